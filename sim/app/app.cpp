@@ -1,0 +1,90 @@
+#include "sim/app/app.h"
+
+#include <cstdio>
+#include <exception>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <systemc>
+
+#include "sim/core/error.h"
+
+namespace npu::app {
+
+const char* version() {
+    return NPUSIM_VERSION;
+}
+
+namespace {
+
+void error_line(const std::string& what) {
+    std::fprintf(stderr, "npusim: error: %s\n", what.c_str());
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    CLI::App app{"npusim: a cycle-approximate NPU simulator on SystemC/TLM-2.0.\n"
+                 "Runs real NPU programs bit-exactly on simulated hardware and reports cycles.",
+                 "npusim"};
+    app.set_version_flag("--version", fmt::format("npusim {} (SystemC {})", version(),
+                                                  sc_core::sc_release()));
+    app.require_subcommand(1, 1);
+    app.footer("Examples:\n"
+               "  npusim run                      run the built-in default job\n"
+               "  npusim run --out out --trace    ... and write report.json and trace.json to out/\n"
+               "  npusim info --platform configs/selfcheck.yaml\n"
+               "Exit codes: 0 ok, 1 a check failed, 2 bad arguments/config/input, 3 internal error.");
+
+    RunOptions run_opts;
+    CLI::App* run = app.add_subcommand(
+        "run", "Run a platform. With no --platform, runs the built-in default (self-check of the "
+               "K210 memories: address map, DMI and burst round trips with exact timing).");
+    run->add_option("--platform", run_opts.platform, "Platform YAML file (default: built-in)")
+        ->check(CLI::ExistingFile);
+    run->add_option("--out", run_opts.out,
+                    "Directory for report.json (and trace.json); written whole or not at all");
+    run->add_flag("--trace", run_opts.trace, "Also write trace.json (Chrome trace events, Perfetto)");
+    run->add_flag("-v,--verbose", run_opts.verbose, "Print SystemC info messages");
+
+    InfoOptions info_opts;
+    CLI::App* info = app.add_subcommand("info", "Print a platform's address map and parameters");
+    info->add_option("--platform", info_opts.platform, "Platform YAML file (default: built-in)")
+        ->check(CLI::ExistingFile);
+
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::CallForHelp& e) {
+        return app.exit(e);
+    } catch (const CLI::CallForAllHelp& e) {
+        return app.exit(e);
+    } catch (const CLI::CallForVersion& e) {
+        return app.exit(e);
+    } catch (const CLI::ParseError& e) {
+        error_line(fmt::format("{} (see 'npusim --help')", e.what()));
+        return kExitUsage;
+    }
+
+    try {
+        if (run->parsed()) {
+            return cmd_run(run_opts);
+        }
+        if (info->parsed()) {
+            return cmd_info(info_opts);
+        }
+    } catch (const sim::Error& e) {
+        error_line(e.what());
+        return kExitUsage;
+    } catch (const sc_core::sc_report& e) {
+        // An exception thrown inside a SystemC process reaches us as an sc_report.
+        error_line(e.get_msg());
+        return kExitUsage;
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "npusim: internal error: %s\n", e.what());
+        return kExitInternal;
+    }
+    return kExitUsage;
+}
+
+}  // namespace npu::app

@@ -1,0 +1,34 @@
+// The npusim command line: subcommands, their options, and the exit-code contract
+// (0 success, 1 the run found a problem (e.g. a failed check), 2 bad arguments/config/input,
+// 3 internal error).
+#pragma once
+
+#include <string>
+
+namespace npu::app {
+
+constexpr int kExitOk = 0;
+constexpr int kExitCheckFailed = 1;
+constexpr int kExitUsage = 2;
+constexpr int kExitInternal = 3;
+
+const char* version();
+
+struct RunOptions {
+    std::string platform;  // YAML file; empty = the built-in default
+    std::string out;       // output directory; empty = print only
+    bool trace = false;    // write trace.json (Chrome trace events) into --out
+    bool verbose = false;
+};
+
+struct InfoOptions {
+    std::string platform;
+};
+
+int cmd_run(const RunOptions& opts);
+int cmd_info(const InfoOptions& opts);
+
+// Parses argv and runs the chosen subcommand; never throws.
+int main(int argc, char** argv);
+
+}  // namespace npu::app

@@ -1,0 +1,122 @@
+#include "sim/core/files.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <system_error>
+
+#include <fmt/format.h>
+
+#include "sim/core/error.h"
+
+namespace npu::sim {
+
+namespace fs = std::filesystem;
+
+std::vector<uint8_t> read_file(const std::string& path) {
+    std::error_code ec;
+    if (fs::is_directory(path, ec)) {
+        throw Error(fmt::format("{}: is a directory, expected a file", path));
+    }
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+        throw Error(fmt::format("{}: cannot open file: {}", path, std::strerror(errno)));
+    }
+    std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (in.bad()) {
+        throw Error(fmt::format("{}: read error", path));
+    }
+    return bytes;
+}
+
+std::string read_text_file(const std::string& path) {
+    const auto bytes = read_file(path);
+    return std::string(bytes.begin(), bytes.end());
+}
+
+void write_file_atomic(const std::string& path, const void* data, size_t size) {
+    const std::string tmp = fmt::format("{}.tmp-{}", path, ::getpid());
+    FILE* f = std::fopen(tmp.c_str(), "wb");
+    if (f == nullptr) {
+        throw Error(fmt::format("{}: cannot create file: {}", path, std::strerror(errno)));
+    }
+    const bool ok = (size == 0 || std::fwrite(data, 1, size, f) == size) && std::fflush(f) == 0 &&
+                    ::fsync(::fileno(f)) == 0;
+    const int err = errno;
+    std::fclose(f);
+    if (!ok) {
+        std::remove(tmp.c_str());
+        throw Error(fmt::format("{}: write failed: {}", path, std::strerror(err)));
+    }
+    if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+        const int rerr = errno;
+        std::remove(tmp.c_str());
+        throw Error(fmt::format("{}: cannot move the finished file into place: {}", path,
+                                std::strerror(rerr)));
+    }
+}
+
+void write_file_atomic(const std::string& path, const std::vector<uint8_t>& bytes) {
+    write_file_atomic(path, bytes.data(), bytes.size());
+}
+
+void write_text_atomic(const std::string& path, std::string_view text) {
+    write_file_atomic(path, text.data(), text.size());
+}
+
+OutputDir::OutputDir(fs::path dir) : m_dir(std::move(dir)) {
+    std::error_code ec;
+    fs::create_directories(m_dir, ec);
+    if (ec || !fs::is_directory(m_dir)) {
+        throw Error(fmt::format("{}: cannot create output directory{}", m_dir.string(),
+                                ec ? ": " + ec.message() : ""));
+    }
+    m_staging = m_dir / fmt::format(".npusim-staging-{}", ::getpid());
+    fs::remove_all(m_staging, ec);
+    fs::create_directory(m_staging, ec);
+    if (ec) {
+        throw Error(fmt::format("{}: cannot create staging directory: {}", m_staging.string(),
+                                ec.message()));
+    }
+}
+
+OutputDir::~OutputDir() {
+    std::error_code ec;
+    fs::remove_all(m_staging, ec);  // nothing useful to do on failure in a destructor
+}
+
+fs::path OutputDir::staged(const std::string& name) {
+    NPU_ASSERT(!m_committed, "output directory {} already committed", m_dir.string());
+    NPU_ASSERT(name.find('/') == std::string::npos && !name.empty() && name[0] != '.',
+               "output file name '{}' must be a plain name", name);
+    if (std::find(m_files.begin(), m_files.end(), name) == m_files.end()) {
+        m_files.push_back(name);
+    }
+    return m_staging / name;
+}
+
+void OutputDir::write_text(const std::string& name, std::string_view text) {
+    write_text_atomic(staged(name).string(), text);
+}
+
+void OutputDir::write_bytes(const std::string& name, const std::vector<uint8_t>& bytes) {
+    write_file_atomic(staged(name).string(), bytes);
+}
+
+void OutputDir::commit() {
+    for (const std::string& name : m_files) {
+        std::error_code ec;
+        fs::rename(m_staging / name, m_dir / name, ec);
+        if (ec) {
+            throw Error(fmt::format("{}: cannot move {} into place: {}", m_dir.string(), name,
+                                    ec.message()));
+        }
+    }
+    m_committed = true;
+}
+
+}  // namespace npu::sim

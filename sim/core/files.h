@@ -1,0 +1,49 @@
+// File helpers that keep the "written whole or not at all" promise: atomic single-file writes and
+// an output directory whose files appear only when the run commits. Pure C++, no SystemC.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace npu::sim {
+
+// Reads a whole file; throws sim::Error naming the path when it cannot be opened or read.
+std::vector<uint8_t> read_file(const std::string& path);
+std::string read_text_file(const std::string& path);
+
+// Writes to "<path>.tmp-<pid>" in the same directory, flushes, then renames over `path`.
+// Throws sim::Error (and leaves `path` untouched) on any failure.
+void write_file_atomic(const std::string& path, const void* data, size_t size);
+void write_file_atomic(const std::string& path, const std::vector<uint8_t>& bytes);
+void write_text_atomic(const std::string& path, std::string_view text);
+
+// The --out DIR convention. Files are staged in a hidden directory inside DIR; commit() moves them
+// into DIR (one rename each, same file system). A run that throws before commit() leaves DIR as it
+// was: the destructor removes the staging directory.
+class OutputDir {
+public:
+    explicit OutputDir(std::filesystem::path dir);
+    ~OutputDir();
+    OutputDir(const OutputDir&) = delete;
+    OutputDir& operator=(const OutputDir&) = delete;
+
+    const std::filesystem::path& dir() const { return m_dir; }
+    // Where to write `name` (a plain file name) before commit.
+    std::filesystem::path staged(const std::string& name);
+    void write_text(const std::string& name, std::string_view text);
+    void write_bytes(const std::string& name, const std::vector<uint8_t>& bytes);
+    // Names staged so far, in the order they were first written.
+    const std::vector<std::string>& files() const { return m_files; }
+    void commit();
+
+private:
+    std::filesystem::path m_dir;
+    std::filesystem::path m_staging;
+    std::vector<std::string> m_files;
+    bool m_committed = false;
+};
+
+}  // namespace npu::sim

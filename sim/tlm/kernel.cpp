@@ -1,0 +1,60 @@
+#include "sim/tlm/kernel.h"
+
+#include <cstdio>
+#include <vector>
+
+#include <systemc>
+
+#include "sim/core/error.h"
+
+namespace npu::sim {
+
+void reset_simulation() {
+    // Never freed: see the header. A heap vector stays reachable, so leak checkers stay quiet.
+    static auto* retired = new std::vector<sc_core::sc_simcontext*>;
+    retired->push_back(sc_core::sc_curr_simcontext);
+    sc_core::sc_curr_simcontext = new sc_core::sc_simcontext();
+    sc_core::sc_default_global_context = sc_core::sc_curr_simcontext;
+}
+
+namespace {
+WarningSink g_sink;
+bool g_verbose = false;
+uint64_t g_warnings = 0;
+
+std::string report_text(const sc_core::sc_report& r) {
+    return std::string(r.get_msg_type()) + ": " + r.get_msg();
+}
+
+void handler(const sc_core::sc_report& r, const sc_core::sc_actions& /*actions*/) {
+    switch (r.get_severity()) {
+    case sc_core::SC_INFO:
+        if (g_verbose) {
+            std::fprintf(stderr, "npusim: info: %s\n", report_text(r).c_str());
+        }
+        return;
+    case sc_core::SC_WARNING:
+        ++g_warnings;
+        if (g_sink) {
+            g_sink(r.get_msg());
+        } else {
+            std::fprintf(stderr, "npusim: warning: %s\n", r.get_msg());
+        }
+        return;
+    default:
+        throw Error(report_text(r));
+    }
+}
+}  // namespace
+
+void install_report_handler(WarningSink sink, bool verbose) {
+    g_sink = std::move(sink);
+    g_verbose = verbose;
+    sc_core::sc_report_handler::set_handler(handler);
+}
+
+uint64_t warning_count() {
+    return g_warnings;
+}
+
+}  // namespace npu::sim

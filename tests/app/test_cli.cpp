@@ -1,0 +1,147 @@
+// The npusim program as a user runs it: exit codes, one-line errors, outputs whole or not at all,
+// and determinism of the default run.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Result {
+    int rc;
+    std::string out;
+    std::string err;
+};
+
+std::string slurp(const fs::path& p) {
+    std::ifstream in(p);
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+class Cli : public ::testing::Test {
+protected:
+    void SetUp() override {
+        dir = fs::temp_directory_path() /
+              ("npusim-cli-" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+        fs::remove_all(dir);
+        fs::create_directories(dir);
+    }
+    void TearDown() override { fs::remove_all(dir); }
+
+    Result run(const std::string& args) {
+        const fs::path out = dir / "stdout", err = dir / "stderr";
+        const std::string cmd = std::string(NPUSIM_BIN) + " " + args + " >" + out.string() + " 2>" +
+                                err.string() + " </dev/null";
+        const int status = std::system(cmd.c_str());
+        return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
+    }
+    fs::path write(const std::string& name, const std::string& text) {
+        std::ofstream(dir / name) << text;
+        return dir / name;
+    }
+    fs::path dir;
+};
+
+TEST_F(Cli, DefaultRunPassesAndPrintsTheAddressMap) {
+    const Result r = run("run");
+    EXPECT_EQ(r.rc, 0) << r.err;
+    EXPECT_EQ(r.err, "");
+    EXPECT_NE(r.out.find("  0x80000000-0x805fffff     6 MiB  sram"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("  0x40600000-0x407fffff     2 MiB  ai_sram.alias0"), std::string::npos);
+    EXPECT_NE(r.out.find("self-check passed: 4 round trips, simulated time 14.240 us"),
+              std::string::npos)
+        << r.out;
+}
+
+TEST_F(Cli, VersionAndHelp) {
+    Result r = run("--version");
+    EXPECT_EQ(r.rc, 0);
+    EXPECT_EQ(r.out.rfind("npusim 0.1.0 (SystemC 2.3.4", 0), 0u) << r.out;
+    r = run("--help");
+    EXPECT_EQ(r.rc, 0);
+    EXPECT_NE(r.out.find("run"), std::string::npos);
+    EXPECT_NE(r.out.find("Exit codes: 0 ok, 1 a check failed, 2 bad arguments"), std::string::npos);
+}
+
+TEST_F(Cli, BadArgumentsExitTwoWithOneLine) {
+    for (const char* args : {"", "run --bogus", "frobnicate", "run --platform /nonexistent.yaml"}) {
+        const Result r = run(args);
+        EXPECT_EQ(r.rc, 2) << args;
+        EXPECT_EQ(r.err.rfind("npusim: error: ", 0), 0u) << args << ": " << r.err;
+        EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << args << ": " << r.err;
+    }
+}
+
+TEST_F(Cli, BadConfigListsEveryProblemWithLines) {
+    const fs::path cfg = write("bad.yaml", R"(platform:
+  kind: selfcheck
+  name: x
+  bus: {data_width_bytes: 6}
+  memories:
+    - {name: sram, base_addr: 0x80000000, size_bytes: 6MB, colour: blue}
+)");
+    const Result r = run("run --platform " + cfg.string());
+    EXPECT_EQ(r.rc, 2);
+    const std::string f = cfg.string();
+    EXPECT_EQ(r.err, "npusim: error: " + f + ": 3 configuration problems:\n  " + f +
+                         ":4:27: platform.bus.data_width_bytes: expected a power of two\n  " + f +
+                         ":6:55: platform.memories[0].size_bytes: expected a size in bytes: an "
+                         "integer with optional suffix B, KiB, MiB, GiB or TiB ('MB' is ambiguous "
+                         "between powers of 10 and 2; write KiB/MiB/GiB), got '6MB'\n  " + f +
+                         ":6:60: platform.memories[0].colour: unknown key\n");
+}
+
+TEST_F(Cli, OutputsAreWholeAndDeterministic) {
+    Result r = run("run --out " + (dir / "a").string() + " --trace");
+    ASSERT_EQ(r.rc, 0) << r.err;
+    r = run("run --out " + (dir / "b").string() + " --trace");
+    ASSERT_EQ(r.rc, 0) << r.err;
+    const std::string report = slurp(dir / "a" / "report.json");
+    EXPECT_EQ(report, slurp(dir / "b" / "report.json"));
+    EXPECT_EQ(slurp(dir / "a" / "trace.json"), slurp(dir / "b" / "trace.json"));
+    const auto j = nlohmann::json::parse(report);
+    EXPECT_EQ(j["passed"], true);
+    EXPECT_EQ(j["simulated_time_ps"], 14'240'000);
+    EXPECT_EQ(j["round_trips"][0]["write_time_ps"], 1'780'000);
+    EXPECT_EQ(j["round_trips"][0]["write_path"], "burst");
+    EXPECT_EQ(j["round_trips"][1]["write_path"], "dmi");
+    EXPECT_EQ(j["stats"]["cpu"]["beats"]["value"], 8 * 514);
+    const auto t = nlohmann::json::parse(slurp(dir / "a" / "trace.json"));
+    EXPECT_EQ(t["traceEvents"].size(), 3u + 8u);
+    // Nothing but the two files is left behind (no staging directory).
+    EXPECT_EQ(std::distance(fs::directory_iterator(dir / "a"), fs::directory_iterator{}), 2);
+}
+
+TEST_F(Cli, TraceNeedsOutAndBadOutWritesNothing) {
+    Result r = run("run --trace");
+    EXPECT_EQ(r.rc, 2);
+    EXPECT_EQ(r.err,
+              "npusim: error: --trace writes trace.json into the output directory: add --out DIR\n");
+    write("file", "x");
+    r = run("run --out " + (dir / "file").string());
+    EXPECT_EQ(r.rc, 2);
+    EXPECT_NE(r.err.find("cannot create output directory"), std::string::npos) << r.err;
+    EXPECT_EQ(r.out, "");  // failed before simulating
+}
+
+TEST_F(Cli, InfoPrintsTheMapOfAFile) {
+    const Result r = run("info --platform " NPUSIM_SOURCE_DIR "/configs/selfcheck.yaml");
+    EXPECT_EQ(r.rc, 0) << r.err;
+    EXPECT_NE(r.out.find("platform k210-memories (selfcheck)"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("bus: 8 B/beat, bursts of at most 16 beats, 4 cycles per burst, 4 KiB "
+                         "boundary, 400 MHz"),
+              std::string::npos)
+        << r.out;
+    EXPECT_NE(r.out.find("  0x80600000-0x807fffff     2 MiB  ai_sram "), std::string::npos);
+}
+
+}  // namespace

@@ -1,0 +1,78 @@
+// The "written whole or not at all" promise.
+#include "sim/core/files.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+
+#include "sim/core/error.h"
+
+namespace npu::sim {
+namespace {
+
+namespace fs = std::filesystem;
+
+class Files : public ::testing::Test {
+protected:
+    void SetUp() override {
+        dir = fs::temp_directory_path() /
+              ("npusim-files-" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+        fs::remove_all(dir);
+    }
+    void TearDown() override { fs::remove_all(dir); }
+    std::vector<std::string> listing() const {
+        std::vector<std::string> names;
+        for (const auto& e : fs::directory_iterator(dir)) {
+            names.push_back(e.path().filename().string());
+        }
+        std::sort(names.begin(), names.end());
+        return names;
+    }
+    fs::path dir;
+};
+
+TEST_F(Files, OutputAppearsOnlyOnCommit) {
+    {
+        OutputDir out(dir);
+        out.write_text("report.json", "{}\n");
+        out.write_text("trace.json", "[]\n");
+        EXPECT_EQ(listing().size(), 1u);  // only the hidden staging directory
+        out.commit();
+        EXPECT_EQ(out.files(), (std::vector<std::string>{"report.json", "trace.json"}));
+    }
+    EXPECT_EQ(listing(), (std::vector<std::string>{"report.json", "trace.json"}));
+    EXPECT_EQ(read_text_file((dir / "report.json").string()), "{}\n");
+}
+
+TEST_F(Files, AbandonedRunLeavesNothing) {
+    fs::create_directories(dir);
+    write_text_atomic((dir / "report.json").string(), "old\n");
+    try {
+        OutputDir out(dir);
+        out.write_text("report.json", "new\n");
+        throw Error("simulated failure");
+    } catch (const Error&) {
+    }
+    EXPECT_EQ(listing(), (std::vector<std::string>{"report.json"}));
+    EXPECT_EQ(read_text_file((dir / "report.json").string()), "old\n");
+}
+
+TEST_F(Files, OutputDirThatIsAFile) {
+    write_text_atomic(dir.string(), "x");
+    try {
+        OutputDir out(dir);
+        FAIL();
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("cannot create output directory"), std::string::npos);
+    }
+    fs::remove(dir);
+}
+
+TEST_F(Files, AtomicWriteFailureLeavesNoFile) {
+    EXPECT_THROW(write_text_atomic((dir / "missing-subdir" / "f").string(), "x"), Error);
+    EXPECT_FALSE(fs::exists(dir / "missing-subdir"));
+}
+
+}  // namespace
+}  // namespace npu::sim
