@@ -39,8 +39,8 @@ MemoryRegion read_memory(const sim::ConfigNode& node) {
 std::vector<sim::MapWindow> windows_of(const MemoryRegion& m, unsigned port) {
     std::vector<sim::MapWindow> out{{m.name, m.base_addr, m.memory.size_bytes, port, 0}};
     for (size_t i = 0; i < m.alias_addrs.size(); ++i) {
-        out.push_back({fmt::format("{}.alias{}", m.name, i), m.alias_addrs[i], m.memory.size_bytes,
-                       port, 0});
+        out.push_back(
+            {fmt::format("{}.alias{}", m.name, i), m.alias_addrs[i], m.memory.size_bytes, port, 0});
     }
     return out;
 }

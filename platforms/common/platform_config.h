@@ -38,8 +38,8 @@ std::vector<sim::MapWindow> windows_of(const MemoryRegion& m, unsigned port);
 sim::BusConfig read_bus(const sim::ConfigNode& node, sim::BusConfig defaults);
 // Reads name, base_addr, size_bytes, aliases, read_latency_ns, write_latency_ns, dmi.
 MemoryRegion read_memory(const sim::ConfigNode& node);
-// Reads the common keys of a `platform:` map (kind, name, quantum_ns, bus, memories). The caller reads
-// its own keys, then calls ConfigDocument::finish() to report every problem at once.
+// Reads the common keys of a `platform:` map (kind, name, quantum_ns, bus, memories). The caller
+// reads its own keys, then calls ConfigDocument::finish() to report every problem at once.
 PlatformConfig read_platform(const sim::ConfigNode& platform);
 
 }  // namespace npu::platform

@@ -74,14 +74,16 @@ RoundTrip SelfCheckPlatform::round_trip(size_t mem, uint64_t write_addr, uint64_
     const uint64_t dmi_before = m_cpu.dmi_transfer_count();
 
     const sc_time w0 = sc_core::sc_time_stamp() + m_qk.local();
-    const bool w_ok = m_cpu.write(write_addr, data.data(), bytes, m_qk.local()) == tlm::TLM_OK_RESPONSE;
+    const bool w_ok =
+        m_cpu.write(write_addr, data.data(), bytes, m_qk.local()) == tlm::TLM_OK_RESPONSE;
     const sc_time w1 = sc_core::sc_time_stamp() + m_qk.local();
     t.write_dmi = m_cpu.dmi_transfer_count() > dmi_before;
     m_qk.sync_if_needed();
 
     const uint64_t dmi_mid = m_cpu.dmi_transfer_count();
     const sc_time r0 = sc_core::sc_time_stamp() + m_qk.local();
-    const bool r_ok = m_cpu.read(read_addr, back.data(), bytes, m_qk.local()) == tlm::TLM_OK_RESPONSE;
+    const bool r_ok =
+        m_cpu.read(read_addr, back.data(), bytes, m_qk.local()) == tlm::TLM_OK_RESPONSE;
     const sc_time r1 = sc_core::sc_time_stamp() + m_qk.local();
     t.read_dmi = m_cpu.dmi_transfer_count() > dmi_mid;
     m_qk.sync_if_needed();
@@ -92,7 +94,9 @@ RoundTrip SelfCheckPlatform::round_trip(size_t mem, uint64_t write_addr, uint64_
     t.expected_read_time = expected(r.memory, false, read_addr, bytes);
     t.data_ok = w_ok && r_ok && back == data;
 
-    auto ps = [](const sc_time& s) { return static_cast<uint64_t>(s.to_seconds() * 1e12 + 0.5); };
+    auto ps = [](const sc_time& s) {
+        return static_cast<uint64_t>(s.to_seconds() * 1e12 + 0.5);
+    };
     m_trace.complete(m_track, "write " + t.write_window, "bus", ps(w0), ps(t.write_time),
                      {{"addr", fmt::format("{:#x}", write_addr)}, {"bytes", bytes}});
     m_trace.complete(m_track, "read " + t.read_window, "bus", ps(r0), ps(t.read_time),
@@ -106,13 +110,15 @@ void SelfCheckPlatform::run() {
     constexpr uint64_t kBytes = 4096 + 13;
     for (size_t i = 0; i < m_cfg.memories.size(); ++i) {
         const MemoryRegion& r = m_cfg.memories[i];
-        const uint64_t bytes = std::min(kBytes, r.memory.size_bytes - std::min(kOffset, r.memory.size_bytes));
+        const uint64_t bytes =
+            std::min(kBytes, r.memory.size_bytes - std::min(kOffset, r.memory.size_bytes));
         const uint64_t off = std::min(kOffset, r.memory.size_bytes - bytes);
         const std::vector<sim::MapWindow> ws = windows_of(r, 0);
         const sim::MapWindow& read_w = ws.size() > 1 ? ws[1] : ws[0];  // first alias, if any
         // Twice: the first pass goes by b_transport bursts and earns DMI, the second uses DMI.
         for (int pass = 0; pass < 2; ++pass) {
-            m_results.push_back(round_trip(i, r.base_addr + off, read_w.base + off, read_w.name, bytes));
+            m_results.push_back(
+                round_trip(i, r.base_addr + off, read_w.base + off, read_w.name, bytes));
         }
     }
     m_qk.sync();

@@ -30,7 +30,7 @@ struct RoundTrip {
     uint64_t bytes = 0;
     bool write_dmi = false;  // whether the port had a DMI pointer for the transfer
     bool read_dmi = false;
-    sc_core::sc_time write_time;           // simulated duration of the write
+    sc_core::sc_time write_time;  // simulated duration of the write
     sc_core::sc_time read_time;
     sc_core::sc_time expected_write_time;  // from sim::transfer_cost + memory latency per burst
     sc_core::sc_time expected_read_time;

@@ -3,10 +3,10 @@
 #include <cstdio>
 #include <exception>
 
+#include <systemc>
+
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
-
-#include <systemc>
 
 #include "sim/core/error.h"
 
@@ -25,27 +25,31 @@ void error_line(const std::string& what) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    CLI::App app{"npusim: a cycle-approximate NPU simulator on SystemC/TLM-2.0.\n"
-                 "Runs real NPU programs bit-exactly on simulated hardware and reports cycles.",
-                 "npusim"};
-    app.set_version_flag("--version", fmt::format("npusim {} (SystemC {})", version(),
-                                                  sc_core::sc_release()));
+    CLI::App app{
+        "npusim: a cycle-approximate NPU simulator on SystemC/TLM-2.0.\n"
+        "Runs real NPU programs bit-exactly on simulated hardware and reports cycles.",
+        "npusim"};
+    app.set_version_flag("--version",
+                         fmt::format("npusim {} (SystemC {})", version(), sc_core::sc_release()));
     app.require_subcommand(1, 1);
-    app.footer("Examples:\n"
-               "  npusim run                      run the built-in default job\n"
-               "  npusim run --out out --trace    ... and write report.json and trace.json to out/\n"
-               "  npusim info --platform configs/selfcheck.yaml\n"
-               "Exit codes: 0 ok, 1 a check failed, 2 bad arguments/config/input, 3 internal error.");
+    app.footer(
+        "Examples:\n"
+        "  npusim run                      run the built-in default job\n"
+        "  npusim run --out out --trace    ... and write report.json and trace.json to out/\n"
+        "  npusim info --platform configs/selfcheck.yaml\n"
+        "Exit codes: 0 ok, 1 a check failed, 2 bad arguments/config/input, 3 internal error.");
 
     RunOptions run_opts;
     CLI::App* run = app.add_subcommand(
-        "run", "Run a platform. With no --platform, runs the built-in default (self-check of the "
-               "K210 memories: address map, DMI and burst round trips with exact timing).");
+        "run",
+        "Run a platform. With no --platform, runs the built-in default (self-check of the "
+        "K210 memories: address map, DMI and burst round trips with exact timing).");
     run->add_option("--platform", run_opts.platform, "Platform YAML file (default: built-in)")
         ->check(CLI::ExistingFile);
     run->add_option("--out", run_opts.out,
                     "Directory for report.json (and trace.json); written whole or not at all");
-    run->add_flag("--trace", run_opts.trace, "Also write trace.json (Chrome trace events, Perfetto)");
+    run->add_flag("--trace", run_opts.trace,
+                  "Also write trace.json (Chrome trace events, Perfetto)");
     run->add_flag("-v,--verbose", run_opts.verbose, "Print SystemC info messages");
 
     InfoOptions info_opts;

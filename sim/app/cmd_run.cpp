@@ -30,19 +30,23 @@ void print_selfcheck(const LoadedPlatform& p, const platform::SelfCheckPlatform&
     const platform::PlatformConfig& c = p.config;
     fmt::print("npusim {}: self-check of platform '{}' ({})\n\n", version(), c.name, p.source);
     fmt::print("address map:\n{}\n", top.address_map().table());
-    fmt::print("bus: {} B/beat, bursts of at most {} beats, {} cycles per burst, {} boundary, {}\n\n",
-               c.bus.data_width_bytes, c.bus.max_burst_beats, c.bus.burst_latency_cycles,
-               sim::format_size(c.bus.boundary_bytes), sim::format_frequency(c.bus.clock_hz));
-    fmt::print("memory round trips (expected time = transfer_cost cycles + memory latency per burst):\n");
+    fmt::print(
+        "bus: {} B/beat, bursts of at most {} beats, {} cycles per burst, {} boundary, {}\n\n",
+        c.bus.data_width_bytes, c.bus.max_burst_beats, c.bus.burst_latency_cycles,
+        sim::format_size(c.bus.boundary_bytes), sim::format_frequency(c.bus.clock_hz));
+    fmt::print(
+        "memory round trips (expected time = transfer_cost cycles + memory latency per burst):\n");
     fmt::print("  {:<10} {:<12} {:<6} {:<12} {:<6} {:>10} {:>10} {:>10} {:>10}  {}\n", "bytes",
                "write at", "path", "read at", "path", "write", "expected", "read", "expected",
                "result");
     for (const platform::RoundTrip& t : top.results()) {
-        fmt::print("  {:<10} {:<#12x} {:<6} {:<#12x} {:<6} {:>10} {:>10} {:>10} {:>10}  {}\n", t.bytes,
-                   t.write_addr, t.write_dmi ? "dmi" : "burst", t.read_addr,
+        fmt::print("  {:<10} {:<#12x} {:<6} {:<#12x} {:<6} {:>10} {:>10} {:>10} {:>10}  {}\n",
+                   t.bytes, t.write_addr, t.write_dmi ? "dmi" : "burst", t.read_addr,
                    t.read_dmi ? "dmi" : "burst", ns(t.write_time), ns(t.expected_write_time),
                    ns(t.read_time), ns(t.expected_read_time),
-                   t.ok() ? "ok" : t.data_ok ? "TIME MISMATCH" : "DATA MISMATCH");
+                   t.ok()      ? "ok"
+                   : t.data_ok ? "TIME MISMATCH"
+                               : "DATA MISMATCH");
     }
 }
 

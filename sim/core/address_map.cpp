@@ -13,14 +13,16 @@ void AddressMap::add(const MapWindow& w) {
         throw Error(fmt::format("address map: window '{}' at {:#x} has size 0", w.name, w.base));
     }
     if (w.base + (w.size - 1) < w.base) {
-        throw Error(fmt::format("address map: window '{}' at {:#x} with size {:#x} wraps past the end "
-                                "of the 64-bit address space",
-                                w.name, w.base, w.size));
+        throw Error(
+            fmt::format("address map: window '{}' at {:#x} with size {:#x} wraps past the end "
+                        "of the 64-bit address space",
+                        w.name, w.base, w.size));
     }
     for (const MapWindow& o : m_windows) {
         if (w.base <= o.last() && o.base <= w.last()) {
-            throw Error(fmt::format("address map: window '{}' [{:#x}, {:#x}] overlaps '{}' [{:#x}, {:#x}]",
-                                    w.name, w.base, w.last(), o.name, o.base, o.last()));
+            throw Error(
+                fmt::format("address map: window '{}' [{:#x}, {:#x}] overlaps '{}' [{:#x}, {:#x}]",
+                            w.name, w.base, w.last(), o.name, o.base, o.last()));
         }
     }
     auto it = std::lower_bound(m_windows.begin(), m_windows.end(), w.base,
@@ -72,8 +74,8 @@ std::string format_frequency(uint64_t hz) {
 std::string AddressMap::table() const {
     std::string out;
     for (const MapWindow& w : m_windows) {
-        out += fmt::format("  {:#010x}-{:#010x}  {:>8}  {:<18} port {} at {:#x}\n", w.base, w.last(),
-                           format_size(w.size), w.name, w.port, w.target_base);
+        out += fmt::format("  {:#010x}-{:#010x}  {:>8}  {:<18} port {} at {:#x}\n", w.base,
+                           w.last(), format_size(w.size), w.name, w.port, w.target_base);
     }
     return out;
 }

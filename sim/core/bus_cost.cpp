@@ -1,5 +1,7 @@
 #include "sim/core/bus_cost.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "sim/core/error.h"
@@ -21,11 +23,13 @@ void BusConfig::validate(const char* where) const {
                                 where, data_width_bytes));
     }
     if (max_burst_beats < 1 || max_burst_beats > 256) {
-        throw Error(fmt::format("{}: max_burst_beats is {}, expected 1 to 256", where, max_burst_beats));
+        throw Error(
+            fmt::format("{}: max_burst_beats is {}, expected 1 to 256", where, max_burst_beats));
     }
     if (!pow2(boundary_bytes) || boundary_bytes < data_width_bytes) {
-        throw Error(fmt::format("{}: boundary_bytes is {}, expected a power of two >= data_width_bytes",
-                                where, boundary_bytes));
+        throw Error(
+            fmt::format("{}: boundary_bytes is {}, expected a power of two >= data_width_bytes",
+                        where, boundary_bytes));
     }
     if (clock_hz == 0) {
         throw Error(fmt::format("{}: clock_hz must be positive", where));
@@ -37,23 +41,33 @@ TransferCost transfer_cost(const BusConfig& bus, uint64_t addr, uint64_t bytes) 
     if (bytes == 0) {
         return c;
     }
-    const uint64_t w = bus.data_width_bytes;
+    // W and the boundary are powers of two (validate()): shifts and masks, no divisions, since
+    // this runs once per transfer on the simulation's hot path.
+    const unsigned w_log2 = static_cast<unsigned>(__builtin_ctzll(bus.data_width_bytes));
+    const uint64_t w_mask = bus.data_width_bytes - 1;
     const uint64_t page = bus.boundary_bytes;
-    auto piece = [&](uint64_t a, uint64_t n, uint64_t count) {
-        const uint64_t beats = ceil_div(a % w + n, w);
-        c.beats += beats * count;
-        c.bursts += ceil_div(beats, bus.max_burst_beats) * count;
+    const uint64_t page_mask = page - 1;
+    const uint64_t max_beats = bus.max_burst_beats;
+    const bool max_pow2 = (max_beats & (max_beats - 1)) == 0;
+    const unsigned max_log2 = static_cast<unsigned>(__builtin_ctzll(max_beats));
+    auto bursts_of = [&](uint64_t beats) {
+        return max_pow2 ? (beats + max_beats - 1) >> max_log2 : ceil_div(beats, max_beats);
     };
-    const uint64_t first = std::min(bytes, page - addr % page);
+    auto piece = [&](uint64_t a, uint64_t n, uint64_t count) {
+        const uint64_t beats = ((a & w_mask) + n + w_mask) >> w_log2;
+        c.beats += beats * count;
+        c.bursts += bursts_of(beats) * count;
+    };
+    const uint64_t first = std::min(bytes, page - (addr & page_mask));
     piece(addr, first, 1);
     const uint64_t rest = bytes - first;
     if (rest > 0) {
-        const uint64_t full = rest / page;  // whole pages, each starting aligned
+        const uint64_t full = rest >> __builtin_ctzll(page);  // whole pages, each starting aligned
         if (full > 0) {
             piece(0, page, full);
         }
-        if (rest % page != 0) {
-            piece(0, rest % page, 1);
+        if ((rest & page_mask) != 0) {
+            piece(0, rest & page_mask, 1);
         }
     }
     c.cycles = c.bursts * bus.burst_latency_cycles + c.beats;

@@ -11,11 +11,11 @@
 namespace npu::sim {
 
 struct BusConfig {
-    unsigned data_width_bytes = 8;       // W: bytes per beat (power of two)
-    unsigned max_burst_beats = 16;       // longest burst (AXI4 INCR allows up to 256)
-    unsigned burst_latency_cycles = 0;   // address phase + response per burst, in bus cycles
-    uint64_t boundary_bytes = 4096;      // bursts never cross this boundary (power of two)
-    uint64_t clock_hz = 100'000'000;     // bus clock
+    unsigned data_width_bytes = 8;      // W: bytes per beat (power of two)
+    unsigned max_burst_beats = 16;      // longest burst (AXI4 INCR allows up to 256)
+    unsigned burst_latency_cycles = 0;  // address phase + response per burst, in bus cycles
+    uint64_t boundary_bytes = 4096;     // bursts never cross this boundary (power of two)
+    uint64_t clock_hz = 100'000'000;    // bus clock
 
     // Throws sim::Error naming the field when a value is out of range (prefix: the config path).
     void validate(const char* where) const;
@@ -27,7 +27,8 @@ struct TransferCost {
     uint64_t cycles = 0;  // bursts · burst_latency_cycles + beats
 };
 
-// Cost of moving `bytes` (>= 0) starting at `addr`. O(1): no loop over pages.
+// Cost of moving `bytes` (>= 0) starting at `addr`. O(1): no loop over pages. `bus` must be
+// valid (validate()).
 TransferCost transfer_cost(const BusConfig& bus, uint64_t addr, uint64_t bytes);
 
 }  // namespace npu::sim

@@ -227,8 +227,9 @@ std::optional<T> convert(const std::string& text, std::string& expected) {
             return std::nullopt;
         }
         if (*v < std::numeric_limits<T>::min() || *v > std::numeric_limits<T>::max()) {
-            expected = fmt::format("expected an integer in [{}, {}], got {}",
-                                   std::numeric_limits<T>::min(), std::numeric_limits<T>::max(), text);
+            expected =
+                fmt::format("expected an integer in [{}, {}], got {}",
+                            std::numeric_limits<T>::min(), std::numeric_limits<T>::max(), text);
             return std::nullopt;
         }
         return static_cast<T>(*v);
@@ -255,7 +256,8 @@ template std::optional<int64_t> convert<int64_t>(const std::string&, std::string
 ConfigNode::ConfigNode(ConfigDocument* doc, YAML::Node node, std::string path)
     : m_doc(doc)
     , m_node(std::move(node))
-    , m_path(std::move(path)) {}
+    , m_path(std::move(path)) {
+}
 
 std::string ConfigNode::location() const {
     return m_doc->location(m_node.Mark());
@@ -336,7 +338,9 @@ std::optional<std::string> ConfigNode::scalar(std::string_view expected) const {
     }
     if (!m_node.IsScalar()) {
         error(fmt::format("expected {}, got a {}", expected,
-                          m_node.IsMap() ? "map" : m_node.IsSequence() ? "list" : "null"));
+                          m_node.IsMap()        ? "map"
+                          : m_node.IsSequence() ? "list"
+                                                : "null"));
         return std::nullopt;
     }
     return m_node.Scalar();
@@ -406,7 +410,8 @@ void ConfigNode::error_at(std::string_view key, std::string_view message) const 
 
 ConfigDocument::ConfigDocument(YAML::Node root, std::string name)
     : m_root(std::move(root))
-    , m_name(std::move(name)) {}
+    , m_name(std::move(name)) {
+}
 
 ConfigDocument ConfigDocument::parse(const std::string& text, const std::string& name) {
     try {
@@ -473,7 +478,8 @@ void ConfigDocument::check_unread(const YAML::Node& node, const std::string& pat
         const std::string key = it->first.Scalar();
         const std::string child = path.empty() ? key : path + "." + key;
         if (!seen.insert(key).second) {
-            m_problems.push_back(fmt::format("{}: {}: duplicate key", location(it->first.Mark()), child));
+            m_problems.push_back(
+                fmt::format("{}: {}: duplicate key", location(it->first.Mark()), child));
             continue;
         }
         if (m_read.count(child) == 0) {

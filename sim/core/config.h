@@ -123,8 +123,8 @@ private:
     YAML::Node m_root;
     std::string m_name;
     std::vector<std::string> m_problems;
-    std::set<std::string> m_read;                              // paths of keys that were read
-    std::map<std::string, std::set<std::string>> m_asked;      // map path -> keys asked for
+    std::set<std::string> m_read;                          // paths of keys that were read
+    std::map<std::string, std::set<std::string>> m_asked;  // map path -> keys asked for
 };
 
 // ---- template implementations ----

@@ -14,7 +14,8 @@ namespace npu::sim {
 // `main` prints what() on one line (or several, for a list of config problems) and exits with 2.
 class Error : public std::runtime_error {
 public:
-    explicit Error(const std::string& message) : std::runtime_error(message) {}
+    explicit Error(const std::string& message)
+        : std::runtime_error(message) {}
 
     // Returns a copy whose message is prefixed with `context`: "context: message".
     [[nodiscard]] Error in(std::string_view context) const {
@@ -29,9 +30,9 @@ public:
 }  // namespace npu::sim
 
 // Checks an invariant of the simulator itself. Never use it for user input: throw sim::Error.
-#define NPU_ASSERT(cond, ...)                                                              \
-    do {                                                                                   \
-        if (!(cond)) {                                                                     \
+#define NPU_ASSERT(cond, ...)                                                                  \
+    do {                                                                                       \
+        if (!(cond)) {                                                                         \
             ::npu::sim::assertion_failed(#cond, __FILE__, __LINE__, fmt::format(__VA_ARGS__)); \
-        }                                                                                  \
+        }                                                                                      \
     } while (0)

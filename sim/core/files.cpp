@@ -1,7 +1,5 @@
 #include "sim/core/files.h"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
@@ -10,6 +8,7 @@
 #include <system_error>
 
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include "sim/core/error.h"
 
@@ -26,7 +25,8 @@ std::vector<uint8_t> read_file(const std::string& path) {
     if (!in) {
         throw Error(fmt::format("{}: cannot open file: {}", path, std::strerror(errno)));
     }
-    std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)),
+                               std::istreambuf_iterator<char>());
     if (in.bad()) {
         throw Error(fmt::format("{}: read error", path));
     }
@@ -68,7 +68,8 @@ void write_text_atomic(const std::string& path, std::string_view text) {
     write_file_atomic(path, text.data(), text.size());
 }
 
-OutputDir::OutputDir(fs::path dir) : m_dir(std::move(dir)) {
+OutputDir::OutputDir(fs::path dir)
+    : m_dir(std::move(dir)) {
     std::error_code ec;
     fs::create_directories(m_dir, ec);
     if (ec || !fs::is_directory(m_dir)) {

@@ -1,8 +1,8 @@
 #include "sim/core/npy.h"
 
-#include <boost/endian/conversion.hpp>
 #include <cctype>
 
+#include <boost/endian/conversion.hpp>
 #include <fmt/format.h>
 
 #include "sim/core/files.h"
@@ -16,7 +16,9 @@ constexpr uint8_t kMagic[6] = {0x93, 'N', 'U', 'M', 'P', 'Y'};
 // A cursor over the header dict text: {'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }
 class DictParser {
 public:
-    DictParser(std::string_view text, const std::string& name) : m_s(text), m_name(name) {}
+    DictParser(std::string_view text, const std::string& name)
+        : m_s(text)
+        , m_name(name) {}
 
     void parse(std::string& descr, bool& fortran, Shape& shape) {
         bool have_descr = false, have_order = false, have_shape = false;
@@ -48,7 +50,8 @@ public:
 
 private:
     [[noreturn]] void fail(const std::string& what) const {
-        throw Error(fmt::format("{}: invalid .npy header at character {}: {}", m_name, m_pos, what));
+        throw Error(
+            fmt::format("{}: invalid .npy header at character {}: {}", m_name, m_pos, what));
     }
     void skip_ws() {
         while (m_pos < m_s.size() && std::isspace(static_cast<unsigned char>(m_s[m_pos]))) {
@@ -145,9 +148,10 @@ DType dtype_from_descr(const std::string& d, const std::string& name) {
     } else if (d == "|b1") {
         hint = "; convert with .astype(np.uint8)";
     }
-    throw Error(fmt::format("{}: unsupported .npy dtype '{}': expected uint8, int8, int16, int32, "
-                            "float16 or float32{}",
-                            name, d, hint));
+    throw Error(
+        fmt::format("{}: unsupported .npy dtype '{}': expected uint8, int8, int16, int32, "
+                    "float16 or float32{}",
+                    name, d, hint));
 }
 
 const char* descr_of(DType t) {
@@ -181,8 +185,9 @@ Tensor parse_npy(const uint8_t* data, size_t size, const std::string& name) {
         header_len = boost::endian::load_little_u32(data + 8);
         header_start = 12;
     } else {
-        throw Error(fmt::format("{}: unsupported .npy format version {}.{}: expected 1.0, 2.0 or 3.0",
-                                name, major, data[7]));
+        throw Error(
+            fmt::format("{}: unsupported .npy format version {}.{}: expected 1.0, 2.0 or 3.0", name,
+                        major, data[7]));
     }
     if (header_len > size - header_start) {
         throw Error(fmt::format("{}: truncated .npy header: it declares {} bytes, the file has {}",
@@ -195,15 +200,17 @@ Tensor parse_npy(const uint8_t* data, size_t size, const std::string& name) {
     DictParser(header, name).parse(descr, fortran, shape);
     const DType dtype = dtype_from_descr(descr, name);
     if (fortran) {
-        throw Error(fmt::format("{}: Fortran-order .npy arrays are not supported: save "
-                                "np.ascontiguousarray(a)",
-                                name));
+        throw Error(
+            fmt::format("{}: Fortran-order .npy arrays are not supported: save "
+                        "np.ascontiguousarray(a)",
+                        name));
     }
     Tensor t(dtype, shape);
     const size_t payload = size - header_start - header_len;
     if (payload != t.size_bytes()) {
-        throw Error(fmt::format("{}: .npy data is {} bytes, but shape {} of {} needs {} bytes", name,
-                                payload, shape_str(shape), dtype_name(dtype), t.size_bytes()));
+        throw Error(fmt::format("{}: .npy data is {} bytes, but shape {} of {} needs {} bytes",
+                                name, payload, shape_str(shape), dtype_name(dtype),
+                                t.size_bytes()));
     }
     if (payload > 0) {
         std::memcpy(t.bytes(), data + header_start + header_len, payload);

@@ -28,10 +28,12 @@ const char* to_string(Access a) {
     return "?";
 }
 
-Register::Register(Spec spec) : m_spec(std::move(spec)) {
+Register::Register(Spec spec)
+    : m_spec(std::move(spec)) {
     const unsigned s = m_spec.size_bytes;
     if (s != 1 && s != 2 && s != 4 && s != 8) {
-        throw Error(fmt::format("register {}: size {} bytes, expected 1, 2, 4 or 8", m_spec.name, s));
+        throw Error(
+            fmt::format("register {}: size {} bytes, expected 1, 2, 4 or 8", m_spec.name, s));
     }
     reset();
 }
@@ -63,20 +65,23 @@ BankResult Register::bus_write(uint64_t data, uint64_t byte_lanes_mask) {
 
 RegisterBank::RegisterBank(std::string name, uint64_t size_bytes)
     : m_name(std::move(name))
-    , m_size(size_bytes) {}
+    , m_size(size_bytes) {
+}
 
 void RegisterBank::add(Register& reg) {
     const uint64_t off = reg.offset();
     const uint64_t size = reg.size_bytes();
     if (off % size != 0) {
-        throw Error(fmt::format("register bank {}: register {} at offset {:#x} is not aligned to its "
-                                "size ({} bytes)",
-                                m_name, reg.name(), off, size));
+        throw Error(
+            fmt::format("register bank {}: register {} at offset {:#x} is not aligned to its "
+                        "size ({} bytes)",
+                        m_name, reg.name(), off, size));
     }
     if (off >= m_size || size > m_size - off) {
-        throw Error(fmt::format("register bank {}: register {} at offset {:#x} lies outside the bank "
-                                "(size {:#x})",
-                                m_name, reg.name(), off, m_size));
+        throw Error(
+            fmt::format("register bank {}: register {} at offset {:#x} lies outside the bank "
+                        "(size {:#x})",
+                        m_name, reg.name(), off, m_size));
     }
     auto it = std::lower_bound(m_regs.begin(), m_regs.end(), off,
                                [](const Register* r, uint64_t o) { return r->offset() < o; });
@@ -91,10 +96,11 @@ void RegisterBank::add(Register& reg) {
         }
     }
     if (clash != nullptr) {
-        throw Error(fmt::format("register bank {}: register {} [{:#x}, {:#x}) overlaps register {} "
-                                "[{:#x}, {:#x})",
-                                m_name, reg.name(), off, off + size, clash->name(), clash->offset(),
-                                clash->offset() + clash->size_bytes()));
+        throw Error(
+            fmt::format("register bank {}: register {} [{:#x}, {:#x}) overlaps register {} "
+                        "[{:#x}, {:#x})",
+                        m_name, reg.name(), off, off + size, clash->name(), clash->offset(),
+                        clash->offset() + clash->size_bytes()));
     }
     m_regs.insert(it, &reg);
 }
@@ -112,9 +118,10 @@ void RegisterBank::add_consecutive(std::initializer_list<Slot> slots) {
             first = false;
         }
         if (s.reg->offset() != next) {
-            throw Error(fmt::format("register bank {}: register {} is declared at offset {:#x} but its "
-                                    "place in the sequence is {:#x}",
-                                    m_name, s.reg->name(), s.reg->offset(), next));
+            throw Error(
+                fmt::format("register bank {}: register {} is declared at offset {:#x} but its "
+                            "place in the sequence is {:#x}",
+                            m_name, s.reg->name(), s.reg->offset(), next));
         }
         add(*s.reg);
         next += s.reg->size_bytes();
@@ -202,7 +209,8 @@ size_t RegisterBank::debug_read(uint64_t offset, uint8_t* data, size_t len) cons
             break;
         }
         const uint64_t rel = offset + done - reg->offset();
-        const size_t n = static_cast<size_t>(std::min<uint64_t>(reg->size_bytes() - rel, len - done));
+        const size_t n =
+            static_cast<size_t>(std::min<uint64_t>(reg->size_bytes() - rel, len - done));
         store_le(data + done, n, reg->value() >> (8 * rel));
         done += n;
     }
@@ -217,7 +225,8 @@ size_t RegisterBank::debug_write(uint64_t offset, const uint8_t* data, size_t le
             break;
         }
         const uint64_t rel = offset + done - reg->offset();
-        const size_t n = static_cast<size_t>(std::min<uint64_t>(reg->size_bytes() - rel, len - done));
+        const size_t n =
+            static_cast<size_t>(std::min<uint64_t>(reg->size_bytes() - rel, len - done));
         const uint64_t mask = lanes(n) << (8 * rel);
         reg->set_value((reg->value() & ~mask) | ((load_le(data + done, n) << (8 * rel)) & mask));
         done += n;

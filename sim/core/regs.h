@@ -21,7 +21,8 @@ struct Field {
     using type = T;
     static constexpr unsigned offset = OFF;
     static constexpr unsigned width = LEN;
-    static constexpr T max = LEN == kBits ? static_cast<T>(~T(0)) : static_cast<T>((T(1) << LEN) - 1);
+    static constexpr T max =
+        LEN == kBits ? static_cast<T>(~T(0)) : static_cast<T>((T(1) << LEN) - 1);
     static constexpr T MASK = static_cast<T>(max << OFF);
 
     static constexpr T get(T v) { return static_cast<T>((v & MASK) >> OFF); }
@@ -131,8 +132,10 @@ public:
         uint64_t size_bytes;
     };
     struct Slot {
-        Slot(Register& r) : reg(&r) {}                  // NOLINT: implicit by design
-        Slot(Reserved r) : reserved_bytes(r.size_bytes) {}  // NOLINT
+        Slot(Register& r)
+            : reg(&r) {}  // NOLINT: implicit by design
+        Slot(Reserved r)
+            : reserved_bytes(r.size_bytes) {}  // NOLINT
         Register* reg = nullptr;
         uint64_t reserved_bytes = 0;
     };

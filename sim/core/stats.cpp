@@ -10,7 +10,8 @@ namespace npu::sim {
 StatBase::StatBase(std::string name, std::string unit, std::string desc)
     : m_name(std::move(name))
     , m_unit(std::move(unit))
-    , m_desc(std::move(desc)) {}
+    , m_desc(std::move(desc)) {
+}
 
 namespace {
 nlohmann::ordered_json base_json(const StatBase& s) {
@@ -62,7 +63,8 @@ Histogram::Histogram(std::string name, std::string unit, std::string desc, doubl
     , m_lo(lo)
     , m_width(width)
     , m_buckets(buckets, 0) {
-    NPU_ASSERT(width > 0 && buckets > 0, "histogram {} needs width > 0 and buckets > 0", this->name());
+    NPU_ASSERT(width > 0 && buckets > 0, "histogram {} needs width > 0 and buckets > 0",
+               this->name());
 }
 
 void Histogram::sample(double v) {
@@ -103,7 +105,8 @@ Formula::Formula(std::string name, std::string unit, std::string desc, std::stri
                  std::function<double()> fn)
     : StatBase(std::move(name), std::move(unit), std::move(desc))
     , m_formula(std::move(formula))
-    , m_fn(std::move(fn)) {}
+    , m_fn(std::move(fn)) {
+}
 
 nlohmann::ordered_json Formula::to_json() const {
     nlohmann::ordered_json j;
@@ -113,7 +116,9 @@ nlohmann::ordered_json Formula::to_json() const {
     return j;
 }
 
-StatGroup::StatGroup(std::string name) : m_name(std::move(name)) {}
+StatGroup::StatGroup(std::string name)
+    : m_name(std::move(name)) {
+}
 
 void StatGroup::check_unique(const std::string& name) const {
     for (const Entry& e : m_order) {

@@ -1,9 +1,9 @@
 #include "sim/core/tensor.h"
 
-#include <boost/endian/conversion.hpp>
 #include <cmath>
 #include <limits>
 
+#include <boost/endian/conversion.hpp>
 #include <fmt/format.h>
 
 namespace npu::sim {
@@ -39,16 +39,16 @@ const char* dtype_name(DType t) {
 
 DType parse_dtype(std::string_view name) {
     static const std::pair<std::string_view, DType> kNames[] = {
-        {"u8", DType::u8},       {"uint8", DType::u8},    {"i8", DType::i8},
-        {"int8", DType::i8},     {"i16", DType::i16},     {"int16", DType::i16},
-        {"i32", DType::i32},     {"int32", DType::i32},   {"f16", DType::f16},
-        {"float16", DType::f16}, {"f32", DType::f32},     {"float32", DType::f32}};
+        {"u8", DType::u8},   {"uint8", DType::u8},    {"i8", DType::i8},   {"int8", DType::i8},
+        {"i16", DType::i16}, {"int16", DType::i16},   {"i32", DType::i32}, {"int32", DType::i32},
+        {"f16", DType::f16}, {"float16", DType::f16}, {"f32", DType::f32}, {"float32", DType::f32}};
     for (const auto& [n, t] : kNames) {
         if (n == name) {
             return t;
         }
     }
-    throw Error(fmt::format("unknown element type '{}': expected u8, i8, i16, i32, f16 or f32", name));
+    throw Error(
+        fmt::format("unknown element type '{}': expected u8, i8, i16, i32, f16 or f32", name));
 }
 
 uint16_t float_to_half(float f) {
@@ -138,7 +138,8 @@ Tensor::Tensor(DType dtype, Shape shape)
     : m_dtype(dtype)
     , m_shape(std::move(shape))
     , m_numel(static_cast<size_t>(shape_numel(m_shape)))
-    , m_bytes(m_numel * dtype_size(dtype), 0) {}
+    , m_bytes(m_numel * dtype_size(dtype), 0) {
+}
 
 double Tensor::get_f64(size_t flat) const {
     NPU_ASSERT(flat < m_numel, "index {} out of {} elements", flat, m_numel);

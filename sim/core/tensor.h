@@ -31,18 +31,30 @@ int64_t shape_numel(const Shape& s);
 template <typename T>
 constexpr DType dtype_of();
 template <>
-constexpr DType dtype_of<uint8_t>() { return DType::u8; }
+constexpr DType dtype_of<uint8_t>() {
+    return DType::u8;
+}
 template <>
-constexpr DType dtype_of<int8_t>() { return DType::i8; }
+constexpr DType dtype_of<int8_t>() {
+    return DType::i8;
+}
 template <>
-constexpr DType dtype_of<int16_t>() { return DType::i16; }
+constexpr DType dtype_of<int16_t>() {
+    return DType::i16;
+}
 template <>
-constexpr DType dtype_of<int32_t>() { return DType::i32; }
+constexpr DType dtype_of<int32_t>() {
+    return DType::i32;
+}
 template <>
-constexpr DType dtype_of<float>() { return DType::f32; }
+constexpr DType dtype_of<float>() {
+    return DType::f32;
+}
 // f16 elements are accessed as uint16_t bit patterns.
 template <>
-constexpr DType dtype_of<uint16_t>() { return DType::f16; }
+constexpr DType dtype_of<uint16_t>() {
+    return DType::f16;
+}
 
 class Tensor {
 public:

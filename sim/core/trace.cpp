@@ -31,13 +31,22 @@ double ps_to_us(uint64_t ps) {
 
 nlohmann::ordered_json TraceWriter::to_json() const {
     nlohmann::ordered_json events = nlohmann::ordered_json::array();
-    events.push_back({{"name", "process_name"}, {"ph", "M"}, {"pid", 1}, {"tid", 0},
+    events.push_back({{"name", "process_name"},
+                      {"ph", "M"},
+                      {"pid", 1},
+                      {"tid", 0},
                       {"args", {{"name", "npusim"}}}});
     for (size_t i = 0; i < m_tracks.size(); ++i) {
         const int tid = static_cast<int>(i + 1);
-        events.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", 1}, {"tid", tid},
+        events.push_back({{"name", "thread_name"},
+                          {"ph", "M"},
+                          {"pid", 1},
+                          {"tid", tid},
                           {"args", {{"name", m_tracks[i]}}}});
-        events.push_back({{"name", "thread_sort_index"}, {"ph", "M"}, {"pid", 1}, {"tid", tid},
+        events.push_back({{"name", "thread_sort_index"},
+                          {"ph", "M"},
+                          {"pid", 1},
+                          {"tid", tid},
                           {"args", {{"sort_index", tid}}}});
     }
     std::vector<const Event*> order;
@@ -49,9 +58,13 @@ nlohmann::ordered_json TraceWriter::to_json() const {
         return a->start_ps != b->start_ps ? a->start_ps < b->start_ps : a->track < b->track;
     });
     for (const Event* e : order) {
-        nlohmann::ordered_json j = {{"name", e->name}, {"cat", e->category}, {"ph", "X"},
-                                    {"ts", ps_to_us(e->start_ps)}, {"dur", ps_to_us(e->dur_ps)},
-                                    {"pid", 1}, {"tid", e->track}};
+        nlohmann::ordered_json j = {{"name", e->name},
+                                    {"cat", e->category},
+                                    {"ph", "X"},
+                                    {"ts", ps_to_us(e->start_ps)},
+                                    {"dur", ps_to_us(e->dur_ps)},
+                                    {"pid", 1},
+                                    {"tid", e->track}};
         if (!e->args.is_null()) {
             j["args"] = e->args;
         }

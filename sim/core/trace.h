@@ -14,14 +14,15 @@ namespace npu::sim {
 
 class TraceWriter {
 public:
-    explicit TraceWriter(bool enabled = true) : m_enabled(enabled) {}
+    explicit TraceWriter(bool enabled = true)
+        : m_enabled(enabled) {}
 
     bool enabled() const { return m_enabled; }
     // Returns the track id for `name`, creating it (with a thread_name metadata event) once.
     int track(const std::string& name);
     // A complete event on `track` from start_ps lasting dur_ps; args are shown in the UI.
-    void complete(int track, const std::string& name, const std::string& category, uint64_t start_ps,
-                  uint64_t dur_ps, nlohmann::ordered_json args = {});
+    void complete(int track, const std::string& name, const std::string& category,
+                  uint64_t start_ps, uint64_t dur_ps, nlohmann::ordered_json args = {});
     size_t event_count() const { return m_events.size(); }
 
     // {"displayTimeUnit": "ns", "traceEvents": [metadata..., events sorted by (ts, track)]}.

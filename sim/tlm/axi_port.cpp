@@ -13,17 +13,21 @@ AxiPort::AxiPort(sc_core::sc_module_name name, const BusConfig& bus, bool use_dm
     , m_bus(bus)
     , m_use_dmi(use_dmi)
     , m_period(1.0 / static_cast<double>(bus.clock_hz), sc_core::SC_SEC)
+    , m_period_ticks(m_period.value())
     , m_stats(basename())
     , m_bytes_read(m_stats.counter("bytes_read", "bytes", "bytes read through this port"))
     , m_bytes_written(m_stats.counter("bytes_written", "bytes", "bytes written through this port"))
-    , m_beats(m_stats.counter("beats", "beats", "data beats: Σ ceil((addr mod W + n) / W) per piece"))
-    , m_bursts(m_stats.counter("bursts", "bursts", "bursts: Σ ceil(beats / max_burst_beats) per piece"))
+    , m_beats(
+          m_stats.counter("beats", "beats", "data beats: Σ ceil((addr mod W + n) / W) per piece"))
+    , m_bursts(
+          m_stats.counter("bursts", "bursts", "bursts: Σ ceil(beats / max_burst_beats) per piece"))
     , m_busy_cycles(m_stats.counter("busy_cycles", "cycles",
                                     "bus cycles occupied: bursts · burst_latency_cycles + beats"))
     , m_stall_cycles(m_stats.counter("stall_cycles", "cycles",
                                      "cycles a transfer waited for the port's previous transfer"))
     , m_dmi_transfers(m_stats.counter("dmi_transfers", "transfers", "transfers copied through DMI"))
-    , m_errors(m_stats.counter("errors", "transfers", "transfers that ended with an error response")) {
+    , m_errors(
+          m_stats.counter("errors", "transfers", "transfers that ended with an error response")) {
     m_bus.validate(this->name());
     socket.register_invalidate_direct_mem_ptr(this, &AxiPort::invalidate_direct_mem_ptr);
 }
@@ -32,10 +36,11 @@ tlm::tlm_response_status AxiPort::read(uint64_t addr, void* dst, size_t len, sc_
     return transfer(tlm::TLM_READ_COMMAND, addr, static_cast<uint8_t*>(dst), len, local);
 }
 
-tlm::tlm_response_status AxiPort::write(uint64_t addr, const void* src, size_t len, sc_time& local) {
+tlm::tlm_response_status AxiPort::write(uint64_t addr, const void* src, size_t len,
+                                        sc_time& local) {
     // The payload's data pointer is non-const by TLM's API; a write never modifies it.
-    return transfer(tlm::TLM_WRITE_COMMAND, addr, static_cast<uint8_t*>(const_cast<void*>(src)), len,
-                    local);
+    return transfer(tlm::TLM_WRITE_COMMAND, addr, static_cast<uint8_t*>(const_cast<void*>(src)),
+                    len, local);
 }
 
 tlm::tlm_response_status AxiPort::transfer(tlm::tlm_command cmd, uint64_t addr, uint8_t* buf,
@@ -52,11 +57,14 @@ tlm::tlm_response_status AxiPort::transfer(tlm::tlm_command cmd, uint64_t addr, 
         ++m_dmi_transfers;
     }
 
-    const sc_time end = start + m_period * static_cast<double>(cost.cycles) + target_latency;
+    // Integer ticks: cycles · period is exact in the kernel's resolution, and cheap.
+    const sc_time end = start + sc_time::from_value(cost.cycles * m_period_ticks) + target_latency;
     m_busy_until = end;
-    local = end - sc_core::sc_time_stamp();
+    local = end - (requested - local);
 
-    m_stall_cycles += static_cast<uint64_t>((start - requested) / m_period + 0.5);
+    if (start > requested && m_period_ticks > 0) {
+        m_stall_cycles += ((start - requested).value() + m_period_ticks / 2) / m_period_ticks;
+    }
     m_busy_cycles += cost.cycles;
     m_beats += cost.beats;
     m_bursts += cost.bursts;
@@ -103,7 +111,8 @@ tlm::tlm_response_status AxiPort::by_bursts(tlm::tlm_command cmd, uint64_t addr,
         // A burst ends at the boundary or after max_burst_beats beats, whichever comes first.
         const uint64_t to_boundary = m_bus.boundary_bytes - a % m_bus.boundary_bytes;
         const uint64_t burst_room = max_burst_bytes - a % w;
-        const size_t n = static_cast<size_t>(std::min<uint64_t>({len - done, to_boundary, burst_room}));
+        const size_t n =
+            static_cast<size_t>(std::min<uint64_t>({len - done, to_boundary, burst_room}));
         m_tx.set_command(cmd);
         m_tx.set_address(a);
         m_tx.set_data_ptr(buf + done);

@@ -53,6 +53,7 @@ private:
     BusConfig m_bus;
     bool m_use_dmi;
     sc_core::sc_time m_period;
+    uint64_t m_period_ticks;  // m_period in kernel time-resolution units (integer arithmetic)
     sc_core::sc_time m_busy_until;
     std::vector<tlm::tlm_dmi> m_dmi;  // granted regions
     tlm::tlm_generic_payload m_tx;

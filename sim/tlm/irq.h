@@ -11,7 +11,8 @@ namespace npu::sim {
 
 class IrqLine : public sc_core::sc_object {
 public:
-    explicit IrqLine(const char* name) : sc_object(name) {}
+    explicit IrqLine(const char* name)
+        : sc_object(name) {}
 
     const char* kind() const override { return "npu_irq_line"; }
     bool level() const { return m_level; }

@@ -41,8 +41,7 @@ void handler(const sc_core::sc_report& r, const sc_core::sc_actions& /*actions*/
             std::fprintf(stderr, "npusim: warning: %s\n", r.get_msg());
         }
         return;
-    default:
-        throw Error(report_text(r));
+    default: throw Error(report_text(r));
     }
 }
 }  // namespace

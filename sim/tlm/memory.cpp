@@ -1,17 +1,16 @@
 #include "sim/tlm/memory.h"
 
-#include <sys/mman.h>
-
 #include <cstring>
 
 #include <fmt/format.h>
+#include <sys/mman.h>
 
 #include "sim/core/error.h"
 
 namespace npu::sim {
 
-using sc_core::sc_time;
 using sc_core::SC_NS;
+using sc_core::sc_time;
 
 Memory::Memory(sc_core::sc_module_name name, const MemoryConfig& cfg)
     : sc_module(name)
@@ -23,7 +22,8 @@ Memory::Memory(sc_core::sc_module_name name, const MemoryConfig& cfg)
     , m_reads(m_stats.counter("reads", "transactions", "b_transport reads served"))
     , m_writes(m_stats.counter("writes", "transactions", "b_transport writes served"))
     , m_bytes_read(m_stats.counter("bytes_read", "bytes", "bytes read through b_transport"))
-    , m_bytes_written(m_stats.counter("bytes_written", "bytes", "bytes written through b_transport"))
+    , m_bytes_written(
+          m_stats.counter("bytes_written", "bytes", "bytes written through b_transport"))
     , m_errors(m_stats.counter("errors", "transactions",
                                "transactions answered with an error response")) {
     if (cfg.size_bytes == 0) {
@@ -112,8 +112,8 @@ unsigned Memory::transport_dbg(tlm::tlm_generic_payload& tx) {
     if (addr >= m_cfg.size_bytes) {
         return 0;
     }
-    const unsigned len = static_cast<unsigned>(
-        std::min<uint64_t>(tx.get_data_length(), m_cfg.size_bytes - addr));
+    const unsigned len =
+        static_cast<unsigned>(std::min<uint64_t>(tx.get_data_length(), m_cfg.size_bytes - addr));
     if (tx.get_command() == tlm::TLM_READ_COMMAND) {
         std::memcpy(tx.get_data_ptr(), m_data + addr, len);
     } else if (tx.get_command() == tlm::TLM_WRITE_COMMAND) {

@@ -16,9 +16,9 @@ namespace npu::sim {
 
 struct MemoryConfig {
     uint64_t size_bytes = 0;
-    double read_latency_ns = 0;   // per transaction (and per DMI access, as the DMI latency)
+    double read_latency_ns = 0;  // per transaction (and per DMI access, as the DMI latency)
     double write_latency_ns = 0;
-    bool dmi = true;              // grant DMI pointers
+    bool dmi = true;  // grant DMI pointers
 };
 
 class Memory : public sc_core::sc_module {

@@ -50,7 +50,7 @@ void RegisterTarget::b_transport(tlm::tlm_generic_payload& tx, sc_core::sc_time&
         why = "streaming accesses are not supported on registers";
     } else {
         const BankResult r = read ? m_bank.read(offset, tx.get_data_ptr(), len)
-                                       : m_bank.write(offset, tx.get_data_ptr(), len);
+                                  : m_bank.write(offset, tx.get_data_ptr(), len);
         status = to_tlm(r);
         why = to_string(r);
     }

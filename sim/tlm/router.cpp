@@ -12,7 +12,9 @@ constexpr const char* kMsgType = "npusim/router";
 // Restores the initiator's address when the transaction returns (TLM-2.0 rule for interconnects).
 class AddressRestore {
 public:
-    explicit AddressRestore(tlm::tlm_generic_payload& tx) : m_tx(tx), m_addr(tx.get_address()) {}
+    explicit AddressRestore(tlm::tlm_generic_payload& tx)
+        : m_tx(tx)
+        , m_addr(tx.get_address()) {}
     ~AddressRestore() { m_tx.set_address(m_addr); }
     AddressRestore(const AddressRestore&) = delete;
     AddressRestore& operator=(const AddressRestore&) = delete;
@@ -28,10 +30,11 @@ Router::Router(sc_core::sc_module_name name)
     , target_socket("target_socket")
     , initiator_socket("initiator_socket")
     , m_stats(basename())
-    , m_transactions(m_stats.counter("transactions", "transactions",
-                                     "b_transport calls routed to a target"))
-    , m_unmapped(m_stats.counter("unmapped_accesses", "transactions",
-                                 "accesses that hit no window (answered TLM_ADDRESS_ERROR_RESPONSE)")) {
+    , m_transactions(
+          m_stats.counter("transactions", "transactions", "b_transport calls routed to a target"))
+    , m_unmapped(
+          m_stats.counter("unmapped_accesses", "transactions",
+                          "accesses that hit no window (answered TLM_ADDRESS_ERROR_RESPONSE)")) {
     target_socket.register_b_transport(this, &Router::b_transport);
     target_socket.register_get_direct_mem_ptr(this, &Router::get_direct_mem_ptr);
     target_socket.register_transport_dbg(this, &Router::transport_dbg);
@@ -47,6 +50,7 @@ void Router::map(const std::string& name, uint64_t base, uint64_t size, unsigned
                  uint64_t target_base) {
     NPU_ASSERT(port < m_ports, "router {}: window {} maps to unbound port {}", this->name(), name,
                port);
+    m_last = nullptr;  // adding may move the windows
     try {
         m_map.add({name, base, size, port, target_base});
     } catch (const Error& e) {
@@ -56,16 +60,26 @@ void Router::map(const std::string& name, uint64_t base, uint64_t size, unsigned
 
 void Router::unmapped(const tlm::tlm_generic_payload& tx) {
     ++m_unmapped;
-    SC_REPORT_WARNING(kMsgType,
-                      fmt::format("{}: {} of {} bytes at {:#x} hits no mapped window", name(),
-                                  tx.is_read() ? "read" : "write", tx.get_data_length(),
-                                  tx.get_address())
-                          .c_str());
+    SC_REPORT_WARNING(kMsgType, fmt::format("{}: {} of {} bytes at {:#x} hits no mapped window",
+                                            name(), tx.is_read() ? "read" : "write",
+                                            tx.get_data_length(), tx.get_address())
+                                    .c_str());
+}
+
+const MapWindow* Router::decode(uint64_t addr, uint64_t len) {
+    if (m_last != nullptr && m_last->contains(addr) && len - 1 <= m_last->last() - addr) {
+        return m_last;
+    }
+    const MapWindow* w = m_map.decode(addr, len);
+    if (w != nullptr) {
+        m_last = w;
+    }
+    return w;
 }
 
 void Router::b_transport(int /*id*/, tlm::tlm_generic_payload& tx, sc_core::sc_time& delay) {
     const uint64_t addr = tx.get_address();
-    const MapWindow* w = m_map.decode(addr, std::max<uint64_t>(tx.get_data_length(), 1));
+    const MapWindow* w = decode(addr, std::max<uint64_t>(tx.get_data_length(), 1));
     if (w == nullptr) {
         unmapped(tx);
         tx.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);

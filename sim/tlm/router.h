@@ -41,9 +41,12 @@ private:
     unsigned transport_dbg(int id, tlm::tlm_generic_payload& tx);
     void invalidate_direct_mem_ptr(int port, sc_dt::uint64 start, sc_dt::uint64 end);
     void unmapped(const tlm::tlm_generic_payload& tx);
+    // Decodes [addr, addr+len), trying the window of the previous access first (accesses cluster).
+    const MapWindow* decode(uint64_t addr, uint64_t len);
 
     AddressMap m_map;
     unsigned m_ports = 0;
+    const MapWindow* m_last = nullptr;  // window of the previous access (into m_map.windows())
     StatGroup m_stats;
     Counter& m_transactions;
     Counter& m_unmapped;

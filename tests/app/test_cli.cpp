@@ -1,14 +1,13 @@
 // The npusim program as a user runs it: exit codes, one-line errors, outputs whole or not at all,
 // and determinism of the default run.
-#include <gtest/gtest.h>
-#include <sys/wait.h>
-
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
+#include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
+#include <sys/wait.h>
 
 namespace {
 
@@ -31,7 +30,8 @@ class Cli : public ::testing::Test {
 protected:
     void SetUp() override {
         dir = fs::temp_directory_path() /
-              ("npusim-cli-" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+              ("npusim-cli-" +
+               std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
         fs::remove_all(dir);
         fs::create_directories(dir);
     }
@@ -96,8 +96,8 @@ TEST_F(Cli, BadConfigListsEveryProblemWithLines) {
                          ":4:27: platform.bus.data_width_bytes: expected a power of two\n  " + f +
                          ":6:55: platform.memories[0].size_bytes: expected a size in bytes: an "
                          "integer with optional suffix B, KiB, MiB, GiB or TiB ('MB' is ambiguous "
-                         "between powers of 10 and 2; write KiB/MiB/GiB), got '6MB'\n  " + f +
-                         ":6:60: platform.memories[0].colour: unknown key\n");
+                         "between powers of 10 and 2; write KiB/MiB/GiB), got '6MB'\n  " +
+                         f + ":6:60: platform.memories[0].colour: unknown key\n");
 }
 
 TEST_F(Cli, OutputsAreWholeAndDeterministic) {
@@ -124,8 +124,9 @@ TEST_F(Cli, OutputsAreWholeAndDeterministic) {
 TEST_F(Cli, TraceNeedsOutAndBadOutWritesNothing) {
     Result r = run("run --trace");
     EXPECT_EQ(r.rc, 2);
-    EXPECT_EQ(r.err,
-              "npusim: error: --trace writes trace.json into the output directory: add --out DIR\n");
+    EXPECT_EQ(
+        r.err,
+        "npusim: error: --trace writes trace.json into the output directory: add --out DIR\n");
     write("file", "x");
     r = run("run --out " + (dir / "file").string());
     EXPECT_EQ(r.rc, 2);

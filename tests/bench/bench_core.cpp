@@ -4,12 +4,14 @@
 // - LT b_transport through the Router with a 1 us quantum (one 8-byte access per call)
 // - RegisterBank read/write
 // Numbers measured on the project machine are in docs/performance.md.
-#include <benchmark/benchmark.h>
-
 #include <cstdlib>
+#include <cstring>
 #include <vector>
 
 #include <systemc>
+#include <tlm_utils/simple_initiator_socket.h>
+
+#include <benchmark/benchmark.h>
 
 #include "sim/core/regs.h"
 #include "sim/tlm/axi_port.h"
@@ -17,7 +19,6 @@
 #include "sim/tlm/memory.h"
 #include "sim/tlm/quantum.h"
 #include "sim/tlm/router.h"
-#include <tlm_utils/simple_initiator_socket.h>
 
 namespace {
 
@@ -28,7 +29,9 @@ struct Soc : sc_core::sc_module {
     sim::Memory ram{"ram", sim::MemoryConfig{16u << 20, 5, 5, true}};
     sim::AxiPort port;
     tlm_utils::simple_initiator_socket<Soc> lt{"lt"};
-    explicit Soc(sc_core::sc_module_name n) : sc_module(n), port("port", sim::BusConfig{}) {
+    explicit Soc(sc_core::sc_module_name n)
+        : sc_module(n)
+        , port("port", sim::BusConfig{}) {
         port.socket.bind(router.target_socket);
         lt.bind(router.target_socket);
         router.map("ram", 0x80000000, 16u << 20, router.bind_target(ram.socket));
@@ -38,6 +41,8 @@ struct Soc : sc_core::sc_module {
 void BM_DmiMemcpyThroughRouter(benchmark::State& state) {
     sim::reset_simulation();
     Soc soc("soc");
+    sc_core::sc_start(
+        sc_core::SC_ZERO_TIME);  // elaborate: multi-sockets bind at end of elaboration
     const size_t n = static_cast<size_t>(state.range(0));
     std::vector<uint8_t> buf(n, 1);
     sim::QuantumKeeper qk;
@@ -51,6 +56,31 @@ void BM_DmiMemcpyThroughRouter(benchmark::State& state) {
 }
 BENCHMARK(BM_DmiMemcpyThroughRouter)->Arg(8)->Arg(4096)->Arg(1 << 20);
 
+// A raw access through a DMI pointer the router granted (what a CPU model's load/store costs).
+void BM_DmiPointerAccess8B(benchmark::State& state) {
+    sim::reset_simulation();
+    Soc soc("soc");
+    sc_core::sc_start(sc_core::SC_ZERO_TIME);
+    tlm::tlm_generic_payload tx;
+    tx.set_address(0x80000000);
+    tlm::tlm_dmi dmi;
+    if (!soc.lt->get_direct_mem_ptr(tx, dmi)) {
+        state.SkipWithError("no DMI");
+        return;
+    }
+    uint64_t addr = 0x80000000, v = 0, sum = 0;
+    for (auto _ : state) {
+        // The bounds check an initiator makes before using the pointer is part of the cost.
+        if (addr >= dmi.get_start_address() && addr + 7 <= dmi.get_end_address()) {
+            std::memcpy(&v, dmi.get_dmi_ptr() + (addr - dmi.get_start_address()), 8);
+        }
+        sum += v;
+        addr = 0x80000000 + ((addr + 8) & 0xffff8);
+    }
+    benchmark::DoNotOptimize(sum);
+}
+BENCHMARK(BM_DmiPointerAccess8B);
+
 // One LT access (b_transport through the router into memory) plus quantum keeping, as a CPU model
 // or driver does it.
 struct LtBench : sc_core::sc_module {
@@ -58,7 +88,10 @@ struct LtBench : sc_core::sc_module {
     int64_t iterations = 0;
     benchmark::State* state = nullptr;
     SC_HAS_PROCESS(LtBench);
-    explicit LtBench(sc_core::sc_module_name n) : sc_module(n) { SC_THREAD(run); }
+    explicit LtBench(sc_core::sc_module_name n)
+        : sc_module(n) {
+        SC_THREAD(run);
+    }
     void run() {
         sim::QuantumKeeper qk;
         uint64_t v = 0;
@@ -91,7 +124,8 @@ void BM_RegisterBankReadWrite(benchmark::State& state) {
     std::vector<sim::Register> regs;
     regs.reserve(9);
     for (uint64_t i = 0; i < 9; ++i) {
-        regs.emplace_back(sim::Register::Spec{"R" + std::to_string(i), i * 8, 8, 0, sim::Access::RW});
+        regs.emplace_back(
+            sim::Register::Spec{"R" + std::to_string(i), i * 8, 8, 0, sim::Access::RW});
     }
     sim::RegisterBank bank("kpu", 0x48);
     for (auto& r : regs) {

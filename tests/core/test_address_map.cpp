@@ -1,7 +1,6 @@
-#include "sim/core/address_map.h"
-
 #include <gtest/gtest.h>
 
+#include "sim/core/address_map.h"
 #include "sim/core/error.h"
 
 namespace npu::sim {
@@ -38,8 +37,9 @@ TEST(AddressMap, RefusesOverlapNamingBoth) {
         m.add({"oops", 0x807ff000, 0x2000, 3, 0});
         FAIL();
     } catch (const Error& e) {
-        EXPECT_STREQ(e.what(), "address map: window 'oops' [0x807ff000, 0x80800fff] overlaps "
-                               "'ai_sram' [0x80600000, 0x807fffff]");
+        EXPECT_STREQ(e.what(),
+                     "address map: window 'oops' [0x807ff000, 0x80800fff] overlaps "
+                     "'ai_sram' [0x80600000, 0x807fffff]");
     }
 }
 
@@ -50,8 +50,9 @@ TEST(AddressMap, RefusesEmptyAndWrappingWindows) {
         m.add({"wrap", 0xfffffffffffff000ull, 0x2000, 0, 0});
         FAIL();
     } catch (const Error& e) {
-        EXPECT_STREQ(e.what(), "address map: window 'wrap' at 0xfffffffffffff000 with size 0x2000 "
-                               "wraps past the end of the 64-bit address space");
+        EXPECT_STREQ(e.what(),
+                     "address map: window 'wrap' at 0xfffffffffffff000 with size 0x2000 "
+                     "wraps past the end of the 64-bit address space");
     }
     m.add({"top", 0xfffffffffffff000ull, 0x1000, 0, 0});  // ends exactly at 2^64-1
     EXPECT_EQ(m.decode(~0ull)->name, "top");

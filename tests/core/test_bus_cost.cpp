@@ -1,10 +1,9 @@
 // Bus transfer cost: hand-worked cases, then the O(1) formula against a beat-by-beat reference.
-#include "sim/core/bus_cost.h"
+#include <random>
 
 #include <gtest/gtest.h>
 
-#include <random>
-
+#include "sim/core/bus_cost.h"
 #include "sim/core/error.h"
 
 namespace npu::sim {
@@ -64,8 +63,8 @@ TransferCost reference(const BusConfig& b, uint64_t addr, uint64_t bytes) {
         if (beat == prev_beat) {
             continue;
         }
-        const bool new_page = prev_beat == ~0ull ||
-                              (beat * b.data_width_bytes) % b.boundary_bytes == 0;
+        const bool new_page =
+            prev_beat == ~0ull || (beat * b.data_width_bytes) % b.boundary_bytes == 0;
         if (new_page || beat_in_burst == b.max_burst_beats) {
             ++c.bursts;
             beat_in_burst = 0;

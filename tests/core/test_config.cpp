@@ -1,9 +1,8 @@
 // Typed configuration: the value syntax, key tracking, and problems reported all at once with
 // file:line:column and key path.
-#include "sim/core/config.h"
-
 #include <gtest/gtest.h>
 
+#include "sim/core/config.h"
 #include "sim/core/error.h"
 
 namespace npu::sim {
@@ -132,8 +131,10 @@ TEST(ConfigNode, ReportsAllProblemsAtOnceWithLineAndPath) {
             "  configs/bad.yaml:3:10: platform.width: expected a value in [1, 128], got 300\n"
             "  configs/bad.yaml:7:18: platform.memories[0].base_addr: expected an unsigned integer "
             "(decimal, 0x hex or 0b binary) up to 2^64-1, got '0x8000_000g'\n"
-            "  configs/bad.yaml:8:19: platform.memories[0].size_bytes: expected a size in bytes: an "
-            "integer with optional suffix B, KiB, MiB, GiB or TiB ('MB' is ambiguous between powers "
+            "  configs/bad.yaml:8:19: platform.memories[0].size_bytes: expected a size in bytes: "
+            "an "
+            "integer with optional suffix B, KiB, MiB, GiB or TiB ('MB' is ambiguous between "
+            "powers "
             "of 10 and 2; write KiB/MiB/GiB), got '2MB'\n"
             "  configs/bad.yaml:9:12: platform.memories[0].dmi: expected true or false, got 'yes'\n"
             "  configs/bad.yaml:11:7: platform.memories[1]: missing required key 'name'\n"
@@ -143,7 +144,8 @@ TEST(ConfigNode, ReportsAllProblemsAtOnceWithLineAndPath) {
 }
 
 TEST(ConfigNode, SuggestsTheKeyThatWasMeant) {
-    auto doc = ConfigDocument::parse("platform:\n  kind: k210\n  widht: 4\n  memories: []\n", "t.yaml");
+    auto doc =
+        ConfigDocument::parse("platform:\n  kind: k210\n  widht: 4\n  memories: []\n", "t.yaml");
     Reader r;
     r.read(doc.root());
     ASSERT_EQ(doc.problems().size(), 0u);
@@ -151,8 +153,9 @@ TEST(ConfigNode, SuggestsTheKeyThatWasMeant) {
         doc.finish();
         FAIL();
     } catch (const Error& e) {
-        EXPECT_STREQ(e.what(), "t.yaml: 1 configuration problem:\n"
-                               "  t.yaml:3:3: platform.widht: unknown key (did you mean 'width'?)");
+        EXPECT_STREQ(e.what(),
+                     "t.yaml: 1 configuration problem:\n"
+                     "  t.yaml:3:3: platform.widht: unknown key (did you mean 'width'?)");
     }
 }
 
@@ -168,7 +171,8 @@ TEST(ConfigNode, DuplicateKeysAreProblems) {
 }
 
 TEST(ConfigNode, WrongShapesAndIntegerRanges) {
-    auto doc = ConfigDocument::parse("m: [1, 2]\nl: {x: 1}\nu8: 256\ni8: -129\nneg: -1\n", "s.yaml");
+    auto doc =
+        ConfigDocument::parse("m: [1, 2]\nl: {x: 1}\nu8: 256\ni8: -129\nneg: -1\n", "s.yaml");
     ConfigNode root = doc.root();
     EXPECT_EQ(root.get<int>("m"), 0);
     EXPECT_TRUE(root.items("l").empty());

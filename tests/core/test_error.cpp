@@ -1,6 +1,6 @@
-#include "sim/core/error.h"
-
 #include <gtest/gtest.h>
+
+#include "sim/core/error.h"
 
 namespace npu::sim {
 namespace {

@@ -1,12 +1,11 @@
 // The "written whole or not at all" promise.
-#include "sim/core/files.h"
-
-#include <gtest/gtest.h>
-
 #include <algorithm>
 #include <filesystem>
 
+#include <gtest/gtest.h>
+
 #include "sim/core/error.h"
+#include "sim/core/files.h"
 
 namespace npu::sim {
 namespace {
@@ -17,7 +16,8 @@ class Files : public ::testing::Test {
 protected:
     void SetUp() override {
         dir = fs::temp_directory_path() /
-              ("npusim-files-" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+              ("npusim-files-" +
+               std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
         fs::remove_all(dir);
     }
     void TearDown() override { fs::remove_all(dir); }

@@ -1,11 +1,10 @@
 // .npy files. The golden bytes were produced by NumPy 1.24 (Debian python3-numpy):
 //   import numpy as np, io; b = io.BytesIO(); np.save(b, a); b.getvalue().hex()
 // so these tests check our reader and writer against an independent implementation.
-#include "sim/core/npy.h"
-
 #include <gtest/gtest.h>
 
 #include "sim/core/error.h"
+#include "sim/core/npy.h"
 
 namespace npu::sim {
 namespace {
@@ -22,15 +21,17 @@ std::vector<uint8_t> numpy_file(const std::string& dict, const std::vector<uint8
 }
 
 // np.arange(6, dtype='<i2').reshape(2, 3)
-const std::vector<uint8_t> kI16 = numpy_file(
-    "{'descr': '<i2', 'fortran_order': False, 'shape': (2, 3), }",
-    {0x00, 0x00, 0x01, 0x00, 0x02, 0x00, 0x03, 0x00, 0x04, 0x00, 0x05, 0x00});
+const std::vector<uint8_t> kI16 =
+    numpy_file("{'descr': '<i2', 'fortran_order': False, 'shape': (2, 3), }",
+               {0x00, 0x00, 0x01, 0x00, 0x02, 0x00, 0x03, 0x00, 0x04, 0x00, 0x05, 0x00});
 // np.array([1.5, -2.0], dtype='<f4')
-const std::vector<uint8_t> kF32 = numpy_file("{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }",
-                                             {0x00, 0x00, 0xc0, 0x3f, 0x00, 0x00, 0x00, 0xc0});
+const std::vector<uint8_t> kF32 =
+    numpy_file("{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }",
+               {0x00, 0x00, 0xc0, 0x3f, 0x00, 0x00, 0x00, 0xc0});
 // np.array([1.0, 65504.0, 0.1], dtype='<f2')
-const std::vector<uint8_t> kF16 = numpy_file("{'descr': '<f2', 'fortran_order': False, 'shape': (3,), }",
-                                             {0x00, 0x3c, 0xff, 0x7b, 0x66, 0x2e});
+const std::vector<uint8_t> kF16 =
+    numpy_file("{'descr': '<f2', 'fortran_order': False, 'shape': (3,), }",
+               {0x00, 0x3c, 0xff, 0x7b, 0x66, 0x2e});
 // np.array(7, dtype='i1'), a 0-d array
 const std::vector<uint8_t> kScalar =
     numpy_file("{'descr': '|i1', 'fortran_order': False, 'shape': (), }", {0x07});
@@ -92,12 +93,14 @@ TEST(Npy, ClearErrors) {
     trailing.push_back(0);
     EXPECT_EQ(error_of(trailing),
               "in.npy: .npy data is 13 bytes, but shape (2, 3) of i16 needs 12 bytes");
-    EXPECT_EQ(error_of(with_dict("{'descr': '<f8', 'fortran_order': False, 'shape': (1,), }", 8)),
-              "in.npy: unsupported .npy dtype '<f8': expected uint8, int8, int16, int32, float16 or "
-              "float32; convert with .astype(np.float32)");
-    EXPECT_EQ(error_of(with_dict("{'descr': '>i2', 'fortran_order': False, 'shape': (1,), }", 2)),
-              "in.npy: unsupported .npy dtype '>i2': expected uint8, int8, int16, int32, float16 or "
-              "float32; big-endian data: convert with .astype(a.dtype.newbyteorder('<'))");
+    EXPECT_EQ(
+        error_of(with_dict("{'descr': '<f8', 'fortran_order': False, 'shape': (1,), }", 8)),
+        "in.npy: unsupported .npy dtype '<f8': expected uint8, int8, int16, int32, float16 or "
+        "float32; convert with .astype(np.float32)");
+    EXPECT_EQ(
+        error_of(with_dict("{'descr': '>i2', 'fortran_order': False, 'shape': (1,), }", 2)),
+        "in.npy: unsupported .npy dtype '>i2': expected uint8, int8, int16, int32, float16 or "
+        "float32; big-endian data: convert with .astype(a.dtype.newbyteorder('<'))");
     EXPECT_EQ(error_of(with_dict("{'descr': '<i2', 'fortran_order': True, 'shape': (2, 2), }", 8)),
               "in.npy: Fortran-order .npy arrays are not supported: save np.ascontiguousarray(a)");
     EXPECT_EQ(error_of(with_dict("{'descr': '<i2', 'shape': (2, 2), }", 8)),
@@ -105,7 +108,8 @@ TEST(Npy, ClearErrors) {
               "'fortran_order' and 'shape'");
     auto v9 = kI16;
     v9[6] = 9;
-    EXPECT_EQ(error_of(v9), "in.npy: unsupported .npy format version 9.0: expected 1.0, 2.0 or 3.0");
+    EXPECT_EQ(error_of(v9),
+              "in.npy: unsupported .npy format version 9.0: expected 1.0, 2.0 or 3.0");
     auto long_header = kI16;
     long_header[8] = 0xff;
     long_header[9] = 0xff;

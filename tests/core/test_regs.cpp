@@ -1,10 +1,9 @@
 // Registers: fields, access rights, hooks, the bank's layout checks and its partial-access policy
 // (docs/registers.md).
-#include "sim/core/regs.h"
-
 #include <gtest/gtest.h>
 
 #include "sim/core/error.h"
+#include "sim/core/regs.h"
 
 namespace npu::sim {
 namespace {
@@ -120,15 +119,17 @@ TEST(RegisterBank, RefusesMisalignedAndOutside) {
         bank.add(out);
         FAIL();
     } catch (const Error& e) {
-        EXPECT_STREQ(e.what(),
-                     "register bank b: register OUT at offset 0x10 lies outside the bank (size 0x10)");
+        EXPECT_STREQ(
+            e.what(),
+            "register bank b: register OUT at offset 0x10 lies outside the bank (size 0x10)");
     }
 }
 
 TEST(RegisterBank, RefusesRegisterAtAnOffsetOtherThanDeclared) {
     Kpu k;
     RegisterBank bank("kpu", 0x100);
-    // INTERRUPT_RAW is declared at 0x10, but the sequence forgot INTERRUPT_STATUS: it lands at 0x08.
+    // INTERRUPT_RAW is declared at 0x10, but the sequence forgot INTERRUPT_STATUS: it lands at
+    // 0x08.
     try {
         bank.add_consecutive({k.fifo, k.raw});
         FAIL() << "expected an error";
@@ -185,12 +186,12 @@ TEST_F(BankAccess, PartialW1cClearsOnlyInWrittenLanes) {
 }
 
 TEST_F(BankAccess, SizePolicyErrors) {
-    EXPECT_EQ(bank.read(0x13, buf, 2), BankResult::SIZE_ERROR);  // misaligned half-word
-    EXPECT_EQ(bank.read(0x12, buf, 3), BankResult::SIZE_ERROR);  // not a power of two
-    EXPECT_EQ(bank.read(0x14, buf, 8), BankResult::SIZE_ERROR);  // runs into the next register
+    EXPECT_EQ(bank.read(0x13, buf, 2), BankResult::SIZE_ERROR);   // misaligned half-word
+    EXPECT_EQ(bank.read(0x12, buf, 3), BankResult::SIZE_ERROR);   // not a power of two
+    EXPECT_EQ(bank.read(0x14, buf, 8), BankResult::SIZE_ERROR);   // runs into the next register
     EXPECT_EQ(bank.write(0x00, buf, 4), BankResult::SIZE_ERROR);  // FIFO forbids partial pushes
     EXPECT_EQ(bank.read(0x20, buf, 8), BankResult::ADDRESS_ERROR);
-    EXPECT_EQ(bank.read(0x00, buf, 8), BankResult::ACCESS_ERROR);  // WO
+    EXPECT_EQ(bank.read(0x00, buf, 8), BankResult::ACCESS_ERROR);   // WO
     EXPECT_EQ(bank.write(0x08, buf, 8), BankResult::ACCESS_ERROR);  // RO
 }
 
@@ -207,7 +208,8 @@ TEST_F(BankAccess, DebugAccessBypassesRightsAndHooks) {
 
 TEST_F(BankAccess, DumpListsRegistersInOffsetOrder) {
     const std::string d = bank.dump();
-    EXPECT_NE(d.find("0x0000  LAYER_ARGUMENT_FIFO      WO  8 B  reset 0x0"), std::string::npos) << d;
+    EXPECT_NE(d.find("0x0000  LAYER_ARGUMENT_FIFO      WO  8 B  reset 0x0"), std::string::npos)
+        << d;
     EXPECT_LT(d.find("INTERRUPT_STATUS"), d.find("INTERRUPT_RAW"));
 }
 

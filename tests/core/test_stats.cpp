@@ -1,6 +1,6 @@
-#include "sim/core/stats.h"
-
 #include <gtest/gtest.h>
+
+#include "sim/core/stats.h"
 
 namespace npu::sim {
 namespace {
@@ -11,8 +11,10 @@ TEST(Stats, ValuesAndStableJsonOrder) {
     Counter& macs = g.counter("macs", "MAC", "multiply-accumulates");
     Average& lat = g.average("latency", "ns", "per-layer latency");
     g.formula("utilization", "ratio", "MACs per cycle over 576 lanes", "macs / (cycles * 576)",
-              [&] { return static_cast<double>(macs.value()) /
-                           (static_cast<double>(cycles.value()) * 576.0); });
+              [&] {
+                  return static_cast<double>(macs.value()) /
+                         (static_cast<double>(cycles.value()) * 576.0);
+              });
     StatGroup& dma = g.group("dma");
     dma.counter("bytes", "bytes", "bytes moved") += 64;
 

@@ -1,9 +1,9 @@
-#include "sim/core/tensor.h"
+#include <cmath>
+#include <cstring>
 
 #include <gtest/gtest.h>
 
-#include <cmath>
-#include <cstring>
+#include "sim/core/tensor.h"
 
 namespace npu::sim {
 namespace {
@@ -53,8 +53,8 @@ TEST(TensorDeathTest, WrongTypedAccessIsOurBug) {
 TEST(Half, KnownValues) {
     EXPECT_EQ(float_to_half(1.0f), 0x3c00);
     EXPECT_EQ(float_to_half(-2.0f), 0xc000);
-    EXPECT_EQ(float_to_half(65504.0f), 0x7bff);    // largest finite
-    EXPECT_EQ(float_to_half(65520.0f), 0x7c00);    // rounds up to infinity
+    EXPECT_EQ(float_to_half(65504.0f), 0x7bff);  // largest finite
+    EXPECT_EQ(float_to_half(65520.0f), 0x7c00);  // rounds up to infinity
     EXPECT_EQ(float_to_half(0.1f), 0x2e66);
     EXPECT_EQ(float_to_half(std::ldexp(1.0f, -24)), 0x0001);  // smallest subnormal
     EXPECT_EQ(float_to_half(std::ldexp(1.0f, -25)), 0x0000);  // tie rounds to even (zero)

@@ -1,6 +1,6 @@
-#include "sim/core/trace.h"
-
 #include <gtest/gtest.h>
+
+#include "sim/core/trace.h"
 
 namespace npu::sim {
 namespace {

@@ -1,10 +1,10 @@
 // A deterministic, bounded fuzz run inside the normal test suite: seeded byte mutations of valid
 // inputs through every parser. The libFuzzer targets explore further; this keeps CI honest.
-#include <gtest/gtest.h>
-
 #include <random>
 #include <string>
 #include <vector>
+
+#include <gtest/gtest.h>
 
 #include "tests/fuzz/fuzz_targets.h"
 
@@ -18,7 +18,9 @@ std::vector<uint8_t> mutate(std::vector<uint8_t> v, std::mt19937& rng) {
         switch (rng() % 4) {
         case 0: v[pos] = static_cast<uint8_t>(rng()); break;
         case 1: v.erase(v.begin() + static_cast<std::ptrdiff_t>(pos)); break;
-        case 2: v.insert(v.begin() + static_cast<std::ptrdiff_t>(pos), static_cast<uint8_t>(rng())); break;
+        case 2:
+            v.insert(v.begin() + static_cast<std::ptrdiff_t>(pos), static_cast<uint8_t>(rng()));
+            break;
         default: v.resize(pos); break;
         }
     }

@@ -25,8 +25,8 @@ inline void npy(const uint8_t* data, size_t size) {
 // Reads the input as a platform-like YAML document with every kind of typed read.
 inline void config(const uint8_t* data, size_t size) {
     try {
-        auto doc = sim::ConfigDocument::parse(std::string(reinterpret_cast<const char*>(data), size),
-                                              "fuzz.yaml");
+        auto doc = sim::ConfigDocument::parse(
+            std::string(reinterpret_cast<const char*>(data), size), "fuzz.yaml");
         sim::ConfigNode root = doc.root();
         if (auto p = root.optional_child("platform")) {
             p->get<std::string>("name", "");

@@ -2,12 +2,12 @@
 // SystemC warning fails the test unless the test declared it with ExpectWarnings.
 #pragma once
 
-#include <gtest/gtest.h>
-
 #include <string>
 #include <vector>
 
 #include <systemc>
+
+#include <gtest/gtest.h>
 
 namespace npu::test {
 

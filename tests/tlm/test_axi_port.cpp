@@ -1,7 +1,6 @@
 // AxiPort: exact transfer times (derived in comments from docs/counters.md "Bus transfers"),
 // DMI and burst paths agreeing, and two masters serializing on one port.
 #include "sim/tlm/axi_port.h"
-
 #include "sim/tlm/memory.h"
 #include "sim/tlm/quantum.h"
 #include "sim/tlm/router.h"
@@ -10,8 +9,8 @@
 namespace npu::test {
 namespace {
 
-using sc_core::sc_time;
 using sc_core::SC_NS;
+using sc_core::sc_time;
 
 // 8-byte beats, bursts of at most 16 beats, 4 cycles per burst, 400 MHz (2.5 ns per cycle);
 // the memory adds 5 ns per read burst and 3 ns per write burst.
@@ -28,7 +27,9 @@ struct Soc : sc_core::sc_module {
     sim::Router router{"router"};
     sim::Memory ddr{"ddr", sim::MemoryConfig{1u << 20, 5, 3, true}};
     sim::AxiPort port;
-    Soc(sc_core::sc_module_name n, bool use_dmi) : sc_module(n), port("port", bus(), use_dmi) {
+    Soc(sc_core::sc_module_name n, bool use_dmi)
+        : sc_module(n)
+        , port("port", bus(), use_dmi) {
         port.socket.bind(router.target_socket);
         router.map("ddr", 0x80000000, 1u << 20, router.bind_target(ddr.socket));
     }
@@ -95,7 +96,8 @@ struct TwoMasters : sc_core::sc_module {
     Soc soc{"soc", true};
     sc_time a_end, b_end;
     SC_HAS_PROCESS(TwoMasters);
-    explicit TwoMasters(sc_core::sc_module_name n) : sc_module(n) {
+    explicit TwoMasters(sc_core::sc_module_name n)
+        : sc_module(n) {
         SC_THREAD(master_a);
         SC_THREAD(master_b);
     }

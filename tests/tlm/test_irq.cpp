@@ -1,5 +1,4 @@
 #include "sim/tlm/irq.h"
-
 #include "tests/tlm/sc_harness.h"
 
 namespace npu::test {
@@ -11,7 +10,8 @@ struct IrqBench : sc_core::sc_module {
     sim::IrqLine irq{"irq"};
     sc_core::sc_time seen;
     SC_HAS_PROCESS(IrqBench);
-    explicit IrqBench(sc_core::sc_module_name n) : sc_module(n) {
+    explicit IrqBench(sc_core::sc_module_name n)
+        : sc_module(n) {
         SC_THREAD(device);
         SC_THREAD(driver);
     }

@@ -1,26 +1,26 @@
 // Memory: b_transport with latency, DMI, transport_dbg, and error responses for bad accesses.
-#include "sim/tlm/memory.h"
-
 #include <tlm_utils/simple_initiator_socket.h>
 
 #include "sim/core/error.h"
+#include "sim/tlm/memory.h"
 #include "tests/tlm/sc_harness.h"
 
 namespace npu::test {
 namespace {
 
-using sc_core::sc_time;
 using sc_core::SC_NS;
+using sc_core::sc_time;
 
 // A bare initiator that issues one transaction at a time from the test body (b_transport does
 // not wait, so no process is needed).
 struct Initiator : sc_core::sc_module {
     tlm_utils::simple_initiator_socket<Initiator> socket{"socket"};
-    explicit Initiator(sc_core::sc_module_name n) : sc_module(n) {}
+    explicit Initiator(sc_core::sc_module_name n)
+        : sc_module(n) {}
 
-    tlm::tlm_response_status access(tlm::tlm_command cmd, uint64_t addr, uint8_t* data, unsigned len,
-                                    sc_time& delay, const uint8_t* be = nullptr, unsigned be_len = 0,
-                                    unsigned streaming = 0) {
+    tlm::tlm_response_status access(tlm::tlm_command cmd, uint64_t addr, uint8_t* data,
+                                    unsigned len, sc_time& delay, const uint8_t* be = nullptr,
+                                    unsigned be_len = 0, unsigned streaming = 0) {
         tlm::tlm_generic_payload tx;
         tx.set_command(cmd);
         tx.set_address(addr);

@@ -1,6 +1,5 @@
 // RegisterTarget: bank results become TLM responses with a warning; access latency is added.
 #include "sim/tlm/register_target.h"
-
 #include "tests/tlm/sc_harness.h"
 #include "tests/tlm/tlm_helpers.h"
 
@@ -15,7 +14,8 @@ protected:
     void SetUp() override {
         ScTest::SetUp();
         bank.add_consecutive({fifo, status, mask});
-        target = std::make_unique<sim::RegisterTarget>("kpu", bank, sc_core::sc_time(10, sc_core::SC_NS));
+        target = std::make_unique<sim::RegisterTarget>("kpu", bank,
+                                                       sc_core::sc_time(10, sc_core::SC_NS));
         cpu = std::make_unique<TestInitiator>("cpu");
         cpu->socket.bind(target->socket);
     }

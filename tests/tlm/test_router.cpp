@@ -1,8 +1,7 @@
 // Router: decode and translation, aliases, DMI ranges, invalidation, unmapped accesses, overlaps.
-#include "sim/tlm/router.h"
-
 #include "sim/core/error.h"
 #include "sim/tlm/memory.h"
+#include "sim/tlm/router.h"
 #include "tests/tlm/sc_harness.h"
 #include "tests/tlm/tlm_helpers.h"
 
@@ -63,8 +62,9 @@ TEST_F(RouterTest, OverlapFailsElaborationNamingBothWindows) {
         router->map("evil", 0x80003000, 0x2000, 0);
         FAIL();
     } catch (const sim::Error& e) {
-        EXPECT_STREQ(e.what(), "router router: address map: window 'evil' [0x80003000, 0x80004fff] "
-                               "overlaps 'sram' [0x80000000, 0x80003fff]");
+        EXPECT_STREQ(e.what(),
+                     "router router: address map: window 'evil' [0x80003000, 0x80004fff] "
+                     "overlaps 'sram' [0x80000000, 0x80003fff]");
     }
 }
 

@@ -1,6 +1,5 @@
 // The self-check platform from its built-in configuration: every round trip bit-exact and on time.
 #include "platforms/selfcheck/selfcheck.h"
-
 #include "sim/core/config.h"
 #include "sim/core/error.h"
 #include "sim/core/files.h"
@@ -50,8 +49,9 @@ TEST_F(SelfCheckTest, OverlappingMemoriesFailAtElaboration) {
         platform::SelfCheckPlatform top("top", cfg, trace);
         FAIL();
     } catch (const sim::Error& e) {
-        EXPECT_STREQ(e.what(), "router top.router: address map: window 'b' [0x1800, 0x27ff] overlaps "
-                               "'a' [0x1000, 0x1fff]");
+        EXPECT_STREQ(e.what(),
+                     "router top.router: address map: window 'b' [0x1800, 0x27ff] overlaps "
+                     "'a' [0x1000, 0x1fff]");
     }
 }
 

@@ -16,7 +16,8 @@ struct TestInitiator : sc_core::sc_module {
     tlm_utils::simple_initiator_socket<TestInitiator> socket{"socket"};
     std::vector<std::pair<uint64_t, uint64_t>> invalidated;
 
-    explicit TestInitiator(sc_core::sc_module_name n) : sc_module(n) {
+    explicit TestInitiator(sc_core::sc_module_name n)
+        : sc_module(n) {
         socket.register_invalidate_direct_mem_ptr(this, &TestInitiator::invalidate);
     }
     tlm::tlm_response_status rw(tlm::tlm_command cmd, uint64_t addr, void* data, unsigned len,
@@ -54,7 +55,8 @@ private:
 struct ProbeTarget : sc_core::sc_module {
     tlm_utils::simple_target_socket<ProbeTarget> socket{"socket"};
     uint64_t last_addr = ~0ull;
-    explicit ProbeTarget(sc_core::sc_module_name n) : sc_module(n) {
+    explicit ProbeTarget(sc_core::sc_module_name n)
+        : sc_module(n) {
         socket.register_b_transport(this, &ProbeTarget::b_transport);
     }
     void revoke(uint64_t s, uint64_t e) { socket->invalidate_direct_mem_ptr(s, e); }
