@@ -33,6 +33,15 @@ struct Field {
     static constexpr bool fits(T x) { return x <= max; }
 };
 
+// Sign-extends the low `bits` (1..64) of v: hardware fields such as the KPU's 24-bit arg_x.
+constexpr int64_t sign_extend(uint64_t v, unsigned bits) {
+    const uint64_t m = uint64_t{1} << (bits - 1);
+    const uint64_t low = bits == 64 ? v : v & ((m << 1) - 1);
+    return static_cast<int64_t>(low ^ m) - static_cast<int64_t>(m);
+}
+static_assert(sign_extend(0xffffff, 24) == -1 && sign_extend(0x7fffff, 24) == 0x7fffff);
+static_assert(sign_extend(0x800000000ull, 36) == -(int64_t{1} << 35));
+
 enum class Access {
     RW,   // read and write
     RO,   // read only: a write is an access error

@@ -1,0 +1,65 @@
+// Golden test: the fast datapath against the independent naive reference on random valid layers,
+// bit-identical in the output stream and in every byte of the 2 MiB RAM.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "models/k210_kpu/kpu_func.h"
+#include "tests/k210_kpu/naive_reference.h"
+#include "tests/k210_kpu/random_layer.h"
+
+namespace npu::test {
+namespace {
+
+void compare(const RandomLayer& r, const kpu::Fidelity& f, const NaiveOptions& o, uint64_t seed,
+             uint64_t& mid_range) {
+    std::vector<uint8_t> ram_fast(kpu::kRamBytes), ram_ref;
+    std::mt19937_64 fill(seed);
+    for (size_t i = 0; i < 4096; ++i) {  // some background so untouched bytes are visible
+        ram_fast[i * 512] = static_cast<uint8_t>(fill());
+    }
+    kpu::upload(r.input.data(), kpu::input_geometry(r.args), ram_fast.data() +
+                uint64_t{r.args.image_src_addr} * kpu::kLineBytes);
+    ram_ref = ram_fast;
+
+    const kpu::LayerResult fast = kpu::run_layer(r.args, r.params(), r.eight_bit, f, ram_fast.data());
+    const std::vector<uint8_t> ref = naive_layer(r.args, r.weights.data(), r.bn_words, r.act.data(), o,
+                                                 ram_ref.data());
+    ASSERT_EQ(fast.dense_output, ref) << "seed " << seed;
+    ASSERT_TRUE(ram_fast == ram_ref) << "seed " << seed;
+    for (uint8_t v : ref) {
+        mid_range += (v != 0 && v != 255) ? 1 : 0;
+    }
+}
+
+TEST(KpuGolden, FastPathEqualsNaiveReferenceOn240RandomLayers) {
+    std::mt19937_64 rng(2026);
+    uint64_t mid = 0, total = 0;
+    for (int i = 0; i < 240; ++i) {
+        const bool eight = i % 4 != 3;  // a quarter in 16-bit mode
+        const RandomLayer r = random_layer(rng, eight);
+        NaiveOptions o;
+        o.eight_bit = eight;
+        compare(r, kpu::Fidelity{}, o, static_cast<uint64_t>(i), mid);
+        total += static_cast<uint64_t>(r.args.out_channels() * r.args.out_width() * r.args.out_height());
+    }
+    // The random tables must exercise the activation, not just saturate it.
+    EXPECT_GT(mid, total / 10) << mid << " of " << total << " outputs strictly inside (0, 255)";
+}
+
+TEST(KpuGolden, V01SegmentRuleAndRoundingAgreeToo) {
+    std::mt19937_64 rng(77);
+    uint64_t mid = 0;
+    kpu::Fidelity f;
+    f.segment = kpu::SegmentRule::GreaterEqual;
+    f.rounding = kpu::ActRounding::Carry;
+    NaiveOptions o;
+    o.greater_equal = true;
+    o.carry_rounding = true;
+    for (int i = 0; i < 40; ++i) {
+        compare(random_layer(rng, true), f, o, static_cast<uint64_t>(i), mid);
+    }
+}
+
+}  // namespace
+}  // namespace npu::test
