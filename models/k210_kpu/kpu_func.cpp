@@ -1,8 +1,9 @@
 #include "models/k210_kpu/kpu_func.h"
 
-#include <boost/endian/conversion.hpp>
 #include <algorithm>
 #include <cstring>
+
+#include <boost/endian/conversion.hpp>
 
 #include "sim/core/error.h"
 
@@ -39,9 +40,10 @@ ActTable decode_act(const uint8_t* bytes) {
 
 void encode_act(const ActTable& t, uint8_t* bytes) {
     for (size_t i = 0; i < 16; ++i) {
-        const uint64_t w = (t[i].shift & 0xffu) |
-                           ((static_cast<uint64_t>(static_cast<uint32_t>(t[i].y_mul)) & 0xffff) << 8) |
-                           ((static_cast<uint64_t>(t[i].x_start) & ((uint64_t{1} << 36) - 1)) << 24);
+        const uint64_t w =
+            (t[i].shift & 0xffu) |
+            ((static_cast<uint64_t>(static_cast<uint32_t>(t[i].y_mul)) & 0xffff) << 8) |
+            ((static_cast<uint64_t>(t[i].x_start) & ((uint64_t{1} << 36) - 1)) << 24);
         boost::endian::store_little_u64(bytes + 8 * i, w);
         bytes[128 + i] = t[i].bias;
     }
@@ -166,13 +168,13 @@ uint64_t weight_bytes(const LayerArgs& a, bool eight_bit) {
 }
 
 FmapGeometry input_geometry(const LayerArgs& a) {
-    return {a.in_channels(), a.in_width(),       a.in_height(), a.coef_group,
-            a.row_switch_addr, a.channel_switch_addr};
+    return {a.in_channels(), a.in_width(),      a.in_height(),
+            a.coef_group,    a.row_switch_addr, a.channel_switch_addr};
 }
 
 FmapGeometry output_geometry(const LayerArgs& a) {
-    return {a.out_channels(), a.out_width(), a.out_height(), a.wb_group, a.wb_row_switch_addr,
-            a.wb_channel_switch_addr};
+    return {a.out_channels(), a.out_width(),        a.out_height(),
+            a.wb_group,       a.wb_row_switch_addr, a.wb_channel_switch_addr};
 }
 
 namespace {
@@ -182,12 +184,13 @@ namespace {
 // 1024 · 9 · 255 · 255, fits) and int64 for 16-bit weights. The innermost loop runs along a row
 // with a scalar weight, which the compiler vectorizes.
 template <typename Acc, typename Wt>
-int64_t conv_channel(const uint8_t* xp, int padded_w, int padded_plane, const Wt* wts,
-                     int first_ic, int n_ic, int k, int h, int w, Acc* acc) {
+int64_t conv_channel(const uint8_t* xp, int padded_w, int padded_plane, const Wt* wts, int first_ic,
+                     int n_ic, int k, int h, int w, Acc* acc) {
     std::fill(acc, acc + static_cast<size_t>(h) * static_cast<size_t>(w), Acc{0});
     int64_t sum_w = 0;
     for (int i = 0; i < n_ic; ++i) {
-        const uint8_t* plane = xp + static_cast<size_t>(first_ic + i) * static_cast<size_t>(padded_plane);
+        const uint8_t* plane =
+            xp + static_cast<size_t>(first_ic + i) * static_cast<size_t>(padded_plane);
         for (int ky = 0; ky < k; ++ky) {
             for (int kx = 0; kx < k; ++kx) {
                 const Acc wv = static_cast<Acc>(*wts++);
@@ -196,8 +199,9 @@ int64_t conv_channel(const uint8_t* xp, int padded_w, int padded_plane, const Wt
                     continue;
                 }
                 for (int y = 0; y < h; ++y) {
-                    const uint8_t* src = plane + static_cast<size_t>(y + ky) * static_cast<size_t>(padded_w) +
-                                         static_cast<size_t>(kx);
+                    const uint8_t* src =
+                        plane + static_cast<size_t>(y + ky) * static_cast<size_t>(padded_w) +
+                        static_cast<size_t>(kx);
                     Acc* dst = acc + static_cast<size_t>(y) * static_cast<size_t>(w);
                     for (int x = 0; x < w; ++x) {
                         dst[x] += wv * static_cast<Acc>(src[x]);
@@ -218,8 +222,9 @@ void window_sums(const uint8_t* xp, int padded_w, int padded_plane, int first, i
         for (int ky = 0; ky < k; ++ky) {
             for (int kx = 0; kx < k; ++kx) {
                 for (int y = 0; y < h; ++y) {
-                    const uint8_t* src = plane + static_cast<size_t>(y + ky) * static_cast<size_t>(padded_w) +
-                                         static_cast<size_t>(kx);
+                    const uint8_t* src =
+                        plane + static_cast<size_t>(y + ky) * static_cast<size_t>(padded_w) +
+                        static_cast<size_t>(kx);
                     int32_t* dst = out + static_cast<size_t>(y) * static_cast<size_t>(w);
                     for (int x = 0; x < w; ++x) {
                         dst[x] += src[x];
@@ -251,8 +256,9 @@ void conv_bn_act(const LayerArgs& a, const LayerParams& p, const Fidelity& f, co
         if (a.depth_wise_layer) {
             window_sums(xp, pw, pplane, o, 1, k, h, w, sum_x.data());
         }
-        const int64_t sum_w = conv_channel<Acc, Wt>(xp, pw, pplane, weights + static_cast<size_t>(o) * per_oc,
-                                                    first, n_ic, k, h, w, acc.data());
+        const int64_t sum_w =
+            conv_channel<Acc, Wt>(xp, pw, pplane, weights + static_cast<size_t>(o) * per_oc, first,
+                                  n_ic, k, h, w, acc.data());
         const int64_t w_term = (int64_t{a.arg_w} * sum_w) >> a.shr_w;
         const int64_t add_term = a.arg_add * n_ic;
         const BnParam& bn = p.bn[static_cast<size_t>(o)];
@@ -272,8 +278,8 @@ void conv_bn_act(const LayerArgs& a, const LayerParams& p, const Fidelity& f, co
 
 LayerResult run_layer(const LayerArgs& a, const LayerParams& p, bool eight_bit, const Fidelity& f,
                       uint8_t* ram) {
-    NPU_ASSERT(p.bn.size() == static_cast<size_t>(a.out_channels()), "{} BN entries for {} channels",
-               p.bn.size(), a.out_channels());
+    NPU_ASSERT(p.bn.size() == static_cast<size_t>(a.out_channels()),
+               "{} BN entries for {} channels", p.bn.size(), a.out_channels());
     const int ic = a.in_channels(), oc = a.out_channels();
     const int h = a.in_height(), w = a.in_width(), k = a.kernel_size(), pad = k / 2;
     const int pw = w + 2 * pad, ph = h + 2 * pad;

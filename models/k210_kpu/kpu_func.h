@@ -69,8 +69,8 @@ struct LayerParams {
 };
 
 struct LayerResult {
-    uint64_t macs = 0;       // OC · H · W · k² · (depthwise ? 1 : IC)
-    uint64_t overflows = 0;  // accumulator or BN values beyond signed 36 bits
+    uint64_t macs = 0;                  // OC · H · W · k² · (depthwise ? 1 : IC)
+    uint64_t overflows = 0;             // accumulator or BN values beyond signed 36 bits
     std::vector<uint8_t> dense_output;  // pooled output, dense NCHW: the FIFO stream
 };
 

@@ -56,7 +56,8 @@ namespace {
 
 class Checker {
 public:
-    explicit Checker(std::vector<Problem>& out) : m_out(out) {}
+    explicit Checker(std::vector<Problem>& out)
+        : m_out(out) {}
     template <typename... Args>
     void fail(const char* field, fmt::format_string<Args...> f, Args&&... args) {
         m_out.push_back({field, fmt::format(f, std::forward<Args>(args)...)});
@@ -74,8 +75,8 @@ void check_layout(Checker& c, const char* group_name, uint32_t group, const char
         return;
     }
     if (group != want.groups) {
-        c.fail(group_name, "is {} but a row of width {} needs {} channel(s) per 64-byte line", group,
-               w, want.groups);
+        c.fail(group_name, "is {} but a row of width {} needs {} channel(s) per 64-byte line",
+               group, w, want.groups);
     }
     if (row_switch != want.row_lines) {
         c.fail(row_name, "is {} but a row of width {} takes {} line(s)", row_switch, w,
@@ -114,10 +115,13 @@ std::vector<Problem> validate(const LayerArgs& a, bool eight_bit) {
         c.fail("bypass_conv", "is 1: the hardware cannot skip the convolution");
     }
     if (a.full_add) {
-        c.fail("full_add", "is 1: the per-channel sum output is not modelled (its format is unknown)");
+        c.fail("full_add",
+               "is 1: the per-channel sum output is not modelled (its format is unknown)");
     }
     if (!a.load_para || !a.load_coor || !a.load_act) {
-        c.fail(!a.load_para ? "load_para" : !a.load_coor ? "load_coor" : "load_act",
+        c.fail(!a.load_para   ? "load_para"
+               : !a.load_coor ? "load_coor"
+                              : "load_act",
                "is 0: layers without freshly loaded BN, weights and activation table are not "
                "modelled (the activation output would be all zero)");
     }
@@ -132,11 +136,13 @@ std::vector<Problem> validate(const LayerArgs& a, bool eight_bit) {
     const uint64_t out_end =
         (uint64_t{a.image_dst_addr} + fmap_lines(oc, a.out_width(), a.out_height())) * kLineBytes;
     if (in_end > kRamBytes) {
-        c.fail("image_src_addr", "input feature map at line {} ends at byte {:#x}, past the 2 MiB RAM",
+        c.fail("image_src_addr",
+               "input feature map at line {} ends at byte {:#x}, past the 2 MiB RAM",
                a.image_src_addr, in_end);
     }
     if (out_end > kRamBytes) {
-        c.fail("image_dst_addr", "output feature map at line {} ends at byte {:#x}, past the 2 MiB RAM",
+        c.fail("image_dst_addr",
+               "output feature map at line {} ends at byte {:#x}, past the 2 MiB RAM",
                a.image_dst_addr, out_end);
     }
     if (a.active_addr % 256 != 0) {
@@ -144,11 +150,12 @@ std::vector<Problem> validate(const LayerArgs& a, bool eight_bit) {
     }
     // Weight chunks: load_time + 1 chunks of para_size bytes, each (o_ch_num_coef + 1) kernels.
     const uint64_t k2 = static_cast<uint64_t>(a.kernel_size() * a.kernel_size());
-    const uint64_t per_oc = k2 * (a.depth_wise_layer ? 1u : static_cast<uint64_t>(ic)) *
-                            (eight_bit ? 1u : 2u);
+    const uint64_t per_oc =
+        k2 * (a.depth_wise_layer ? 1u : static_cast<uint64_t>(ic)) * (eight_bit ? 1u : 2u);
     const uint64_t oc_per_load = uint64_t{a.o_ch_num_coef} + 1;
     if (a.para_size != per_oc * oc_per_load) {
-        c.fail("para_size", "is {}, expected (o_ch_num_coef + 1) × bytes per output channel = {} × {} = {}",
+        c.fail("para_size",
+               "is {}, expected (o_ch_num_coef + 1) × bytes per output channel = {} × {} = {}",
                a.para_size, oc_per_load, per_oc, per_oc * oc_per_load);
     }
     if ((uint64_t{a.load_time} + 1) * oc_per_load < static_cast<uint64_t>(oc)) {
@@ -156,7 +163,8 @@ std::vector<Problem> validate(const LayerArgs& a, bool eight_bit) {
                a.load_time + 1, oc_per_load, oc);
     }
     if (a.send_data_out) {
-        const uint64_t plane = static_cast<uint64_t>(a.out_width()) * static_cast<uint64_t>(a.out_height());
+        const uint64_t plane =
+            static_cast<uint64_t>(a.out_width()) * static_cast<uint64_t>(a.out_height());
         if (a.dma_total_byte + uint64_t{1} != plane * static_cast<uint64_t>(oc)) {
             c.fail("dma_total_byte", "is {}, expected output bytes − 1 = {}", a.dma_total_byte,
                    plane * static_cast<uint64_t>(oc) - 1);

@@ -22,8 +22,8 @@ uint64_t fmap_lines(int channels, int width, int height) {
 
 FmapGeometry FmapGeometry::natural(int channels, int width, int height) {
     const RowLayout l = row_layout(width);
-    return {channels, width, height, l.groups, l.row_lines,
-            l.row_lines * static_cast<uint32_t>(height)};
+    return {channels, width,       height,
+            l.groups, l.row_lines, l.row_lines * static_cast<uint32_t>(height)};
 }
 
 uint64_t FmapGeometry::extent() const {
@@ -55,8 +55,13 @@ void download(const uint8_t* ram, const FmapGeometry& g, uint8_t* nchw) {
 
 int pool_output_size(int in, uint32_t pool_type) {
     switch (pool_type) {
-    case 1: case 2: case 5: case 6: return in / 2;
-    case 3: case 4: case 7: return in / 4;
+    case 1:
+    case 2:
+    case 5:
+    case 6: return in / 2;
+    case 3:
+    case 4:
+    case 7: return in / 4;
     default: return in;  // 0 bypass, 8 and 9 stride 1
     }
 }

@@ -14,7 +14,7 @@ constexpr uint64_t kRamLines = kRamBytes / kLineBytes;  // 32768: 15-bit line ad
 
 // How one channel's rows sit in the RAM for a width W.
 struct RowLayout {
-    uint32_t groups;     // G: channels sharing a 64-byte line (4 for W <= 16, 2 for W <= 32, else 1)
+    uint32_t groups;  // G: channels sharing a 64-byte line (4 for W <= 16, 2 for W <= 32, else 1)
     uint32_t row_lines;  // R: lines per row (ceil(W / 64) for W > 32, else 1)
     uint32_t pitch;      // P: bytes between the channels of a group in a line (64 / G)
 };

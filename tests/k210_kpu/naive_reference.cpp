@@ -22,9 +22,11 @@ uint64_t le64(const uint8_t* p) {
     return v;
 }
 
-// Byte address of (c, y, x) from the layout fields: (c / G)·switch·64 + y·row·64 + (c % G)·(64/G) + x.
+// Byte address of (c, y, x) from the layout fields: (c / G)·switch·64 + y·row·64 + (c % G)·(64/G) +
+// x.
 int64_t addr(int64_t base_line, int c, int y, int x, int group, int row, int chan_switch) {
-    return base_line * 64 + (c / group) * chan_switch * 64 + y * row * 64 + (c % group) * (64 / group) + x;
+    return base_line * 64 + (c / group) * chan_switch * 64 + y * row * 64 +
+           (c % group) * (64 / group) + x;
 }
 
 int64_t rounding_shift(int64_t value, int shift, bool carry) {
@@ -55,19 +57,28 @@ int64_t rounding_shift(int64_t value, int shift, bool carry) {
 }
 
 uint8_t pool_pixel(const std::vector<uint8_t>& plane, int h, int w, int type, int oy, int ox) {
-    auto px = [&](int y, int x) -> int { return plane[static_cast<size_t>(y * w + x)]; };
-    auto inside = [&](int y, int x) { return y >= 0 && y < h && x >= 0 && x < w; };
+    auto px = [&](int y, int x) -> int {
+        return plane[static_cast<size_t>(y * w + x)];
+    };
+    auto inside = [&](int y, int x) {
+        return y >= 0 && y < h && x >= 0 && x < w;
+    };
     switch (type) {
     case 0: return static_cast<uint8_t>(px(oy, ox));
-    case 1: case 3: case 9: {
+    case 1:
+    case 3:
+    case 9: {
         const int f = type == 3 ? 4 : 2, s = type == 9 ? 1 : f;
         int m = 0;
         for (int dy = 0; dy < f; ++dy)
             for (int dx = 0; dx < f; ++dx)
-                if (inside(oy * s + dy, ox * s + dx)) m = std::max(m, px(oy * s + dy, ox * s + dx));
+                if (inside(oy * s + dy, ox * s + dx))
+                    m = std::max(m, px(oy * s + dy, ox * s + dx));
         return static_cast<uint8_t>(m);
     }
-    case 2: case 4: case 8: {
+    case 2:
+    case 4:
+    case 8: {
         const int f = type == 4 ? 4 : 2, s = type == 8 ? 1 : f;
         int sum = 0;
         for (int dy = 0; dy < f; ++dy)
@@ -119,14 +130,18 @@ std::vector<uint8_t> naive_layer(const kpu::LayerArgs& a, const uint8_t* weights
                             const int iy = oy - pad + ky, ix = ox - pad + kx;
                             int64_t x = a.pad_value;
                             if (iy >= 0 && iy < H && ix >= 0 && ix < W) {
-                                x = ram[addr(a.image_src_addr, ic, iy, ix, static_cast<int>(a.coef_group),
+                                x = ram[addr(a.image_src_addr, ic, iy, ix,
+                                             static_cast<int>(a.coef_group),
                                              static_cast<int>(a.row_switch_addr),
                                              static_cast<int>(a.channel_switch_addr))];
                             }
                             const int icl = dw ? 0 : ic;
-                            const int64_t idx = ((static_cast<int64_t>(oc) * (dw ? 1 : IC) + icl) * k + ky) * k + kx;
-                            const int64_t wv = o.eight_bit ? weights[idx]
-                                                           : weights[2 * idx] | (weights[2 * idx + 1] << 8);
+                            const int64_t idx =
+                                ((static_cast<int64_t>(oc) * (dw ? 1 : IC) + icl) * k + ky) * k +
+                                kx;
+                            const int64_t wv = o.eight_bit
+                                                   ? weights[idx]
+                                                   : weights[2 * idx] | (weights[2 * idx + 1] << 8);
                             acc += x * wv;
                             sum_x += x;
                             sum_w += wv;
@@ -134,7 +149,8 @@ std::vector<uint8_t> naive_layer(const kpu::LayerArgs& a, const uint8_t* weights
                     }
                 }
                 const int64_t alu = acc + ((int64_t{a.arg_x} * sum_x) >> a.shr_x) +
-                                    ((int64_t{a.arg_w} * sum_w) >> a.shr_w) + a.arg_add * (ic_hi - ic_lo);
+                                    ((int64_t{a.arg_w} * sum_w) >> a.shr_w) +
+                                    a.arg_add * (ic_hi - ic_lo);
                 const int64_t v = ((alu * bn_mul) >> bn_shift) + bn_add;
                 int seg = 0;
                 for (int i = 15; i >= 0; --i) {
@@ -144,8 +160,10 @@ std::vector<uint8_t> naive_layer(const kpu::LayerArgs& a, const uint8_t* weights
                     }
                 }
                 int64_t y = rounding_shift((v - xs[seg]) * mul[seg], static_cast<int>(shift[seg]),
-                                           o.carry_rounding) + bias[seg];
-                plane[static_cast<size_t>(oy * W + ox)] = static_cast<uint8_t>(std::min<int64_t>(255, std::max<int64_t>(0, y)));
+                                           o.carry_rounding) +
+                            bias[seg];
+                plane[static_cast<size_t>(oy * W + ox)] =
+                    static_cast<uint8_t>(std::min<int64_t>(255, std::max<int64_t>(0, y)));
             }
         }
         for (int oy = 0; oy < OH; ++oy) {

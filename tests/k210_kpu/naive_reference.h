@@ -13,8 +13,8 @@ namespace npu::test {
 
 struct NaiveOptions {
     bool eight_bit = true;
-    bool greater_equal = false;  // nncase v0.1 segment rule
-    bool carry_rounding = false; // nncase v0.1 CarryShift
+    bool greater_equal = false;   // nncase v0.1 segment rule
+    bool carry_rounding = false;  // nncase v0.1 CarryShift
 };
 
 // Runs the layer on `ram` (2 MiB) and returns the dense pooled output. `bn_words` has one 64-bit

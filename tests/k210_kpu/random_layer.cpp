@@ -26,7 +26,8 @@ void fill_derived_fields(LayerArgs& a, bool eight_bit) {
     a.wb_row_switch_addr = out.row_lines;
     a.wb_channel_switch_addr = out.row_lines * static_cast<uint32_t>(oh);
     const uint32_t k2 = static_cast<uint32_t>(a.kernel_size() * a.kernel_size());
-    const uint32_t per_oc = k2 * (a.depth_wise_layer ? 1u : static_cast<uint32_t>(a.in_channels())) *
+    const uint32_t per_oc = k2 *
+                            (a.depth_wise_layer ? 1u : static_cast<uint32_t>(a.in_channels())) *
                             (eight_bit ? 1u : 2u);
     const uint32_t oc = static_cast<uint32_t>(a.out_channels());
     const uint32_t per_load = a.depth_wise_layer ? oc : std::max(1u, std::min(oc, 30720u / per_oc));
@@ -53,8 +54,10 @@ RandomLayer random_layer(std::mt19937_64& rng, bool eight_bit, const LayerLimits
         a.pool_type = static_cast<uint32_t>(uni(0, 9));
         const int ic = static_cast<int>(uni(1, lim.max_channels));
         const int oc = a.depth_wise_layer ? ic : static_cast<int>(uni(1, lim.max_channels));
-        const int w = static_cast<int>(uni(1, lim.max_width)), h = static_cast<int>(uni(1, lim.max_height));
-        const int ow = kpu::pool_output_size(w, a.pool_type), oh = kpu::pool_output_size(h, a.pool_type);
+        const int w = static_cast<int>(uni(1, lim.max_width)),
+                  h = static_cast<int>(uni(1, lim.max_height));
+        const int ow = kpu::pool_output_size(w, a.pool_type),
+                  oh = kpu::pool_output_size(h, a.pool_type);
         const uint64_t macs = static_cast<uint64_t>(oc * w * h * (a.kernel_type ? 9 : 1) *
                                                     (a.depth_wise_layer ? 1 : ic));
         if (ow < 1 || oh < 1 || macs > lim.max_macs) {
@@ -86,7 +89,8 @@ RandomLayer random_layer(std::mt19937_64& rng, bool eight_bit, const LayerLimits
         a.arg_add = uni(-(int64_t{1} << 34), int64_t{1} << 34);
     }
     a.image_src_addr = 0;
-    a.image_dst_addr = static_cast<uint32_t>(kpu::fmap_lines(a.in_channels(), a.in_width(), a.in_height()));
+    a.image_dst_addr =
+        static_cast<uint32_t>(kpu::fmap_lines(a.in_channels(), a.in_width(), a.in_height()));
     a.send_data_out = uni(0, 1) == 1;
     a.para_start_addr = 0x80100000;
     a.bwsx_base_addr = 0x80200000;
@@ -101,7 +105,8 @@ RandomLayer random_layer(std::mt19937_64& rng, bool eight_bit, const LayerLimits
     for (int o = 0; o < a.out_channels(); ++o) {
         kpu::BnParam bn;
         if (compiler_like) {
-            bn = {static_cast<int32_t>(uni(1, 1 << 12)), 15, static_cast<int32_t>(uni(-4096, 4096))};
+            bn = {static_cast<int32_t>(uni(1, 1 << 12)), 15,
+                  static_cast<int32_t>(uni(-4096, 4096))};
         } else {
             bn = {static_cast<int32_t>(uni(-(1 << 20), 1 << 20)), static_cast<uint32_t>(uni(0, 15)),
                   static_cast<int32_t>(uni(INT32_MIN, INT32_MAX))};

@@ -1,8 +1,8 @@
 // The KPU datapath: rounding, activation segments, BN and activation tables, every pool type, and
 // convolutions worked by hand.
-#include "models/k210_kpu/kpu_func.h"
-
 #include <gtest/gtest.h>
+
+#include "models/k210_kpu/kpu_func.h"
 
 namespace npu::kpu {
 namespace {
@@ -21,7 +21,7 @@ TEST(ActShift, BankerAsNncaseV02) {
 }
 
 TEST(ActShift, CarryAsNncaseV01) {
-    EXPECT_EQ(act_shift(5, 1, ActRounding::Carry), 3);    // 2.5 -> 3: half up
+    EXPECT_EQ(act_shift(5, 1, ActRounding::Carry), 3);  // 2.5 -> 3: half up
     EXPECT_EQ(act_shift(4, 1, ActRounding::Carry), 2);
     EXPECT_EQ(act_shift(6, 2, ActRounding::Carry), 2);    // 6 >> 1 = 3, odd -> 1 + 1
     EXPECT_EQ(act_shift(-5, 1, ActRounding::Carry), -4);  // -5 odd -> (-5 >> 1) - 1 = -4
@@ -45,11 +45,11 @@ TEST(Activate, SegmentEdges) {
     Fidelity v01;
     v01.segment = SegmentRule::GreaterEqual;
     EXPECT_EQ(activate(99, t, v02), 0);
-    EXPECT_EQ(activate(100, t, v02), 0);   // v == x_start: '>' keeps segment 0
-    EXPECT_EQ(activate(100, t, v01), 10);  // '>=' takes segment 1: (0 · 3 >> 1) + 10
-    EXPECT_EQ(activate(101, t, v02), 12);  // 3 >> 1 = 1.5 -> 2 (even), + 10
-    EXPECT_EQ(activate(103, t, v02), 14);  // 9 >> 1 = 4.5 -> 4, + 10
-    EXPECT_EQ(activate(300, t, v02), 255); // 600 / 2 + 10 = 310, clamped
+    EXPECT_EQ(activate(100, t, v02), 0);    // v == x_start: '>' keeps segment 0
+    EXPECT_EQ(activate(100, t, v01), 10);   // '>=' takes segment 1: (0 · 3 >> 1) + 10
+    EXPECT_EQ(activate(101, t, v02), 12);   // 3 >> 1 = 1.5 -> 2 (even), + 10
+    EXPECT_EQ(activate(103, t, v02), 14);   // 9 >> 1 = 4.5 -> 4, + 10
+    EXPECT_EQ(activate(300, t, v02), 255);  // 600 / 2 + 10 = 310, clamped
     EXPECT_EQ(activate(-(int64_t{1} << 40), t, v02), 0);  // below every segment: segment 0
 }
 
@@ -103,7 +103,8 @@ std::vector<uint8_t> ramp(int h, int w) {
 
 std::vector<uint8_t> pooled(uint32_t type, int h, int w) {
     const auto in = ramp(h, w);
-    std::vector<uint8_t> out(static_cast<size_t>(pool_output_size(h, type) * pool_output_size(w, type)));
+    std::vector<uint8_t> out(
+        static_cast<size_t>(pool_output_size(h, type) * pool_output_size(w, type)));
     pool(in.data(), 1, h, w, type, out.data());
     return out;
 }
@@ -114,9 +115,9 @@ TEST(Pool, EveryTypeOnOddAndEvenSizes) {
     // 4x4 ramp: rows 0..3, columns 0..3.
     EXPECT_EQ(pooled(0, 2, 2), (V{0, 1, 10, 11}));
     EXPECT_EQ(pooled(1, 4, 4), (V{11, 13, 31, 33}));
-    EXPECT_EQ(pooled(2, 4, 4), (V{5, 7, 25, 27}));      // (0+1+10+11)/4 = 5.5 -> 5
+    EXPECT_EQ(pooled(2, 4, 4), (V{5, 7, 25, 27}));  // (0+1+10+11)/4 = 5.5 -> 5
     EXPECT_EQ(pooled(3, 4, 4), (V{33}));
-    EXPECT_EQ(pooled(4, 4, 4), (V{16}));                // 264 / 16 = 16.5 -> 16
+    EXPECT_EQ(pooled(4, 4, 4), (V{16}));  // 264 / 16 = 16.5 -> 16
     EXPECT_EQ(pooled(5, 4, 4), (V{0, 2, 20, 22}));
     EXPECT_EQ(pooled(6, 4, 4), (V{1, 3, 21, 23}));
     EXPECT_EQ(pooled(7, 4, 4), (V{0}));
@@ -151,7 +152,7 @@ struct Layer {
         a.channel_switch_addr = a.wb_channel_switch_addr = l.row_lines * static_cast<uint32_t>(h);
         a.image_dst_addr = 100;
         p.bn.assign(static_cast<size_t>(oc), BnParam{1, 0, 0});  // identity BN
-        for (auto& s : p.act) {  // segments 2..15 unreachable
+        for (auto& s : p.act) {                                  // segments 2..15 unreachable
             s = {(int64_t{1} << 35) - 1, 0, 0, 255};
         }
         p.act[0] = {-(int64_t{1} << 35), 0, 0, 0};  // v <= -1: 0
@@ -171,12 +172,12 @@ TEST(Conv, OneByOneWithZeroPointTermsByHand) {
     Layer l(2, 1, 1, 2, 1);
     l.weights = {5, 6};
     l.input({1, 2, 3, 4});
-    l.a.arg_x = -2;  // -2 · Σx
-    l.a.shr_x = 1;   // >> 1
-    l.a.arg_w = 3;   // +3 · Σw = 33
-    l.a.arg_add = 7; // · 2 channels = 14
-    l.p.bn[0] = {1, 3, -5};       // (alu >> 3) - 5
-    l.p.act[1] = {-1, 1, 0, 1};   // y = (v + 1) + 1
+    l.a.arg_x = -2;              // -2 · Σx
+    l.a.shr_x = 1;               // >> 1
+    l.a.arg_w = 3;               // +3 · Σw = 33
+    l.a.arg_add = 7;             // · 2 channels = 14
+    l.p.bn[0] = {1, 3, -5};      // (alu >> 3) - 5
+    l.p.act[1] = {-1, 1, 0, 1};  // y = (v + 1) + 1
     const LayerResult r = l.run();
     // pixel 0: acc = 1·5 + 3·6 = 23; Σx = 4 -> (-2·4) >> 1 = -4; Σw = 11 -> 3·11 = 33; + 14
     //          alu = 66 -> (66 >> 3) - 5 = 3 -> y = 5.
@@ -194,7 +195,7 @@ TEST(Conv, ThreeByThreeUsesPadValueForOutsideTaps) {
     l.weights.assign(9, 1);
     l.input({10});
     l.a.pad_value = 2;
-    l.a.arg_x = 1;  // + Σx = 26
+    l.a.arg_x = 1;               // + Σx = 26
     l.p.act[1] = {-1, 1, 0, 0};  // y = v + 1
     const LayerResult r = l.run();
     EXPECT_EQ(r.dense_output[0], 26 + 26 + 1);

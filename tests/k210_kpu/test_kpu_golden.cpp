@@ -1,8 +1,8 @@
 // Golden test: the fast datapath against the independent naive reference on random valid layers,
 // bit-identical in the output stream and in every byte of the 2 MiB RAM.
-#include <gtest/gtest.h>
-
 #include <random>
+
+#include <gtest/gtest.h>
 
 #include "models/k210_kpu/kpu_func.h"
 #include "tests/k210_kpu/naive_reference.h"
@@ -18,13 +18,14 @@ void compare(const RandomLayer& r, const kpu::Fidelity& f, const NaiveOptions& o
     for (size_t i = 0; i < 4096; ++i) {  // some background so untouched bytes are visible
         ram_fast[i * 512] = static_cast<uint8_t>(fill());
     }
-    kpu::upload(r.input.data(), kpu::input_geometry(r.args), ram_fast.data() +
-                uint64_t{r.args.image_src_addr} * kpu::kLineBytes);
+    kpu::upload(r.input.data(), kpu::input_geometry(r.args),
+                ram_fast.data() + uint64_t{r.args.image_src_addr} * kpu::kLineBytes);
     ram_ref = ram_fast;
 
-    const kpu::LayerResult fast = kpu::run_layer(r.args, r.params(), r.eight_bit, f, ram_fast.data());
-    const std::vector<uint8_t> ref = naive_layer(r.args, r.weights.data(), r.bn_words, r.act.data(), o,
-                                                 ram_ref.data());
+    const kpu::LayerResult fast =
+        kpu::run_layer(r.args, r.params(), r.eight_bit, f, ram_fast.data());
+    const std::vector<uint8_t> ref =
+        naive_layer(r.args, r.weights.data(), r.bn_words, r.act.data(), o, ram_ref.data());
     ASSERT_EQ(fast.dense_output, ref) << "seed " << seed;
     ASSERT_TRUE(ram_fast == ram_ref) << "seed " << seed;
     for (uint8_t v : ref) {
@@ -41,7 +42,8 @@ TEST(KpuGolden, FastPathEqualsNaiveReferenceOn240RandomLayers) {
         NaiveOptions o;
         o.eight_bit = eight;
         compare(r, kpu::Fidelity{}, o, static_cast<uint64_t>(i), mid);
-        total += static_cast<uint64_t>(r.args.out_channels() * r.args.out_width() * r.args.out_height());
+        total +=
+            static_cast<uint64_t>(r.args.out_channels() * r.args.out_width() * r.args.out_height());
     }
     // The random tables must exercise the activation, not just saturate it.
     EXPECT_GT(mid, total / 10) << mid << " of " << total << " outputs strictly inside (0, 255)";

@@ -1,11 +1,10 @@
 // The 12-word layer argument: hand-built words decode to the right fields, every field round-trips,
 // and validate() names the field a hardware engineer would look at.
-#include "models/k210_kpu/kpu_layer_args.h"
+#include <random>
 
 #include <gtest/gtest.h>
 
-#include <random>
-
+#include "models/k210_kpu/kpu_layer_args.h"
 #include "tests/k210_kpu/random_layer.h"
 
 namespace npu::kpu {
@@ -15,16 +14,17 @@ namespace {
 // input at line 29168 (the top 230400 bytes of the RAM), words assembled by hand from §2.
 Words face_layer0() {
     Words w{};
-    w[0] = 1;                                                            // int_en
-    w[1] = 29168ull | (0ull << 32);                                      // src, dst lines
-    w[2] = 2ull | (15ull << 32) | (15ull << 48);                         // IC-1, OC-1, coef
-    w[3] = 319ull | (239ull << 10) | (159ull << 32) | (119ull << 42);    // 320x240 -> 160x120
-    w[4] = 1ull | (1ull << 4) | (1ull << 10) | (15ull << 16) | (0x80ull << 24) | (0x80012340ull << 32);
+    w[0] = 1;                                                          // int_en
+    w[1] = 29168ull | (0ull << 32);                                    // src, dst lines
+    w[2] = 2ull | (15ull << 32) | (15ull << 48);                       // IC-1, OC-1, coef
+    w[3] = 319ull | (239ull << 10) | (159ull << 32) | (119ull << 42);  // 320x240 -> 160x120
+    w[4] =
+        1ull | (1ull << 4) | (1ull << 10) | (15ull << 16) | (0x80ull << 24) | (0x80012340ull << 32);
     w[5] = 1ull | (0ull << 1) | (432ull << 15) | (0x80001000ull << 32);  // 16·3·9 = 432 bytes
     w[7] = 1200ull | (5ull << 16) | (1ull << 28) | (1ull << 31) | (0x80002000ull << 32);
-    w[8] = 360ull | (3ull << 16) | (1ull << 20);                         // 160 wide: 3 lines/row
+    w[8] = 360ull | (3ull << 16) | (1ull << 20);  // 160 wide: 3 lines/row
     w[9] = 15ull | (0ull << 4) | (0xfffff0ull << 8) | (0xa78000ull << 32);
-    w[10] = 0xff00000000ull;                                             // arg_add = -2^32
+    w[10] = 0xff00000000ull;  // arg_add = -2^32
     w[11] = 0;
     return w;
 }
@@ -54,8 +54,8 @@ TEST(LayerArgs, DecodesHandBuiltWords) {
     EXPECT_EQ(a.active_addr, 0x80002000u);
     EXPECT_EQ(a.wb_channel_switch_addr, 360u);
     EXPECT_EQ(a.shr_w, 15u);
-    EXPECT_EQ(a.arg_w, -16);          // 0xfffff0 sign-extended from 24 bits
-    EXPECT_EQ(a.arg_x, -5799936);     // 0xa78000: a real v3 model's value
+    EXPECT_EQ(a.arg_w, -16);       // 0xfffff0 sign-extended from 24 bits
+    EXPECT_EQ(a.arg_x, -5799936);  // 0xa78000: a real v3 model's value
     EXPECT_EQ(a.arg_add, -(int64_t{1} << 32));
     EXPECT_EQ(encode(a), face_layer0());
     EXPECT_TRUE(validate(a, true).empty());
@@ -112,16 +112,17 @@ TEST(LayerArgs, ValidateNamesTheField) {
     for (const Problem& x : p) {
         fields.push_back(x.field + ": " + x.message);
     }
-    EXPECT_EQ(fields, (std::vector<std::string>{
-                          "kernel_type: is 2, expected 0 (1x1) or 1 (3x3)",
-                          "pool_type: is 12, expected 0..9",
-                          "coef_group: is 3, expected 1, 2 or 4",
-                          "image_dst_addr: output feature map at line 32760 ends at byte 0x259e00, "
-                          "past the 2 MiB RAM",
-                          "active_addr: is 0x80002010, must be 256-byte aligned",
-                          "para_size: is 432, expected (o_ch_num_coef + 1) × bytes per output channel "
-                          "= 16 × 3 = 48",
-                      }));
+    EXPECT_EQ(fields,
+              (std::vector<std::string>{
+                  "kernel_type: is 2, expected 0 (1x1) or 1 (3x3)",
+                  "pool_type: is 12, expected 0..9",
+                  "coef_group: is 3, expected 1, 2 or 4",
+                  "image_dst_addr: output feature map at line 32760 ends at byte 0x259e00, "
+                  "past the 2 MiB RAM",
+                  "active_addr: is 0x80002010, must be 256-byte aligned",
+                  "para_size: is 432, expected (o_ch_num_coef + 1) × bytes per output channel "
+                  "= 16 × 3 = 48",
+              }));
 }
 
 TEST(LayerArgs, ValidateChecksLayoutAgainstWidth) {

@@ -1,11 +1,11 @@
 // KPU RAM row layout, upload and download.
-#include "models/k210_kpu/kpu_layout.h"
-
-#include <gtest/gtest.h>
-
 #include <algorithm>
 #include <numeric>
 #include <random>
+
+#include <gtest/gtest.h>
+
+#include "models/k210_kpu/kpu_layout.h"
 
 namespace npu::kpu {
 namespace {
@@ -30,7 +30,8 @@ TEST(RowLayout, TableOfSection31) {
 }
 
 TEST(RowLayout, OffsetsByHand) {
-    // W = 20: G = 2, P = 32, R = 1. (c=3, y=1, x=5) -> block 1 · 15 lines · 64 + 1 · 64 + 1 · 32 + 5.
+    // W = 20: G = 2, P = 32, R = 1. (c=3, y=1, x=5) -> block 1 · 15 lines · 64 + 1 · 64 + 1 · 32
+    // + 5.
     const FmapGeometry g = FmapGeometry::natural(4, 20, 15);
     EXPECT_EQ(g.offset(3, 1, 5), 15u * 64 + 64 + 32 + 5);
     // W = 100: G = 1, R = 2: (c=1, y=2, x=70) -> 1 · (2 · 7) · 64 + 2 · 2 · 64 + 70.
@@ -55,7 +56,8 @@ TEST(Upload, RoundTripsEveryWidthAndOddHeights) {
                 download(ram.data() + 640, g, out.data());
                 ASSERT_EQ(in, out) << "w=" << w << " h=" << h << " c=" << c;
                 // Exactly c·h·w bytes changed: the padding of each line is left untouched.
-                const auto touched = std::count_if(ram.begin(), ram.end(), [](uint8_t b) { return b != 0xcd; });
+                const auto touched =
+                    std::count_if(ram.begin(), ram.end(), [](uint8_t b) { return b != 0xcd; });
                 const auto differ = std::count(in.begin(), in.end(), uint8_t{0xcd});
                 ASSERT_EQ(static_cast<size_t>(touched + differ), in.size());
                 ASSERT_LE(g.extent(), fmap_lines(c, w, h) * kLineBytes);
