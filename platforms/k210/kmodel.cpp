@@ -45,7 +45,8 @@ void parse_v3(sim::ByteReader& r, Kmodel& m) {
     const size_t at_layers = r.pos();
     const uint32_t n_layers = r.count("layers_length", 8);
     if (n_layers == 0 || n_layers > kMaxLayers) {
-        r.fail(at_layers, "layers_length", fmt::format("is {}, expected 1..{}", n_layers, kMaxLayers));
+        r.fail(at_layers, "layers_length",
+               fmt::format("is {}, expected 1..{}", n_layers, kMaxLayers));
     }
     r.u32("max_start_address");
     m.main_mem_bytes = r.u32("main_mem_usage");
@@ -134,12 +135,14 @@ void parse_v4(sim::ByteReader& r, Kmodel& m) {
             c.args = read_args(r);
             // Each table follows the previous element after a padding skip stored in its pointer.
             c.bn_offset = r.pos() + c.args.bwsx_base_addr;
-            c.act_offset = c.bn_offset + static_cast<size_t>(c.args.out_channels()) * 8 + c.args.active_addr;
+            c.act_offset =
+                c.bn_offset + static_cast<size_t>(c.args.out_channels()) * 8 + c.args.active_addr;
             c.weights_offset = c.act_offset + kpu::kActTableBytes + c.args.para_start_addr;
             check_tables(r, c, true);
             if (r.pos() > body + size) {
                 r.fail(body, "kpu_conv2d body",
-                       fmt::format("the layer's tables end at {:#x}, past the {}-byte body", r.pos(), size));
+                       fmt::format("the layer's tables end at {:#x}, past the {}-byte body",
+                                   r.pos(), size));
             }
             m.convs.push_back(c);
         }
@@ -166,9 +169,10 @@ Kmodel parse_kmodel(std::vector<uint8_t> bytes, const std::string& name) {
         r.skip(4, "identifier");
         const uint32_t version = boost::endian::load_little_u32(m.bytes.data() + 4);
         if (version != 4) {
-            r.fail(4, "version", fmt::format("KMDL version {} is not supported: expected 4 (nncase "
-                                             "v0.2); version 5 (nncase v1) is not supported yet",
-                                             version));
+            r.fail(4, "version",
+                   fmt::format("KMDL version {} is not supported: expected 4 (nncase "
+                               "v0.2); version 5 (nncase v1) is not supported yet",
+                               version));
         }
         m.version = 4;
         parse_v4(r, m);
@@ -186,14 +190,32 @@ Kmodel load_kmodel(const std::string& path) {
 }
 
 const char* v3_layer_name(uint32_t type) {
-    static const char* const kNames[] = {
-        "INVALID", "ADD", "QUANTIZED_ADD", "GLOBAL_MAX_POOL2D", "QUANTIZED_GLOBAL_MAX_POOL2D",
-        "GLOBAL_AVERAGE_POOL2D", "QUANTIZED_GLOBAL_AVERAGE_POOL2D", "MAX_POOL2D",
-        "QUANTIZED_MAX_POOL2D", "AVERAGE_POOL2D", "QUANTIZED_AVERAGE_POOL2D", "QUANTIZE",
-        "DEQUANTIZE", "REQUANTIZE", "L2_NORMALIZATION", "SOFTMAX", "CONCAT", "QUANTIZED_CONCAT",
-        "FULLY_CONNECTED", "QUANTIZED_FULLY_CONNECTED", "TENSORFLOW_FLATTEN",
-        "QUANTIZED_TENSORFLOW_FLATTEN", "RESIZE_NEAREST_NEIGHBOR",
-        "QUANTIZED_RESIZE_NEAREST_NEIGHBOR", "CHANNELWISE_DEQUANTIZE", "LOGISTIC"};
+    static const char* const kNames[] = {"INVALID",
+                                         "ADD",
+                                         "QUANTIZED_ADD",
+                                         "GLOBAL_MAX_POOL2D",
+                                         "QUANTIZED_GLOBAL_MAX_POOL2D",
+                                         "GLOBAL_AVERAGE_POOL2D",
+                                         "QUANTIZED_GLOBAL_AVERAGE_POOL2D",
+                                         "MAX_POOL2D",
+                                         "QUANTIZED_MAX_POOL2D",
+                                         "AVERAGE_POOL2D",
+                                         "QUANTIZED_AVERAGE_POOL2D",
+                                         "QUANTIZE",
+                                         "DEQUANTIZE",
+                                         "REQUANTIZE",
+                                         "L2_NORMALIZATION",
+                                         "SOFTMAX",
+                                         "CONCAT",
+                                         "QUANTIZED_CONCAT",
+                                         "FULLY_CONNECTED",
+                                         "QUANTIZED_FULLY_CONNECTED",
+                                         "TENSORFLOW_FLATTEN",
+                                         "QUANTIZED_TENSORFLOW_FLATTEN",
+                                         "RESIZE_NEAREST_NEIGHBOR",
+                                         "QUANTIZED_RESIZE_NEAREST_NEIGHBOR",
+                                         "CHANNELWISE_DEQUANTIZE",
+                                         "LOGISTIC"};
     if (type < sizeof(kNames) / sizeof(kNames[0])) {
         return kNames[type];
     }
@@ -208,10 +230,13 @@ const char* v3_layer_name(uint32_t type) {
 
 const char* v4_opcode_name(uint32_t op) {
     static const char* const kNeutral[] = {
-        "binary", "concat", "conv2d", "dequantize", "matmul", "pad", "quantize", "reduce",
-        "reduce_window2d", "memory_copy", "resize_image", "softmax", "transpose", "strided_slice",
-        "unary", "quantized_conv2d", "quantized_matmul", "quantized_binary", "table_lookup1d",
-        "conv2d_transpose", "nnil_unary_method"};
+        "binary",           "concat",           "conv2d",
+        "dequantize",       "matmul",           "pad",
+        "quantize",         "reduce",           "reduce_window2d",
+        "memory_copy",      "resize_image",     "softmax",
+        "transpose",        "strided_slice",    "unary",
+        "quantized_conv2d", "quantized_matmul", "quantized_binary",
+        "table_lookup1d",   "conv2d_transpose", "nnil_unary_method"};
     if (op < sizeof(kNeutral) / sizeof(kNeutral[0])) {
         return kNeutral[op];
     }

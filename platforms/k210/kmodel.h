@@ -14,8 +14,8 @@
 namespace npu::k210 {
 
 struct KmodelLayer {
-    uint32_t type = 0;        // v3 kpu_model_layer_type_t, v4 runtime opcode
-    size_t body_offset = 0;   // file offset of the body
+    uint32_t type = 0;       // v3 kpu_model_layer_type_t, v4 runtime opcode
+    size_t body_offset = 0;  // file offset of the body
     size_t body_size = 0;
     const char* type_name = "";
 };
@@ -30,7 +30,7 @@ struct KpuConvLayer {
     size_t act_offset = 0;      // 144 bytes
     bool main_mem_out = false;  // output also goes to main memory (v3: by DMA; v4: CPU download)
     uint32_t main_mem_out_address = 0;
-    uint32_t batches = 1;       // v4
+    uint32_t batches = 1;  // v4
 
     // The layer argument as the runtime pushes it when the file is loaded at bus address
     // `file_bus_addr`: para_start_addr, bwsx_base_addr and active_addr point into the file.

@@ -3,11 +3,11 @@
 // byte offset and what was being read. Pure C++, no SystemC.
 #pragma once
 
-#include <boost/endian/conversion.hpp>
 #include <cstdint>
 #include <cstring>
 #include <string>
 
+#include <boost/endian/conversion.hpp>
 #include <fmt/format.h>
 
 #include "sim/core/error.h"
@@ -30,7 +30,8 @@ public:
     // Moves to absolute offset `pos` (<= size), else throws naming `what`.
     void seek(size_t pos, const char* what) {
         if (pos > m_size) {
-            fail(pos, what, fmt::format("offset {:#x} is past the end of the {}-byte file", pos, m_size));
+            fail(pos, what,
+                 fmt::format("offset {:#x} is past the end of the {}-byte file", pos, m_size));
         }
         m_pos = pos;
     }

@@ -2,9 +2,9 @@
 //   build/release/tests/npusim_bench_kpu
 // The reference layer: 3x3 conv, 64 -> 64 channels, 56x56, 8-bit weights. Reported as
 // simulated MACs per host second (items_per_second).
-#include <benchmark/benchmark.h>
-
 #include <random>
+
+#include <benchmark/benchmark.h>
 
 #include "models/k210_kpu/kpu_func.h"
 #include "tests/k210_kpu/random_layer.h"
@@ -48,13 +48,22 @@ void run(benchmark::State& state, int ic, int oc, int w, int h, int k, bool dw, 
         benchmark::DoNotOptimize(res.dense_output.data());
     }
     state.SetItemsProcessed(static_cast<int64_t>(macs));
-    state.counters["MAC/s"] = benchmark::Counter(static_cast<double>(macs), benchmark::Counter::kIsRate);
+    state.counters["MAC/s"] =
+        benchmark::Counter(static_cast<double>(macs), benchmark::Counter::kIsRate);
 }
 
-void BM_Conv3x3_64to64_56x56_8bit(benchmark::State& s) { run(s, 64, 64, 56, 56, 3, false, true); }
-void BM_Conv3x3_64to64_56x56_16bit(benchmark::State& s) { run(s, 64, 64, 56, 56, 3, false, false); }
-void BM_Conv1x1_128to128_28x28_8bit(benchmark::State& s) { run(s, 128, 128, 28, 28, 1, false, true); }
-void BM_Depthwise3x3_128_56x56_8bit(benchmark::State& s) { run(s, 128, 128, 56, 56, 3, true, true); }
+void BM_Conv3x3_64to64_56x56_8bit(benchmark::State& s) {
+    run(s, 64, 64, 56, 56, 3, false, true);
+}
+void BM_Conv3x3_64to64_56x56_16bit(benchmark::State& s) {
+    run(s, 64, 64, 56, 56, 3, false, false);
+}
+void BM_Conv1x1_128to128_28x28_8bit(benchmark::State& s) {
+    run(s, 128, 128, 28, 28, 1, false, true);
+}
+void BM_Depthwise3x3_128_56x56_8bit(benchmark::State& s) {
+    run(s, 128, 128, 56, 56, 3, true, true);
+}
 BENCHMARK(BM_Conv3x3_64to64_56x56_8bit)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Conv3x3_64to64_56x56_16bit)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Conv1x1_128to128_28x28_8bit)->Unit(benchmark::kMillisecond);

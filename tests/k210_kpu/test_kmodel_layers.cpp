@@ -1,12 +1,12 @@
 // Real K210 model files (../shared/k210, skipped when absent): every KPU convolution decodes,
 // validates, matches the facts published about these files, and runs through the datapath
 // bit-identically with the naive reference. Plus malformed files with exact error messages.
-#include <boost/endian/conversion.hpp>
-#include <gtest/gtest.h>
-
 #include <algorithm>
 #include <filesystem>
 #include <random>
+
+#include <boost/endian/conversion.hpp>
+#include <gtest/gtest.h>
 
 #include "models/k210_kpu/kpu_func.h"
 #include "platforms/k210/kmodel.h"
@@ -20,18 +20,18 @@ std::string shared_file(const char* name) {
     return std::string(NPUSIM_SHARED_DIR) + "/k210/" + name;
 }
 
-#define LOAD_OR_SKIP(var, file)                                              \
-    if (!std::filesystem::exists(shared_file(file))) {                       \
+#define LOAD_OR_SKIP(var, file)                                                 \
+    if (!std::filesystem::exists(shared_file(file))) {                          \
         GTEST_SKIP() << shared_file(file) << " is absent (../shared not here)"; \
-    }                                                                        \
+    }                                                                           \
     const Kmodel var = load_kmodel(shared_file(file))
 
 kpu::LayerParams params_of(const Kmodel& m, const KpuConvLayer& c) {
     kpu::LayerParams p;
     p.weights = m.bytes.data() + c.weights_offset;
     for (int o = 0; o < c.args.out_channels(); ++o) {
-        p.bn.push_back(kpu::decode_bn(
-            boost::endian::load_little_u64(m.bytes.data() + c.bn_offset + 8 * static_cast<size_t>(o))));
+        p.bn.push_back(kpu::decode_bn(boost::endian::load_little_u64(m.bytes.data() + c.bn_offset +
+                                                                     8 * static_cast<size_t>(o))));
     }
     p.act = kpu::decode_act(m.bytes.data() + c.act_offset);
     return p;
@@ -52,8 +52,9 @@ TEST(RealKmodels, StructureMatchesThePublishedDescription) {
     EXPECT_EQ(yolo4.convs.size(), 16u);
     EXPECT_EQ(ulffd.layers.size(), 99u);
     EXPECT_EQ(ulffd.convs.size(), 43u);
-    EXPECT_EQ(std::count_if(ulffd.layers.begin(), ulffd.layers.end(),
-                            [](const KmodelLayer& l) { return std::string(l.type_name) == "kpu_upload"; }),
+    EXPECT_EQ(std::count_if(
+                  ulffd.layers.begin(), ulffd.layers.end(),
+                  [](const KmodelLayer& l) { return std::string(l.type_name) == "kpu_upload"; }),
               10);
 }
 
@@ -118,12 +119,13 @@ TEST(RealKmodels, EveryConvLayerValidatesAndRunsBitExactly) {
         std::mt19937 rng(static_cast<unsigned>(m.bytes.size()));
         for (const KpuConvLayer& c : m.convs) {
             const auto problems = kpu::validate(c.runtime_args(0x40010000), m.eight_bit);
-            EXPECT_TRUE(problems.empty()) << name << " layer " << c.layer_index << ": "
-                                          << problems.front().field << " " << problems.front().message;
+            EXPECT_TRUE(problems.empty())
+                << name << " layer " << c.layer_index << ": " << problems.front().field << " "
+                << problems.front().message;
             // Random input where the layer reads it; zeros elsewhere.
             std::vector<uint8_t> ram(kpu::kRamBytes);
-            std::vector<uint8_t> input(static_cast<size_t>(c.args.in_channels() * c.args.in_width() *
-                                                           c.args.in_height()));
+            std::vector<uint8_t> input(
+                static_cast<size_t>(c.args.in_channels() * c.args.in_width() * c.args.in_height()));
             for (uint8_t& b : input) {
                 b = static_cast<uint8_t>(rng());
             }
@@ -131,16 +133,19 @@ TEST(RealKmodels, EveryConvLayerValidatesAndRunsBitExactly) {
                         ram.data() + uint64_t{c.args.image_src_addr} * kpu::kLineBytes);
             std::vector<uint8_t> ram_ref = ram;
             const kpu::LayerParams p = params_of(m, c);
-            const kpu::LayerResult res = kpu::run_layer(c.args, p, m.eight_bit, kpu::Fidelity{}, ram.data());
+            const kpu::LayerResult res =
+                kpu::run_layer(c.args, p, m.eight_bit, kpu::Fidelity{}, ram.data());
             EXPECT_EQ(res.overflows, 0u) << name << " layer " << c.layer_index;
             ++layers;
             if (res.macs <= 1'500'000) {  // the naive reference is slow: compare the smaller layers
                 std::vector<uint64_t> bn;
                 for (int o = 0; o < c.args.out_channels(); ++o) {
-                    bn.push_back(boost::endian::load_little_u64(m.bytes.data() + c.bn_offset + 8 * static_cast<size_t>(o)));
+                    bn.push_back(boost::endian::load_little_u64(m.bytes.data() + c.bn_offset +
+                                                                8 * static_cast<size_t>(o)));
                 }
-                const auto ref = test::naive_layer(c.args, m.bytes.data() + c.weights_offset, bn,
-                                                   m.bytes.data() + c.act_offset, {}, ram_ref.data());
+                const auto ref =
+                    test::naive_layer(c.args, m.bytes.data() + c.weights_offset, bn,
+                                      m.bytes.data() + c.act_offset, {}, ram_ref.data());
                 ASSERT_EQ(res.dense_output, ref) << name << " layer " << c.layer_index;
                 ASSERT_TRUE(ram == ram_ref) << name << " layer " << c.layer_index;
                 ++compared;
@@ -187,15 +192,18 @@ TEST(Kmodel, MalformedFilesNameTheOffset) {
               "12 bytes that follow");
     // One K210_CONV layer whose body runs 100 bytes past the end.
     auto v3 = le32s({3, 1, 0, 1, 0, 0, 0, 10240, 124});
-    EXPECT_EQ(error_of(v3), "m.kmodel: at byte 0x24 (layer body): layer 0 (K210_CONV) declares 124 "
-                            "bytes, the file has 0 left");
+    EXPECT_EQ(error_of(v3),
+              "m.kmodel: at byte 0x24 (layer body): layer 0 (K210_CONV) declares 124 "
+              "bytes, the file has 0 left");
     // A K210_CONV body whose layer_offset points past the end.
     auto v3b = le32s({3, 1, 0, 1, 0, 0, 0, 10240, 24, 0, 0, 0x10000, 0, 0, 0});
-    EXPECT_EQ(error_of(v3b), "m.kmodel: at byte 0x10000 (layer_offset): offset 0x10000 is past the "
-                             "end of the 60-byte file");
+    EXPECT_EQ(error_of(v3b),
+              "m.kmodel: at byte 0x10000 (layer_offset): offset 0x10000 is past the "
+              "end of the 60-byte file");
     auto v5 = le32s({0x4b4d444c, 5, 32});
-    EXPECT_EQ(error_of(v5), "m.kmodel: at byte 0x4 (version): KMDL version 5 is not supported: "
-                            "expected 4 (nncase v0.2); version 5 (nncase v1) is not supported yet");
+    EXPECT_EQ(error_of(v5),
+              "m.kmodel: at byte 0x4 (version): KMDL version 5 is not supported: "
+              "expected 4 (nncase v0.2); version 5 (nncase v1) is not supported yet");
 }
 
 TEST(Kmodel, TruncatedRealFilesFailCleanlyAtEveryLength) {

@@ -1,0 +1,114 @@
+// The KPU timing model: hand-worked terms, and the calibration against the published Sipeed
+// measurements (../shared/reference/k210_kpu.md §5.2).
+#include "models/k210_kpu/kpu_cost.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "models/k210_kpu/kpu_layout.h"
+#include "tests/k210_kpu/random_layer.h"
+
+namespace npu::kpu {
+namespace {
+
+// The measured layer: 3x3, 128 -> 128, 16-bit weights, no pooling. The model compiler Sipeed used
+// loads 4096 kernels per chunk: 32 output channels x 128 inputs, so 4 chunks of 73,728 bytes.
+LayerArgs sipeed_layer(int w, int h) {
+    LayerArgs a;
+    a.i_ch_num = a.o_ch_num = 127;
+    a.i_row_wid = a.o_row_wid = static_cast<uint32_t>(w - 1);
+    a.i_col_high = a.o_col_high = static_cast<uint32_t>(h - 1);
+    a.kernel_type = 1;
+    test::fill_derived_fields(a, false);
+    a.o_ch_num_coef = 31;
+    a.para_size = 32 * 128 * 9 * 2;
+    a.load_time = 3;
+    return a;
+}
+
+struct Measured {
+    int w, h;
+    uint64_t cycles;  // latency × 300 MHz, from the Sipeed table
+};
+
+TEST(KpuCost, CalibrationAgainstSipeedTable) {
+    const Measured table[] = {{4, 4, 101'700},       {16, 4, 101'700},    {16, 16, 125'100},
+                              {32, 16, 207'600},     {32, 32, 341'400},   {64, 32, 637'500},
+                              {64, 64, 1'167'300},   {128, 64, 2'312'700}, {128, 128, 4'433'400},
+                              {256, 256, 17'326'800}};
+    KpuTiming t;
+    t.clock_hz = t.bus.clock_hz = 300'000'000;
+    double worst = 0;
+    for (const Measured& m : table) {
+        const LayerCost c = layer_cost(sipeed_layer(m.w, m.h), false, t);
+        const double err = (static_cast<double>(c.total_cycles) - static_cast<double>(m.cycles)) /
+                           static_cast<double>(m.cycles);
+        worst = std::max(worst, std::abs(err));
+        EXPECT_LE(std::abs(err), 0.05) << m.w << "x" << m.h << ": model " << c.total_cycles
+                                       << " measured " << m.cycles;
+    }
+    EXPECT_LT(worst, 0.049);  // docs/k210_kpu.md quotes the per-row errors; the worst is 4.8 %
+}
+
+TEST(KpuCost, TermsByHand) {
+    // 64x64, 128 -> 128, 16-bit: G = 1, R = 1: lane lines = 128 · 128 · 64 = 1,048,576;
+    // compute = ceil(1.037 · 1,048,576) = 1,087,374.
+    KpuTiming t;
+    const LayerArgs a = sipeed_layer(64, 64);
+    const LayerCost c = layer_cost(a, false, t);
+    EXPECT_EQ(c.lane_lines, 1'048'576u);
+    EXPECT_EQ(c.compute_cycles, 1'087'374u);
+    EXPECT_EQ(c.macs, 128ull * 128 * 64 * 64 * 9);
+    // A chunk of 73,728 bytes at address 0: 9216 beats in 576 bursts -> 9216 + 576 = 9792 cycles.
+    EXPECT_EQ(c.weight_fetch_cycles, 4u * 9'792);
+    // Only chunk 0 is exposed: each later chunk hides behind 271,843+ compute cycles.
+    EXPECT_EQ(c.exposed_fetch_cycles, 9'792u);
+    // BN: 1024 bytes = 128 beats, 8 bursts -> 136; activation: 144 bytes = 18 beats, 2 bursts -> 20.
+    EXPECT_EQ(c.param_fetch_cycles, 156u);
+    EXPECT_EQ(c.total_cycles, 53'250u + 156 + 1'087'374 + 9'792);
+    // 603,979,776 MACs (the table's 603979 k) over 1,150,572 cycles × 576 multipliers = 91 %.
+    EXPECT_NEAR(c.utilization(), 603'979'776.0 / (1'150'572.0 * 576), 1e-12);
+}
+
+TEST(KpuCost, SmallLayersAreFetchBound) {
+    // 4x4: compute 128 · 32 · 4 lines = 16,384 -> 16,991 cycles; each chunk computes 4247-4248
+    // cycles, less than a 9792-cycle fetch, so the fetches show: 9792 + 3 · (9792 - ~4248).
+    KpuTiming t;
+    const LayerCost c = layer_cost(sipeed_layer(4, 4), false, t);
+    EXPECT_EQ(c.compute_cycles, 16'991u);
+    const std::vector<uint64_t> parts = chunk_compute(sipeed_layer(4, 4), c.compute_cycles);
+    ASSERT_EQ(parts.size(), 4u);
+    EXPECT_EQ(parts[0] + parts[1] + parts[2] + parts[3], 16'991u);
+    EXPECT_EQ(c.exposed_fetch_cycles, 9'792u + (9'792 - parts[0]) + (9'792 - parts[1]) + (9'792 - parts[2]));
+}
+
+TEST(KpuCost, DepthwiseAndOneByOneTerms) {
+    KpuTiming t;
+    LayerArgs a = sipeed_layer(64, 64);
+    a.depth_wise_layer = true;
+    EXPECT_EQ(lane_lines(a, t), 128u * 64);  // each input line swept once
+    a = sipeed_layer(64, 64);
+    a.kernel_type = 0;
+    EXPECT_EQ(lane_lines(a, t), 128u * 16 * 64);  // 8 input lines per pass
+}
+
+TEST(KpuCost, ChunksFollowTheFields) {
+    LayerArgs a = sipeed_layer(8, 8);
+    EXPECT_EQ(weight_chunks(a, false), (std::vector<uint64_t>{73728, 73728, 73728, 73728}));
+    // The yolo 512 -> 1024 1x1 layer: 18 chunks of 30720 bytes, the last one 4 kernels (2048 B).
+    LayerArgs y;
+    y.i_ch_num = 511;
+    y.o_ch_num = 1023;
+    y.i_row_wid = y.o_row_wid = 9;
+    y.i_col_high = y.o_col_high = 6;
+    y.para_size = 30720;
+    y.load_time = 17;
+    y.o_ch_num_coef = 59;
+    const auto ch = weight_chunks(y, true);
+    ASSERT_EQ(ch.size(), 18u);
+    EXPECT_EQ(ch.back(), 1024u * 512 - 17u * 30720);
+}
+
+}  // namespace
+}  // namespace npu::kpu
