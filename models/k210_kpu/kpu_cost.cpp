@@ -14,7 +14,8 @@ uint64_t lane_lines(const LayerArgs& a, const KpuTiming& t) {
     if (a.depth_wise_layer) {
         return groups * rows;
     }
-    const uint64_t per_pass = a.kernel_size() == 1 ? std::max<uint32_t>(1, t.one_by_one_channels_per_pass) : 1;
+    const uint64_t per_pass =
+        a.kernel_size() == 1 ? std::max<uint32_t>(1, t.one_by_one_channels_per_pass) : 1;
     return static_cast<uint64_t>(a.out_channels()) * ((groups + per_pass - 1) / per_pass) * rows;
 }
 
@@ -46,7 +47,8 @@ std::vector<uint64_t> chunk_compute(const LayerArgs& a, uint64_t compute_cycles)
     return out;
 }
 
-void pipeline(LayerCost& c, const std::vector<uint64_t>& fetch, const std::vector<uint64_t>& compute) {
+void pipeline(LayerCost& c, const std::vector<uint64_t>& fetch,
+              const std::vector<uint64_t>& compute) {
     uint64_t exposed = fetch.empty() ? 0 : fetch[0];
     const size_t n = std::max(fetch.size(), compute.size());
     for (size_t i = 0; i < n; ++i) {
@@ -81,10 +83,12 @@ LayerCost layer_cost(const LayerArgs& a, bool eight_bit, const KpuTiming& t) {
     c.param_bytes = bn_bytes + kActTableBytes;
     c.lane_lines = lane_lines(a, t);
     c.fixed_cycles = t.layer_overhead_cycles;
-    c.param_fetch_cycles = to_kpu_cycles(sim::transfer_cost(t.bus, a.bwsx_base_addr, bn_bytes).cycles +
-                                             sim::transfer_cost(t.bus, a.active_addr, kActTableBytes).cycles,
-                                         t);
-    c.compute_cycles = static_cast<uint64_t>(std::ceil(t.cycles_per_lane_line * static_cast<double>(c.lane_lines)));
+    c.param_fetch_cycles =
+        to_kpu_cycles(sim::transfer_cost(t.bus, a.bwsx_base_addr, bn_bytes).cycles +
+                          sim::transfer_cost(t.bus, a.active_addr, kActTableBytes).cycles,
+                      t);
+    c.compute_cycles = static_cast<uint64_t>(
+        std::ceil(t.cycles_per_lane_line * static_cast<double>(c.lane_lines)));
     std::vector<uint64_t> fetch;
     uint64_t addr = a.para_start_addr;
     for (uint64_t bytes : weight_chunks(a, eight_bit)) {

@@ -13,9 +13,9 @@
 namespace npu::kpu {
 
 struct KpuTiming {
-    uint64_t clock_hz = 400'000'000;         // KPU clock (PLL1 / (ai_gclk_threshold + 1))
-    uint64_t layer_overhead_cycles = 53'250;  // F: fixed per layer (fit)
-    double cycles_per_lane_line = 1.037;      // a: per output channel × input line (fit)
+    uint64_t clock_hz = 400'000'000;            // KPU clock (PLL1 / (ai_gclk_threshold + 1))
+    uint64_t layer_overhead_cycles = 53'250;    // F: fixed per layer (fit)
+    double cycles_per_lane_line = 1.037;        // a: per output channel × input line (fit)
     uint32_t one_by_one_channels_per_pass = 8;  // 1x1 layers: input line groups per pass
     // The KPU's parameter-fetch AXI master: 64-bit beats, 16-beat bursts (dma_burst_size 15),
     // one cycle per burst; its cycles are converted to KPU cycles when the clocks differ.
@@ -25,19 +25,20 @@ struct KpuTiming {
 // The parts of one layer's time, in KPU cycles.
 struct LayerCost {
     uint64_t macs = 0;
-    uint64_t weight_bytes = 0;   // fetched in load_time + 1 chunks
-    uint64_t param_bytes = 0;    // BN table (OC · 8) + activation table (144)
-    uint64_t lane_lines = 0;     // input lines the 64 lanes sweep (see compute_cycles)
-    uint64_t fixed_cycles = 0;   // F
+    uint64_t weight_bytes = 0;  // fetched in load_time + 1 chunks
+    uint64_t param_bytes = 0;   // BN table (OC · 8) + activation table (144)
+    uint64_t lane_lines = 0;    // input lines the 64 lanes sweep (see compute_cycles)
+    uint64_t fixed_cycles = 0;  // F
     uint64_t param_fetch_cycles = 0;
     uint64_t weight_fetch_cycles = 0;   // Σ over chunks, whether hidden or not
     uint64_t compute_cycles = 0;        // ceil(a · lane_lines)
     uint64_t exposed_fetch_cycles = 0;  // weight fetch not hidden behind compute
-    uint64_t total_cycles = 0;  // F + param fetch + compute + exposed fetch
+    uint64_t total_cycles = 0;          // F + param fetch + compute + exposed fetch
 
     double utilization() const {  // MACs per cycle over the 576 multipliers (64 lanes × 9)
-        return total_cycles == 0 ? 0.0
-                                 : static_cast<double>(macs) / (static_cast<double>(total_cycles) * 576.0);
+        return total_cycles == 0
+                   ? 0.0
+                   : static_cast<double>(macs) / (static_cast<double>(total_cycles) * 576.0);
     }
 };
 

@@ -1,5 +1,6 @@
 #include "models/k210_kpu/kpu_layer_args.h"
 
+#include <algorithm>
 #include <type_traits>
 
 #include <fmt/format.h>
@@ -60,7 +61,11 @@ public:
         : m_out(out) {}
     template <typename... Args>
     void fail(const char* field, fmt::format_string<Args...> f, Args&&... args) {
-        m_out.push_back({field, fmt::format(f, std::forward<Args>(args)...)});
+        m_out.push_back({field, fmt::format(f, std::forward<Args>(args)...), false});
+    }
+    template <typename... Args>
+    void fatal(const char* field, fmt::format_string<Args...> f, Args&&... args) {
+        m_out.push_back({field, fmt::format(f, std::forward<Args>(args)...), true});
     }
 
 private:
@@ -71,7 +76,7 @@ void check_layout(Checker& c, const char* group_name, uint32_t group, const char
                   uint32_t row_switch, const char* chan_name, uint32_t chan_switch, int w, int h) {
     const RowLayout want = row_layout(w);
     if (group != 1 && group != 2 && group != 4) {
-        c.fail(group_name, "is {}, expected 1, 2 or 4", group);
+        c.fatal(group_name, "is {}, expected 1, 2 or 4", group);
         return;
     }
     if (group != want.groups) {
@@ -90,6 +95,10 @@ void check_layout(Checker& c, const char* group_name, uint32_t group, const char
 
 }  // namespace
 
+bool any_fatal(const std::vector<Problem>& problems) {
+    return std::any_of(problems.begin(), problems.end(), [](const Problem& p) { return p.fatal; });
+}
+
 std::vector<Problem> validate(const LayerArgs& a, bool eight_bit) {
     std::vector<Problem> out;
     Checker c(out);
@@ -97,15 +106,15 @@ std::vector<Problem> validate(const LayerArgs& a, bool eight_bit) {
     const int w = a.in_width(), h = a.in_height();
 
     if (a.kernel_type > 1) {
-        c.fail("kernel_type", "is {}, expected 0 (1x1) or 1 (3x3)", a.kernel_type);
+        c.fatal("kernel_type", "is {}, expected 0 (1x1) or 1 (3x3)", a.kernel_type);
     }
     if (a.pool_type > 9) {
-        c.fail("pool_type", "is {}, expected 0..9", a.pool_type);
+        c.fatal("pool_type", "is {}, expected 0..9", a.pool_type);
     } else {
         const int ow = pool_output_size(w, a.pool_type), oh = pool_output_size(h, a.pool_type);
         if (a.out_width() != ow || a.out_height() != oh) {
-            c.fail("o_row_wid", "output is {}x{} but a {}x{} input with pool_type {} gives {}x{}",
-                   a.out_width(), a.out_height(), w, h, a.pool_type, ow, oh);
+            c.fatal("o_row_wid", "output is {}x{} but a {}x{} input with pool_type {} gives {}x{}",
+                    a.out_width(), a.out_height(), w, h, a.pool_type, ow, oh);
         }
     }
     if (a.first_stride) {
@@ -126,7 +135,7 @@ std::vector<Problem> validate(const LayerArgs& a, bool eight_bit) {
                "modelled (the activation output would be all zero)");
     }
     if (a.depth_wise_layer && ic != oc) {
-        c.fail("depth_wise_layer", "is 1 but input channels {} != output channels {}", ic, oc);
+        c.fatal("depth_wise_layer", "is 1 but input channels {} != output channels {}", ic, oc);
     }
     check_layout(c, "coef_group", a.coef_group, "row_switch_addr", a.row_switch_addr,
                  "channel_switch_addr", a.channel_switch_addr, w, h);

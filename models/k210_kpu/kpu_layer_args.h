@@ -133,11 +133,15 @@ LayerArgs decode(const Words& w);
 // Reserved bits are written as zero.
 Words encode(const LayerArgs& a);
 
-// A field the hardware would misbehave on: the field's SDK name and what was expected.
+// A field the hardware would misbehave on: the field's SDK name and what was expected. A fatal
+// problem means the layer cannot be run safely or meaningfully (unknown kernel or pool type,
+// feature maps outside the RAM, unmodelled modes); the others are run as the fields say.
 struct Problem {
     std::string field;
     std::string message;
+    bool fatal = false;
 };
+bool any_fatal(const std::vector<Problem>& problems);
 // Checks every field against what the hardware can run (sizes, kernel and pool types, strides
 // against widths, groups 1/2/4, feature maps inside the 2 MiB RAM, table alignment, weight chunks).
 // `eight_bit` is the global EIGHT_BIT_MODE. Empty when the layer is runnable.

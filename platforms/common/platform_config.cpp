@@ -4,23 +4,6 @@
 
 namespace npu::platform {
 
-sim::BusConfig read_bus(const sim::ConfigNode& node, sim::BusConfig d) {
-    sim::BusConfig b;
-    b.data_width_bytes = node.get<unsigned>("data_width_bytes", d.data_width_bytes, 1u, 128u);
-    if ((b.data_width_bytes & (b.data_width_bytes - 1)) != 0) {
-        node.error_at("data_width_bytes", "expected a power of two");
-    }
-    b.max_burst_beats = node.get<unsigned>("max_burst_beats", d.max_burst_beats, 1u, 256u);
-    b.burst_latency_cycles =
-        node.get<unsigned>("burst_latency_cycles", d.burst_latency_cycles, 0u, 1u << 20);
-    b.boundary_bytes = node.get_bytes("boundary_bytes", d.boundary_bytes);
-    if ((b.boundary_bytes & (b.boundary_bytes - 1)) != 0 || b.boundary_bytes < b.data_width_bytes) {
-        node.error_at("boundary_bytes", "expected a power of two not below data_width_bytes");
-    }
-    b.clock_hz = node.get_hz("clock_hz", d.clock_hz);
-    return b;
-}
-
 MemoryRegion read_memory(const sim::ConfigNode& node) {
     MemoryRegion m;
     m.name = node.get<std::string>("name");
@@ -54,7 +37,7 @@ PlatformConfig read_platform(const sim::ConfigNode& platform) {
     p.name = platform.get<std::string>("name");
     p.quantum_ns = platform.get<double>("quantum_ns", 1000.0, 1e-3, 1e12);
     if (auto bus = platform.optional_child("bus")) {
-        p.bus = read_bus(*bus, sim::BusConfig{});
+        p.bus = sim::read_bus_config(*bus, sim::BusConfig{});
     }
     for (const sim::ConfigNode& m : platform.items("memories")) {
         p.memories.push_back(read_memory(m));

@@ -33,9 +33,6 @@ struct PlatformConfig {
 // ("<name>.alias0", ...), all onto target port `port` from target-local address 0.
 std::vector<sim::MapWindow> windows_of(const MemoryRegion& m, unsigned port);
 
-// Reads bus keys over `defaults`: data_width_bytes, max_burst_beats, burst_latency_cycles,
-// boundary_bytes, clock_hz.
-sim::BusConfig read_bus(const sim::ConfigNode& node, sim::BusConfig defaults);
 // Reads name, base_addr, size_bytes, aliases, read_latency_ns, write_latency_ns, dmi.
 MemoryRegion read_memory(const sim::ConfigNode& node);
 // Reads the common keys of a `platform:` map (kind, name, quantum_ns, bus, memories). The caller

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "sim/core/config.h"
 #include "sim/core/error.h"
 
 namespace npu::sim {
@@ -34,6 +35,23 @@ void BusConfig::validate(const char* where) const {
     if (clock_hz == 0) {
         throw Error(fmt::format("{}: clock_hz must be positive", where));
     }
+}
+
+BusConfig read_bus_config(const ConfigNode& node, const BusConfig& d) {
+    BusConfig b;
+    b.data_width_bytes = node.get<unsigned>("data_width_bytes", d.data_width_bytes, 1u, 128u);
+    if ((b.data_width_bytes & (b.data_width_bytes - 1)) != 0) {
+        node.error_at("data_width_bytes", "expected a power of two");
+    }
+    b.max_burst_beats = node.get<unsigned>("max_burst_beats", d.max_burst_beats, 1u, 256u);
+    b.burst_latency_cycles =
+        node.get<unsigned>("burst_latency_cycles", d.burst_latency_cycles, 0u, 1u << 20);
+    b.boundary_bytes = node.get_bytes("boundary_bytes", d.boundary_bytes);
+    if ((b.boundary_bytes & (b.boundary_bytes - 1)) != 0 || b.boundary_bytes < b.data_width_bytes) {
+        node.error_at("boundary_bytes", "expected a power of two not below data_width_bytes");
+    }
+    b.clock_hz = node.get_hz("clock_hz", d.clock_hz);
+    return b;
 }
 
 TransferCost transfer_cost(const BusConfig& bus, uint64_t addr, uint64_t bytes) {

@@ -21,6 +21,11 @@ struct BusConfig {
     void validate(const char* where) const;
 };
 
+class ConfigNode;
+// Reads bus keys over `defaults`: data_width_bytes, max_burst_beats, burst_latency_cycles,
+// boundary_bytes, clock_hz (docs/config.md); problems are recorded in the node's document.
+BusConfig read_bus_config(const ConfigNode& node, const BusConfig& defaults);
+
 struct TransferCost {
     uint64_t beats = 0;
     uint64_t bursts = 0;

@@ -5,8 +5,6 @@
 
 #include <systemc>
 
-#include "sim/core/error.h"
-
 namespace npu::sim {
 
 void reset_simulation() {
@@ -41,7 +39,11 @@ void handler(const sc_core::sc_report& r, const sc_core::sc_actions& /*actions*/
             std::fprintf(stderr, "npusim: warning: %s\n", r.get_msg());
         }
         return;
-    default: throw Error(report_text(r));
+    default:
+        // Throw the report itself, as SystemC's default handler does: inside a process the kernel
+        // forwards only sc_report (anything else terminates), and sc_start() rethrows it to the
+        // caller, where main() prints its message on one line.
+        throw sc_core::sc_report(r);
     }
 }
 }  // namespace

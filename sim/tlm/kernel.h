@@ -15,7 +15,8 @@ void reset_simulation();
 
 // Installs npusim's report handler: SC_INFO is dropped unless verbose; SC_WARNING goes to `sink`
 // (by default one line "npusim: warning: <message>" on stderr) and is counted; SC_ERROR and
-// SC_FATAL throw sim::Error with the report's message.
+// SC_FATAL are thrown as the sc_report (printing nothing): sc_start() rethrows them, and callers
+// catch sc_core::sc_report and use get_msg().
 using WarningSink = std::function<void(const std::string& message)>;
 void install_report_handler(WarningSink sink = {}, bool verbose = false);
 uint64_t warning_count();

@@ -1,11 +1,10 @@
 // The KPU timing model: hand-worked terms, and the calibration against the published Sipeed
 // measurements (../shared/reference/k210_kpu.md §5.2).
-#include "models/k210_kpu/kpu_cost.h"
+#include <cmath>
 
 #include <gtest/gtest.h>
 
-#include <cmath>
-
+#include "models/k210_kpu/kpu_cost.h"
 #include "models/k210_kpu/kpu_layout.h"
 #include "tests/k210_kpu/random_layer.h"
 
@@ -33,8 +32,8 @@ struct Measured {
 };
 
 TEST(KpuCost, CalibrationAgainstSipeedTable) {
-    const Measured table[] = {{4, 4, 101'700},       {16, 4, 101'700},    {16, 16, 125'100},
-                              {32, 16, 207'600},     {32, 32, 341'400},   {64, 32, 637'500},
+    const Measured table[] = {{4, 4, 101'700},       {16, 4, 101'700},     {16, 16, 125'100},
+                              {32, 16, 207'600},     {32, 32, 341'400},    {64, 32, 637'500},
                               {64, 64, 1'167'300},   {128, 64, 2'312'700}, {128, 128, 4'433'400},
                               {256, 256, 17'326'800}};
     KpuTiming t;
@@ -45,8 +44,8 @@ TEST(KpuCost, CalibrationAgainstSipeedTable) {
         const double err = (static_cast<double>(c.total_cycles) - static_cast<double>(m.cycles)) /
                            static_cast<double>(m.cycles);
         worst = std::max(worst, std::abs(err));
-        EXPECT_LE(std::abs(err), 0.05) << m.w << "x" << m.h << ": model " << c.total_cycles
-                                       << " measured " << m.cycles;
+        EXPECT_LE(std::abs(err), 0.05)
+            << m.w << "x" << m.h << ": model " << c.total_cycles << " measured " << m.cycles;
     }
     EXPECT_LT(worst, 0.049);  // docs/k210_kpu.md quotes the per-row errors; the worst is 4.8 %
 }
@@ -64,7 +63,8 @@ TEST(KpuCost, TermsByHand) {
     EXPECT_EQ(c.weight_fetch_cycles, 4u * 9'792);
     // Only chunk 0 is exposed: each later chunk hides behind 271,843+ compute cycles.
     EXPECT_EQ(c.exposed_fetch_cycles, 9'792u);
-    // BN: 1024 bytes = 128 beats, 8 bursts -> 136; activation: 144 bytes = 18 beats, 2 bursts -> 20.
+    // BN: 1024 bytes = 128 beats, 8 bursts -> 136; activation: 144 bytes = 18 beats, 2 bursts
+    // -> 20.
     EXPECT_EQ(c.param_fetch_cycles, 156u);
     EXPECT_EQ(c.total_cycles, 53'250u + 156 + 1'087'374 + 9'792);
     // 603,979,776 MACs (the table's 603979 k) over 1,150,572 cycles × 576 multipliers = 91 %.
@@ -80,7 +80,8 @@ TEST(KpuCost, SmallLayersAreFetchBound) {
     const std::vector<uint64_t> parts = chunk_compute(sipeed_layer(4, 4), c.compute_cycles);
     ASSERT_EQ(parts.size(), 4u);
     EXPECT_EQ(parts[0] + parts[1] + parts[2] + parts[3], 16'991u);
-    EXPECT_EQ(c.exposed_fetch_cycles, 9'792u + (9'792 - parts[0]) + (9'792 - parts[1]) + (9'792 - parts[2]));
+    EXPECT_EQ(c.exposed_fetch_cycles,
+              9'792u + (9'792 - parts[0]) + (9'792 - parts[1]) + (9'792 - parts[2]));
 }
 
 TEST(KpuCost, DepthwiseAndOneByOneTerms) {

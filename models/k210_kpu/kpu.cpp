@@ -1,0 +1,286 @@
+#include "models/k210_kpu/kpu.h"
+
+#include <boost/endian/conversion.hpp>
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "sim/core/error.h"
+
+namespace npu::kpu {
+
+using sc_core::sc_time;
+using sim::Access;
+using sim::Register;
+
+namespace {
+constexpr const char* kMsgType = "npusim/k210_kpu";
+constexpr size_t kLayerWords = 12;
+
+Register reg(const char* name, uint64_t off, Access a, uint64_t reset, bool partial = true) {
+    return Register({name, off, 8, reset, a, ~uint64_t{0}, partial});
+}
+
+uint64_t to_ps(const sc_time& t) {
+    return static_cast<uint64_t>(t.value() / sc_time(1, sc_core::SC_PS).value());
+}
+}  // namespace
+
+Kpu::Kpu(sc_core::sc_module_name name, const KpuConfig& cfg, sim::TraceWriter* trace)
+    : sc_module(name)
+    , m_fifo(reg("LAYER_ARGUMENT_FIFO", regs::LAYER_ARGUMENT_FIFO, Access::WO, 0, false))
+    , m_status(reg("INTERRUPT_STATUS", regs::INTERRUPT_STATUS, Access::RO, 0))
+    , m_raw(reg("INTERRUPT_RAW", regs::INTERRUPT_RAW, Access::RO, 0))
+    // Reset values the hardware documents nowhere: everything masked; thresholds as every SDK
+    // init writes them (full 10 layers, empty 1); flush requests inactive; 16-bit weights.
+    , m_mask(reg("INTERRUPT_MASK", regs::INTERRUPT_MASK, Access::RW, regs::kInterruptBits))
+    , m_clear(reg("INTERRUPT_CLEAR", regs::INTERRUPT_CLEAR, Access::WO, 0))
+    , m_threshold(reg("FIFO_THRESHOLD", regs::FIFO_THRESHOLD, Access::RW, 10 | (1 << 4)))
+    , m_data_out(reg("FIFO_DATA_OUT", regs::FIFO_DATA_OUT, Access::RO, 0, false))
+    , m_ctrl(reg("FIFO_CTRL", regs::FIFO_CTRL, Access::RW, 0x1f))
+    , m_eight_bit(reg("EIGHT_BIT_MODE", regs::EIGHT_BIT_MODE, Access::RW, 0))
+    , m_bank("kpu", regs::kBlockBytes)
+    , regs("regs", m_bank, sc_time(cfg.register_latency_ns, sc_core::SC_NS))
+    , ram("ram", sim::MemoryConfig{kRamBytes, 0, 0, true})
+    , axi("axi", cfg.timing.bus)
+    , irq("irq")
+    , m_cfg(cfg)
+    , m_trace(trace)
+    , m_period(1.0 / static_cast<double>(cfg.timing.clock_hz), sc_core::SC_SEC)
+    , m_stats(basename())
+    , m_layers_done(m_stats.counter("layers", "layers", "layers executed"))
+    , m_layers_skipped(m_stats.counter("skipped_layers", "layers",
+                                       "layers not executed: a fatal field problem or a failed fetch"))
+    , m_macs(m_stats.counter("macs", "MAC", "multiply-accumulates of executed layers"))
+    , m_busy_cycles(m_stats.counter("busy_cycles", "cycles", "Σ layer total_cycles (KPU clock)"))
+    , m_compute_cycles(m_stats.counter("compute_cycles", "cycles", "Σ ceil(a · lane_lines)"))
+    , m_exposed_fetch_cycles(m_stats.counter("exposed_fetch_cycles", "cycles",
+                                             "Σ weight fetch not hidden behind compute"))
+    , m_weight_bytes(m_stats.counter("weight_bytes", "bytes", "weights fetched from system memory"))
+    , m_param_bytes(m_stats.counter("param_bytes", "bytes", "BN + activation tables fetched"))
+    , m_output_bytes(m_stats.counter("output_bytes", "bytes", "bytes streamed to fifo_data_out"))
+    , m_overflows(m_stats.counter("overflows_36bit", "values",
+                                  "accumulator/BN values beyond signed 36 bits"))
+    , m_fifo_overflow_words(m_stats.counter("layer_fifo_overflow_words", "words",
+                                            "LAYER_ARGUMENT_FIFO pushes dropped: FIFO full"))
+    , m_output_underflows(m_stats.counter("output_underflows", "reads",
+                                          "FIFO_DATA_OUT reads of an empty FIFO (read 0)")) {
+    m_cfg.validate();
+    m_bank.add_consecutive({m_fifo, m_status, m_raw, m_mask, m_clear, m_threshold, m_data_out, m_ctrl,
+                            m_eight_bit});
+    m_fifo.on_write([this](uint64_t v) { push_word(v); });
+    m_status.on_read([this](uint64_t) { return m_raw.value() & ~m_mask.value() & regs::kInterruptBits; });
+    m_clear.on_write([this](uint64_t v) {
+        m_raw.set_value(m_raw.value() & ~v);
+        update_interrupts();
+    });
+    m_mask.on_write([this](uint64_t) { update_interrupts(); });
+    m_threshold.on_write([this](uint64_t) { update_interrupts(); });
+    m_data_out.on_read([this](uint64_t) { return pop_output(); });
+    m_ctrl.on_write([this](uint64_t v) { flush(v); });
+    m_stats.attach(regs.stats());
+    m_stats.attach(axi.stats());
+    if (m_trace != nullptr) {
+        m_track = m_trace->track(this->name());
+    }
+    update_interrupts();  // an empty FIFO is almost empty from reset on
+    SC_HAS_PROCESS(Kpu);
+    SC_THREAD(run);
+}
+
+void Kpu::push_word(uint64_t w) {
+    if (m_layer_fifo.size() >= m_cfg.layer_fifo_words) {
+        ++m_fifo_overflow_words;
+        SC_REPORT_WARNING(kMsgType, fmt::format("{}: LAYER_ARGUMENT_FIFO full ({} words): push of "
+                                                "{:#018x} dropped",
+                                                name(), m_cfg.layer_fifo_words, w)
+                                        .c_str());
+        return;
+    }
+    m_layer_fifo.push_back(w);
+    update_interrupts();
+    if (m_layer_fifo.size() >= kLayerWords) {
+        m_layer_pushed.notify(sc_core::SC_ZERO_TIME);
+    }
+}
+
+uint64_t Kpu::pop_output() {
+    if (m_out.empty()) {
+        ++m_output_underflows;
+        return 0;
+    }
+    const uint64_t w = m_out.front();
+    m_out.pop_front();
+    return w;
+}
+
+void Kpu::flush(uint64_t ctrl) {
+    // Active-low: writing 0 to a *_flush_n bit empties that FIFO once.
+    if (regs::dma_fifo_flush_n::get(ctrl) == 0) {
+        m_out.clear();
+    }
+    if (regs::cfg_fifo_flush_n::get(ctrl) == 0) {
+        m_layer_fifo.clear();
+        update_interrupts();
+    }
+}
+
+void Kpu::set_raw(uint64_t bits) {
+    m_raw.set_value(m_raw.value() | bits);
+    update_interrupts();
+}
+
+void Kpu::update_interrupts() {
+    // Almost-empty/full are levels of the FIFO in whole layers against the thresholds; they are
+    // re-raised as long as the condition holds, even right after a clear.
+    const uint64_t layers = m_layer_fifo.size() / kLayerWords;
+    uint64_t raw = m_raw.value();
+    if (layers <= regs::fifo_empty_threshold::get(m_threshold.value())) {
+        raw = regs::layer_cfg_almost_empty_int::set(raw, 1);
+    }
+    if (layers >= regs::fifo_full_threshold::get(m_threshold.value())) {
+        raw = regs::layer_cfg_almost_full_int::set(raw, 1);
+    }
+    m_raw.set_value(raw);
+    irq.set((raw & ~m_mask.value() & regs::kInterruptBits) != 0);
+}
+
+void Kpu::run() {
+    for (;;) {
+        while (m_layer_fifo.size() < kLayerWords) {
+            sc_core::wait(m_layer_pushed);
+        }
+        Words w;
+        for (uint64_t& x : w) {
+            x = m_layer_fifo.front();
+            m_layer_fifo.pop_front();
+        }
+        update_interrupts();
+        execute(w);
+    }
+}
+
+void Kpu::problem(uint64_t layer, const std::string& what, bool fatal) {
+    const std::string msg = fmt::format("{}: layer {}: {}{}", name(), layer, what,
+                                        fatal ? " (layer skipped)" : "");
+    if (m_cfg.strict) {
+        SC_REPORT_ERROR(kMsgType, msg.c_str());
+    } else {
+        SC_REPORT_WARNING(kMsgType, msg.c_str());
+    }
+}
+
+bool Kpu::read(uint64_t addr, uint8_t* dst, size_t n, const char* what, uint64_t& cycles) {
+    const sc_time before = m_qk.local();
+    if (axi.read(addr, dst, n, m_qk.local()) != tlm::TLM_OK_RESPONSE) {
+        problem(m_layers.size(), fmt::format("fetching {} bytes of {} at {:#x} failed", n, what, addr), true);
+        return false;
+    }
+    // Bus time in KPU cycles, rounded up.
+    const uint64_t ticks = (m_qk.local() - before).value();
+    cycles = (ticks + m_period.value() - 1) / m_period.value();
+    return true;
+}
+
+bool Kpu::fetch(const LayerArgs& a, bool eight_bit, LayerParams& p, LayerCost& cost) {
+    const size_t oc = static_cast<size_t>(a.out_channels());
+    std::vector<uint8_t> bn(oc * 8), act(kActTableBytes);
+    uint64_t bn_cycles = 0, act_cycles = 0;
+    if (!read(a.bwsx_base_addr, bn.data(), bn.size(), "the BN table", bn_cycles) ||
+        !read(a.active_addr, act.data(), act.size(), "the activation table", act_cycles)) {
+        return false;
+    }
+    p.bn.clear();
+    for (size_t i = 0; i < oc; ++i) {
+        p.bn.push_back(decode_bn(boost::endian::load_little_u64(bn.data() + 8 * i)));
+    }
+    p.act = decode_act(act.data());
+    cost.param_fetch_cycles = bn_cycles + act_cycles;
+
+    m_weights.resize(weight_bytes(a, eight_bit));
+    std::vector<uint64_t> fetch_cycles;
+    uint64_t offset = 0;
+    for (uint64_t bytes : weight_chunks(a, eight_bit)) {
+        uint64_t c = 0;
+        if (!read(a.para_start_addr + offset, m_weights.data() + offset, bytes, "weights", c)) {
+            return false;
+        }
+        fetch_cycles.push_back(c);
+        offset += bytes;
+    }
+    p.weights = m_weights.data();
+    cost.weight_fetch_cycles = 0;
+    for (uint64_t c : fetch_cycles) {
+        cost.weight_fetch_cycles += c;
+    }
+    pipeline(cost, fetch_cycles, chunk_compute(a, cost.compute_cycles));
+    return true;
+}
+
+void Kpu::execute(const Words& w) {
+    LayerRecord rec;
+    rec.index = m_layers.size();
+    rec.args = decode(w);
+    const LayerArgs& a = rec.args;
+    const bool eight_bit = regs::eight_bit_mode::get(m_eight_bit.value()) != 0;
+    const sc_time start = sc_core::sc_time_stamp() + m_qk.local();
+    rec.start_ps = to_ps(start);
+
+    const std::vector<Problem> problems = validate(a, eight_bit);
+    for (const Problem& p : problems) {
+        problem(rec.index, p.field + " " + p.message, p.fatal);
+    }
+    LayerParams params;
+    rec.cost = layer_cost(a, eight_bit, m_cfg.timing);  // structure; fetch terms measured below
+    rec.skipped = any_fatal(problems) || !fetch(a, eight_bit, params, rec.cost);
+    if (rec.skipped) {
+        ++m_layers_skipped;
+        rec.end_ps = to_ps(sc_core::sc_time_stamp() + m_qk.local());
+        m_layers.push_back(rec);
+        m_qk.sync();
+        set_raw(regs::layer_error_int::MASK | (a.int_en ? regs::calc_done_int::MASK : 0));
+        return;
+    }
+
+    const LayerResult r = run_layer(a, params, eight_bit, m_cfg.fidelity, ram.data());
+    const sc_time end = start + m_period * static_cast<double>(rec.cost.total_cycles);
+    m_qk.local() = end - sc_core::sc_time_stamp();
+    rec.end_ps = to_ps(end);
+    rec.overflows = r.overflows;
+    if (a.send_data_out) {
+        for (size_t i = 0; i < r.dense_output.size(); i += 8) {  // little-endian 64-bit words
+            uint8_t word[8] = {};
+            std::copy_n(r.dense_output.begin() + static_cast<std::ptrdiff_t>(i),
+                        std::min<size_t>(8, r.dense_output.size() - i), word);
+            m_out.push_back(boost::endian::load_little_u64(word));
+        }
+        m_output_bytes += r.dense_output.size();
+    }
+    ++m_layers_done;
+    m_macs += r.macs;
+    m_busy_cycles += rec.cost.total_cycles;
+    m_compute_cycles += rec.cost.compute_cycles;
+    m_exposed_fetch_cycles += rec.cost.exposed_fetch_cycles;
+    m_weight_bytes += rec.cost.weight_bytes;
+    m_param_bytes += rec.cost.param_bytes;
+    m_overflows += r.overflows;
+    if (m_trace != nullptr) {
+        m_trace->complete(m_track, fmt::format("layer {}", rec.index), "kpu", rec.start_ps,
+                          rec.end_ps - rec.start_ps,
+                          {{"cycles", rec.cost.total_cycles}, {"macs", r.macs},
+                           {"shape", fmt::format("{}x{}x{} -> {}x{}x{}", a.in_channels(), a.in_height(),
+                                                 a.in_width(), a.out_channels(), a.out_height(),
+                                                 a.out_width())}});
+    }
+    m_layers.push_back(rec);
+    m_qk.sync();  // the interrupt and the output words appear at the layer's end
+    if (a.send_data_out) {
+        m_output_added.notify(sc_core::SC_ZERO_TIME);
+    }
+    if (a.int_en) {
+        set_raw(regs::calc_done_int::MASK);
+    }
+}
+
+}  // namespace npu::kpu
