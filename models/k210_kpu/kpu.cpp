@@ -1,9 +1,9 @@
 #include "models/k210_kpu/kpu.h"
 
-#include <boost/endian/conversion.hpp>
 #include <algorithm>
 #include <cmath>
 
+#include <boost/endian/conversion.hpp>
 #include <fmt/format.h>
 
 #include "sim/core/error.h"
@@ -50,8 +50,9 @@ Kpu::Kpu(sc_core::sc_module_name name, const KpuConfig& cfg, sim::TraceWriter* t
     , m_period(1.0 / static_cast<double>(cfg.timing.clock_hz), sc_core::SC_SEC)
     , m_stats(basename())
     , m_layers_done(m_stats.counter("layers", "layers", "layers executed"))
-    , m_layers_skipped(m_stats.counter("skipped_layers", "layers",
-                                       "layers not executed: a fatal field problem or a failed fetch"))
+    , m_layers_skipped(
+          m_stats.counter("skipped_layers", "layers",
+                          "layers not executed: a fatal field problem or a failed fetch"))
     , m_macs(m_stats.counter("macs", "MAC", "multiply-accumulates of executed layers"))
     , m_busy_cycles(m_stats.counter("busy_cycles", "cycles", "Σ layer total_cycles (KPU clock)"))
     , m_compute_cycles(m_stats.counter("compute_cycles", "cycles", "Σ ceil(a · lane_lines)"))
@@ -67,10 +68,11 @@ Kpu::Kpu(sc_core::sc_module_name name, const KpuConfig& cfg, sim::TraceWriter* t
     , m_output_underflows(m_stats.counter("output_underflows", "reads",
                                           "FIFO_DATA_OUT reads of an empty FIFO (read 0)")) {
     m_cfg.validate();
-    m_bank.add_consecutive({m_fifo, m_status, m_raw, m_mask, m_clear, m_threshold, m_data_out, m_ctrl,
-                            m_eight_bit});
+    m_bank.add_consecutive(
+        {m_fifo, m_status, m_raw, m_mask, m_clear, m_threshold, m_data_out, m_ctrl, m_eight_bit});
     m_fifo.on_write([this](uint64_t v) { push_word(v); });
-    m_status.on_read([this](uint64_t) { return m_raw.value() & ~m_mask.value() & regs::kInterruptBits; });
+    m_status.on_read(
+        [this](uint64_t) { return m_raw.value() & ~m_mask.value() & regs::kInterruptBits; });
     m_clear.on_write([this](uint64_t v) {
         m_raw.set_value(m_raw.value() & ~v);
         update_interrupts();
@@ -162,8 +164,8 @@ void Kpu::run() {
 }
 
 void Kpu::problem(uint64_t layer, const std::string& what, bool fatal) {
-    const std::string msg = fmt::format("{}: layer {}: {}{}", name(), layer, what,
-                                        fatal ? " (layer skipped)" : "");
+    const std::string msg =
+        fmt::format("{}: layer {}: {}{}", name(), layer, what, fatal ? " (layer skipped)" : "");
     if (m_cfg.strict) {
         SC_REPORT_ERROR(kMsgType, msg.c_str());
     } else {
@@ -174,7 +176,8 @@ void Kpu::problem(uint64_t layer, const std::string& what, bool fatal) {
 bool Kpu::read(uint64_t addr, uint8_t* dst, size_t n, const char* what, uint64_t& cycles) {
     const sc_time before = m_qk.local();
     if (axi.read(addr, dst, n, m_qk.local()) != tlm::TLM_OK_RESPONSE) {
-        problem(m_layers.size(), fmt::format("fetching {} bytes of {} at {:#x} failed", n, what, addr), true);
+        problem(m_layers.size(),
+                fmt::format("fetching {} bytes of {} at {:#x} failed", n, what, addr), true);
         return false;
     }
     // Bus time in KPU cycles, rounded up.
@@ -248,6 +251,16 @@ void Kpu::execute(const Words& w) {
     m_qk.local() = end - sc_core::sc_time_stamp();
     rec.end_ps = to_ps(end);
     rec.overflows = r.overflows;
+    if (r.overflows > 0) {
+        SC_REPORT_WARNING(kMsgType,
+                          fmt::format("{}: layer {}: {} accumulator/BN values beyond signed "
+                                      "36 bits (overflow policy {})",
+                                      name(), rec.index, r.overflows,
+                                      m_cfg.fidelity.overflow == Overflow::Keep64   ? "keep64"
+                                      : m_cfg.fidelity.overflow == Overflow::Wrap36 ? "wrap36"
+                                                                                    : "saturate36")
+                              .c_str());
+    }
     if (a.send_data_out) {
         for (size_t i = 0; i < r.dense_output.size(); i += 8) {  // little-endian 64-bit words
             uint8_t word[8] = {};
@@ -268,10 +281,11 @@ void Kpu::execute(const Words& w) {
     if (m_trace != nullptr) {
         m_trace->complete(m_track, fmt::format("layer {}", rec.index), "kpu", rec.start_ps,
                           rec.end_ps - rec.start_ps,
-                          {{"cycles", rec.cost.total_cycles}, {"macs", r.macs},
-                           {"shape", fmt::format("{}x{}x{} -> {}x{}x{}", a.in_channels(), a.in_height(),
-                                                 a.in_width(), a.out_channels(), a.out_height(),
-                                                 a.out_width())}});
+                          {{"cycles", rec.cost.total_cycles},
+                           {"macs", r.macs},
+                           {"shape", fmt::format("{}x{}x{} -> {}x{}x{}", a.in_channels(),
+                                                 a.in_height(), a.in_width(), a.out_channels(),
+                                                 a.out_height(), a.out_width())}});
     }
     m_layers.push_back(rec);
     m_qk.sync();  // the interrupt and the output words appear at the layer's end

@@ -24,11 +24,12 @@ KpuConfig read_kpu_config(const sim::ConfigNode& n) {
     c.layer_fifo_words = n.get<uint32_t>("layer_fifo_words", c.layer_fifo_words, 12u, 1u << 16);
     c.register_latency_ns = n.get<double>("register_latency_ns", c.register_latency_ns, 0.0, 1e6);
     c.strict = n.get<bool>("strict", c.strict);
-    c.fidelity.segment = n.get_enum("activation_segment", c.fidelity.segment,
-                                    {{"greater", SegmentRule::GreaterThan},
-                                     {"greater_equal", SegmentRule::GreaterEqual}});
-    c.fidelity.rounding = n.get_enum("activation_rounding", c.fidelity.rounding,
-                                     {{"banker", ActRounding::Banker}, {"carry", ActRounding::Carry}});
+    c.fidelity.segment = n.get_enum(
+        "activation_segment", c.fidelity.segment,
+        {{"greater", SegmentRule::GreaterThan}, {"greater_equal", SegmentRule::GreaterEqual}});
+    c.fidelity.rounding =
+        n.get_enum("activation_rounding", c.fidelity.rounding,
+                   {{"banker", ActRounding::Banker}, {"carry", ActRounding::Carry}});
     c.fidelity.overflow = n.get_enum("overflow", c.fidelity.overflow,
                                      {{"keep64", Overflow::Keep64},
                                       {"wrap36", Overflow::Wrap36},

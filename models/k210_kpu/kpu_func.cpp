@@ -11,6 +11,19 @@ namespace npu::kpu {
 
 namespace {
 using sim::sign_extend;
+
+// 64-bit two's-complement arithmetic that wraps instead of being undefined. Only values already
+// far beyond the 36-bit range (counted as overflows) can get here; the C++ emulators wrap the
+// same way on every host they run on.
+int64_t wrap_add(int64_t a, int64_t b) {
+    return static_cast<int64_t>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b));
+}
+int64_t wrap_sub(int64_t a, int64_t b) {
+    return static_cast<int64_t>(static_cast<uint64_t>(a) - static_cast<uint64_t>(b));
+}
+int64_t wrap_mul(int64_t a, int64_t b) {
+    return static_cast<int64_t>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b));
+}
 constexpr int64_t kMax36 = (int64_t{1} << 35) - 1;
 constexpr int64_t kMin36 = -(int64_t{1} << 35);
 }  // namespace
@@ -85,7 +98,8 @@ uint8_t activate(int64_t v, const ActTable& t, const Fidelity& f) {
         }
     }
     const ActSegment& s = t[seg];
-    const int64_t y = act_shift((v - s.x_start) * s.y_mul, s.shift, f.rounding) + s.bias;
+    const int64_t y =
+        wrap_add(act_shift(wrap_mul(wrap_sub(v, s.x_start), s.y_mul), s.shift, f.rounding), s.bias);
     return static_cast<uint8_t>(std::clamp<int64_t>(y, 0, 255));
 }
 
@@ -267,7 +281,7 @@ void conv_bn_act(const LayerArgs& a, const LayerParams& p, const Fidelity& f, co
             int64_t v = static_cast<int64_t>(acc[i]) + ((int64_t{a.arg_x} * sum_x[i]) >> a.shr_x) +
                         w_term + add_term;
             r.overflows += limit36(v, f.overflow) ? 1u : 0u;
-            v = ((v * bn.mul) >> bn.shift) + bn.add;
+            v = wrap_add(wrap_mul(v, bn.mul) >> bn.shift, bn.add);
             r.overflows += limit36(v, f.overflow) ? 1u : 0u;
             out[i] = activate(v, p.act, f);
         }

@@ -118,21 +118,21 @@ std::vector<Problem> validate(const LayerArgs& a, bool eight_bit) {
         }
     }
     if (a.first_stride) {
-        c.fail("first_stride", "is 1: input subsampling is not modelled (nncase never sets it)");
+        c.fatal("first_stride", "is 1: input subsampling is not modelled (nncase never sets it)");
     }
     if (a.bypass_conv) {
-        c.fail("bypass_conv", "is 1: the hardware cannot skip the convolution");
+        c.fatal("bypass_conv", "is 1: the hardware cannot skip the convolution");
     }
     if (a.full_add) {
-        c.fail("full_add",
-               "is 1: the per-channel sum output is not modelled (its format is unknown)");
+        c.fatal("full_add",
+                "is 1: the per-channel sum output is not modelled (its format is unknown)");
     }
     if (!a.load_para || !a.load_coor || !a.load_act) {
-        c.fail(!a.load_para   ? "load_para"
-               : !a.load_coor ? "load_coor"
-                              : "load_act",
-               "is 0: layers without freshly loaded BN, weights and activation table are not "
-               "modelled (the activation output would be all zero)");
+        c.fatal(!a.load_para   ? "load_para"
+                : !a.load_coor ? "load_coor"
+                               : "load_act",
+                "is 0: layers without freshly loaded BN, weights and activation table are not "
+                "modelled (the activation output would be all zero)");
     }
     if (a.depth_wise_layer && ic != oc) {
         c.fatal("depth_wise_layer", "is 1 but input channels {} != output channels {}", ic, oc);
@@ -141,18 +141,29 @@ std::vector<Problem> validate(const LayerArgs& a, bool eight_bit) {
                  "channel_switch_addr", a.channel_switch_addr, w, h);
     check_layout(c, "wb_group", a.wb_group, "wb_row_switch_addr", a.wb_row_switch_addr,
                  "wb_channel_switch_addr", a.wb_channel_switch_addr, a.out_width(), a.out_height());
-    const uint64_t in_end = (uint64_t{a.image_src_addr} + fmap_lines(ic, w, h)) * kLineBytes;
+    // Bounds as the datapath addresses the maps: by the layout fields, when they are usable,
+    // and never less than the natural layout needs.
+    auto end_of = [](uint32_t line, const FmapGeometry& fields) {
+        uint64_t bytes = fmap_lines(fields.channels, fields.width, fields.height) * kLineBytes;
+        if (fields.groups == 1 || fields.groups == 2 || fields.groups == 4) {
+            bytes = std::max(bytes, fields.extent());
+        }
+        return uint64_t{line} * kLineBytes + bytes;
+    };
+    const uint64_t in_end = end_of(
+        a.image_src_addr, {ic, w, h, a.coef_group, a.row_switch_addr, a.channel_switch_addr});
     const uint64_t out_end =
-        (uint64_t{a.image_dst_addr} + fmap_lines(oc, a.out_width(), a.out_height())) * kLineBytes;
+        end_of(a.image_dst_addr, {oc, a.out_width(), a.out_height(), a.wb_group,
+                                  a.wb_row_switch_addr, a.wb_channel_switch_addr});
     if (in_end > kRamBytes) {
-        c.fail("image_src_addr",
-               "input feature map at line {} ends at byte {:#x}, past the 2 MiB RAM",
-               a.image_src_addr, in_end);
+        c.fatal("image_src_addr",
+                "input feature map at line {} ends at byte {:#x}, past the 2 MiB RAM",
+                a.image_src_addr, in_end);
     }
     if (out_end > kRamBytes) {
-        c.fail("image_dst_addr",
-               "output feature map at line {} ends at byte {:#x}, past the 2 MiB RAM",
-               a.image_dst_addr, out_end);
+        c.fatal("image_dst_addr",
+                "output feature map at line {} ends at byte {:#x}, past the 2 MiB RAM",
+                a.image_dst_addr, out_end);
     }
     if (a.active_addr % 256 != 0) {
         c.fail("active_addr", "is {:#x}, must be 256-byte aligned", a.active_addr);

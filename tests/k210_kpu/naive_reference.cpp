@@ -151,7 +151,12 @@ std::vector<uint8_t> naive_layer(const kpu::LayerArgs& a, const uint8_t* weights
                 const int64_t alu = acc + ((int64_t{a.arg_x} * sum_x) >> a.shr_x) +
                                     ((int64_t{a.arg_w} * sum_w) >> a.shr_w) +
                                     a.arg_add * (ic_hi - ic_lo);
-                const int64_t v = ((alu * bn_mul) >> bn_shift) + bn_add;
+                // Products and sums wrap at 64 bits (only reachable far beyond the 36-bit range).
+                const int64_t v = static_cast<int64_t>(
+                    static_cast<uint64_t>(static_cast<int64_t>(static_cast<uint64_t>(alu) *
+                                                               static_cast<uint64_t>(bn_mul)) >>
+                                          bn_shift) +
+                    static_cast<uint64_t>(bn_add));
                 int seg = 0;
                 for (int i = 15; i >= 0; --i) {
                     if (o.greater_equal ? v >= xs[i] : v > xs[i]) {
@@ -159,8 +164,10 @@ std::vector<uint8_t> naive_layer(const kpu::LayerArgs& a, const uint8_t* weights
                         break;
                     }
                 }
-                int64_t y = rounding_shift((v - xs[seg]) * mul[seg], static_cast<int>(shift[seg]),
-                                           o.carry_rounding) +
+                const int64_t prod = static_cast<int64_t>(
+                    (static_cast<uint64_t>(v) - static_cast<uint64_t>(xs[seg])) *
+                    static_cast<uint64_t>(mul[seg]));
+                int64_t y = rounding_shift(prod, static_cast<int>(shift[seg]), o.carry_rounding) +
                             bias[seg];
                 plane[static_cast<size_t>(oy * W + ox)] =
                     static_cast<uint8_t>(std::min<int64_t>(255, std::max<int64_t>(0, y)));

@@ -65,3 +65,46 @@ TEST(KpuGolden, V01SegmentRuleAndRoundingAgreeToo) {
 
 }  // namespace
 }  // namespace npu::test
+
+namespace npu::test {
+namespace {
+
+// Layer words with random bit flips: whatever validate() does not call fatal must run without
+// touching memory outside the RAM and the weight buffer (ASan checks this in CI).
+TEST(KpuSafety, MutatedLayersThatPassTheFatalChecksRunSafely) {
+    std::mt19937_64 rng(31);
+    int ran = 0;
+    for (int i = 0; i < 1500; ++i) {
+        RandomLayer r = random_layer(rng, true, LayerLimits{8, 40, 8, 100'000});
+        kpu::Words w = kpu::encode(r.args);
+        for (int f = 0; f < 3; ++f) {
+            w[rng() % 12] ^= uint64_t{1} << (rng() % 64);
+        }
+        const kpu::LayerArgs a = kpu::decode(w);
+        const bool eight = (rng() & 1) != 0;
+        if (kpu::any_fatal(kpu::validate(a, eight))) {
+            continue;
+        }
+        const uint64_t k2 = static_cast<uint64_t>(a.kernel_size() * a.kernel_size());
+        const uint64_t macs = static_cast<uint64_t>(a.out_channels()) *
+                              static_cast<uint64_t>(a.in_width()) *
+                              static_cast<uint64_t>(a.in_height()) * k2 *
+                              (a.depth_wise_layer ? 1u : static_cast<uint64_t>(a.in_channels()));
+        if (macs > 3'000'000) {
+            continue;  // valid but slow: not what this test is about
+        }
+        std::vector<uint8_t> weights(kpu::weight_bytes(a, eight), 7);
+        kpu::LayerParams p;
+        p.weights = weights.data();
+        p.bn.assign(static_cast<size_t>(a.out_channels()), kpu::BnParam{1, 0, 0});
+        std::vector<uint8_t> ram(kpu::kRamBytes, 1);
+        const kpu::LayerResult res = kpu::run_layer(a, p, eight, {}, ram.data());
+        EXPECT_EQ(res.dense_output.size(),
+                  static_cast<size_t>(a.out_channels() * a.out_width() * a.out_height()));
+        ++ran;
+    }
+    EXPECT_GT(ran, 100);  // enough mutated layers were runnable to mean something
+}
+
+}  // namespace
+}  // namespace npu::test

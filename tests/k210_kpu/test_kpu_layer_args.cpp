@@ -125,6 +125,26 @@ TEST(LayerArgs, ValidateNamesTheField) {
               }));
 }
 
+TEST(LayerArgs, FatalProblemsAreThoseThatCannotRun) {
+    LayerArgs a = decode(face_layer0());
+    a.active_addr = 0x80002010;  // misaligned table: the layer still runs (with a warning)
+    a.para_size = 1;             // inconsistent chunking: runs too
+    auto p = validate(a, true);
+    ASSERT_EQ(p.size(), 2u);
+    EXPECT_FALSE(any_fatal(p));
+    a.full_add = true;  // unmodelled output format: cannot run
+    p = validate(a, true);
+    EXPECT_TRUE(any_fatal(p));
+    EXPECT_EQ(p[0].field, "full_add");
+    EXPECT_TRUE(p[0].fatal);
+    // Fields that would read past the RAM through the layer's own geometry are fatal as well.
+    a = decode(face_layer0());
+    a.channel_switch_addr = 4000;  // 3 channel blocks of 4000 lines from line 29168
+    p = validate(a, true);
+    EXPECT_TRUE(any_fatal(p));
+    EXPECT_EQ(p.back().field, "image_src_addr");
+}
+
 TEST(LayerArgs, ValidateChecksLayoutAgainstWidth) {
     LayerArgs a = decode(face_layer0());
     a.row_switch_addr = 4;

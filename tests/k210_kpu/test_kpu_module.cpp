@@ -1,12 +1,12 @@
 // The KPU sc_module as firmware sees it: registers, FIFO thresholds and interrupts, a layer
 // pushed through LAYER_ARGUMENT_FIFO finishing at exactly the cost model's time with the pure
 // datapath's bytes, the fifo_data_out stream, and bad layers that warn instead of crashing.
-#include "models/k210_kpu/kpu.h"
-
-#include <boost/endian/conversion.hpp>
-
 #include <random>
 
+#include <boost/endian/conversion.hpp>
+#include <fmt/format.h>
+
+#include "models/k210_kpu/kpu.h"
 #include "sim/core/error.h"
 #include "sim/tlm/router.h"
 #include "tests/k210_kpu/random_layer.h"
@@ -29,7 +29,9 @@ struct Bench : sc_core::sc_module {
     int irq_edges = 0;
 
     SC_HAS_PROCESS(Bench);
-    Bench(sc_core::sc_module_name n, const kpu::KpuConfig& cfg) : sc_module(n), kpu("kpu", cfg, nullptr) {
+    Bench(sc_core::sc_module_name n, const kpu::KpuConfig& cfg)
+        : sc_module(n)
+        , kpu("kpu", cfg, nullptr) {
         cpu.socket.bind(router.target_socket);
         kpu.axi.socket.bind(router.target_socket);
         const unsigned s = router.bind_target(sram.socket);
@@ -93,12 +95,15 @@ TEST_F(KpuModule, ResetValuesAndAccessRights) {
     ExpectWarnings w;
     uint64_t v = 0;
     EXPECT_EQ(b.set(kpu::regs::INTERRUPT_STATUS, 1), tlm::TLM_COMMAND_ERROR_RESPONSE);
-    EXPECT_EQ(b.cpu.read(kRegs + kpu::regs::LAYER_ARGUMENT_FIFO, &v, 8), tlm::TLM_COMMAND_ERROR_RESPONSE);
-    EXPECT_EQ(b.cpu.write(kRegs + kpu::regs::LAYER_ARGUMENT_FIFO, &v, 4), tlm::TLM_BURST_ERROR_RESPONSE);
+    EXPECT_EQ(b.cpu.read(kRegs + kpu::regs::LAYER_ARGUMENT_FIFO, &v, 8),
+              tlm::TLM_COMMAND_ERROR_RESPONSE);
+    EXPECT_EQ(b.cpu.write(kRegs + kpu::regs::LAYER_ARGUMENT_FIFO, &v, 4),
+              tlm::TLM_BURST_ERROR_RESPONSE);
     EXPECT_EQ(b.cpu.read(kRegs + 0x48, &v, 8), tlm::TLM_ADDRESS_ERROR_RESPONSE);
     ASSERT_EQ(w.messages().size(), 4u);
-    EXPECT_EQ(w.messages()[0], "b.kpu.regs: 8-byte write at offset 0x8 (INTERRUPT_STATUS): access not "
-                               "allowed by the register's access rights");
+    EXPECT_EQ(w.messages()[0],
+              "b.kpu.regs: 8-byte write at offset 0x8 (INTERRUPT_STATUS): access not "
+              "allowed by the register's access rights");
 }
 
 TEST_F(KpuModule, ClearIsWriteOneAndLevelsComeBack) {
@@ -142,8 +147,18 @@ TEST_F(KpuModule, LayerThroughRegistersMatchesPurePathAndCostModel) {
     b.set(kpu::regs::INTERRUPT_CLEAR, 7);
     b.set(kpu::regs::INTERRUPT_MASK, 0b1110);  // calc_done only
     b.push(words);
+    ExpectWarnings warnings;
     sc_core::sc_start();
 
+    // This random layer draws its terms over their full ranges, so some values leave 36 bits:
+    // the module says how many, and they are the pure path's count.
+    ASSERT_GT(expect.overflows, 0u);
+    ASSERT_EQ(warnings.messages().size(), 1u);
+    EXPECT_EQ(
+        warnings.messages()[0],
+        fmt::format("b.kpu: layer 0: {} accumulator/BN values beyond signed 36 bits (overflow "
+                    "policy keep64)",
+                    expect.overflows));
     ASSERT_EQ(b.irq_edges, 1);
     // 400 MHz: 2.5 ns per cycle; the memory adds no latency, so the bus-measured fetch terms equal
     // transfer_cost and the layer ends at exactly total_cycles.
@@ -182,7 +197,8 @@ TEST_F(KpuModule, BadLayerWarnsSetsErrorBitAndDoesNotHang) {
     ExpectWarnings w;
     sc_core::sc_start();
     ASSERT_GE(w.messages().size(), 1u);
-    EXPECT_EQ(w.messages()[0], "b.kpu: layer 0: kernel_type is 5, expected 0 (1x1) or 1 (3x3) (layer skipped)");
+    EXPECT_EQ(w.messages()[0],
+              "b.kpu: layer 0: kernel_type is 5, expected 0 (1x1) or 1 (3x3) (layer skipped)");
     EXPECT_EQ(b.reg(kpu::regs::INTERRUPT_RAW) & 0x9, 0x9u);  // calc_done + layer_error
     EXPECT_TRUE(b.kpu.layers()[0].skipped);
     EXPECT_EQ(b.irq_edges, 1);
@@ -202,8 +218,9 @@ TEST_F(KpuModule, UnmappedTableAddressSkipsTheLayer) {
     sc_core::sc_start();
     ASSERT_EQ(w.messages().size(), 2u);
     EXPECT_EQ(w.messages()[0], "b.router: read of 72 bytes at 0x10000000 hits no mapped window");
-    EXPECT_EQ(w.messages()[1],
-              "b.kpu: layer 0: fetching 72 bytes of the BN table at 0x10000000 failed (layer skipped)");
+    EXPECT_EQ(
+        w.messages()[1],
+        "b.kpu: layer 0: fetching 72 bytes of the BN table at 0x10000000 failed (layer skipped)");
     EXPECT_EQ(b.kpu.stats().to_json()["skipped_layers"]["value"], 1);
 }
 
@@ -223,7 +240,8 @@ TEST_F(KpuModule, StrictModeTurnsProblemsIntoErrors) {
         sc_core::sc_start();
         FAIL() << "expected an error";
     } catch (const sc_core::sc_report& e) {
-        EXPECT_STREQ(e.get_msg(), "b.kpu: layer 0: active_addr is 0x40030008, must be 256-byte aligned");
+        EXPECT_STREQ(e.get_msg(),
+                     "b.kpu: layer 0: active_addr is 0x40030008, must be 256-byte aligned");
     }
 }
 
