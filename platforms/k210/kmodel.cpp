@@ -51,7 +51,13 @@ void parse_v3(sim::ByteReader& r, Kmodel& m) {
     r.u32("max_start_address");
     m.main_mem_bytes = r.u32("main_mem_usage");
     const uint32_t n_outputs = r.count("output_count", 8);
-    r.skip(size_t{n_outputs} * 8, "outputs");
+    for (uint32_t i = 0; i < n_outputs; ++i) {
+        KmodelIo o;
+        o.range.start = r.u32("output address");
+        o.range.size = r.u32("output size");
+        o.shape[3] = static_cast<int32_t>(o.range.size / 4);
+        m.outputs.push_back(o);
+    }
     std::vector<std::pair<uint32_t, uint32_t>> headers(n_layers);
     for (auto& [type, size] : headers) {
         type = r.u32("layer type");
@@ -105,7 +111,23 @@ void parse_v4(sim::ByteReader& r, Kmodel& m) {
     const uint32_t n_inputs = r.count("inputs", 32);
     const uint32_t n_outputs = r.count("outputs", 16);
     r.u32("reserved0");
-    r.skip(size_t{n_inputs} * 32 + size_t{n_outputs} * 16, "input/output memory ranges and shapes");
+    m.inputs.resize(n_inputs);
+    for (KmodelIo& in : m.inputs) {
+        in.range = read_memory_range(r, "input memory_range");
+    }
+    for (KmodelIo& in : m.inputs) {
+        for (int32_t& d : in.shape) {
+            d = r.i32("input shape");
+        }
+    }
+    m.outputs.resize(n_outputs);
+    for (KmodelIo& out : m.outputs) {
+        out.range = read_memory_range(r, "output memory_range");
+        out.shape[3] = static_cast<int32_t>(out.range.datatype == kFloat32 ? out.range.size / 4
+                                                                           : out.range.size);
+    }
+    m.constants_offset = r.pos();
+    m.constants_bytes = constants;
     r.skip(constants, "constants");
     std::vector<std::pair<uint32_t, uint32_t>> headers(n_nodes);
     for (auto& [op, size] : headers) {
@@ -151,6 +173,25 @@ void parse_v4(sim::ByteReader& r, Kmodel& m) {
 }
 
 }  // namespace
+
+MemoryRange read_memory_range(sim::ByteReader& r, const char* what) {
+    MemoryRange m;
+    const size_t at = r.pos();
+    m.memory_type = r.u32(what);
+    m.datatype = r.u32(what);
+    m.start = r.u32(what);
+    m.size = r.u32(what);
+    if (m.memory_type > 2) {
+        r.fail(at, what,
+               "memory_type is " + std::to_string(m.memory_type) +
+                   ", expected 0 (const), 1 (main) or 2 (kpu)");
+    }
+    if (m.datatype > 1) {
+        r.fail(at + 4, what,
+               "datatype is " + std::to_string(m.datatype) + ", expected 0 (f32) or 1 (u8)");
+    }
+    return m;
+}
 
 kpu::LayerArgs KpuConvLayer::runtime_args(uint32_t file_bus_addr) const {
     kpu::LayerArgs a = args;

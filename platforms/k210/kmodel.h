@@ -10,8 +10,27 @@
 #include <vector>
 
 #include "models/k210_kpu/kpu_layer_args.h"
+#include "sim/core/bytes.h"
 
 namespace npu::k210 {
+
+// Where a tensor lives: {memory_type, datatype, start, size} as in v4 files; v3 outputs are
+// main-memory f32 ranges.
+enum MemoryType : uint32_t { kConstMemory = 0, kMainMemory = 1, kKpuMemory = 2 };
+enum DataType : uint32_t { kFloat32 = 0, kUint8 = 1 };
+struct MemoryRange {
+    uint32_t memory_type = kMainMemory;
+    uint32_t datatype = kFloat32;
+    uint32_t start = 0;
+    uint32_t size = 0;
+};
+// Reads 16 bytes; an unknown memory type or datatype is an error naming the offset.
+MemoryRange read_memory_range(sim::ByteReader& r, const char* what);
+
+struct KmodelIo {
+    MemoryRange range;
+    int32_t shape[4] = {1, 1, 1, 1};  // NCHW; v3 outputs are flat: {1, 1, 1, size / 4}
+};
 
 struct KmodelLayer {
     uint32_t type = 0;       // v3 kpu_model_layer_type_t, v4 runtime opcode
@@ -42,6 +61,10 @@ struct Kmodel {
     int version = 0;  // 3 or 4
     bool eight_bit = true;
     uint32_t main_mem_bytes = 0;
+    std::vector<KmodelIo> inputs;  // v4 only (a v3 model's input is its first layer's)
+    std::vector<KmodelIo> outputs;
+    size_t constants_offset = 0;  // v4 constants region in the file
+    size_t constants_bytes = 0;
     std::vector<KmodelLayer> layers;
     std::vector<KpuConvLayer> convs;
     std::vector<uint8_t> bytes;  // the whole file

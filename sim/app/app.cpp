@@ -48,6 +48,11 @@ int main(int argc, char** argv) {
         ->check(CLI::ExistingFile);
     run->add_option("--out", run_opts.out,
                     "Directory for report.json (and trace.json); written whole or not at all");
+    run->add_option("--model", run_opts.model, "Model file (kmodel v3 or v4 for the k210 platform)")
+        ->check(CLI::ExistingFile);
+    run->add_option("--input", run_opts.input,
+                    "Input tensor: .npy, uint8 NCHW of the model's input shape")
+        ->check(CLI::ExistingFile);
     run->add_flag("--trace", run_opts.trace,
                   "Also write trace.json (Chrome trace events, Perfetto)");
     run->add_flag("-v,--verbose", run_opts.verbose, "Print SystemC info messages");

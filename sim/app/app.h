@@ -16,6 +16,8 @@ const char* version();
 
 struct RunOptions {
     std::string platform;  // YAML file; empty = the built-in default
+    std::string model;     // kmodel file (k210 platform)
+    std::string input;     // input tensor (.npy, u8 NCHW)
     std::string out;       // output directory; empty = print only
     bool trace = false;    // write trace.json (Chrome trace events) into --out
     bool verbose = false;
@@ -26,6 +28,8 @@ struct InfoOptions {
 };
 
 int cmd_run(const RunOptions& opts);
+struct LoadedPlatform;
+int cmd_run_k210(const RunOptions& opts, const LoadedPlatform& platform);
 int cmd_info(const InfoOptions& opts);
 
 // Parses argv and runs the chosen subcommand; never throws.

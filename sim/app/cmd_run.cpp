@@ -93,6 +93,13 @@ int cmd_run(const RunOptions& opts) {
         throw sim::Error("--trace writes trace.json into the output directory: add --out DIR");
     }
     const LoadedPlatform p = load_platform(opts.platform);
+    if (p.k210) {
+        return cmd_run_k210(opts, p);
+    }
+    if (!opts.model.empty() || !opts.input.empty()) {
+        throw sim::Error(
+            "--model and --input need a platform that runs models (e.g. configs/k210.yaml)");
+    }
     // Create the output directory before simulating, so a bad path fails fast.
     std::unique_ptr<sim::OutputDir> out;
     if (!opts.out.empty()) {

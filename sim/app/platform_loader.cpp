@@ -26,7 +26,13 @@ sim::ConfigDocument open(const std::string& path, std::string& source) {
 LoadedPlatform load_platform(const std::string& path) {
     LoadedPlatform out;
     sim::ConfigDocument doc = open(path, out.source);
-    out.config = platform::read_platform(doc.root().child("platform"));
+    const sim::ConfigNode p = doc.root().child("platform");
+    if (p.has("kind") && p.get<std::string>("kind", "") == "k210") {
+        out.k210 = k210::read_k210_config(p);
+        out.config = out.k210->platform;
+    } else {
+        out.config = platform::read_platform(p);
+    }
     doc.finish();
     return out;
 }

@@ -1,9 +1,11 @@
 // Loads a platform configuration: a YAML file, or the built-in default when no file is named.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "platforms/common/platform_config.h"
+#include "platforms/k210/k210_config.h"
 
 namespace npu::app {
 
@@ -12,6 +14,7 @@ constexpr const char* kDefaultPlatform = "selfcheck.yaml";
 struct LoadedPlatform {
     std::string source;  // file name, or "<built-in configs/selfcheck.yaml>"
     platform::PlatformConfig config;
+    std::optional<k210::K210Config> k210;  // set for kind: k210
 };
 
 // Throws sim::Error listing every problem in the file at once.

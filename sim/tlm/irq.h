@@ -42,8 +42,9 @@ public:
 private:
     bool m_level = false;
     uint64_t m_raises = 0;
-    sc_core::sc_event m_changed{"changed"};
-    sc_core::sc_event m_posedge{"posedge"};
+    // Unnamed: named events live in the enclosing module's namespace, where several lines clash.
+    sc_core::sc_event m_changed;
+    sc_core::sc_event m_posedge;
 };
 
 }  // namespace npu::sim

@@ -1,0 +1,82 @@
+// The K210 DMAC subset as a SystemC module: six channels of single-block transfers, memory to
+// memory and peripheral to memory with hardware handshake (the KPU's fifo_data_out drained into
+// main memory, SYSCTL_DMA_SELECT_AI_RX_REQ), per-channel completion interrupts. Also the two SYSCTL
+// handshake selector registers, the only SYSCTL registers modelled. Not modelled: multi-block and
+// linked-list transfers, software handshake, memory-to-peripheral. docs/k210_platform.md.
+#pragma once
+
+#include <array>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include <systemc>
+
+#include "models/k210_dma/dmac_regs.h"
+#include "sim/core/bus_cost.h"
+#include "sim/core/regs.h"
+#include "sim/core/stats.h"
+#include "sim/core/trace.h"
+#include "sim/tlm/axi_port.h"
+#include "sim/tlm/irq.h"
+#include "sim/tlm/register_target.h"
+
+namespace npu::dma {
+
+struct DmacConfig {
+    sim::BusConfig bus{8, 16, 2, 4096, 400'000'000};  // the DMAC's AXI master
+    double register_latency_ns = 10;
+};
+
+// A peripheral's DMA request: how many items it can deliver now, and an event notified when that
+// number may have grown.
+struct RequestSource {
+    std::function<size_t()> available;
+    const sc_core::sc_event* changed = nullptr;
+};
+
+class Dmac : public sc_core::sc_module {
+private:
+    struct Channel;
+    std::vector<std::unique_ptr<Channel>> m_ch;
+    sim::Register m_id, m_compver, m_dmac_cfg, m_chen, m_intstatus, m_com_intclear, m_com_intstatus_en,
+        m_com_intsignal_en, m_com_intstatus, m_reset;
+    sim::RegisterBank m_bank;
+    sim::Register m_dma_sel0, m_dma_sel1;
+    sim::RegisterBank m_sysctl_bank;
+
+public:
+    sim::RegisterTarget regs;    // DMAC_BASE_ADDR (0x50000000)
+    sim::RegisterTarget sysctl;  // SYSCTL_BASE_ADDR (0x50440000), DMA_SEL0/1 only
+    sim::AxiPort axi;
+    std::array<sim::IrqLine, regs::kChannels> irq;  // K210: PLIC 27 + channel
+
+    Dmac(sc_core::sc_module_name name, const DmacConfig& cfg, sim::TraceWriter* trace);
+    ~Dmac() override;
+
+    // Connects the peripheral whose SYSCTL select value is `select` (e.g. regs::kAiRxReq).
+    void connect_request(unsigned select, RequestSource source);
+    sim::StatGroup& stats() { return m_stats; }
+
+private:
+    void run_channel(unsigned ch);
+    void transfer(unsigned ch);
+    const RequestSource* request_for(unsigned interface) const;
+    void write_chen(uint64_t v);
+    void finish(unsigned ch, uint64_t status_bits);
+    void update_irq(unsigned ch);
+
+    DmacConfig m_config;
+    sim::TraceWriter* m_trace;
+    int m_track = 0;
+    std::vector<RequestSource> m_sources;  // by select value
+    std::array<sc_core::sc_event, regs::kChannels> m_start;
+
+    sim::StatGroup m_stats;
+    sim::Counter& m_transfers;
+    sim::Counter& m_bytes;
+    sim::Counter& m_handshake_waits;
+    sim::Counter& m_errors;
+};
+
+}  // namespace npu::dma

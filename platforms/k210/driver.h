@@ -1,0 +1,84 @@
+// The firmware side of a K210 inference, played in an SC_THREAD through bus transactions and
+// interrupt lines only, the way the Kendryte SDK (kmodel v3, kpu_run_kmodel/ai_step) and the
+// nncase v0 runtime (kmodel v4) drive the hardware: copy the model into SRAM, upload the input,
+// push 12 words per KPU layer, wait for calc_done or the DMA, run CPU layers in between. It reads
+// and writes nothing but the bus, so it doubles as a reference for firmware developers.
+// Flows and the CPU time model: docs/k210_platform.md.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <systemc>
+
+#include "platforms/k210/kmodel.h"
+#include "platforms/k210/k210_platform.h"
+#include "sim/core/tensor.h"
+#include "sim/core/trace.h"
+#include "sim/tlm/quantum.h"
+
+namespace npu::k210 {
+
+struct LayerRun {
+    size_t index = 0;          // position in the model's layer/node table
+    std::string type;          // "K210_CONV", "DEQUANTIZE", "kpu_conv2d", ...
+    int kpu_layer = -1;        // index into the KPU's layer records, for KPU layers
+    uint64_t start_ps = 0, end_ps = 0;
+    uint64_t cpu_cycles = 0;   // CPU time model cycles spent by this layer
+    uint64_t bus_bytes = 0;    // bytes the CPU moved over the bus for this layer
+};
+
+struct RunResult {
+    std::vector<sim::Tensor> outputs;
+    std::vector<LayerRun> layers;
+    uint64_t load_end_ps = 0;  // model copied and input uploaded
+    uint64_t end_ps = 0;
+    bool done = false;
+};
+
+class K210Driver : public sc_core::sc_module {
+public:
+    K210Driver(sc_core::sc_module_name name, K210Platform& platform, sim::TraceWriter& trace);
+
+    // Before sc_start(): the model and its input, a u8 tensor of the model's input size (NCHW).
+    // Throws sim::Error if the input does not fit the model or the model does not fit the SRAM.
+    void load(const Kmodel& model, const sim::Tensor& input);
+    const RunResult& result() const { return m_result; }
+
+private:
+    void run();
+    void run_v3();
+    void run_v4();
+    void kpu_conv(const KpuConvLayer& c, bool dma_to_main, uint64_t dma_dst_io);
+    void v4_dequantize(const KmodelLayer& l);
+    void v4_upload(const KmodelLayer& l);
+
+    // Bus access through the CPU port; an error response is a sim::Error naming the address.
+    void write(uint64_t addr, const void* data, size_t n);
+    void read(uint64_t addr, void* data, size_t n);
+    void kpu_reg(uint64_t offset, uint64_t value);
+    void dma_reg(uint64_t offset, uint64_t value);
+    void cpu(uint64_t cycles);
+    void wait_irq(const sim::IrqLine& line);
+    void upload(const kpu::FmapGeometry& g, uint64_t ram_io_addr, const uint8_t* nchw);
+    std::vector<uint8_t> download(const kpu::FmapGeometry& g, uint64_t ram_io_addr);
+    uint64_t io_addr(const MemoryRange& r) const;
+    sc_core::sc_time now() const { return m_qk.get_current_time(); }
+    void begin_layer(size_t index, const std::string& type);
+    void end_layer();
+
+    K210Platform& m_p;
+    sim::TraceWriter& m_trace;
+    int m_track;
+    sim::QuantumKeeper m_qk;
+    sc_core::sc_time m_cpu_period;
+    const Kmodel* m_model = nullptr;
+    sim::Tensor m_input;
+    uint64_t m_model_io = 0;  // model image, uncached bus address
+    uint64_t m_main_io = 0;   // main (working) buffer, uncached bus address
+    RunResult m_result;
+    LayerRun m_current;
+    uint64_t m_bytes_before = 0;
+};
+
+}  // namespace npu::k210

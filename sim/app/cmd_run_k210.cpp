@@ -1,0 +1,158 @@
+// npusim run on the K210 platform: a kmodel and an input through the simulated SoC, the outputs as
+// .npy, a per-layer report (report.json, layers.csv), a human summary, and optionally a trace.
+#include <cstdio>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "platforms/k210/driver.h"
+#include "platforms/k210/k210_platform.h"
+#include "platforms/k210/kmodel.h"
+#include "sim/app/app.h"
+#include "sim/app/platform_loader.h"
+#include "sim/core/error.h"
+#include "sim/core/files.h"
+#include "sim/core/npy.h"
+#include "sim/tlm/kernel.h"
+
+namespace npu::app {
+
+namespace {
+
+double us(uint64_t ps) {
+    return static_cast<double>(ps) / 1e6;
+}
+
+struct Row {
+    size_t index;
+    std::string type;
+    std::string shape;
+    uint64_t macs = 0, kpu_cycles = 0, cpu_cycles = 0, weight_bytes = 0, bus_bytes = 0;
+    uint64_t start_ps = 0, end_ps = 0;
+    double utilization = 0;
+};
+
+std::vector<Row> rows_of(const k210::RunResult& r, const kpu::Kpu& kpu) {
+    std::vector<Row> rows;
+    for (const k210::LayerRun& l : r.layers) {
+        Row row{l.index, l.type, "", 0, 0, l.cpu_cycles, 0, l.bus_bytes, l.start_ps, l.end_ps, 0};
+        if (l.kpu_layer >= 0 && static_cast<size_t>(l.kpu_layer) < kpu.layers().size()) {
+            const kpu::LayerRecord& k = kpu.layers()[static_cast<size_t>(l.kpu_layer)];
+            const kpu::LayerArgs& a = k.args;
+            row.shape = fmt::format("{}x{}x{} -> {}x{}x{}{}{}", a.in_channels(), a.in_height(), a.in_width(),
+                                    a.out_channels(), a.out_height(), a.out_width(),
+                                    a.kernel_size() == 3 ? " 3x3" : " 1x1", a.depth_wise_layer ? " dw" : "");
+            row.macs = k.cost.macs;
+            row.kpu_cycles = k.cost.total_cycles;
+            row.weight_bytes = k.cost.weight_bytes + k.cost.param_bytes;
+            row.utilization = k.cost.utilization();
+        }
+        rows.push_back(row);
+    }
+    return rows;
+}
+
+std::string layers_csv(const std::vector<Row>& rows) {
+    std::string s = "index,type,shape,macs,kpu_cycles,cpu_cycles,param_bytes,cpu_bus_bytes,start_us,end_us,"
+                    "utilization\n";
+    for (const Row& r : rows) {
+        s += fmt::format("{},{},\"{}\",{},{},{},{},{},{:.3f},{:.3f},{:.4f}\n", r.index, r.type, r.shape, r.macs,
+                         r.kpu_cycles, r.cpu_cycles, r.weight_bytes, r.bus_bytes, us(r.start_ps),
+                         us(r.end_ps), r.utilization);
+    }
+    return s;
+}
+
+sim::Tensor read_input(const std::string& path) {
+    if (path.empty()) {
+        throw sim::Error("the k210 platform needs --input FILE.npy (uint8 NCHW of the model's input shape)");
+    }
+    return sim::read_npy(path);
+}
+
+}  // namespace
+
+int cmd_run_k210(const RunOptions& opts, const LoadedPlatform& p) {
+    if (opts.model.empty()) {
+        throw sim::Error("the k210 platform needs --model FILE.kmodel");
+    }
+    if (opts.trace && opts.out.empty()) {
+        throw sim::Error("--trace writes trace.json into the output directory: add --out DIR");
+    }
+    const k210::Kmodel model = k210::load_kmodel(opts.model);
+    const sim::Tensor input = read_input(opts.input);
+    std::unique_ptr<sim::OutputDir> out;
+    if (!opts.out.empty()) {
+        out = std::make_unique<sim::OutputDir>(opts.out);
+    }
+    sim::install_report_handler({}, opts.verbose);
+    sim::TraceWriter trace(opts.trace);
+    k210::K210Platform soc("k210", *p.k210, trace);
+    k210::K210Driver driver("driver", soc, trace);
+    driver.load(model, input);
+    sc_core::sc_start();
+    const k210::RunResult& r = driver.result();
+    if (!r.done) {
+        throw sim::Error("the driver did not finish (a layer never completed)");
+    }
+
+    const std::vector<Row> rows = rows_of(r, soc.kpu);
+    const double cpu_hz = static_cast<double>(p.k210->cpu.clock_hz);
+    fmt::print("npusim {}: {} (kmodel v{}) on {} ({})\n\n", version(), model.name, model.version,
+               p.config.name, p.source);
+    fmt::print("{:>4}  {:<14} {:<30} {:>11} {:>10} {:>10} {:>6}\n", "#", "layer", "shape", "MACs",
+               "KPU cyc", "time us", "util");
+    uint64_t macs = 0, kpu_cycles = 0;
+    for (const Row& row : rows) {
+        fmt::print("{:>4}  {:<14} {:<30} {:>11} {:>10} {:>10.1f} {:>5.0f}%\n", row.index, row.type, row.shape,
+                   row.macs, row.kpu_cycles, us(row.end_ps - row.start_ps), row.utilization * 100);
+        macs += row.macs;
+        kpu_cycles += row.kpu_cycles;
+    }
+    const double inference_ms = static_cast<double>(r.end_ps - r.load_end_ps) / 1e9;
+    fmt::print("\ninference: {:.3f} ms ({} layers, {} MACs, {} KPU cycles at {}), {} outputs\n",
+               inference_ms, rows.size(), macs, kpu_cycles, sim::format_frequency(p.k210->kpu.timing.clock_hz),
+               r.outputs.size());
+
+    if (out) {
+        nlohmann::ordered_json j;
+        j["tool"] = "npusim";
+        j["version"] = version();
+        j["command"] = "run";
+        j["platform"] = {{"kind", "k210"}, {"name", p.config.name}, {"source", p.source},
+                         {"kpu_clock_hz", p.k210->kpu.timing.clock_hz}, {"cpu_clock_hz", p.k210->cpu.clock_hz}};
+        j["model"] = {{"file", opts.model}, {"version", model.version}, {"layers", model.layers.size()},
+                      {"kpu_layers", model.convs.size()}};
+        j["input"] = {{"file", opts.input}, {"shape", input.shape()}, {"dtype", sim::dtype_name(input.dtype())}};
+        nlohmann::ordered_json layers = nlohmann::ordered_json::array();
+        for (const Row& row : rows) {
+            layers.push_back({{"index", row.index}, {"type", row.type}, {"shape", row.shape}, {"macs", row.macs},
+                              {"kpu_cycles", row.kpu_cycles}, {"cpu_cycles", row.cpu_cycles},
+                              {"param_bytes", row.weight_bytes}, {"cpu_bus_bytes", row.bus_bytes},
+                              {"start_ps", row.start_ps}, {"end_ps", row.end_ps},
+                              {"utilization", row.utilization}});
+        }
+        j["layers"] = layers;
+        j["totals"] = {{"macs", macs}, {"kpu_cycles", kpu_cycles}, {"load_end_ps", r.load_end_ps},
+                       {"end_ps", r.end_ps}, {"inference_ms", inference_ms}, {"cpu_clock_hz", cpu_hz}};
+        nlohmann::ordered_json outs = nlohmann::ordered_json::array();
+        for (size_t i = 0; i < r.outputs.size(); ++i) {
+            const std::string name = fmt::format("output_{}.npy", i);
+            out->write_bytes(name, sim::encode_npy(r.outputs[i]));
+            outs.push_back({{"file", name}, {"shape", r.outputs[i].shape()},
+                            {"dtype", sim::dtype_name(r.outputs[i].dtype())}});
+        }
+        j["outputs"] = outs;
+        j["stats"] = soc.stats().to_json();
+        out->write_text("report.json", j.dump(2) + "\n");
+        out->write_text("layers.csv", layers_csv(rows));
+        if (opts.trace) {
+            out->write_text("trace.json", trace.dump() + "\n");
+        }
+        out->commit();
+        fmt::print("wrote {} to {}\n", fmt::join(out->files(), ", "), out->dir().string());
+    }
+    return kExitOk;
+}
+
+}  // namespace npu::app
