@@ -38,9 +38,11 @@ struct Dmac::Channel {
         , blk_tfr(reg(fmt::format("CH{}_BLK_TFR_RESUMEREQ", ch), b(ch) + regs::BLK_TFR, Access::WO))
         , axi_id(reg(fmt::format("CH{}_AXI_ID", ch), b(ch) + regs::AXI_ID, Access::RW))
         , axi_qos(reg(fmt::format("CH{}_AXI_QOS", ch), b(ch) + regs::AXI_QOS, Access::RW))
-        , intstatus_en(reg(fmt::format("CH{}_INTSTATUS_ENABLEREG", ch), b(ch) + regs::INTSTATUS_EN, Access::RW))
+        , intstatus_en(reg(fmt::format("CH{}_INTSTATUS_ENABLEREG", ch), b(ch) + regs::INTSTATUS_EN,
+                           Access::RW))
         , intstatus(reg(fmt::format("CH{}_INTSTATUS", ch), b(ch) + regs::CH_INTSTATUS, Access::RO))
-        , intsignal_en(reg(fmt::format("CH{}_INTSIGNAL_ENABLEREG", ch), b(ch) + regs::INTSIGNAL_EN, Access::RW))
+        , intsignal_en(reg(fmt::format("CH{}_INTSIGNAL_ENABLEREG", ch), b(ch) + regs::INTSIGNAL_EN,
+                           Access::RW))
         , intclear(reg(fmt::format("CH{}_INTCLEARREG", ch), b(ch) + regs::INTCLEAR, Access::WO)) {}
     static uint64_t b(unsigned ch) { return regs::channel_base(ch); }
 
@@ -78,14 +80,14 @@ Dmac::Dmac(sc_core::sc_module_name name, const DmacConfig& cfg, sim::TraceWriter
     , m_handshake_waits(m_stats.counter("handshake_waits", "bursts",
                                         "bursts that waited for the source peripheral's request"))
     , m_errors(m_stats.counter("errors", "transfers", "transfers stopped by a bus error")) {
-    m_bank.add_consecutive({m_id, m_compver, m_dmac_cfg, m_chen, sim::RegisterBank::Reserved{16}, m_intstatus,
-                            m_com_intclear, m_com_intstatus_en, m_com_intsignal_en, m_com_intstatus,
-                            m_reset});
+    m_bank.add_consecutive({m_id, m_compver, m_dmac_cfg, m_chen, sim::RegisterBank::Reserved{16},
+                            m_intstatus, m_com_intclear, m_com_intstatus_en, m_com_intsignal_en,
+                            m_com_intstatus, m_reset});
     for (unsigned c = 0; c < regs::kChannels; ++c) {
         m_ch.push_back(std::make_unique<Channel>(c));
         Channel& ch = *m_ch.back();
-        m_bank.add_consecutive({ch.sar, ch.dar, ch.block_ts, ch.ctl, ch.cfg, ch.llp, ch.status, ch.swhssrc,
-                                ch.swhsdst, ch.blk_tfr, ch.axi_id, ch.axi_qos});
+        m_bank.add_consecutive({ch.sar, ch.dar, ch.block_ts, ch.ctl, ch.cfg, ch.llp, ch.status,
+                                ch.swhssrc, ch.swhsdst, ch.blk_tfr, ch.axi_id, ch.axi_qos});
         m_bank.add_consecutive({ch.intstatus_en, ch.intstatus, ch.intsignal_en, ch.intclear});
         ch.intclear.on_write([this, c](uint64_t v) {
             m_ch[c]->intstatus.set_value(m_ch[c]->intstatus.value() & ~v);
@@ -129,8 +131,8 @@ void Dmac::connect_request(unsigned select, RequestSource source) {
 
 const RequestSource* Dmac::request_for(unsigned interface) const {
     // DMA_SEL0 holds interfaces 0..4 (6 bits each), DMA_SEL1 interface 5.
-    const uint64_t select = interface < 5 ? (m_dma_sel0.value() >> (6 * interface)) & 0x3f
-                                          : m_dma_sel1.value() & 0x3f;
+    const uint64_t select =
+        interface < 5 ? (m_dma_sel0.value() >> (6 * interface)) & 0x3f : m_dma_sel1.value() & 0x3f;
     if (select >= m_sources.size() || !m_sources[select].available) {
         return nullptr;
     }
@@ -181,7 +183,8 @@ void Dmac::transfer(unsigned c) {
     const bool src_fixed = regs::sinc::get(ctl) != 0, dst_fixed = regs::dinc::get(ctl) != 0;
     const uint64_t tt = regs::tt_fc::get(cfg);
     const bool from_periph = (tt == 2 || tt == 4) && regs::hs_sel_src::get(cfg) == 0;
-    const RequestSource* req = from_periph ? request_for(static_cast<unsigned>(regs::src_per::get(cfg))) : nullptr;
+    const RequestSource* req =
+        from_periph ? request_for(static_cast<unsigned>(regs::src_per::get(cfg))) : nullptr;
     if (from_periph && req == nullptr) {
         SC_REPORT_WARNING(kMsgType, fmt::format("{}: channel {}: no peripheral drives handshake "
                                                 "interface {}; transfer not started",
@@ -233,7 +236,9 @@ void Dmac::transfer(unsigned c) {
     ++m_transfers;
     m_bytes += done * width;
     if (m_trace != nullptr) {
-        const auto ps = [](const sc_time& t) { return static_cast<uint64_t>(t.value() / sc_time(1, sc_core::SC_PS).value()); };
+        const auto ps = [](const sc_time& t) {
+            return static_cast<uint64_t>(t.value() / sc_time(1, sc_core::SC_PS).value());
+        };
         m_trace->complete(m_track, fmt::format("ch{} {} B", c, done * width), "dma", ps(start),
                           ps(sc_core::sc_time_stamp() - start));
     }

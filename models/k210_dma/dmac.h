@@ -39,8 +39,8 @@ class Dmac : public sc_core::sc_module {
 private:
     struct Channel;
     std::vector<std::unique_ptr<Channel>> m_ch;
-    sim::Register m_id, m_compver, m_dmac_cfg, m_chen, m_intstatus, m_com_intclear, m_com_intstatus_en,
-        m_com_intsignal_en, m_com_intstatus, m_reset;
+    sim::Register m_id, m_compver, m_dmac_cfg, m_chen, m_intstatus, m_com_intclear,
+        m_com_intstatus_en, m_com_intsignal_en, m_com_intstatus, m_reset;
     sim::RegisterBank m_bank;
     sim::Register m_dma_sel0, m_dma_sel1;
     sim::RegisterBank m_sysctl_bank;

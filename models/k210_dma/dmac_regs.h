@@ -52,16 +52,16 @@ enum Channel : uint64_t {
     INTSIGNAL_EN = 0x90,
     INTCLEAR = 0x98,
 };
-using block_ts = Field<0, 22>;      // BLOCK_TS: data items - 1
+using block_ts = Field<0, 22>;     // BLOCK_TS: data items - 1
 using sinc = Field<4, 1>;          // CTL: 1 = source address does not change
 using dinc = Field<6, 1>;          // 1 = destination address does not change
 using src_tr_width = Field<8, 3>;  // item size 2^n bytes
 using dst_tr_width = Field<11, 3>;
-using src_msize = Field<14, 4>;    // burst length code: 0 -> 1, n -> 2^(n+1) items
+using src_msize = Field<14, 4>;  // burst length code: 0 -> 1, n -> 2^(n+1) items
 using dst_msize = Field<18, 4>;
-using tt_fc = Field<32, 3>;        // CH_CFG: 0 mem->mem, 2 periph->mem (DMAC flow control)
-using hs_sel_src = Field<35, 1>;   // 0 = hardware handshake
-using src_per = Field<39, 4>;      // handshake interface of the source
+using tt_fc = Field<32, 3>;            // CH_CFG: 0 mem->mem, 2 periph->mem (DMAC flow control)
+using hs_sel_src = Field<35, 1>;       // 0 = hardware handshake
+using src_per = Field<39, 4>;          // handshake interface of the source
 using cmpltd_blk_size = Field<0, 22>;  // STATUS
 using block_tfr_done = Field<0, 1>;    // CH_INTSTATUS / INTCLEAR / *_EN
 using dma_tfr_done = Field<1, 1>;

@@ -59,6 +59,8 @@ public:
     const std::vector<LayerRecord>& layers() const { return m_layers; }
     sim::StatGroup& stats() { return m_stats; }
     sc_core::sc_time clock_period() const { return m_period; }
+    // The register map: offset, name, access, size, reset value (for `npusim info`).
+    std::string register_map() const { return m_bank.dump(); }
 
 private:
     void run();

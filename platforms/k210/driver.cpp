@@ -25,7 +25,8 @@ constexpr uint32_t kV3Conv = 10240, kV3Dequantize = 12;
 constexpr uint32_t kV4Dequantize = 0x03, kV4Upload = 0x2001, kV4Conv = 0x2002;
 }  // namespace
 
-K210Driver::K210Driver(sc_core::sc_module_name name, K210Platform& platform, sim::TraceWriter& trace)
+K210Driver::K210Driver(sc_core::sc_module_name name, K210Platform& platform,
+                       sim::TraceWriter& trace)
     : sc_module(name)
     , m_p(platform)
     , m_trace(trace)
@@ -43,17 +44,18 @@ void K210Driver::load(const Kmodel& model, const sim::Tensor& input) {
     m_main_io = align_up(m_model_io + model.bytes.size(), 4096);
     const uint64_t end = m_main_io + model.main_mem_bytes;
     if (end - m_model_io > sram.memory.size_bytes) {
-        throw sim::Error(fmt::format("{}: model ({} bytes) and its working buffer ({} bytes) do not fit "
-                                     "the {}-byte SRAM",
-                                     model.name, model.bytes.size(), model.main_mem_bytes,
-                                     sram.memory.size_bytes));
+        throw sim::Error(fmt::format(
+            "{}: model ({} bytes) and its working buffer ({} bytes) do not fit "
+            "the {}-byte SRAM",
+            model.name, model.bytes.size(), model.main_mem_bytes, sram.memory.size_bytes));
     }
     // The model's input: v3 the first KPU layer's input, v4 inputs[0].
     int64_t c_in = 0, h_in = 0, w_in = 0;
     if (model.version == 3) {
         if (model.convs.empty() || model.convs.front().layer_index != 0) {
-            throw sim::Error(model.name + ": the first layer is not K210_CONV: only models that start "
-                                          "on the KPU are supported");
+            throw sim::Error(model.name +
+                             ": the first layer is not K210_CONV: only models that start "
+                             "on the KPU are supported");
         }
         const kpu::LayerArgs& a = model.convs.front().args;
         c_in = a.in_channels(), h_in = a.in_height(), w_in = a.in_width();
@@ -61,11 +63,14 @@ void K210Driver::load(const Kmodel& model, const sim::Tensor& input) {
         if (model.inputs.size() != 1 || model.inputs[0].range.datatype != kUint8) {
             throw sim::Error(model.name + ": only models with one u8 input are supported");
         }
-        c_in = model.inputs[0].shape[1], h_in = model.inputs[0].shape[2], w_in = model.inputs[0].shape[3];
+        c_in = model.inputs[0].shape[1], h_in = model.inputs[0].shape[2],
+        w_in = model.inputs[0].shape[3];
     }
-    if (input.dtype() != sim::DType::u8 || static_cast<int64_t>(input.numel()) != c_in * h_in * w_in) {
-        throw sim::Error(fmt::format("input is {} of {}, the model expects u8 {}", sim::shape_str(input.shape()),
-                                     sim::dtype_name(input.dtype()), sim::shape_str({1, c_in, h_in, w_in})));
+    if (input.dtype() != sim::DType::u8 ||
+        static_cast<int64_t>(input.numel()) != c_in * h_in * w_in) {
+        throw sim::Error(fmt::format("input is {} of {}, the model expects u8 {}",
+                                     sim::shape_str(input.shape()), sim::dtype_name(input.dtype()),
+                                     sim::shape_str({1, c_in, h_in, w_in})));
     }
     m_input = input;
 }
@@ -201,13 +206,15 @@ void K210Driver::kpu_conv(const KpuConvLayer& c, bool dma_to_main, uint64_t dma_
     a.int_en = !dma_to_main;
     const unsigned ch = m_p.config().dma_channel;
     if (dma_to_main) {
-        // kpu_conv with KLF_MAIN_MEM_OUT: DMA the output stream into main memory, completion by DMA.
+        // kpu_conv with KLF_MAIN_MEM_OUT: DMA the output stream into main memory, completion by
+        // DMA.
         const uint64_t words = (uint64_t{a.dma_total_byte} + 8) / 8;
         const uint64_t sel_reg = ch < 5 ? dr::DMA_SEL0 : dr::DMA_SEL1;
         const uint64_t sel_shift = ch < 5 ? 6 * ch : 0;
         uint32_t sel = 0;
         read(m_p.config().sysctl_base_addr + sel_reg, &sel, 4);
-        sel = static_cast<uint32_t>((sel & ~(0x3fu << sel_shift)) | (uint64_t{dr::kAiRxReq} << sel_shift));
+        sel = static_cast<uint32_t>((sel & ~(0x3fu << sel_shift)) |
+                                    (uint64_t{dr::kAiRxReq} << sel_shift));
         write(m_p.config().sysctl_base_addr + sel_reg, &sel, 4);
         const uint64_t base = dr::channel_base(ch);
         dma_reg(dr::CFG, dr::dmac_en::MASK | dr::int_en::MASK);
@@ -217,8 +224,9 @@ void K210Driver::kpu_conv(const KpuConvLayer& c, bool dma_to_main, uint64_t dma_
         dma_reg(base + dr::SAR, m_p.config().kpu_base_addr + kr::FIFO_DATA_OUT);
         dma_reg(base + dr::DAR, dma_dst_io);
         dma_reg(base + dr::BLOCK_TS, words - 1);
-        dma_reg(base + dr::CTL, dr::sinc::set(0, 1) | dr::src_tr_width::set(0, 3) | dr::dst_tr_width::set(0, 3) |
-                                    dr::src_msize::set(0, 2) | dr::dst_msize::set(0, 2));
+        dma_reg(base + dr::CTL, dr::sinc::set(0, 1) | dr::src_tr_width::set(0, 3) |
+                                    dr::dst_tr_width::set(0, 3) | dr::src_msize::set(0, 2) |
+                                    dr::dst_msize::set(0, 2));
         dma_reg(base + dr::CH_CFG, dr::tt_fc::set(0, 2) | dr::src_per::set(0, ch));
         dma_reg(dr::CHEN, (uint64_t{1} << ch) | (uint64_t{1} << (ch + 8)));
         kpu_reg(kr::INTERRUPT_MASK, 7);
@@ -243,7 +251,8 @@ void K210Driver::kpu_conv(const KpuConvLayer& c, bool dma_to_main, uint64_t dma_
 void K210Driver::run_v3() {
     const kpu::LayerArgs& first = m_model->convs.front().args;
     upload(kpu::input_geometry(first),
-           m_p.config().ai_ram_io_addr + uint64_t{first.image_src_addr} * kpu::kLineBytes, m_input.bytes());
+           m_p.config().ai_ram_io_addr + uint64_t{first.image_src_addr} * kpu::kLineBytes,
+           m_input.bytes());
     m_result.load_end_ps = to_ps(now());
     size_t conv = 0;
     for (size_t i = 0; i < m_model->layers.size(); ++i) {
@@ -263,9 +272,10 @@ void K210Driver::run_v3() {
             cpu(static_cast<uint64_t>(std::ceil(m_p.config().cpu.cycles_per_element * d.count)));
             write(m_main_io + d.out_address, x.data(), x.size() * 4);
         } else {
-            throw sim::Error(fmt::format("{}: layer {} is {} (type {}): not supported by the K210 "
-                                         "runtime model yet",
-                                         m_model->name, i, l.type_name, l.type));
+            throw sim::Error(
+                fmt::format("{}: layer {} is {} (type {}): not supported by the K210 "
+                            "runtime model yet",
+                            m_model->name, i, l.type_name, l.type));
         }
         end_layer();
     }
@@ -278,10 +288,12 @@ void K210Driver::v4_upload(const KmodelLayer& l) {
     std::vector<uint8_t> data(u.in.size);
     read(io_addr(u.in), data.data(), data.size());
     const kpu::FmapGeometry g = kpu::FmapGeometry::natural(u.shape[1], u.shape[3], u.shape[2]);
-    if (static_cast<uint64_t>(u.shape[1]) * static_cast<uint64_t>(u.shape[2]) * static_cast<uint64_t>(u.shape[3]) >
+    if (static_cast<uint64_t>(u.shape[1]) * static_cast<uint64_t>(u.shape[2]) *
+            static_cast<uint64_t>(u.shape[3]) >
         data.size()) {
-        throw sim::Error(fmt::format("{}: kpu_upload at byte {:#x}: shape larger than its input range",
-                                     m_model->name, l.body_offset));
+        throw sim::Error(
+            fmt::format("{}: kpu_upload at byte {:#x}: shape larger than its input range",
+                        m_model->name, l.body_offset));
     }
     upload(g, io_addr(u.out), data.data());
 }
@@ -294,7 +306,8 @@ void K210Driver::v4_dequantize(const KmodelLayer& l) {
     std::vector<float> x(d.in.size);
     read(io_addr(d.in), q.data(), q.size());
     dequantize_v4(q.data(), q.size(), d.zero_point, d.scale, x.data());
-    cpu(static_cast<uint64_t>(std::ceil(m_p.config().cpu.cycles_per_element * static_cast<double>(q.size()))));
+    cpu(static_cast<uint64_t>(
+        std::ceil(m_p.config().cpu.cycles_per_element * static_cast<double>(q.size()))));
     write(io_addr(d.out), x.data(), std::min<size_t>(x.size() * 4, d.out.size));
 }
 
@@ -314,14 +327,16 @@ void K210Driver::run_v4() {
         if (l.type == kV4Conv) {
             const KpuConvLayer& c = m_model->convs[conv++];
             if (c.batches != 1) {
-                throw sim::Error(fmt::format("{}: node {}: kpu_conv2d with {} batches is not supported yet",
-                                             m_model->name, i, c.batches));
+                throw sim::Error(
+                    fmt::format("{}: node {}: kpu_conv2d with {} batches is not supported yet",
+                                m_model->name, i, c.batches));
             }
             kpu_conv(c, false, 0);
             if (c.main_mem_out) {  // the nncase v0 runtime downloads by CPU
-                const std::vector<uint8_t> out = download(
-                    kpu::output_geometry(c.args),
-                    m_p.config().ai_ram_io_addr + uint64_t{c.args.image_dst_addr} * kpu::kLineBytes);
+                const std::vector<uint8_t> out =
+                    download(kpu::output_geometry(c.args),
+                             m_p.config().ai_ram_io_addr +
+                                 uint64_t{c.args.image_dst_addr} * kpu::kLineBytes);
                 write(m_main_io + c.main_mem_out_address, out.data(), out.size());
             }
         } else if (l.type == kV4Upload) {
@@ -329,9 +344,10 @@ void K210Driver::run_v4() {
         } else if (l.type == kV4Dequantize) {
             v4_dequantize(l);
         } else {
-            throw sim::Error(fmt::format("{}: node {} is {} (opcode {:#x}): not supported by the K210 "
-                                         "runtime model yet",
-                                         m_model->name, i, l.type_name, l.type));
+            throw sim::Error(
+                fmt::format("{}: node {} is {} (opcode {:#x}): not supported by the K210 "
+                            "runtime model yet",
+                            m_model->name, i, l.type_name, l.type));
         }
         end_layer();
     }

@@ -11,8 +11,8 @@
 
 #include <systemc>
 
-#include "platforms/k210/kmodel.h"
 #include "platforms/k210/k210_platform.h"
+#include "platforms/k210/kmodel.h"
 #include "sim/core/tensor.h"
 #include "sim/core/trace.h"
 #include "sim/tlm/quantum.h"
@@ -20,12 +20,12 @@
 namespace npu::k210 {
 
 struct LayerRun {
-    size_t index = 0;          // position in the model's layer/node table
-    std::string type;          // "K210_CONV", "DEQUANTIZE", "kpu_conv2d", ...
-    int kpu_layer = -1;        // index into the KPU's layer records, for KPU layers
+    size_t index = 0;    // position in the model's layer/node table
+    std::string type;    // "K210_CONV", "DEQUANTIZE", "kpu_conv2d", ...
+    int kpu_layer = -1;  // index into the KPU's layer records, for KPU layers
     uint64_t start_ps = 0, end_ps = 0;
-    uint64_t cpu_cycles = 0;   // CPU time model cycles spent by this layer
-    uint64_t bus_bytes = 0;    // bytes the CPU moved over the bus for this layer
+    uint64_t cpu_cycles = 0;  // CPU time model cycles spent by this layer
+    uint64_t bus_bytes = 0;   // bytes the CPU moved over the bus for this layer
 };
 
 struct RunResult {

@@ -15,15 +15,18 @@ K210Config read_k210_config(const sim::ConfigNode& p) {
         c.dmac_base_addr = d->get<uint64_t>("base_addr", c.dmac_base_addr);
         c.sysctl_base_addr = d->get<uint64_t>("sysctl_base_addr", c.sysctl_base_addr);
         c.dma_channel = d->get<unsigned>("channel", c.dma_channel, 0u, dma::regs::kChannels - 1);
-        c.dmac.register_latency_ns = d->get<double>("register_latency_ns", c.dmac.register_latency_ns, 0.0, 1e6);
+        c.dmac.register_latency_ns =
+            d->get<double>("register_latency_ns", c.dmac.register_latency_ns, 0.0, 1e6);
         if (auto bus = d->optional_child("bus")) {
             c.dmac.bus = sim::read_bus_config(*bus, c.dmac.bus);
         }
     }
     if (auto cpu = p.optional_child("cpu")) {
         c.cpu.clock_hz = cpu->get_hz("clock_hz", c.cpu.clock_hz);
-        c.cpu.cycles_per_element = cpu->get<double>("cycles_per_element", c.cpu.cycles_per_element, 0.0, 1e6);
-        c.cpu.interrupt_cycles = cpu->get<uint64_t>("interrupt_cycles", c.cpu.interrupt_cycles, 0u, 1u << 30);
+        c.cpu.cycles_per_element =
+            cpu->get<double>("cycles_per_element", c.cpu.cycles_per_element, 0.0, 1e6);
+        c.cpu.interrupt_cycles =
+            cpu->get<uint64_t>("interrupt_cycles", c.cpu.interrupt_cycles, 0u, 1u << 30);
         c.cpu.layer_dispatch_cycles =
             cpu->get<uint64_t>("layer_dispatch_cycles", c.cpu.layer_dispatch_cycles, 0u, 1u << 30);
     }

@@ -13,8 +13,8 @@ namespace npu::k210 {
 // What the RISC-V core's work costs, in CPU cycles (documented model, not a core simulation).
 struct CpuModel {
     uint64_t clock_hz = 400'000'000;
-    double cycles_per_element = 4;       // elementwise layers (dequantize, ...): per output element
-    uint64_t interrupt_cycles = 200;     // entering and leaving an interrupt handler
+    double cycles_per_element = 4;    // elementwise layers (dequantize, ...): per output element
+    uint64_t interrupt_cycles = 200;  // entering and leaving an interrupt handler
     uint64_t layer_dispatch_cycles = 500;  // per layer: decode the body, set up the next step
 };
 
@@ -26,7 +26,7 @@ struct K210Config {
     uint64_t io_offset = 0x40000000;       // cached -> uncached alias offset (SDK IOMEM)
     uint64_t dmac_base_addr = 0x50000000;
     uint64_t sysctl_base_addr = 0x50440000;
-    unsigned dma_channel = 5;              // the SDK demos use DMAC_CHANNEL5
+    unsigned dma_channel = 5;  // the SDK demos use DMAC_CHANNEL5
     kpu::KpuConfig kpu;
     dma::DmacConfig dmac;
     CpuModel cpu;

@@ -21,15 +21,18 @@ K210Platform::K210Platform(sc_core::sc_module_name name, const K210Config& cfg,
             router.map(w.name, w.base, w.size, port, w.target_base);
         }
     }
-    router.map("kpu", cfg.kpu_base_addr, kpu::regs::kBlockBytes, router.bind_target(kpu.regs.socket));
+    router.map("kpu", cfg.kpu_base_addr, kpu::regs::kBlockBytes,
+               router.bind_target(kpu.regs.socket));
     const unsigned ai = router.bind_target(kpu.ram.socket);
     router.map("ai_sram", cfg.ai_ram_base_addr, kpu::kRamBytes, ai);
     router.map("ai_sram.io", cfg.ai_ram_io_addr, kpu::kRamBytes, ai);
-    router.map("dmac", cfg.dmac_base_addr, dma::regs::kBlockBytes, router.bind_target(dmac.regs.socket));
+    router.map("dmac", cfg.dmac_base_addr, dma::regs::kBlockBytes,
+               router.bind_target(dmac.regs.socket));
     router.map("sysctl", cfg.sysctl_base_addr, dma::regs::kSysctlBytes,
                router.bind_target(dmac.sysctl.socket));
     // The KPU's output FIFO drives the AI_RX handshake request.
-    dmac.connect_request(dma::regs::kAiRxReq, {[this] { return kpu.output_words(); }, &kpu.output_event()});
+    dmac.connect_request(dma::regs::kAiRxReq,
+                         {[this] { return kpu.output_words(); }, &kpu.output_event()});
     sim::set_global_quantum(sc_core::sc_time(cfg.platform.quantum_ns, sc_core::SC_NS));
 
     m_stats.attach(router.stats());

@@ -39,9 +39,10 @@ std::vector<Row> rows_of(const k210::RunResult& r, const kpu::Kpu& kpu) {
         if (l.kpu_layer >= 0 && static_cast<size_t>(l.kpu_layer) < kpu.layers().size()) {
             const kpu::LayerRecord& k = kpu.layers()[static_cast<size_t>(l.kpu_layer)];
             const kpu::LayerArgs& a = k.args;
-            row.shape = fmt::format("{}x{}x{} -> {}x{}x{}{}{}", a.in_channels(), a.in_height(), a.in_width(),
-                                    a.out_channels(), a.out_height(), a.out_width(),
-                                    a.kernel_size() == 3 ? " 3x3" : " 1x1", a.depth_wise_layer ? " dw" : "");
+            row.shape = fmt::format("{}x{}x{} -> {}x{}x{}{}{}", a.in_channels(), a.in_height(),
+                                    a.in_width(), a.out_channels(), a.out_height(), a.out_width(),
+                                    a.kernel_size() == 3 ? " 3x3" : " 1x1",
+                                    a.depth_wise_layer ? " dw" : "");
             row.macs = k.cost.macs;
             row.kpu_cycles = k.cost.total_cycles;
             row.weight_bytes = k.cost.weight_bytes + k.cost.param_bytes;
@@ -53,19 +54,21 @@ std::vector<Row> rows_of(const k210::RunResult& r, const kpu::Kpu& kpu) {
 }
 
 std::string layers_csv(const std::vector<Row>& rows) {
-    std::string s = "index,type,shape,macs,kpu_cycles,cpu_cycles,param_bytes,cpu_bus_bytes,start_us,end_us,"
-                    "utilization\n";
+    std::string s =
+        "index,type,shape,macs,kpu_cycles,cpu_cycles,param_bytes,cpu_bus_bytes,start_us,end_us,"
+        "utilization\n";
     for (const Row& r : rows) {
-        s += fmt::format("{},{},\"{}\",{},{},{},{},{},{:.3f},{:.3f},{:.4f}\n", r.index, r.type, r.shape, r.macs,
-                         r.kpu_cycles, r.cpu_cycles, r.weight_bytes, r.bus_bytes, us(r.start_ps),
-                         us(r.end_ps), r.utilization);
+        s += fmt::format("{},{},\"{}\",{},{},{},{},{},{:.3f},{:.3f},{:.4f}\n", r.index, r.type,
+                         r.shape, r.macs, r.kpu_cycles, r.cpu_cycles, r.weight_bytes, r.bus_bytes,
+                         us(r.start_ps), us(r.end_ps), r.utilization);
     }
     return s;
 }
 
 sim::Tensor read_input(const std::string& path) {
     if (path.empty()) {
-        throw sim::Error("the k210 platform needs --input FILE.npy (uint8 NCHW of the model's input shape)");
+        throw sim::Error(
+            "the k210 platform needs --input FILE.npy (uint8 NCHW of the model's input shape)");
     }
     return sim::read_npy(path);
 }
@@ -104,42 +107,58 @@ int cmd_run_k210(const RunOptions& opts, const LoadedPlatform& p) {
                "KPU cyc", "time us", "util");
     uint64_t macs = 0, kpu_cycles = 0;
     for (const Row& row : rows) {
-        fmt::print("{:>4}  {:<14} {:<30} {:>11} {:>10} {:>10.1f} {:>5.0f}%\n", row.index, row.type, row.shape,
-                   row.macs, row.kpu_cycles, us(row.end_ps - row.start_ps), row.utilization * 100);
+        fmt::print("{:>4}  {:<14} {:<30} {:>11} {:>10} {:>10.1f} {:>5.0f}%\n", row.index, row.type,
+                   row.shape, row.macs, row.kpu_cycles, us(row.end_ps - row.start_ps),
+                   row.utilization * 100);
         macs += row.macs;
         kpu_cycles += row.kpu_cycles;
     }
     const double inference_ms = static_cast<double>(r.end_ps - r.load_end_ps) / 1e9;
     fmt::print("\ninference: {:.3f} ms ({} layers, {} MACs, {} KPU cycles at {}), {} outputs\n",
-               inference_ms, rows.size(), macs, kpu_cycles, sim::format_frequency(p.k210->kpu.timing.clock_hz),
-               r.outputs.size());
+               inference_ms, rows.size(), macs, kpu_cycles,
+               sim::format_frequency(p.k210->kpu.timing.clock_hz), r.outputs.size());
 
     if (out) {
         nlohmann::ordered_json j;
         j["tool"] = "npusim";
         j["version"] = version();
         j["command"] = "run";
-        j["platform"] = {{"kind", "k210"}, {"name", p.config.name}, {"source", p.source},
-                         {"kpu_clock_hz", p.k210->kpu.timing.clock_hz}, {"cpu_clock_hz", p.k210->cpu.clock_hz}};
-        j["model"] = {{"file", opts.model}, {"version", model.version}, {"layers", model.layers.size()},
+        j["platform"] = {{"kind", "k210"},
+                         {"name", p.config.name},
+                         {"source", p.source},
+                         {"kpu_clock_hz", p.k210->kpu.timing.clock_hz},
+                         {"cpu_clock_hz", p.k210->cpu.clock_hz}};
+        j["model"] = {{"file", opts.model},
+                      {"version", model.version},
+                      {"layers", model.layers.size()},
                       {"kpu_layers", model.convs.size()}};
-        j["input"] = {{"file", opts.input}, {"shape", input.shape()}, {"dtype", sim::dtype_name(input.dtype())}};
+        j["input"] = {{"file", opts.input},
+                      {"shape", input.shape()},
+                      {"dtype", sim::dtype_name(input.dtype())}};
         nlohmann::ordered_json layers = nlohmann::ordered_json::array();
         for (const Row& row : rows) {
-            layers.push_back({{"index", row.index}, {"type", row.type}, {"shape", row.shape}, {"macs", row.macs},
-                              {"kpu_cycles", row.kpu_cycles}, {"cpu_cycles", row.cpu_cycles},
-                              {"param_bytes", row.weight_bytes}, {"cpu_bus_bytes", row.bus_bytes},
-                              {"start_ps", row.start_ps}, {"end_ps", row.end_ps},
+            layers.push_back({{"index", row.index},
+                              {"type", row.type},
+                              {"shape", row.shape},
+                              {"macs", row.macs},
+                              {"kpu_cycles", row.kpu_cycles},
+                              {"cpu_cycles", row.cpu_cycles},
+                              {"param_bytes", row.weight_bytes},
+                              {"cpu_bus_bytes", row.bus_bytes},
+                              {"start_ps", row.start_ps},
+                              {"end_ps", row.end_ps},
                               {"utilization", row.utilization}});
         }
         j["layers"] = layers;
-        j["totals"] = {{"macs", macs}, {"kpu_cycles", kpu_cycles}, {"load_end_ps", r.load_end_ps},
-                       {"end_ps", r.end_ps}, {"inference_ms", inference_ms}, {"cpu_clock_hz", cpu_hz}};
+        j["totals"] = {
+            {"macs", macs},       {"kpu_cycles", kpu_cycles},     {"load_end_ps", r.load_end_ps},
+            {"end_ps", r.end_ps}, {"inference_ms", inference_ms}, {"cpu_clock_hz", cpu_hz}};
         nlohmann::ordered_json outs = nlohmann::ordered_json::array();
         for (size_t i = 0; i < r.outputs.size(); ++i) {
             const std::string name = fmt::format("output_{}.npy", i);
             out->write_bytes(name, sim::encode_npy(r.outputs[i]));
-            outs.push_back({{"file", name}, {"shape", r.outputs[i].shape()},
+            outs.push_back({{"file", name},
+                            {"shape", r.outputs[i].shape()},
                             {"dtype", sim::dtype_name(r.outputs[i].dtype())}});
         }
         j["outputs"] = outs;

@@ -1,0 +1,180 @@
+// The K210 platform running real kmodels (../shared/k210, skipped when absent): to completion,
+// deterministically, bit-identical to the pure datapath, and with the v3 and v4 compilations of
+// the same network agreeing.
+#include "platforms/k210/k210_platform.h"
+
+#include <boost/endian/conversion.hpp>
+
+#include <cmath>
+#include <filesystem>
+#include <random>
+
+#include "models/k210_kpu/kpu_func.h"
+#include "platforms/k210/cpu_ops.h"
+#include "platforms/k210/driver.h"
+#include "sim/core/config.h"
+#include "sim/core/error.h"
+#include "sim/core/files.h"
+#include "sim/tlm/kernel.h"
+#include "tests/tlm/sc_harness.h"
+
+namespace npu::test {
+namespace {
+
+std::string shared_file(const char* name) {
+    return std::string(NPUSIM_SHARED_DIR) + "/k210/" + name;
+}
+
+k210::K210Config k210_config() {
+    auto doc = sim::ConfigDocument::load_file(NPUSIM_SOURCE_DIR "/configs/k210.yaml");
+    k210::K210Config c = k210::read_k210_config(doc.root().child("platform"));
+    doc.finish();
+    return c;
+}
+
+sim::Tensor random_image(unsigned seed) {
+    sim::Tensor t(sim::DType::u8, {1, 3, 240, 320});
+    std::mt19937 rng(seed);
+    for (size_t i = 0; i < t.numel(); ++i) {
+        t.data<uint8_t>()[i] = static_cast<uint8_t>(rng());
+    }
+    return t;
+}
+
+struct Inference {
+    k210::RunResult result;
+    uint64_t kpu_cycles = 0;
+};
+
+// One inference in a fresh simulation context.
+Inference infer(const k210::Kmodel& m, const sim::Tensor& input) {
+    sim::reset_simulation();
+    sim::TraceWriter trace(false);
+    k210::K210Platform soc("k210", k210_config(), trace);
+    k210::K210Driver driver("driver", soc, trace);
+    driver.load(m, input);
+    sc_core::sc_start();
+    Inference r{driver.result(), 0};
+    for (const auto& l : soc.kpu.layers()) {
+        r.kpu_cycles += l.cost.total_cycles;
+    }
+    return r;
+}
+
+// The same network through run_layer() alone: every KPU layer chained in one RAM, then the
+// final CPU dequantize. No bus, no registers, no DMA, no driver.
+std::vector<float> pure(const k210::Kmodel& m, const sim::Tensor& input) {
+    std::vector<uint8_t> ram(kpu::kRamBytes);
+    const kpu::LayerArgs& first = m.convs.front().args;
+    kpu::upload(input.bytes(), kpu::input_geometry(first), ram.data() + uint64_t{first.image_src_addr} * 64);
+    std::vector<uint8_t> last;
+    for (const k210::KpuConvLayer& c : m.convs) {
+        kpu::LayerParams p;
+        p.weights = m.bytes.data() + c.weights_offset;
+        for (int o = 0; o < c.args.out_channels(); ++o) {
+            p.bn.push_back(kpu::decode_bn(boost::endian::load_little_u64(m.bytes.data() + c.bn_offset + 8 * o)));
+        }
+        p.act = kpu::decode_act(m.bytes.data() + c.act_offset);
+        last = kpu::run_layer(c.args, p, m.eight_bit, {}, ram.data()).dense_output;
+    }
+    const k210::KmodelLayer& dq = m.layers.back();
+    sim::ByteReader r(m.bytes.data(), m.bytes.size(), m.name);
+    r.seek(dq.body_offset, "dequantize");
+    std::vector<float> out(last.size());
+    if (m.version == 3) {
+        const k210::V3Dequantize d = k210::read_v3_dequantize(r);
+        k210::dequantize_v3(last.data(), last.size(), d.scale, d.bias, out.data());
+    } else {
+        const k210::V4Dequantize d = k210::read_v4_dequantize(r);
+        k210::dequantize_v4(last.data(), last.size(), d.zero_point, d.scale, out.data());
+    }
+    return out;
+}
+
+#define MODEL_OR_SKIP(var, file)                                             \
+    if (!std::filesystem::exists(shared_file(file))) {                       \
+        GTEST_SKIP() << shared_file(file) << " is absent (../shared not here)"; \
+    }                                                                        \
+    const k210::Kmodel var = k210::load_kmodel(shared_file(file))
+
+class K210Platform : public ScTest {};
+
+TEST_F(K210Platform, EveryRunnableModelEqualsThePureDatapathBitForBit) {
+    for (const char* name : {"face_detect_v3.kmodel", "yolo20_v3.kmodel", "yolo20_v4.kmodel"}) {
+        if (!std::filesystem::exists(shared_file(name))) {
+            GTEST_SKIP() << "../shared/k210 is absent";
+        }
+        const k210::Kmodel m = k210::load_kmodel(shared_file(name));
+        const sim::Tensor img = random_image(7);
+        const Inference run = infer(m, img);
+        ASSERT_TRUE(run.result.done) << name;
+        ASSERT_EQ(run.result.outputs.size(), 1u);
+        const std::vector<float> want = pure(m, img);
+        const sim::Tensor& got = run.result.outputs[0];
+        ASSERT_EQ(got.numel(), want.size()) << name;
+        EXPECT_EQ(0, std::memcmp(got.bytes(), want.data(), want.size() * 4)) << name;
+        EXPECT_EQ(run.result.layers.size(), m.layers.size());
+    }
+}
+
+TEST_F(K210Platform, RunsAreDeterministic) {
+    MODEL_OR_SKIP(m, "face_detect_v3.kmodel");
+    const sim::Tensor img = random_image(3);
+    const Inference a = infer(m, img);
+    const Inference b = infer(m, img);
+    EXPECT_TRUE(a.result.outputs[0] == b.result.outputs[0]);
+    EXPECT_EQ(a.result.end_ps, b.result.end_ps);
+    EXPECT_EQ(a.kpu_cycles, b.kpu_cycles);
+    ASSERT_EQ(a.result.layers.size(), b.result.layers.size());
+    for (size_t i = 0; i < a.result.layers.size(); ++i) {
+        EXPECT_EQ(a.result.layers[i].end_ps, b.result.layers[i].end_ps) << i;
+    }
+}
+
+TEST_F(K210Platform, V3AndV4CompilationsOfYoloAgree) {
+    // The same 20-class YOLO compiled by nncase v0.1 (v3) and v0.2 (v4): different quantization,
+    // so not bit-identical, but the dequantized outputs must agree closely.
+    MODEL_OR_SKIP(v3, "yolo20_v3.kmodel");
+    MODEL_OR_SKIP(v4, "yolo20_v4.kmodel");
+    const sim::Tensor img = random_image(11);
+    const sim::Tensor a = infer(v3, img).result.outputs[0];
+    const sim::Tensor b = infer(v4, img).result.outputs[0];
+    ASSERT_EQ(a.numel(), 8750u);  // 125 x 7 x 10
+    ASSERT_EQ(b.numel(), 8750u);
+    double sa = 0, sb = 0, sab = 0, saa = 0, sbb = 0;
+    const double n = static_cast<double>(a.numel());
+    for (size_t i = 0; i < a.numel(); ++i) {
+        const double x = a.get_f64(i), y = b.get_f64(i);
+        sa += x, sb += y, sab += x * y, saa += x * x, sbb += y * y;
+    }
+    const double corr = (sab - sa * sb / n) / std::sqrt((saa - sa * sa / n) * (sbb - sb * sb / n));
+    EXPECT_GT(corr, 0.99);
+}
+
+TEST_F(K210Platform, UnsupportedNodeIsAClearError) {
+    MODEL_OR_SKIP(m, "ulffd_landmark_v4.kmodel");
+    try {
+        infer(m, random_image(1));
+        FAIL() << "expected an error";
+    } catch (const sc_core::sc_report& e) {
+        EXPECT_EQ(std::string(e.get_msg()), shared_file("ulffd_landmark_v4.kmodel") +
+                                                ": node 20 is concat (opcode 0x1): not supported by "
+                                                "the K210 runtime model yet");
+    }
+}
+
+TEST_F(K210Platform, InputOfTheWrongShapeIsRefused) {
+    MODEL_OR_SKIP(m, "face_detect_v3.kmodel");
+    sim::TraceWriter trace(false);
+    k210::K210Platform soc("k210", k210_config(), trace);
+    k210::K210Driver driver("driver", soc, trace);
+    try {
+        driver.load(m, sim::Tensor(sim::DType::f32, {1, 3, 240, 320}));
+        FAIL();
+    } catch (const sim::Error& e) {
+        EXPECT_STREQ(e.what(), "input is (1, 3, 240, 320) of f32, the model expects u8 (1, 3, 240, 320)");
+    }
+}
+
+}  // namespace
+}  // namespace npu::test
