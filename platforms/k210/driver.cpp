@@ -172,6 +172,15 @@ void K210Driver::run() {
     if (m_model == nullptr) {
         return;  // nothing loaded: the platform idles
     }
+    try {
+        run_model();
+    } catch (const sim::Error& e) {
+        m_result.error = e.what();
+        sc_core::sc_stop();
+    }
+}
+
+void K210Driver::run_model() {
     // Copy the model into SRAM through the uncached alias, as kpu_load_kmodel does.
     write(m_model_io, m_model->bytes.data(), m_model->bytes.size());
     // KPU init, as every SDK and nncase runtime does it.

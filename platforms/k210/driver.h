@@ -34,6 +34,10 @@ struct RunResult {
     uint64_t load_end_ps = 0;  // model copied and input uploaded
     uint64_t end_ps = 0;
     bool done = false;
+    // A user-facing problem met while running (unsupported layer, bus error): the run stopped.
+    // It is kept here rather than thrown through the SystemC kernel, so the caller raises it in
+    // its own context (exceptions that unwind a process's stack confuse sanitizers).
+    std::string error;
 };
 
 class K210Driver : public sc_core::sc_module {
@@ -47,6 +51,7 @@ public:
 
 private:
     void run();
+    void run_model();
     void run_v3();
     void run_v4();
     void kpu_conv(const KpuConvLayer& c, bool dma_to_main, uint64_t dma_dst_io);

@@ -1,10 +1,12 @@
 // npusim run on the K210 platform: a kmodel and an input through the simulated SoC, the outputs as
 // .npy, a per-layer report (report.json, layers.csv), a human summary, and optionally a trace.
 #include <cstdio>
+#include <cstring>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "platforms/k210/demo_model.h"
 #include "platforms/k210/driver.h"
 #include "platforms/k210/k210_platform.h"
 #include "platforms/k210/kmodel.h"
@@ -12,6 +14,7 @@
 #include "sim/app/platform_loader.h"
 #include "sim/core/error.h"
 #include "sim/core/files.h"
+#include "sim/core/image.h"
 #include "sim/core/npy.h"
 #include "sim/tlm/kernel.h"
 
@@ -65,25 +68,83 @@ std::string layers_csv(const std::vector<Row>& rows) {
     return s;
 }
 
-sim::Tensor read_input(const std::string& path) {
-    if (path.empty()) {
-        throw sim::Error(
-            "the k210 platform needs --input FILE.npy (uint8 NCHW of the model's input shape)");
+bool ends_with(const std::string& s, const char* suffix) {
+    const size_t n = std::strlen(suffix);
+    return s.size() >= n && s.compare(s.size() - n, n, suffix) == 0;
+}
+
+// The model's input shape (1, C, H, W).
+sim::Shape input_shape(const k210::Kmodel& m) {
+    if (m.version == 3 && !m.convs.empty()) {
+        const kpu::LayerArgs& a = m.convs.front().args;
+        return {1, a.in_channels(), a.in_height(), a.in_width()};
     }
-    return sim::read_npy(path);
+    if (!m.inputs.empty()) {
+        return {1, m.inputs[0].shape[1], m.inputs[0].shape[2], m.inputs[0].shape[3]};
+    }
+    throw sim::Error(m.name + ": cannot tell the model's input shape");
+}
+
+// .npy as it is; an image decoded to RGB and resized (bilinear) to the model's input, saying so.
+sim::Tensor read_input(const std::string& path, const sim::Shape& want, std::string& conversion) {
+    if (ends_with(path, ".npy")) {
+        conversion = "none (.npy used as is)";
+        return sim::read_npy(path);
+    }
+    sim::Tensor img = sim::read_image(path);
+    if (want[1] != 3) {
+        throw sim::Error(fmt::format("{}: the model expects {} input channels; images give 3 (RGB)",
+                                     path, want[1]));
+    }
+    conversion = fmt::format("decoded to RGB uint8 {}x{}", img.dim(3), img.dim(2));
+    if (img.dim(2) != want[2] || img.dim(3) != want[3]) {
+        img = sim::resize_bilinear(img, want[2], want[3]);
+        conversion += fmt::format(", resized bilinearly to {}x{}", want[3], want[2]);
+    }
+    conversion += ", NCHW, no normalization (the model's first layer folds its zero point)";
+    return img;
+}
+
+// The demo's files: the model and input (to rerun with --model/--input), and every map as PNG.
+void write_demo_files(sim::OutputDir& out, const k210::DemoModel& m, const sim::Tensor& input,
+                      const std::vector<sim::Tensor>& outputs) {
+    out.write_bytes("demo.kmodel", m.kmodel);
+    out.write_bytes("input.npy", sim::encode_npy(input));
+    out.write_bytes("input.png", sim::encode_png(input.bytes(), 3, static_cast<int>(input.dim(2)),
+                                                 static_cast<int>(input.dim(3))));
+    for (size_t i = 0; i < outputs.size() && i < m.output_shapes.size(); ++i) {
+        const sim::Shape& s = m.output_shapes[i];
+        const size_t plane = static_cast<size_t>(s[2] * s[3]);
+        for (size_t c = 0; c < static_cast<size_t>(s[1]); ++c) {
+            const std::vector<uint8_t> gray =
+                sim::to_gray8(outputs[i].data<float>() + c * plane, plane, 0.0f, 1.0f);
+            out.write_bytes(
+                fmt::format("output_{}_{}.png", i, m.channel_names[i][c]),
+                sim::encode_png(gray.data(), 1, static_cast<int>(s[2]), static_cast<int>(s[3])));
+        }
+    }
 }
 
 }  // namespace
 
 int cmd_run_k210(const RunOptions& opts, const LoadedPlatform& p) {
-    if (opts.model.empty()) {
-        throw sim::Error("the k210 platform needs --model FILE.kmodel");
-    }
     if (opts.trace && opts.out.empty()) {
         throw sim::Error("--trace writes trace.json into the output directory: add --out DIR");
     }
-    const k210::Kmodel model = k210::load_kmodel(opts.model);
-    const sim::Tensor input = read_input(opts.input);
+    // No --model: the bundled demo network (our own kmodel writer) on its synthetic scene.
+    const bool demo = opts.model.empty();
+    const k210::DemoModel demo_model = demo ? k210::build_demo_model() : k210::DemoModel{};
+    const k210::Kmodel model = demo
+                                   ? k210::parse_kmodel(demo_model.kmodel, "<built-in demo.kmodel>")
+                                   : k210::load_kmodel(opts.model);
+    if (!demo && opts.input.empty()) {
+        throw sim::Error(
+            "--model needs --input FILE (.npy uint8 NCHW, or an image: PNG, JPEG, BMP)");
+    }
+    std::string conversion = "none (built-in scene)";
+    const sim::Tensor input = opts.input.empty()
+                                  ? demo_model.input
+                                  : read_input(opts.input, input_shape(model), conversion);
     std::unique_ptr<sim::OutputDir> out;
     if (!opts.out.empty()) {
         out = std::make_unique<sim::OutputDir>(opts.out);
@@ -94,15 +155,25 @@ int cmd_run_k210(const RunOptions& opts, const LoadedPlatform& p) {
     k210::K210Driver driver("driver", soc, trace);
     driver.load(model, input);
     sc_core::sc_start();
-    const k210::RunResult& r = driver.result();
+    k210::RunResult r = driver.result();
+    if (demo) {  // v3 outputs are flat; the demo knows its shapes
+        for (size_t i = 0; i < r.outputs.size() && i < demo_model.output_shapes.size(); ++i) {
+            r.outputs[i].reshape(demo_model.output_shapes[i]);
+        }
+    }
+    if (!r.error.empty()) {
+        throw sim::Error(r.error);
+    }
     if (!r.done) {
         throw sim::Error("the driver did not finish (a layer never completed)");
     }
 
     const std::vector<Row> rows = rows_of(r, soc.kpu);
     const double cpu_hz = static_cast<double>(p.k210->cpu.clock_hz);
-    fmt::print("npusim {}: {} (kmodel v{}) on {} ({})\n\n", version(), model.name, model.version,
+    fmt::print("npusim {}: {} (kmodel v{}) on {} ({})\n", version(), model.name, model.version,
                p.config.name, p.source);
+    fmt::print("input: {} {} ({})\n\n", opts.input.empty() ? "<built-in scene>" : opts.input,
+               sim::shape_str(input.shape()), conversion);
     fmt::print("{:>4}  {:<14} {:<30} {:>11} {:>10} {:>10} {:>6}\n", "#", "layer", "shape", "MACs",
                "KPU cyc", "time us", "util");
     uint64_t macs = 0, kpu_cycles = 0;
@@ -132,9 +203,10 @@ int cmd_run_k210(const RunOptions& opts, const LoadedPlatform& p) {
                       {"version", model.version},
                       {"layers", model.layers.size()},
                       {"kpu_layers", model.convs.size()}};
-        j["input"] = {{"file", opts.input},
+        j["input"] = {{"file", opts.input.empty() ? "<built-in scene>" : opts.input},
                       {"shape", input.shape()},
-                      {"dtype", sim::dtype_name(input.dtype())}};
+                      {"dtype", sim::dtype_name(input.dtype())},
+                      {"preprocessing", conversion}};
         nlohmann::ordered_json layers = nlohmann::ordered_json::array();
         for (const Row& row : rows) {
             layers.push_back({{"index", row.index},
@@ -162,6 +234,9 @@ int cmd_run_k210(const RunOptions& opts, const LoadedPlatform& p) {
                             {"dtype", sim::dtype_name(r.outputs[i].dtype())}});
         }
         j["outputs"] = outs;
+        if (demo) {
+            write_demo_files(*out, demo_model, input, r.outputs);
+        }
         j["stats"] = soc.stats().to_json();
         out->write_text("report.json", j.dump(2) + "\n");
         out->write_text("layers.csv", layers_csv(rows));

@@ -9,7 +9,7 @@
 
 namespace npu::app {
 
-constexpr const char* kDefaultPlatform = "selfcheck.yaml";
+constexpr const char* kDefaultPlatform = "k210.yaml";
 
 struct LoadedPlatform {
     std::string source;  // file name, or "<built-in configs/selfcheck.yaml>"

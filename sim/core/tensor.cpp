@@ -141,6 +141,14 @@ Tensor::Tensor(DType dtype, Shape shape)
     , m_bytes(m_numel * dtype_size(dtype), 0) {
 }
 
+void Tensor::reshape(Shape shape) {
+    if (static_cast<size_t>(shape_numel(shape)) != m_numel) {
+        throw Error(fmt::format("cannot reshape {} to {}: {} elements, not {}", shape_str(m_shape),
+                                shape_str(shape), m_numel, shape_numel(shape)));
+    }
+    m_shape = std::move(shape);
+}
+
 double Tensor::get_f64(size_t flat) const {
     NPU_ASSERT(flat < m_numel, "index {} out of {} elements", flat, m_numel);
     switch (m_dtype) {

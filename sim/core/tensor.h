@@ -84,6 +84,9 @@ public:
         return const_cast<Tensor*>(this)->data<T>();
     }
 
+    // Same elements, another shape; throws sim::Error when the element counts differ.
+    void reshape(Shape shape);
+
     // Element value as double (f16 decoded), by flat C-order index.
     double get_f64(size_t flat) const;
     void set_f64(size_t flat, double v);  // integers: rounded half away from zero, saturated

@@ -51,8 +51,56 @@ protected:
     fs::path dir;
 };
 
-TEST_F(Cli, DefaultRunPassesAndPrintsTheAddressMap) {
-    const Result r = run("run");
+const std::string kSelfcheck = " --platform " NPUSIM_SOURCE_DIR "/configs/selfcheck.yaml";
+
+TEST_F(Cli, DefaultRunIsTheBundledModelOnTheK210) {
+    const Result r = run("run --out " + (dir / "demo").string());
+    ASSERT_EQ(r.rc, 0) << r.err;
+    EXPECT_EQ(r.err, "");
+    EXPECT_NE(
+        r.out.find(
+            "<built-in demo.kmodel> (kmodel v3) on kendryte-k210 (<built-in configs/k210.yaml>)"),
+        std::string::npos)
+        << r.out;
+    EXPECT_NE(r.out.find("   0  K210_CONV      3x120x160 -> 5x120x160 3x3         2592000"),
+              std::string::npos)
+        << r.out;
+    for (const char* f : {"output_0.npy", "output_1.npy", "demo.kmodel", "input.npy", "input.png",
+                          "output_0_gray_blur.png", "output_0_edges.png",
+                          "output_1_edges_pooled.png", "report.json", "layers.csv"}) {
+        EXPECT_TRUE(fs::exists(dir / "demo" / f)) << f;
+    }
+    EXPECT_EQ(slurp(dir / "demo" / "output_0_edges.png").substr(1, 3), "PNG");
+    const auto j = nlohmann::json::parse(slurp(dir / "demo" / "report.json"));
+    EXPECT_EQ(j["layers"].size(), 5u);
+    EXPECT_EQ(j["outputs"][1]["shape"], nlohmann::json::parse("[1, 1, 60, 80]"));
+    EXPECT_EQ(j["input"]["preprocessing"], "none (built-in scene)");
+    // The written model and input run again through --model/--input to the same outputs.
+    const Result again =
+        run("run --model " + (dir / "demo" / "demo.kmodel").string() + " --input " +
+            (dir / "demo" / "input.npy").string() + " --out " + (dir / "again").string());
+    ASSERT_EQ(again.rc, 0) << again.err;
+    // Same values (the rerun's .npy header says (1, 1, 1, 4800): a plain v3 output is flat).
+    const std::string a = slurp(dir / "demo" / "output_1.npy"),
+                      b = slurp(dir / "again" / "output_1.npy");
+    ASSERT_GE(a.size(), 19200u);
+    ASSERT_GE(b.size(), 19200u);
+    EXPECT_TRUE(a.substr(a.size() - 19200) == b.substr(b.size() - 19200));
+}
+
+TEST_F(Cli, ImageInputIsResizedAndSaysSo) {
+    ASSERT_EQ(run("run --out " + (dir / "demo").string()).rc, 0);
+    // input.png is 160x120 already; a PNG of another size is resized.
+    const Result r = run("run --model " + (dir / "demo" / "demo.kmodel").string() + " --input " +
+                         (dir / "demo" / "output_1_edges_pooled.png").string());
+    EXPECT_EQ(r.rc, 0) << r.err;
+    EXPECT_NE(r.out.find("(decoded to RGB uint8 80x60, resized bilinearly to 160x120, NCHW"),
+              std::string::npos)
+        << r.out;
+}
+
+TEST_F(Cli, SelfCheckPassesAndPrintsTheAddressMap) {
+    const Result r = run("run" + kSelfcheck);
     EXPECT_EQ(r.rc, 0) << r.err;
     EXPECT_EQ(r.err, "");
     EXPECT_NE(r.out.find("  0x80000000-0x805fffff     6 MiB  sram"), std::string::npos) << r.out;
@@ -101,9 +149,9 @@ TEST_F(Cli, BadConfigListsEveryProblemWithLines) {
 }
 
 TEST_F(Cli, OutputsAreWholeAndDeterministic) {
-    Result r = run("run --out " + (dir / "a").string() + " --trace");
+    Result r = run("run --out " + (dir / "a").string() + " --trace" + kSelfcheck);
     ASSERT_EQ(r.rc, 0) << r.err;
-    r = run("run --out " + (dir / "b").string() + " --trace");
+    r = run("run --out " + (dir / "b").string() + " --trace" + kSelfcheck);
     ASSERT_EQ(r.rc, 0) << r.err;
     const std::string report = slurp(dir / "a" / "report.json");
     EXPECT_EQ(report, slurp(dir / "b" / "report.json"));

@@ -20,6 +20,18 @@ TEST(Tensor, ShapeSizeAndTypedAccess) {
     EXPECT_EQ(Tensor(DType::f32, {}).numel(), 1u);  // a scalar
 }
 
+TEST(Tensor, Reshape) {
+    Tensor t(DType::f32, {1, 1, 1, 6});
+    t.reshape({1, 2, 3});
+    EXPECT_EQ(t.shape(), (Shape{1, 2, 3}));
+    try {
+        t.reshape({4});
+        FAIL();
+    } catch (const Error& e) {
+        EXPECT_STREQ(e.what(), "cannot reshape (1, 2, 3) to (4,): 6 elements, not 4");
+    }
+}
+
 TEST(Tensor, SetSaturatesAndRounds) {
     Tensor t(DType::u8, {4});
     t.set_f64(0, 300);

@@ -1,11 +1,10 @@
 // The DMAC subset: memory to memory, peripheral to memory with hardware handshake through the
 // SYSCTL selector, completion interrupt, bus errors, and an unrouted handshake.
-#include "models/k210_dma/dmac.h"
-
 #include <deque>
 
 #include <tlm_utils/simple_target_socket.h>
 
+#include "models/k210_dma/dmac.h"
 #include "sim/tlm/memory.h"
 #include "sim/tlm/router.h"
 #include "tests/tlm/sc_harness.h"
@@ -22,7 +21,8 @@ struct FifoPeripheral : sc_core::sc_module {
     tlm_utils::simple_target_socket<FifoPeripheral> socket{"socket"};
     std::deque<uint64_t> words;
     sc_core::sc_event added;
-    explicit FifoPeripheral(sc_core::sc_module_name n) : sc_module(n) {
+    explicit FifoPeripheral(sc_core::sc_module_name n)
+        : sc_module(n) {
         socket.register_b_transport(this, &FifoPeripheral::b_transport);
     }
     void b_transport(tlm::tlm_generic_payload& tx, sc_core::sc_time& delay) {
@@ -43,7 +43,8 @@ struct Bench : sc_core::sc_module {
     dma::Dmac dmac{"dmac", dma::DmacConfig{}, nullptr};
     FifoPeripheral fifo{"fifo"};
     TestInitiator cpu{"cpu"};
-    explicit Bench(sc_core::sc_module_name n) : sc_module(n) {
+    explicit Bench(sc_core::sc_module_name n)
+        : sc_module(n) {
         cpu.socket.bind(router.target_socket);
         dmac.axi.socket.bind(router.target_socket);
         router.map("mem", kMem, 1u << 16, router.bind_target(mem.socket));
@@ -52,13 +53,16 @@ struct Bench : sc_core::sc_module {
         router.map("fifo", 0x40800030, 8, router.bind_target(fifo.socket));
         dmac.connect_request(dr::kAiRxReq, {[this] { return fifo.words.size(); }, &fifo.added});
     }
-    void reg(uint64_t off, uint64_t v) { ASSERT_EQ(cpu.write(kDmac + off, &v, 8), tlm::TLM_OK_RESPONSE); }
+    void reg(uint64_t off, uint64_t v) {
+        ASSERT_EQ(cpu.write(kDmac + off, &v, 8), tlm::TLM_OK_RESPONSE);
+    }
     uint64_t get(uint64_t off) {
         uint64_t v = 0;
         EXPECT_EQ(cpu.read(kDmac + off, &v, 8), tlm::TLM_OK_RESPONSE);
         return v;
     }
-    void channel(unsigned ch, uint64_t sar, uint64_t dar, uint64_t items, uint64_t ctl, uint64_t cfg) {
+    void channel(unsigned ch, uint64_t sar, uint64_t dar, uint64_t items, uint64_t ctl,
+                 uint64_t cfg) {
         const uint64_t b = dr::channel_base(ch);
         reg(dr::CFG, dr::dmac_en::MASK);
         reg(b + dr::INTSTATUS_EN, dr::dma_tfr_done::MASK | dr::src_dec_err::MASK);
@@ -82,7 +86,8 @@ TEST_F(DmacTest, MemoryToMemoryWithCompletionInterrupt) {
     elaborate();
     // 32 items of 8 bytes, bursts of 8 items: 0x80000000 -> 0x80001000.
     b.channel(2, kMem, kMem + 0x1000, 32,
-              dr::src_tr_width::set(0, 3) | dr::dst_tr_width::set(0, 3) | dr::src_msize::set(0, 2), 0);
+              dr::src_tr_width::set(0, 3) | dr::dst_tr_width::set(0, 3) | dr::src_msize::set(0, 2),
+              0);
     EXPECT_EQ(b.get(dr::CHEN) & 0x3f, 0x4u);  // running
     sc_core::sc_start();
     EXPECT_EQ(0, std::memcmp(b.mem.data(), b.mem.data() + 0x1000, 256));
@@ -142,8 +147,9 @@ TEST_F(DmacTest, UnroutedHandshakeWarns) {
               dr::tt_fc::set(0, 2) | dr::src_per::set(0, 1));  // DMA_SEL0 interface 1 selects 0
     sc_core::sc_start();
     ASSERT_EQ(w.messages().size(), 1u);
-    EXPECT_EQ(w.messages()[0],
-              "b.dmac: channel 1: no peripheral drives handshake interface 1; transfer not started");
+    EXPECT_EQ(
+        w.messages()[0],
+        "b.dmac: channel 1: no peripheral drives handshake interface 1; transfer not started");
 }
 
 }  // namespace

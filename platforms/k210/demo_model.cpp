@@ -1,0 +1,150 @@
+#include "platforms/k210/demo_model.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+
+#include "models/k210_kpu/kpu_layout.h"
+#include "platforms/k210/kmodel_writer.h"
+
+namespace npu::k210 {
+
+namespace {
+
+constexpr int kH = 120, kW = 160;
+constexpr double kLum[3] = {0.299, 0.587, 0.114};
+using Kernel = std::array<double, 9>;
+constexpr Kernel kGauss = {1 / 16., 2 / 16., 1 / 16., 2 / 16., 4 / 16., 2 / 16., 1 / 16., 2 / 16., 1 / 16.};
+constexpr Kernel kSobelX = {-1, 0, 1, -2, 0, 2, -1, 0, 1};
+constexpr Kernel kSobelY = {-1, -2, -1, 0, 0, 0, 1, 2, 1};
+
+// A layer over a natural layout, weights and BN from real-valued kernels: weights are quantized
+// with one scale S and zero point 128, so alu = S · Σ x·w (arg_x = -128 folds the zero point, the
+// input zero point is 0), and BN multiplies by out_scale[oc] / S (shift 15).
+ConvLayerSpec layer(int ic, int oc, int k, uint32_t pool, uint32_t src, uint32_t dst,
+                    const std::vector<double>& weights, const std::vector<double>& out_scale) {
+    ConvLayerSpec s;
+    kpu::LayerArgs& a = s.args;
+    a.i_ch_num = static_cast<uint32_t>(ic - 1);
+    a.o_ch_num = static_cast<uint32_t>(oc - 1);
+    a.i_row_wid = kW - 1;
+    a.i_col_high = kH - 1;
+    a.o_row_wid = static_cast<uint32_t>(kpu::pool_output_size(kW, pool) - 1);
+    a.o_col_high = static_cast<uint32_t>(kpu::pool_output_size(kH, pool) - 1);
+    a.kernel_type = k == 3 ? 1 : 0;
+    a.pool_type = pool;
+    a.image_src_addr = src;
+    a.image_dst_addr = dst;
+    const kpu::RowLayout in = kpu::row_layout(kW), out = kpu::row_layout(a.out_width());
+    a.coef_group = in.groups;
+    a.row_switch_addr = in.row_lines;
+    a.channel_switch_addr = in.row_lines * kH;
+    a.wb_group = out.groups;
+    a.wb_row_switch_addr = out.row_lines;
+    a.wb_channel_switch_addr = out.row_lines * static_cast<uint32_t>(a.out_height());
+    a.load_para = a.load_coor = a.load_act = true;
+    a.dma_burst_size = 15;
+    a.o_ch_num_coef = a.o_ch_num;
+    a.para_size = static_cast<uint32_t>(weights.size());
+    a.channel_byte_num = static_cast<uint32_t>(a.out_width() * a.out_height() - 1);
+    a.dma_total_byte = static_cast<uint32_t>(a.out_width() * a.out_height() * oc - 1);
+    a.arg_x = -128;
+
+    double max_abs = 0;
+    for (double w : weights) {
+        max_abs = std::max(max_abs, std::abs(w));
+    }
+    const double scale = 127.0 / max_abs;
+    for (double w : weights) {
+        s.weights.push_back(static_cast<uint8_t>(std::lround(w * scale) + 128));
+    }
+    for (double r : out_scale) {
+        s.bn.push_back({static_cast<int32_t>(std::lround(r / scale * 32768.0)), 15, 0});
+    }
+    // Identity on v > 0 (y = v, clamped to 255 by the hardware), 0 otherwise.
+    for (auto& seg : s.act) {
+        seg = {(int64_t{1} << 35) - 1, 0, 0, 255};
+    }
+    s.act[0] = {-(int64_t{1} << 35), 0, 0, 0};
+    s.act[1] = {0, 1, 0, 0};
+    return s;
+}
+
+}  // namespace
+
+sim::Tensor demo_image(int height, int width) {
+    sim::Tensor t(sim::DType::u8, {1, 3, height, width});
+    uint8_t* p = t.bytes();
+    const size_t plane = static_cast<size_t>(height * width);
+    for (int y = 0; y < height; ++y) {
+        for (int x = 0; x < width; ++x) {
+            const double fy = static_cast<double>(y) / height, fx = static_cast<double>(x) / width;
+            double rgb[3] = {90 + 120 * fy, 140 + 90 * fy, 230 - 20 * fy};  // sky: blue to pale
+            const double dx = fx - 0.28, dy = fy - 0.4;
+            if (dx * dx + dy * dy < 0.04) {  // red disk
+                rgb[0] = 220, rgb[1] = 40, rgb[2] = 30;
+            }
+            if (fx > 0.55 && fx < 0.85 && fy > 0.5 && fy < 0.85) {  // green box
+                rgb[0] = 40, rgb[1] = 170, rgb[2] = 60;
+            }
+            if (fx > 0.6 && fx < 0.9 && fy > 0.1 && fy < 0.35) {  // checkerboard
+                const bool on = ((x / 6) + (y / 6)) % 2 == 0;
+                rgb[0] = rgb[1] = rgb[2] = on ? 245 : 20;
+            }
+            if (std::abs((fx - 0.05) - (fy - 0.55)) < 0.02 && fy > 0.55) {  // dark diagonal bar
+                rgb[0] = rgb[1] = rgb[2] = 30;
+            }
+            for (size_t c = 0; c < 3; ++c) {
+                p[c * plane + static_cast<size_t>(y * width + x)] = static_cast<uint8_t>(std::lround(rgb[c]));
+            }
+        }
+    }
+    return t;
+}
+
+DemoModel build_demo_model() {
+    // Layer 0: 3 -> 5, weights [oc][ic][ky][kx].
+    std::vector<double> w0;
+    const Kernel* kernels[5] = {&kGauss, &kSobelX, &kSobelX, &kSobelY, &kSobelY};
+    const double sign[5] = {1, 1, -1, 1, -1};
+    for (int oc = 0; oc < 5; ++oc) {
+        for (int ic = 0; ic < 3; ++ic) {
+            for (double k : *kernels[oc]) {
+                w0.push_back(sign[oc] * kLum[ic] * k);
+            }
+        }
+    }
+    const uint32_t in_lines = static_cast<uint32_t>(kpu::fmap_lines(3, kW, kH));
+    const uint32_t src0 = static_cast<uint32_t>(kpu::kRamLines) - in_lines;  // input at the top
+    const uint32_t l0_out = 0, l1_out = 2000, l3_out = 3000;
+    // Gray at full scale; edges halved (|gx| alone reaches 4 · 255).
+    ConvLayerSpec c0 = layer(3, 5, 3, 0, src0, l0_out, w0, {1, 0.5, 0.5, 0.5, 0.5});
+    // Layer 1: gray passthrough and the sum of the four half-edges, halved again.
+    const std::vector<double> w1 = {1, 0, 0, 0, 0, 0, 1, 1, 1, 1};
+    ConvLayerSpec c1 = layer(5, 2, 1, 0, l0_out, l1_out, w1, {1, 0.5});
+    // Layer 3: the edge magnitude again, max-pooled 2x2.
+    const std::vector<double> w3 = {0, 1, 1, 1, 1};
+    ConvLayerSpec c3 = layer(5, 1, 1, 1, l0_out, l3_out, w3, {0.5});
+
+    const uint32_t out1_u8 = 0, out1_f32 = 40960, out2_u8 = 194560, out2_f32 = 199680;
+    c1.main_mem_out = true;
+    c1.main_mem_out_address = out1_u8;
+    c3.main_mem_out = true;
+    c3.main_mem_out_address = out2_u8;
+    V3ModelSpec spec;
+    spec.eight_bit = true;
+    spec.max_start_address = src0;
+    spec.main_mem_usage = out2_f32 + 4800 * 4;
+    spec.outputs = {{out1_f32, 38400 * 4}, {out2_f32, 4800 * 4}};
+    spec.layers = {c0, c1, DequantizeSpec{out1_u8, out1_f32, 38400, 1.0f / 255, 0}, c3,
+                   DequantizeSpec{out2_u8, out2_f32, 4800, 1.0f / 255, 0}};
+
+    DemoModel m;
+    m.kmodel = write_kmodel_v3(spec);
+    m.input = demo_image(kH, kW);
+    m.output_shapes = {{1, 2, kH, kW}, {1, 1, kH / 2, kW / 2}};
+    m.channel_names = {{"gray_blur", "edges"}, {"edges_pooled"}};
+    return m;
+}
+
+}  // namespace npu::k210

@@ -1,0 +1,45 @@
+// Writes kmodel v3 files (the format the Kendryte SDK runs, ../shared/reference/k210_kpu.md §4.1):
+// header, outputs, layer headers, then bodies padded to 8 bytes. A K210_CONV body holds its layer
+// argument (8-aligned), weights (128-aligned), BN table (128-aligned) and activation table
+// (256-aligned), referenced by absolute file offsets. Used for the bundled default model and for
+// tests; parse_kmodel() reads everything back. Pure C++.
+#pragma once
+
+#include <cstdint>
+#include <variant>
+#include <vector>
+
+#include "models/k210_kpu/kpu_func.h"
+
+namespace npu::k210 {
+
+struct ConvLayerSpec {
+    kpu::LayerArgs args;  // table pointers are ignored (the file offsets are written instead)
+    std::vector<uint8_t> weights;
+    std::vector<kpu::BnParam> bn;
+    kpu::ActTable act{};
+    bool main_mem_out = false;  // DMA the output stream into the working buffer
+    uint32_t main_mem_out_address = 0;
+};
+
+struct DequantizeSpec {
+    uint32_t in_address = 0, out_address = 0, count = 0;
+    float scale = 1, bias = 0;
+};
+
+struct OutputSpec {
+    uint32_t address = 0;  // in the working buffer
+    uint32_t size = 0;     // bytes (f32)
+};
+
+struct V3ModelSpec {
+    bool eight_bit = true;
+    uint32_t main_mem_usage = 0;
+    uint32_t max_start_address = 0;
+    std::vector<OutputSpec> outputs;
+    std::vector<std::variant<ConvLayerSpec, DequantizeSpec>> layers;
+};
+
+std::vector<uint8_t> write_kmodel_v3(const V3ModelSpec& spec);
+
+}  // namespace npu::k210

@@ -1,0 +1,28 @@
+// Images in and out: BMP/PNG/JPEG (and the other stb_image formats) to uint8 NCHW tensors, and
+// PNG out for feature maps a person can look at. Uses Debian's libstb (stb_image,
+// stb_image_write). Pure C++, no SystemC.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sim/core/tensor.h"
+
+namespace npu::sim {
+
+// Reads an image as u8 (1, 3, H, W), RGB order; throws sim::Error naming the file and the
+// decoder's reason.
+Tensor read_image(const std::string& path);
+
+// Bilinear resize of a u8 (1, C, H, W) tensor (half-pixel centres, as OpenCV's INTER_LINEAR),
+// rounded to nearest.
+Tensor resize_bilinear(const Tensor& in, int64_t height, int64_t width);
+
+// PNG of one H x W plane (gray) or of three planes (RGB) in NCHW order.
+std::vector<uint8_t> encode_png(const uint8_t* nchw, int channels, int height, int width);
+
+// A float plane scaled to 0..255 over [lo, hi] (values outside are clamped).
+std::vector<uint8_t> to_gray8(const float* plane, size_t n, float lo, float hi);
+
+}  // namespace npu::sim
