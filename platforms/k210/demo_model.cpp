@@ -14,7 +14,8 @@ namespace {
 constexpr int kH = 120, kW = 160;
 constexpr double kLum[3] = {0.299, 0.587, 0.114};
 using Kernel = std::array<double, 9>;
-constexpr Kernel kGauss = {1 / 16., 2 / 16., 1 / 16., 2 / 16., 4 / 16., 2 / 16., 1 / 16., 2 / 16., 1 / 16.};
+constexpr Kernel kGauss = {1 / 16., 2 / 16., 1 / 16., 2 / 16., 4 / 16.,
+                           2 / 16., 1 / 16., 2 / 16., 1 / 16.};
 constexpr Kernel kSobelX = {-1, 0, 1, -2, 0, 2, -1, 0, 1};
 constexpr Kernel kSobelY = {-1, -2, -1, 0, 0, 0, 1, 2, 1};
 
@@ -95,7 +96,8 @@ sim::Tensor demo_image(int height, int width) {
                 rgb[0] = rgb[1] = rgb[2] = 30;
             }
             for (size_t c = 0; c < 3; ++c) {
-                p[c * plane + static_cast<size_t>(y * width + x)] = static_cast<uint8_t>(std::lround(rgb[c]));
+                p[c * plane + static_cast<size_t>(y * width + x)] =
+                    static_cast<uint8_t>(std::lround(rgb[c]));
             }
         }
     }

@@ -16,9 +16,9 @@
 namespace npu::k210 {
 
 struct DemoModel {
-    std::vector<uint8_t> kmodel;                 // a complete v3 file
-    sim::Tensor input;                           // u8 (1, 3, 120, 160)
-    std::vector<sim::Shape> output_shapes;       // NCHW of each model output
+    std::vector<uint8_t> kmodel;                          // a complete v3 file
+    sim::Tensor input;                                    // u8 (1, 3, 120, 160)
+    std::vector<sim::Shape> output_shapes;                // NCHW of each model output
     std::vector<std::vector<std::string>> channel_names;  // per output, per channel
 };
 

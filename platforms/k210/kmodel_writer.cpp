@@ -1,7 +1,8 @@
 #include "platforms/k210/kmodel_writer.h"
 
-#include <boost/endian/conversion.hpp>
 #include <cstring>
+
+#include <boost/endian/conversion.hpp>
 
 namespace npu::k210 {
 

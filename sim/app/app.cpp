@@ -34,16 +34,17 @@ int main(int argc, char** argv) {
     app.require_subcommand(1, 1);
     app.footer(
         "Examples:\n"
-        "  npusim run                      run the built-in default job\n"
-        "  npusim run --out out --trace    ... and write report.json and trace.json to out/\n"
-        "  npusim info --platform configs/selfcheck.yaml\n"
+        "  npusim run --out out          run the bundled K210 model; PNGs and reports in out/\n"
+        "  npusim run --model M.kmodel --input img.png --out out --trace\n"
+        "  npusim run --platform configs/selfcheck.yaml    memory/router/DMI self-check\n"
+        "  npusim info --platform configs/k210.yaml        address and register maps\n"
         "Exit codes: 0 ok, 1 a check failed, 2 bad arguments/config/input, 3 internal error.");
 
     RunOptions run_opts;
     CLI::App* run = app.add_subcommand(
         "run",
-        "Run a platform. With no --platform, runs the built-in default (self-check of the "
-        "K210 memories: address map, DMI and burst round trips with exact timing).");
+        "Run a model on a platform. With no arguments: the bundled K210 demo network (blur, Sobel "
+        "edges, pooling) on the built-in K210 platform; add --out DIR for its PNGs.");
     run->add_option("--platform", run_opts.platform, "Platform YAML file (default: built-in)")
         ->check(CLI::ExistingFile);
     run->add_option("--out", run_opts.out,

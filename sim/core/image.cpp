@@ -1,13 +1,12 @@
 #include "sim/core/image.h"
 
-#include <stb/stb_image.h>
-#include <stb/stb_image_write.h>
-
 #include <algorithm>
 #include <cmath>
 #include <memory>
 
 #include <fmt/format.h>
+#include <stb/stb_image.h>
+#include <stb/stb_image_write.h>
 
 #include "sim/core/error.h"
 #include "sim/core/files.h"
@@ -21,10 +20,12 @@ Tensor read_image(const std::string& path) {
     }
     int w = 0, h = 0, c = 0;
     std::unique_ptr<stbi_uc, void (*)(void*)> px(
-        stbi_load_from_memory(bytes.data(), static_cast<int>(bytes.size()), &w, &h, &c, 3), stbi_image_free);
+        stbi_load_from_memory(bytes.data(), static_cast<int>(bytes.size()), &w, &h, &c, 3),
+        stbi_image_free);
     if (!px) {
-        throw Error(fmt::format("{}: cannot decode image: {} (expected BMP, PNG, JPEG, GIF, TGA, PPM/PGM)",
-                                path, stbi_failure_reason()));
+        throw Error(
+            fmt::format("{}: cannot decode image: {} (expected BMP, PNG, JPEG, GIF, TGA, PPM/PGM)",
+                        path, stbi_failure_reason()));
     }
     Tensor t(DType::u8, {1, 3, h, w});
     uint8_t* out = t.bytes();
@@ -47,15 +48,18 @@ Tensor resize_bilinear(const Tensor& in, int64_t height, int64_t width) {
         const uint8_t* src = in.data<uint8_t>() + ch * ih * iw;
         uint8_t* dst = out.data<uint8_t>() + ch * height * width;
         for (int64_t y = 0; y < height; ++y) {
-            const double fy = std::clamp((static_cast<double>(y) + 0.5) * sy - 0.5, 0.0, static_cast<double>(ih - 1));
+            const double fy = std::clamp((static_cast<double>(y) + 0.5) * sy - 0.5, 0.0,
+                                         static_cast<double>(ih - 1));
             const int64_t y0 = static_cast<int64_t>(fy), y1 = std::min(y0 + 1, ih - 1);
             const double ty = fy - static_cast<double>(y0);
             for (int64_t x = 0; x < width; ++x) {
-                const double fx = std::clamp((static_cast<double>(x) + 0.5) * sx - 0.5, 0.0, static_cast<double>(iw - 1));
+                const double fx = std::clamp((static_cast<double>(x) + 0.5) * sx - 0.5, 0.0,
+                                             static_cast<double>(iw - 1));
                 const int64_t x0 = static_cast<int64_t>(fx), x1 = std::min(x0 + 1, iw - 1);
                 const double tx = fx - static_cast<double>(x0);
-                const double v = (1 - ty) * ((1 - tx) * src[y0 * iw + x0] + tx * src[y0 * iw + x1]) +
-                                 ty * ((1 - tx) * src[y1 * iw + x0] + tx * src[y1 * iw + x1]);
+                const double v =
+                    (1 - ty) * ((1 - tx) * src[y0 * iw + x0] + tx * src[y0 * iw + x1]) +
+                    ty * ((1 - tx) * src[y1 * iw + x0] + tx * src[y1 * iw + x1]);
                 dst[y * width + x] = static_cast<uint8_t>(std::lround(v));
             }
         }
@@ -81,7 +85,8 @@ std::vector<uint8_t> encode_png(const uint8_t* nchw, int channels, int height, i
         }
     }
     std::vector<uint8_t> png;
-    if (stbi_write_png_to_func(append, &png, width, height, channels, hwc.data(), width * channels) == 0) {
+    if (stbi_write_png_to_func(append, &png, width, height, channels, hwc.data(),
+                               width * channels) == 0) {
         throw Error("PNG encoding failed");
     }
     return png;
@@ -91,7 +96,8 @@ std::vector<uint8_t> to_gray8(const float* plane, size_t n, float lo, float hi) 
     std::vector<uint8_t> out(n);
     const float span = hi > lo ? hi - lo : 1.0f;
     for (size_t i = 0; i < n; ++i) {
-        out[i] = static_cast<uint8_t>(std::lround(std::clamp((plane[i] - lo) / span, 0.0f, 1.0f) * 255.0f));
+        out[i] = static_cast<uint8_t>(
+            std::lround(std::clamp((plane[i] - lo) / span, 0.0f, 1.0f) * 255.0f));
     }
     return out;
 }
