@@ -20,8 +20,8 @@ constexpr Kernel kSobelX = {-1, 0, 1, -2, 0, 2, -1, 0, 1};
 constexpr Kernel kSobelY = {-1, -2, -1, 0, 0, 0, 1, 2, 1};
 
 // A layer over a natural layout, weights and BN from real-valued kernels: weights are quantized
-// with one scale S and zero point 128, so alu = S · Σ x·w (arg_x = -128 folds the zero point, the
-// input zero point is 0), and BN multiplies by out_scale[oc] / S (shift 15).
+// per output channel with scale S_c and zero point 128, so alu = S_c · Σ x·w (arg_x = -128 folds
+// the zero point, the input zero point is 0), and BN multiplies by out_scale[oc] / S_c (shift 15).
 ConvLayerSpec layer(int ic, int oc, int k, uint32_t pool, uint32_t src, uint32_t dst,
                     const std::vector<double>& weights, const std::vector<double>& out_scale) {
     ConvLayerSpec s;
@@ -51,16 +51,20 @@ ConvLayerSpec layer(int ic, int oc, int k, uint32_t pool, uint32_t src, uint32_t
     a.dma_total_byte = static_cast<uint32_t>(a.out_width() * a.out_height() * oc - 1);
     a.arg_x = -128;
 
-    double max_abs = 0;
-    for (double w : weights) {
-        max_abs = std::max(max_abs, std::abs(w));
-    }
-    const double scale = 127.0 / max_abs;
-    for (double w : weights) {
-        s.weights.push_back(static_cast<uint8_t>(std::lround(w * scale) + 128));
-    }
-    for (double r : out_scale) {
-        s.bn.push_back({static_cast<int32_t>(std::lround(r / scale * 32768.0)), 15, 0});
+    // Per output channel: scale S_c = 127 / max|w_c| (the zero point 128 is shared, so one
+    // arg_x folds it); BN undoes S_c.
+    const size_t per_oc = weights.size() / static_cast<size_t>(oc);
+    for (size_t o = 0; o < static_cast<size_t>(oc); ++o) {
+        double max_abs = 0;
+        for (size_t i = 0; i < per_oc; ++i) {
+            max_abs = std::max(max_abs, std::abs(weights[o * per_oc + i]));
+        }
+        const double scale = 127.0 / max_abs;
+        for (size_t i = 0; i < per_oc; ++i) {
+            s.weights.push_back(
+                static_cast<uint8_t>(std::lround(weights[o * per_oc + i] * scale) + 128));
+        }
+        s.bn.push_back({static_cast<int32_t>(std::lround(out_scale[o] / scale * 32768.0)), 15, 0});
     }
     // Identity on v > 0 (y = v, clamped to 255 by the hardware), 0 otherwise.
     for (auto& seg : s.act) {
