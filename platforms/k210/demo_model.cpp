@@ -4,6 +4,7 @@
 #include <array>
 #include <cmath>
 
+#include "models/k210_kpu/kpu_layer_builder.h"
 #include "models/k210_kpu/kpu_layout.h"
 #include "platforms/k210/kmodel_writer.h"
 
@@ -25,31 +26,8 @@ constexpr Kernel kSobelY = {-1, -2, -1, 0, 0, 0, 1, 2, 1};
 ConvLayerSpec layer(int ic, int oc, int k, uint32_t pool, uint32_t src, uint32_t dst,
                     const std::vector<double>& weights, const std::vector<double>& out_scale) {
     ConvLayerSpec s;
-    kpu::LayerArgs& a = s.args;
-    a.i_ch_num = static_cast<uint32_t>(ic - 1);
-    a.o_ch_num = static_cast<uint32_t>(oc - 1);
-    a.i_row_wid = kW - 1;
-    a.i_col_high = kH - 1;
-    a.o_row_wid = static_cast<uint32_t>(kpu::pool_output_size(kW, pool) - 1);
-    a.o_col_high = static_cast<uint32_t>(kpu::pool_output_size(kH, pool) - 1);
-    a.kernel_type = k == 3 ? 1 : 0;
-    a.pool_type = pool;
-    a.image_src_addr = src;
-    a.image_dst_addr = dst;
-    const kpu::RowLayout in = kpu::row_layout(kW), out = kpu::row_layout(a.out_width());
-    a.coef_group = in.groups;
-    a.row_switch_addr = in.row_lines;
-    a.channel_switch_addr = in.row_lines * kH;
-    a.wb_group = out.groups;
-    a.wb_row_switch_addr = out.row_lines;
-    a.wb_channel_switch_addr = out.row_lines * static_cast<uint32_t>(a.out_height());
-    a.load_para = a.load_coor = a.load_act = true;
-    a.dma_burst_size = 15;
-    a.o_ch_num_coef = a.o_ch_num;
-    a.para_size = static_cast<uint32_t>(weights.size());
-    a.channel_byte_num = static_cast<uint32_t>(a.out_width() * a.out_height() - 1);
-    a.dma_total_byte = static_cast<uint32_t>(a.out_width() * a.out_height() * oc - 1);
-    a.arg_x = -128;
+    s.args = kpu::build_layer({ic, kH, kW, oc, k, false, pool, true}, src, dst);
+    s.args.arg_x = -128;
 
     // Per output channel: scale S_c = 127 / max|w_c| (the zero point 128 is shared, so one
     // arg_x folds it); BN undoes S_c.

@@ -7,6 +7,7 @@
 #include <benchmark/benchmark.h>
 
 #include "models/k210_kpu/kpu_func.h"
+#include "models/k210_kpu/kpu_layer_builder.h"
 #include "tests/k210_kpu/random_layer.h"
 
 namespace {
@@ -18,17 +19,12 @@ test::RandomLayer layer(int ic, int oc, int w, int h, int k, bool depthwise, boo
     test::LayerLimits lim;
     lim.max_macs = ~0ull;
     test::RandomLayer r = test::random_layer(rng, eight_bit, lim);
+    const kpu::LayerArgs terms = r.args;  // keeps the random zero-point terms
+    r.args = kpu::build_layer({ic, h, w, oc, k, depthwise, 0, eight_bit}, 0,
+                              static_cast<uint32_t>(kpu::fmap_lines(ic, w, h)));
     kpu::LayerArgs& a = r.args;
-    a.i_ch_num = static_cast<uint32_t>(ic - 1);
-    a.o_ch_num = static_cast<uint32_t>(oc - 1);
-    a.i_row_wid = a.o_row_wid = static_cast<uint32_t>(w - 1);
-    a.i_col_high = a.o_col_high = static_cast<uint32_t>(h - 1);
-    a.kernel_type = k == 3 ? 1 : 0;
-    a.depth_wise_layer = depthwise;
-    a.pool_type = 0;
-    test::fill_derived_fields(a, eight_bit);
-    a.image_src_addr = 0;
-    a.image_dst_addr = static_cast<uint32_t>(kpu::fmap_lines(ic, w, h));
+    a.arg_x = terms.arg_x, a.arg_w = terms.arg_w, a.arg_add = terms.arg_add;
+    a.shr_x = terms.shr_x, a.shr_w = terms.shr_w, a.pad_value = terms.pad_value;
     r.weights.assign(kpu::weight_bytes(a, eight_bit), 3);
     for (size_t i = 0; i < r.weights.size(); ++i) {
         r.weights[i] = static_cast<uint8_t>(rng());

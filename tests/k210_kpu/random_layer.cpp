@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "models/k210_kpu/kpu_layer_builder.h"
+
 namespace npu::test {
 
 using kpu::LayerArgs;
@@ -16,30 +18,6 @@ kpu::LayerParams RandomLayer::params() const {
     return p;
 }
 
-void fill_derived_fields(LayerArgs& a, bool eight_bit) {
-    const int w = a.in_width(), h = a.in_height(), ow = a.out_width(), oh = a.out_height();
-    const kpu::RowLayout in = kpu::row_layout(w), out = kpu::row_layout(ow);
-    a.coef_group = in.groups;
-    a.row_switch_addr = in.row_lines;
-    a.channel_switch_addr = in.row_lines * static_cast<uint32_t>(h);
-    a.wb_group = out.groups;
-    a.wb_row_switch_addr = out.row_lines;
-    a.wb_channel_switch_addr = out.row_lines * static_cast<uint32_t>(oh);
-    const uint32_t k2 = static_cast<uint32_t>(a.kernel_size() * a.kernel_size());
-    const uint32_t per_oc = k2 *
-                            (a.depth_wise_layer ? 1u : static_cast<uint32_t>(a.in_channels())) *
-                            (eight_bit ? 1u : 2u);
-    const uint32_t oc = static_cast<uint32_t>(a.out_channels());
-    const uint32_t per_load = a.depth_wise_layer ? oc : std::max(1u, std::min(oc, 30720u / per_oc));
-    a.o_ch_num_coef = per_load - 1;
-    a.para_size = per_load * per_oc;
-    a.load_time = (oc + per_load - 1) / per_load - 1;
-    a.load_para = a.load_coor = a.load_act = true;
-    a.dma_burst_size = 15;
-    a.channel_byte_num = static_cast<uint32_t>(ow * oh - 1);
-    a.dma_total_byte = static_cast<uint32_t>(ow * oh) * oc - 1;
-}
-
 RandomLayer random_layer(std::mt19937_64& rng, bool eight_bit, const LayerLimits& lim) {
     auto uni = [&](int64_t lo, int64_t hi) {
         return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
@@ -47,31 +25,26 @@ RandomLayer random_layer(std::mt19937_64& rng, bool eight_bit, const LayerLimits
     RandomLayer r;
     r.eight_bit = eight_bit;
     LayerArgs& a = r.args;
-    for (;;) {
-        a = LayerArgs{};
-        a.kernel_type = static_cast<uint32_t>(uni(0, 1));
-        a.depth_wise_layer = uni(0, 3) == 0;
-        a.pool_type = static_cast<uint32_t>(uni(0, 9));
-        const int ic = static_cast<int>(uni(1, lim.max_channels));
-        const int oc = a.depth_wise_layer ? ic : static_cast<int>(uni(1, lim.max_channels));
-        const int w = static_cast<int>(uni(1, lim.max_width)),
-                  h = static_cast<int>(uni(1, lim.max_height));
-        const int ow = kpu::pool_output_size(w, a.pool_type),
-                  oh = kpu::pool_output_size(h, a.pool_type);
-        const uint64_t macs = static_cast<uint64_t>(oc * w * h * (a.kernel_type ? 9 : 1) *
-                                                    (a.depth_wise_layer ? 1 : ic));
-        if (ow < 1 || oh < 1 || macs > lim.max_macs) {
+    for (;;) {  // the same draws, in the same order, as before build_layer existed
+        kpu::LayerShape s;
+        s.kernel = uni(0, 1) == 1 ? 3 : 1;
+        s.depthwise = uni(0, 3) == 0;
+        s.pool_type = static_cast<uint32_t>(uni(0, 9));
+        s.in_channels = static_cast<int>(uni(1, lim.max_channels));
+        s.out_channels = s.depthwise ? s.in_channels : static_cast<int>(uni(1, lim.max_channels));
+        s.in_width = static_cast<int>(uni(1, lim.max_width));
+        s.in_height = static_cast<int>(uni(1, lim.max_height));
+        s.eight_bit = eight_bit;
+        const uint64_t macs =
+            static_cast<uint64_t>(s.out_channels * s.in_width * s.in_height * s.kernel * s.kernel *
+                                  (s.depthwise ? 1 : s.in_channels));
+        if (kpu::pool_output_size(s.in_width, s.pool_type) < 1 ||
+            kpu::pool_output_size(s.in_height, s.pool_type) < 1 || macs > lim.max_macs) {
             continue;
         }
-        a.i_ch_num = static_cast<uint32_t>(ic - 1);
-        a.o_ch_num = static_cast<uint32_t>(oc - 1);
-        a.i_row_wid = static_cast<uint32_t>(w - 1);
-        a.i_col_high = static_cast<uint32_t>(h - 1);
-        a.o_row_wid = static_cast<uint32_t>(ow - 1);
-        a.o_col_high = static_cast<uint32_t>(oh - 1);
+        a = kpu::build_layer(s);
         break;
     }
-    fill_derived_fields(a, eight_bit);
     a.int_en = true;
     const bool compiler_like = uni(0, 1) == 1;
     if (compiler_like) {  // alu = Σ (x - Zx)(w - Zw), as nncase folds the zero points

@@ -1,10 +1,10 @@
 // Our kmodel writer and the bundled demo network: what the writer writes, the parser reads back;
 // and the demo's maps are what their kernels say, checked against a float computation of the same
 // blur and Sobel edges (no KPU arithmetic involved), within the quantization error.
+#include <cmath>
+
 #include <boost/endian/conversion.hpp>
 #include <gtest/gtest.h>
-
-#include <cmath>
 
 #include "models/k210_kpu/kpu_func.h"
 #include "platforms/k210/cpu_ops.h"
@@ -43,13 +43,15 @@ std::vector<std::vector<float>> run_demo(const DemoModel& d) {
     const Kmodel m = parse_kmodel(d.kmodel, "demo.kmodel");
     std::vector<uint8_t> ram(kpu::kRamBytes);
     const kpu::LayerArgs& a0 = m.convs[0].args;
-    kpu::upload(d.input.bytes(), kpu::input_geometry(a0), ram.data() + uint64_t{a0.image_src_addr} * 64);
+    kpu::upload(d.input.bytes(), kpu::input_geometry(a0),
+                ram.data() + uint64_t{a0.image_src_addr} * 64);
     std::vector<std::vector<float>> outs;
     for (const KpuConvLayer& c : m.convs) {
         kpu::LayerParams p;
         p.weights = m.bytes.data() + c.weights_offset;
         for (int o = 0; o < c.args.out_channels(); ++o) {
-            p.bn.push_back(kpu::decode_bn(boost::endian::load_little_u64(m.bytes.data() + c.bn_offset + 8 * o)));
+            p.bn.push_back(kpu::decode_bn(
+                boost::endian::load_little_u64(m.bytes.data() + c.bn_offset + 8 * o)));
         }
         p.act = kpu::decode_act(m.bytes.data() + c.act_offset);
         const kpu::LayerResult r = kpu::run_layer(c.args, p, true, {}, ram.data());
@@ -89,11 +91,14 @@ TEST(DemoModel, MapsAreTheBlurAndEdgesTheirKernelsDescribe) {
                 }
             }
             // Each half-edge saturates at 255 in layer 0, their sum / 2 again in layer 1.
-            auto half = [](double v) { return std::min(255.0, std::max(0.0, v) / 2); };
+            auto half = [](double v) {
+                return std::min(255.0, std::max(0.0, v) / 2);
+            };
             const double edges = std::min(255.0, (half(gx) + half(-gx) + half(gy) + half(-gy)) / 2);
             const size_t i = static_cast<size_t>(y * w + x);
             const double got_blur = static_cast<double>(outs[0][i]) * 255;
-            const double got_edges = static_cast<double>(outs[0][static_cast<size_t>(h * w) + i]) * 255;
+            const double got_edges =
+                static_cast<double>(outs[0][static_cast<size_t>(h * w) + i]) * 255;
             max_blur_err = std::max(max_blur_err, std::abs(got_blur - blur));
             max_edge_err = std::max(max_edge_err, std::abs(got_edges - edges));
         }
@@ -108,10 +113,12 @@ TEST(DemoModel, MapsAreTheBlurAndEdgesTheirKernelsDescribe) {
             float m = 0;
             for (int dy = 0; dy < 2; ++dy) {
                 for (int dx = 0; dx < 2; ++dx) {
-                    m = std::max(m, outs[0][static_cast<size_t>(h * w + (2 * y + dy) * w + 2 * x + dx)]);
+                    m = std::max(
+                        m, outs[0][static_cast<size_t>(h * w + (2 * y + dy) * w + 2 * x + dx)]);
                 }
             }
-            ASSERT_NEAR(outs[1][static_cast<size_t>(y * (w / 2) + x)], m, 1.5 / 255) << y << "," << x;
+            ASSERT_NEAR(outs[1][static_cast<size_t>(y * (w / 2) + x)], m, 1.5 / 255)
+                << y << "," << x;
         }
     }
 }

@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "models/k210_kpu/kpu_func.h"
+#include "models/k210_kpu/kpu_layer_builder.h"
 #include "platforms/k210/kmodel.h"
 #include "sim/core/error.h"
 #include "tests/k210_kpu/naive_reference.h"
@@ -225,6 +226,50 @@ TEST(Kmodel, TruncatedRealFilesFailCleanlyAtEveryLength) {
         error_of(flipped);
     }
     EXPECT_EQ(errors, 300);
+}
+
+}  // namespace
+}  // namespace npu::k210
+
+namespace npu::k210 {
+namespace {
+
+// build_layer() fills the fields as a compiler does: on every real layer, given only the shape,
+// it must reproduce what nncase v0.1 and v0.2 wrote for layout, weight chunks and DMA counts.
+TEST(RealKmodels, BuildLayerReproducesTheCompilersFields) {
+    size_t checked = 0;
+    for (const char* name : {"face_detect_v3.kmodel", "yolo20_v3.kmodel", "yolo20_v4.kmodel",
+                             "ulffd_landmark_v4.kmodel"}) {
+        if (!std::filesystem::exists(shared_file(name))) {
+            continue;
+        }
+        const Kmodel m = load_kmodel(shared_file(name));
+        for (const KpuConvLayer& c : m.convs) {
+            const kpu::LayerArgs& a = c.args;
+            const kpu::LayerArgs b =
+                kpu::build_layer({a.in_channels(), a.in_height(), a.in_width(), a.out_channels(),
+                                  a.kernel_size(), a.depth_wise_layer, a.pool_type, m.eight_bit},
+                                 a.image_src_addr, a.image_dst_addr);
+            const std::string at = std::string(name) + " layer " + std::to_string(c.layer_index);
+            EXPECT_EQ(b.coef_group, a.coef_group) << at;
+            EXPECT_EQ(b.row_switch_addr, a.row_switch_addr) << at;
+            EXPECT_EQ(b.channel_switch_addr, a.channel_switch_addr) << at;
+            EXPECT_EQ(b.wb_group, a.wb_group) << at;
+            EXPECT_EQ(b.wb_row_switch_addr, a.wb_row_switch_addr) << at;
+            EXPECT_EQ(b.wb_channel_switch_addr, a.wb_channel_switch_addr) << at;
+            EXPECT_EQ(b.o_row_wid, a.o_row_wid) << at;
+            EXPECT_EQ(b.o_col_high, a.o_col_high) << at;
+            EXPECT_EQ(b.o_ch_num_coef, a.o_ch_num_coef) << at;
+            EXPECT_EQ(b.para_size, a.para_size) << at;
+            EXPECT_EQ(b.load_time, a.load_time) << at;
+            EXPECT_EQ(b.dma_total_byte, a.dma_total_byte) << at;
+            ++checked;
+        }
+    }
+    if (checked == 0) {
+        GTEST_SKIP() << "../shared/k210 is absent";
+    }
+    EXPECT_EQ(checked, 98u);
 }
 
 }  // namespace

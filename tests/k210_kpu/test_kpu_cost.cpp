@@ -5,8 +5,8 @@
 #include <gtest/gtest.h>
 
 #include "models/k210_kpu/kpu_cost.h"
+#include "models/k210_kpu/kpu_layer_builder.h"
 #include "models/k210_kpu/kpu_layout.h"
-#include "tests/k210_kpu/random_layer.h"
 
 namespace npu::kpu {
 namespace {
@@ -14,12 +14,7 @@ namespace {
 // The measured layer: 3x3, 128 -> 128, 16-bit weights, no pooling. The model compiler Sipeed used
 // loads 4096 kernels per chunk: 32 output channels x 128 inputs, so 4 chunks of 73,728 bytes.
 LayerArgs sipeed_layer(int w, int h) {
-    LayerArgs a;
-    a.i_ch_num = a.o_ch_num = 127;
-    a.i_row_wid = a.o_row_wid = static_cast<uint32_t>(w - 1);
-    a.i_col_high = a.o_col_high = static_cast<uint32_t>(h - 1);
-    a.kernel_type = 1;
-    test::fill_derived_fields(a, false);
+    LayerArgs a = build_layer({128, h, w, 128, 3, false, 0, false});
     a.o_ch_num_coef = 31;
     a.para_size = 32 * 128 * 9 * 2;
     a.load_time = 3;
