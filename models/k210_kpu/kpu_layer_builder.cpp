@@ -26,14 +26,16 @@ LayerArgs build_layer(const LayerShape& s, uint32_t src_line, uint32_t dst_line)
         throw sim::Error(fmt::format("pool type is {}, expected 0..9", s.pool_type));
     }
     if (s.depthwise && s.in_channels != s.out_channels) {
-        throw sim::Error(fmt::format("a depthwise layer needs as many output channels as input channels "
-                                     "({} != {})",
-                                     s.out_channels, s.in_channels));
+        throw sim::Error(
+            fmt::format("a depthwise layer needs as many output channels as input channels "
+                        "({} != {})",
+                        s.out_channels, s.in_channels));
     }
-    const int ow = pool_output_size(s.in_width, s.pool_type), oh = pool_output_size(s.in_height, s.pool_type);
+    const int ow = pool_output_size(s.in_width, s.pool_type),
+              oh = pool_output_size(s.in_height, s.pool_type);
     if (ow < 1 || oh < 1) {
-        throw sim::Error(fmt::format("pool type {} leaves nothing of a {}x{} map", s.pool_type, s.in_width,
-                                     s.in_height));
+        throw sim::Error(fmt::format("pool type {} leaves nothing of a {}x{} map", s.pool_type,
+                                     s.in_width, s.in_height));
     }
     LayerArgs a;
     a.i_ch_num = static_cast<uint32_t>(s.in_channels - 1);
@@ -60,7 +62,8 @@ LayerArgs build_layer(const LayerShape& s, uint32_t src_line, uint32_t dst_line)
     // 30 KiB (8-bit) / 60 KiB (16-bit) per chunk (nncase v0.2 / v0.1).
     const uint32_t oc = static_cast<uint32_t>(s.out_channels);
     const uint32_t per_oc = static_cast<uint32_t>(s.kernel * s.kernel) *
-                            (s.depthwise ? 1u : static_cast<uint32_t>(s.in_channels)) * (s.eight_bit ? 1u : 2u);
+                            (s.depthwise ? 1u : static_cast<uint32_t>(s.in_channels)) *
+                            (s.eight_bit ? 1u : 2u);
     const uint32_t limit = s.eight_bit ? 30u * 1024 : 60u * 1024;
     const uint32_t per_load = s.depthwise ? oc : std::max(1u, std::min(oc, limit / per_oc));
     a.o_ch_num_coef = per_load - 1;

@@ -63,6 +63,20 @@ int main(int argc, char** argv) {
     info->add_option("--platform", info_opts.platform, "Platform YAML file (default: built-in)")
         ->check(CLI::ExistingFile);
 
+    EstimateOptions est_opts;
+    CLI::App* est = app.add_subcommand(
+        "estimate",
+        "Estimate cycles, bytes and utilization of layer configurations (YAML sweeps) "
+        "with the cost functions of the timed simulation, without moving data");
+    est->add_option("--layers", est_opts.layers,
+                    "Layer configurations, e.g. configs/k210_layers.yaml")
+        ->required()
+        ->check(CLI::ExistingFile);
+    est->add_option("--platform", est_opts.platform, "Platform YAML file (default: built-in k210)")
+        ->check(CLI::ExistingFile);
+    est->add_option("--out", est_opts.out,
+                    "Directory for estimate.csv and estimate.json (default: CSV on stdout)");
+
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) {
@@ -82,6 +96,9 @@ int main(int argc, char** argv) {
         }
         if (info->parsed()) {
             return cmd_info(info_opts);
+        }
+        if (est->parsed()) {
+            return cmd_estimate(est_opts);
         }
     } catch (const sim::Error& e) {
         error_line(e.what());

@@ -27,10 +27,17 @@ struct InfoOptions {
     std::string platform;
 };
 
+struct EstimateOptions {
+    std::string platform;  // YAML file; empty = the built-in k210.yaml
+    std::string layers;    // layer configurations (YAML)
+    std::string out;       // directory for estimate.csv/.json; empty = CSV on stdout
+};
+
 int cmd_run(const RunOptions& opts);
 struct LoadedPlatform;
 int cmd_run_k210(const RunOptions& opts, const LoadedPlatform& platform);
 int cmd_info(const InfoOptions& opts);
+int cmd_estimate(const EstimateOptions& opts);
 
 // Parses argv and runs the chosen subcommand; never throws.
 int main(int argc, char** argv);

@@ -328,6 +328,16 @@ std::vector<ConfigNode> ConfigNode::items(std::string_view key) const {
     return out;
 }
 
+std::vector<ConfigNode> ConfigNode::elements() const {
+    std::vector<ConfigNode> out;
+    if (m_node.IsSequence()) {
+        for (size_t i = 0; i < m_node.size(); ++i) {
+            out.emplace_back(m_doc, m_node[i], fmt::format("{}[{}]", m_path, i));
+        }
+    }
+    return out;
+}
+
 std::vector<ConfigNode> ConfigNode::optional_items(std::string_view key) const {
     return has(key) ? items(key) : std::vector<ConfigNode>{};
 }

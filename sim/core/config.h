@@ -46,6 +46,12 @@ public:
     // node is invalid and every read from it quietly yields defaults).
     ConfigNode child(std::string_view key) const;
     std::optional<ConfigNode> optional_child(std::string_view key) const;
+    // The node under `key` whatever its type (scalar, list or map), if present.
+    std::optional<ConfigNode> optional_node(std::string_view key) const {
+        return lookup(key, false);
+    }
+    // The items of this node when it is a list (empty otherwise).
+    std::vector<ConfigNode> elements() const;
     // The items of the sequence under `key` (empty and an error if it is not a sequence).
     std::vector<ConfigNode> items(std::string_view key) const;
     std::vector<ConfigNode> optional_items(std::string_view key) const;

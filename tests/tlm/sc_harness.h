@@ -25,6 +25,9 @@ private:
     std::vector<std::string> m_messages;
 };
 
+// The handler ScTest installs (exposed for tests that reset the simulation themselves).
+void on_warning(const std::string& message);
+
 class ScTest : public ::testing::Test {
 protected:
     void SetUp() override;

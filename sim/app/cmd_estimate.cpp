@@ -1,0 +1,50 @@
+// npusim estimate: layer configurations -> cycles, bytes and utilization per configuration, from
+// the same cost functions the timed simulation uses, without moving data.
+#include <chrono>
+#include <cstdio>
+
+#include <fmt/format.h>
+
+#include "platforms/k210/estimate.h"
+#include "sim/app/app.h"
+#include "sim/app/platform_loader.h"
+#include "sim/core/error.h"
+#include "sim/core/files.h"
+
+namespace npu::app {
+
+int cmd_estimate(const EstimateOptions& opts) {
+    const LoadedPlatform p = load_platform(opts.platform);
+    if (!p.k210) {
+        throw sim::Error(fmt::format("{}: estimate needs a platform with a model of compute (kind k210)", p.source));
+    }
+    sim::ConfigDocument doc = sim::ConfigDocument::load_file(opts.layers);
+    const std::vector<k210::Sweep> sweeps = k210::read_sweeps(doc.root());
+    doc.finish();
+    std::unique_ptr<sim::OutputDir> out;
+    if (!opts.out.empty()) {
+        out = std::make_unique<sim::OutputDir>(opts.out);
+    }
+    const auto t0 = std::chrono::steady_clock::now();
+    const std::vector<k210::EstimateRow> rows = k210::estimate(sweeps, p.k210->kpu.timing);
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    const uint64_t hz = p.k210->kpu.timing.clock_hz;
+    const std::string csv = k210::to_csv(rows, hz);
+    if (out) {
+        out->write_text("estimate.csv", csv);
+        out->write_text("estimate.json", k210::to_json(rows, hz).dump(1) + "\n");
+        out->commit();
+    } else {
+        std::fwrite(csv.data(), 1, csv.size(), stdout);
+    }
+    size_t invalid = 0;
+    for (const k210::EstimateRow& r : rows) {
+        invalid += r.error.empty() ? 0u : 1u;
+    }
+    std::fprintf(stderr, "npusim: estimated %zu configurations (%zu not valid KPU layers) in %.1f ms at %s%s%s\n",
+                 rows.size(), invalid, ms, sim::format_frequency(hz).c_str(), out ? "; wrote " : "",
+                 out ? (opts.out + "/estimate.csv, estimate.json").c_str() : "");
+    return kExitOk;
+}
+
+}  // namespace npu::app
