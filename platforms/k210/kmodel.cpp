@@ -12,7 +12,6 @@ namespace {
 
 constexpr uint32_t kV3Conv = 10240;
 constexpr uint32_t kV4KpuConv = 0x2002;
-constexpr size_t kArgsBytes = 12 * 8;
 constexpr uint32_t kMaxLayers = 65536;
 
 kpu::LayerArgs read_args(sim::ByteReader& r) {
