@@ -271,8 +271,7 @@ void K210Driver::run_v3() {
             const KpuConvLayer& c = m_model->convs[conv++];
             kpu_conv(c, c.main_mem_out, m_main_io + c.main_mem_out_address);
         } else if (l.type == kV3Dequantize) {
-            sim::ByteReader r(m_model->bytes.data(), m_model->bytes.size(), m_model->name);
-            r.seek(l.body_offset, "DEQUANTIZE body");
+            sim::ByteReader r = body_reader(*m_model, l, "DEQUANTIZE body");
             const V3Dequantize d = read_v3_dequantize(r);
             std::vector<uint8_t> q(d.count);
             std::vector<float> x(d.count);
@@ -291,8 +290,7 @@ void K210Driver::run_v3() {
 }
 
 void K210Driver::v4_upload(const KmodelLayer& l) {
-    sim::ByteReader r(m_model->bytes.data(), m_model->bytes.size(), m_model->name);
-    r.seek(l.body_offset, "kpu_upload body");
+    sim::ByteReader r = body_reader(*m_model, l, "kpu_upload body");
     const V4Upload u = read_v4_upload(r);
     std::vector<uint8_t> data(u.in.size);
     read(io_addr(u.in), data.data(), data.size());
@@ -308,8 +306,7 @@ void K210Driver::v4_upload(const KmodelLayer& l) {
 }
 
 void K210Driver::v4_dequantize(const KmodelLayer& l) {
-    sim::ByteReader r(m_model->bytes.data(), m_model->bytes.size(), m_model->name);
-    r.seek(l.body_offset, "dequantize body");
+    sim::ByteReader r = body_reader(*m_model, l, "dequantize body");
     const V4Dequantize d = read_v4_dequantize(r);
     std::vector<uint8_t> q(d.in.size);
     std::vector<float> x(d.in.size);

@@ -9,7 +9,8 @@ namespace npu::k210 {
 namespace {
 
 // A value, a list of values, or {from, to, step} (inclusive, step > 0).
-std::vector<int> read_values(const sim::ConfigNode& sweep, const char* key, int fallback, int lo, int hi) {
+std::vector<int> read_values(const sim::ConfigNode& sweep, const char* key, int fallback, int lo,
+                             int hi) {
     auto node = sweep.optional_node(key);
     if (!node) {
         return {fallback};
@@ -31,9 +32,11 @@ std::vector<int> read_values(const sim::ConfigNode& sweep, const char* key, int 
             node->error("expected at least one value");
         }
     } else if (node->is_map()) {
-        const int from = node->get<int>("from"), to = node->get<int>("to"), step = node->get<int>("step", 1);
+        const int from = node->get<int>("from"), to = node->get<int>("to"),
+                  step = node->get<int>("step", 1);
         if (step <= 0 || to < from) {
-            node->error(fmt::format("expected from <= to and step > 0, got from {} to {} step {}", from, to, step));
+            node->error(fmt::format("expected from <= to and step > 0, got from {} to {} step {}",
+                                    from, to, step));
             return {fallback};
         }
         for (int v = from; v <= to; v += step) {
@@ -75,7 +78,8 @@ std::vector<Sweep> read_sweeps(const sim::ConfigNode& root, size_t max_combinati
             }
         }
         if (s.combinations() > max_combinations) {
-            n.error(fmt::format("{} combinations, more than the {} allowed", s.combinations(), max_combinations));
+            n.error(fmt::format("{} combinations, more than the {} allowed", s.combinations(),
+                                max_combinations));
         }
         out.push_back(std::move(s));
     }
@@ -96,8 +100,14 @@ std::vector<EstimateRow> estimate(const std::vector<Sweep>& sweeps, const kpu::K
                                     for (int bits : s.weight_bits) {
                                         EstimateRow r;
                                         r.name = s.name;
-                                        r.shape = {ic, h, w, dw != 0 ? ic : oc, k, dw != 0,
-                                                   static_cast<uint32_t>(pool), bits == 8};
+                                        r.shape = {ic,
+                                                   h,
+                                                   w,
+                                                   dw != 0 ? ic : oc,
+                                                   k,
+                                                   dw != 0,
+                                                   static_cast<uint32_t>(pool),
+                                                   bits == 8};
                                         try {
                                             const kpu::LayerArgs a = kpu::build_layer(r.shape);
                                             r.cost = kpu::layer_cost(a, r.shape.eight_bit, timing);
@@ -117,17 +127,19 @@ double us(uint64_t cycles, uint64_t hz) {
 }  // namespace
 
 std::string to_csv(const std::vector<EstimateRow>& rows, uint64_t clock_hz) {
-    std::string s = "name,in_channels,height,width,out_channels,kernel,depthwise,pool,weight_bits,macs,"
-                    "total_cycles,fixed_cycles,param_fetch_cycles,compute_cycles,exposed_fetch_cycles,"
-                    "weight_fetch_cycles,weight_bytes,param_bytes,time_us,utilization,error\n";
+    std::string s =
+        "name,in_channels,height,width,out_channels,kernel,depthwise,pool,weight_bits,macs,"
+        "total_cycles,fixed_cycles,param_fetch_cycles,compute_cycles,exposed_fetch_cycles,"
+        "weight_fetch_cycles,weight_bytes,param_bytes,time_us,utilization,error\n";
     for (const EstimateRow& r : rows) {
         const kpu::LayerShape& p = r.shape;
         const kpu::LayerCost& c = r.cost;
-        s += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{:.3f},{:.4f},\"{}\"\n", r.name,
-                         p.in_channels, p.in_height, p.in_width, p.out_channels, p.kernel, p.depthwise ? 1 : 0,
-                         p.pool_type, p.eight_bit ? 8 : 16, c.macs, c.total_cycles, c.fixed_cycles,
-                         c.param_fetch_cycles, c.compute_cycles, c.exposed_fetch_cycles, c.weight_fetch_cycles,
-                         c.weight_bytes, c.param_bytes, us(c.total_cycles, clock_hz), c.utilization(), r.error);
+        s += fmt::format(
+            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{:.3f},{:.4f},\"{}\"\n", r.name,
+            p.in_channels, p.in_height, p.in_width, p.out_channels, p.kernel, p.depthwise ? 1 : 0,
+            p.pool_type, p.eight_bit ? 8 : 16, c.macs, c.total_cycles, c.fixed_cycles,
+            c.param_fetch_cycles, c.compute_cycles, c.exposed_fetch_cycles, c.weight_fetch_cycles,
+            c.weight_bytes, c.param_bytes, us(c.total_cycles, clock_hz), c.utilization(), r.error);
     }
     return s;
 }

@@ -19,8 +19,8 @@ namespace npu::k210 {
 struct Sweep {
     std::string name;
     std::vector<int> in_channels, height, width, out_channels, kernel;
-    std::vector<int> depthwise;  // 0 / 1
-    std::vector<int> pool;       // pool_type 0..9
+    std::vector<int> depthwise;    // 0 / 1
+    std::vector<int> pool;         // pool_type 0..9
     std::vector<int> weight_bits;  // 8 / 16
     size_t combinations() const;
 };

@@ -192,6 +192,23 @@ MemoryRange read_memory_range(sim::ByteReader& r, const char* what) {
     return m;
 }
 
+kpu::LayerParams conv_params(const Kmodel& m, const KpuConvLayer& c) {
+    kpu::LayerParams p;
+    p.weights = m.bytes.data() + c.weights_offset;
+    for (size_t o = 0; o < static_cast<size_t>(c.args.out_channels()); ++o) {
+        p.bn.push_back(
+            kpu::decode_bn(boost::endian::load_little_u64(m.bytes.data() + c.bn_offset + 8 * o)));
+    }
+    p.act = kpu::decode_act(m.bytes.data() + c.act_offset);
+    return p;
+}
+
+sim::ByteReader body_reader(const Kmodel& m, const KmodelLayer& l, const char* what) {
+    sim::ByteReader r(m.bytes.data(), m.bytes.size(), m.name);
+    r.seek(l.body_offset, what);
+    return r;
+}
+
 kpu::LayerArgs KpuConvLayer::runtime_args(uint32_t file_bus_addr) const {
     kpu::LayerArgs a = args;
     a.para_start_addr = file_bus_addr + static_cast<uint32_t>(weights_offset);

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "models/k210_kpu/kpu_func.h"
 #include "models/k210_kpu/kpu_layer_args.h"
 #include "sim/core/bytes.h"
 
@@ -69,6 +70,12 @@ struct Kmodel {
     std::vector<KpuConvLayer> convs;
     std::vector<uint8_t> bytes;  // the whole file
 };
+
+// The tables a conv layer's KPU fetch would bring, decoded from the file: weights (pointer into
+// m.bytes), BN entries, activation table.
+kpu::LayerParams conv_params(const Kmodel& m, const KpuConvLayer& c);
+// A reader positioned at a layer's body, errors naming `what`.
+sim::ByteReader body_reader(const Kmodel& m, const KmodelLayer& l, const char* what);
 
 // Throws sim::Error "<name>: at byte 0x..: (what): why" for anything malformed.
 Kmodel parse_kmodel(std::vector<uint8_t> bytes, const std::string& name);

@@ -16,7 +16,8 @@ namespace npu::app {
 int cmd_estimate(const EstimateOptions& opts) {
     const LoadedPlatform p = load_platform(opts.platform);
     if (!p.k210) {
-        throw sim::Error(fmt::format("{}: estimate needs a platform with a model of compute (kind k210)", p.source));
+        throw sim::Error(fmt::format(
+            "{}: estimate needs a platform with a model of compute (kind k210)", p.source));
     }
     sim::ConfigDocument doc = sim::ConfigDocument::load_file(opts.layers);
     const std::vector<k210::Sweep> sweeps = k210::read_sweeps(doc.root());
@@ -27,7 +28,8 @@ int cmd_estimate(const EstimateOptions& opts) {
     }
     const auto t0 = std::chrono::steady_clock::now();
     const std::vector<k210::EstimateRow> rows = k210::estimate(sweeps, p.k210->kpu.timing);
-    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    const double ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     const uint64_t hz = p.k210->kpu.timing.clock_hz;
     const std::string csv = k210::to_csv(rows, hz);
     if (out) {
@@ -41,9 +43,11 @@ int cmd_estimate(const EstimateOptions& opts) {
     for (const k210::EstimateRow& r : rows) {
         invalid += r.error.empty() ? 0u : 1u;
     }
-    std::fprintf(stderr, "npusim: estimated %zu configurations (%zu not valid KPU layers) in %.1f ms at %s%s%s\n",
-                 rows.size(), invalid, ms, sim::format_frequency(hz).c_str(), out ? "; wrote " : "",
-                 out ? (opts.out + "/estimate.csv, estimate.json").c_str() : "");
+    std::fprintf(
+        stderr,
+        "npusim: estimated %zu configurations (%zu not valid KPU layers) in %.1f ms at %s%s%s\n",
+        rows.size(), invalid, ms, sim::format_frequency(hz).c_str(), out ? "; wrote " : "",
+        out ? (opts.out + "/estimate.csv, estimate.json").c_str() : "");
     return kExitOk;
 }
 

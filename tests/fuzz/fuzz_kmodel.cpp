@@ -5,7 +5,8 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     try {
-        const npu::k210::Kmodel m = npu::k210::parse_kmodel(std::vector<uint8_t>(data, data + size), "fuzz");
+        const npu::k210::Kmodel m =
+            npu::k210::parse_kmodel(std::vector<uint8_t>(data, data + size), "fuzz");
         // Whatever parses must be safe to look at: every conv's tables lie inside the file.
         for (const npu::k210::KpuConvLayer& c : m.convs) {
             if (c.weights_offset + c.weights_bytes > m.bytes.size()) {

@@ -69,18 +69,10 @@ std::vector<float> pure(const k210::Kmodel& m, const sim::Tensor& input) {
                 ram.data() + uint64_t{first.image_src_addr} * 64);
     std::vector<uint8_t> last;
     for (const k210::KpuConvLayer& c : m.convs) {
-        kpu::LayerParams p;
-        p.weights = m.bytes.data() + c.weights_offset;
-        for (int o = 0; o < c.args.out_channels(); ++o) {
-            p.bn.push_back(kpu::decode_bn(
-                boost::endian::load_little_u64(m.bytes.data() + c.bn_offset + 8 * o)));
-        }
-        p.act = kpu::decode_act(m.bytes.data() + c.act_offset);
-        last = kpu::run_layer(c.args, p, m.eight_bit, {}, ram.data()).dense_output;
+        last = kpu::run_layer(c.args, k210::conv_params(m, c), m.eight_bit, {}, ram.data())
+                   .dense_output;
     }
-    const k210::KmodelLayer& dq = m.layers.back();
-    sim::ByteReader r(m.bytes.data(), m.bytes.size(), m.name);
-    r.seek(dq.body_offset, "dequantize");
+    sim::ByteReader r = k210::body_reader(m, m.layers.back(), "dequantize");
     std::vector<float> out(last.size());
     if (m.version == 3) {
         const k210::V3Dequantize d = k210::read_v3_dequantize(r);

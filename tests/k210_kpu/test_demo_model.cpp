@@ -47,14 +47,7 @@ std::vector<std::vector<float>> run_demo(const DemoModel& d) {
                 ram.data() + uint64_t{a0.image_src_addr} * 64);
     std::vector<std::vector<float>> outs;
     for (const KpuConvLayer& c : m.convs) {
-        kpu::LayerParams p;
-        p.weights = m.bytes.data() + c.weights_offset;
-        for (int o = 0; o < c.args.out_channels(); ++o) {
-            p.bn.push_back(kpu::decode_bn(
-                boost::endian::load_little_u64(m.bytes.data() + c.bn_offset + 8 * o)));
-        }
-        p.act = kpu::decode_act(m.bytes.data() + c.act_offset);
-        const kpu::LayerResult r = kpu::run_layer(c.args, p, true, {}, ram.data());
+        const kpu::LayerResult r = kpu::run_layer(c.args, conv_params(m, c), true, {}, ram.data());
         if (c.main_mem_out) {
             std::vector<float> f(r.dense_output.size());
             dequantize_v3(r.dense_output.data(), f.size(), 1.0f / 255, 0, f.data());

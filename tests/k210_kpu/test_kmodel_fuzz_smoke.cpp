@@ -1,9 +1,9 @@
 // A bounded, seeded fuzz run of the kmodel readers inside the normal suite (the libFuzzer target
 // tests/fuzz/fuzz_kmodel.cpp explores further): mutations of our own demo kmodel, always
 // available, give a model or one sim::Error naming a byte offset.
-#include <gtest/gtest.h>
-
 #include <random>
+
+#include <gtest/gtest.h>
 
 #include "platforms/k210/demo_model.h"
 #include "platforms/k210/kmodel.h"

@@ -27,17 +27,6 @@ std::string shared_file(const char* name) {
     }                                                                           \
     const Kmodel var = load_kmodel(shared_file(file))
 
-kpu::LayerParams params_of(const Kmodel& m, const KpuConvLayer& c) {
-    kpu::LayerParams p;
-    p.weights = m.bytes.data() + c.weights_offset;
-    for (int o = 0; o < c.args.out_channels(); ++o) {
-        p.bn.push_back(kpu::decode_bn(boost::endian::load_little_u64(m.bytes.data() + c.bn_offset +
-                                                                     8 * static_cast<size_t>(o))));
-    }
-    p.act = kpu::decode_act(m.bytes.data() + c.act_offset);
-    return p;
-}
-
 TEST(RealKmodels, StructureMatchesThePublishedDescription) {
     LOAD_OR_SKIP(face, "face_detect_v3.kmodel");
     LOAD_OR_SKIP(yolo3, "yolo20_v3.kmodel");
@@ -133,7 +122,7 @@ TEST(RealKmodels, EveryConvLayerValidatesAndRunsBitExactly) {
             kpu::upload(input.data(), kpu::input_geometry(c.args),
                         ram.data() + uint64_t{c.args.image_src_addr} * kpu::kLineBytes);
             std::vector<uint8_t> ram_ref = ram;
-            const kpu::LayerParams p = params_of(m, c);
+            const kpu::LayerParams p = conv_params(m, c);
             const kpu::LayerResult res =
                 kpu::run_layer(c.args, p, m.eight_bit, kpu::Fidelity{}, ram.data());
             EXPECT_EQ(res.overflows, 0u) << name << " layer " << c.layer_index;
