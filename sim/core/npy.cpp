@@ -205,13 +205,15 @@ Tensor parse_npy(const uint8_t* data, size_t size, const std::string& name) {
                         "np.ascontiguousarray(a)",
                         name));
     }
-    Tensor t(dtype, shape);
+    // Check the declared size against the data before allocating anything: a tiny file must not
+    // make us allocate what its header claims (found by fuzz_npy).
     const size_t payload = size - header_start - header_len;
-    if (payload != t.size_bytes()) {
+    const uint64_t needed = static_cast<uint64_t>(shape_numel(shape)) * dtype_size(dtype);
+    if (payload != needed) {
         throw Error(fmt::format("{}: .npy data is {} bytes, but shape {} of {} needs {} bytes",
-                                name, payload, shape_str(shape), dtype_name(dtype),
-                                t.size_bytes()));
+                                name, payload, shape_str(shape), dtype_name(dtype), needed));
     }
+    Tensor t(dtype, shape);
     if (payload > 0) {
         std::memcpy(t.bytes(), data + header_start + header_len, payload);
     }

@@ -117,6 +117,16 @@ TEST(Npy, ClearErrors) {
               "in.npy: truncated .npy header: it declares 65535 bytes, the file has 130");
 }
 
+// Found by fuzz_npy: a header claiming 10^10 bytes over 4 bytes of data must be refused before
+// anything is allocated.
+TEST(Npy, HugeDeclaredShapeIsRefusedWithoutAllocating) {
+    const auto bytes = numpy_file(
+        "{'descr': '|u1', 'fortran_order': False, 'shape': (100000, 100000), }", {1, 2, 3, 4});
+    EXPECT_EQ(
+        error_of(bytes),
+        "in.npy: .npy data is 4 bytes, but shape (100000, 100000) of u8 needs 10000000000 bytes");
+}
+
 TEST(Npy, MissingFileNamesThePath) {
     try {
         read_npy("/nonexistent/in.npy");
