@@ -72,7 +72,6 @@ Dmac::Dmac(sc_core::sc_module_name name, const DmacConfig& cfg, sim::TraceWriter
     , axi("axi", cfg.bus)
     , irq{sim::IrqLine("irq0"), sim::IrqLine("irq1"), sim::IrqLine("irq2"),
           sim::IrqLine("irq3"), sim::IrqLine("irq4"), sim::IrqLine("irq5")}
-    , m_config(cfg)
     , m_trace(trace)
     , m_stats(basename())
     , m_transfers(m_stats.counter("transfers", "transfers", "channel transfers completed"))

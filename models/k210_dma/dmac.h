@@ -66,7 +66,6 @@ private:
     void finish(unsigned ch, uint64_t status_bits);
     void update_irq(unsigned ch);
 
-    DmacConfig m_config;
     sim::TraceWriter* m_trace;
     int m_track = 0;
     std::vector<RequestSource> m_sources;  // by select value

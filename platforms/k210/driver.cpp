@@ -148,16 +148,13 @@ void K210Driver::begin_layer(size_t index, const std::string& type) {
     m_current.index = index;
     m_current.type = type;
     m_current.start_ps = to_ps(now());
-    m_bytes_before = m_p.cpu.stats().to_json()["bytes_read"]["value"].get<uint64_t>() +
-                     m_p.cpu.stats().to_json()["bytes_written"]["value"].get<uint64_t>();
+    m_bytes_before = m_p.cpu.bytes_transferred();
     cpu(m_p.config().cpu.layer_dispatch_cycles);
 }
 
 void K210Driver::end_layer() {
     m_current.end_ps = to_ps(now());
-    const uint64_t bytes = m_p.cpu.stats().to_json()["bytes_read"]["value"].get<uint64_t>() +
-                           m_p.cpu.stats().to_json()["bytes_written"]["value"].get<uint64_t>();
-    m_current.bus_bytes = bytes - m_bytes_before;
+    m_current.bus_bytes = m_p.cpu.bytes_transferred() - m_bytes_before;
     if (m_current.kpu_layer < 0) {
         m_trace.complete(m_track, fmt::format("{} {}", m_current.index, m_current.type), "cpu",
                          m_current.start_ps, m_current.end_ps - m_current.start_ps,

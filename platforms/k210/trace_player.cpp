@@ -67,21 +67,24 @@ std::vector<TraceStep> parse_trace(const std::string& text, const std::string& s
             want(2, "wait_irq kpu|dma0..dma5");
             s.op = TraceStep::WaitIrq;
             s.name = t[1];
-            if (s.name != "kpu" && !(s.name.size() == 4 && s.name.rfind("dma", 0) == 0 && s.name[3] >= '0' &&
-                                     s.name[3] <= '5')) {
-                throw sim::Error(fmt::format("{}: unknown interrupt '{}': expected kpu or dma0..dma5", where, s.name));
+            if (s.name != "kpu" && !(s.name.size() == 4 && s.name.rfind("dma", 0) == 0 &&
+                                     s.name[3] >= '0' && s.name[3] <= '5')) {
+                throw sim::Error(fmt::format(
+                    "{}: unknown interrupt '{}': expected kpu or dma0..dma5", where, s.name));
             }
         } else {
-            throw sim::Error(fmt::format("{}: unknown command '{}': expected load_mem, write_reg, read_reg, "
-                                         "wait_irq or compare_mem",
-                                         where, t[0]));
+            throw sim::Error(
+                fmt::format("{}: unknown command '{}': expected load_mem, write_reg, read_reg, "
+                            "wait_irq or compare_mem",
+                            where, t[0]));
         }
         steps.push_back(s);
     }
     return steps;
 }
 
-TracePlayer::TracePlayer(sc_core::sc_module_name name, K210Platform& platform, std::vector<TraceStep> steps,
+TracePlayer::TracePlayer(sc_core::sc_module_name name, K210Platform& platform,
+                         std::vector<TraceStep> steps,
                          std::map<std::string, std::vector<uint8_t>> blobs)
     : sc_module(name)
     , m_p(platform)
@@ -110,14 +113,15 @@ void TracePlayer::run() {
             uint64_t v = 0;
             ok = m_p.cpu.read(s.addr, &v, 8, m_qk.local()) == tlm::TLM_OK_RESPONSE;
             if (ok && (v & s.mask) != s.value) {
-                fail(s, fmt::format("read_reg {:#x}: got {:#x}, mask {:#x}, expected {:#x}", s.addr, v, s.mask,
-                                    s.value));
+                fail(s, fmt::format("read_reg {:#x}: got {:#x}, mask {:#x}, expected {:#x}", s.addr,
+                                    v, s.mask, s.value));
             }
             break;
         }
         case TraceStep::WaitIrq: {
             m_qk.sync();
-            const sim::IrqLine& line = s.name == "kpu" ? m_p.kpu.irq : m_p.dmac.irq[static_cast<size_t>(s.name[3] - '0')];
+            const sim::IrqLine& line =
+                s.name == "kpu" ? m_p.kpu.irq : m_p.dmac.irq[static_cast<size_t>(s.name[3] - '0')];
             line.wait_high();
             break;
         }
@@ -130,9 +134,11 @@ void TracePlayer::run() {
                 while (got[i] == want[i]) {
                     ++i;
                 }
-                fail(s, fmt::format("compare_mem {:#x} @{}: first difference at byte {} ({:#x}): got {:#04x}, "
-                                    "expected {:#04x}",
-                                    s.addr, s.name, i, s.addr + i, got[i], want[i]));
+                fail(s,
+                     fmt::format(
+                         "compare_mem {:#x} @{}: first difference at byte {} ({:#x}): got {:#04x}, "
+                         "expected {:#04x}",
+                         s.addr, s.name, i, s.addr + i, got[i], want[i]));
             }
             break;
         }

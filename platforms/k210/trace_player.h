@@ -35,7 +35,8 @@ class TracePlayer : public sc_core::sc_module {
 public:
     TracePlayer(sc_core::sc_module_name name, K210Platform& platform, std::vector<TraceStep> steps,
                 std::map<std::string, std::vector<uint8_t>> blobs);
-    // Failed checks, one line each ("line 12: read_reg 0x40800008: got 0x0, mask 0x1, expected 0x1").
+    // Failed checks, one line each ("line 12: read_reg 0x40800008: got 0x0, mask 0x1, expected
+    // 0x1").
     const std::vector<std::string>& failures() const { return m_failures; }
     bool finished() const { return m_finished; }
 

@@ -39,6 +39,8 @@ public:
     sc_core::sc_time busy_until() const { return m_busy_until; }
     StatGroup& stats() { return m_stats; }
     uint64_t dmi_transfer_count() const { return m_dmi_transfers.value(); }
+    // Bytes read plus written through this port so far.
+    uint64_t bytes_transferred() const { return m_bytes_read.value() + m_bytes_written.value(); }
 
 private:
     tlm::tlm_response_status transfer(tlm::tlm_command cmd, uint64_t addr, uint8_t* buf, size_t len,

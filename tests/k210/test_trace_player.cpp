@@ -1,14 +1,12 @@
 // Trace-player integration test (NVDLA cmod style): a register script drives the KPU through the
 // K210 platform, and the AI SRAM is compared with a golden image computed by the pure datapath.
-#include "platforms/k210/trace_player.h"
-
 #include <boost/endian/conversion.hpp>
-
 #include <fmt/format.h>
 
 #include "models/k210_kpu/kpu_func.h"
 #include "platforms/k210/demo_model.h"
 #include "platforms/k210/kmodel.h"
+#include "platforms/k210/trace_player.h"
 #include "sim/core/config.h"
 #include "sim/core/error.h"
 #include "tests/tlm/sc_harness.h"
@@ -41,12 +39,14 @@ Case demo_layer_case() {
     a.active_addr = static_cast<uint32_t>(kAct);
     a.int_en = true;
     Case k;
-    k.blobs["weights"].assign(m.bytes.begin() + static_cast<std::ptrdiff_t>(c.weights_offset),
-                              m.bytes.begin() + static_cast<std::ptrdiff_t>(c.weights_offset + c.weights_bytes));
+    k.blobs["weights"].assign(
+        m.bytes.begin() + static_cast<std::ptrdiff_t>(c.weights_offset),
+        m.bytes.begin() + static_cast<std::ptrdiff_t>(c.weights_offset + c.weights_bytes));
     k.blobs["bn"].assign(m.bytes.begin() + static_cast<std::ptrdiff_t>(c.bn_offset),
                          m.bytes.begin() + static_cast<std::ptrdiff_t>(c.bn_offset + 8 * 5));
-    k.blobs["act"].assign(m.bytes.begin() + static_cast<std::ptrdiff_t>(c.act_offset),
-                          m.bytes.begin() + static_cast<std::ptrdiff_t>(c.act_offset + kpu::kActTableBytes));
+    k.blobs["act"].assign(
+        m.bytes.begin() + static_cast<std::ptrdiff_t>(c.act_offset),
+        m.bytes.begin() + static_cast<std::ptrdiff_t>(c.act_offset + kpu::kActTableBytes));
     // Input in the row layout, and the golden output region, from the pure datapath.
     std::vector<uint8_t> ram(kpu::kRamBytes);
     const uint64_t src = uint64_t{a.image_src_addr} * 64, dst = uint64_t{a.image_dst_addr} * 64;
@@ -85,7 +85,8 @@ TEST_F(TracePlayerTest, DemoLayerMatchesTheGoldenImage) {
     const Case k = demo_layer_case();
     sim::TraceWriter trace(false);
     k210::K210Platform soc("k210", k210_config(), trace);
-    k210::TracePlayer player("player", soc, k210::parse_trace(k.script, "demo.trace", k.blobs), k.blobs);
+    k210::TracePlayer player("player", soc, k210::parse_trace(k.script, "demo.trace", k.blobs),
+                             k.blobs);
     sc_core::sc_start();
     EXPECT_TRUE(player.finished());
     EXPECT_TRUE(player.failures().empty()) << player.failures().front();
@@ -97,11 +98,14 @@ TEST_F(TracePlayerTest, AMismatchNamesTheLineAndTheFirstByte) {
     k.blobs["golden"][100] ^= 0xff;
     sim::TraceWriter trace(false);
     k210::K210Platform soc("k210", k210_config(), trace);
-    k210::TracePlayer player("player", soc, k210::parse_trace(k.script, "demo.trace", k.blobs), k.blobs);
+    k210::TracePlayer player("player", soc, k210::parse_trace(k.script, "demo.trace", k.blobs),
+                             k.blobs);
     sc_core::sc_start();
     ASSERT_EQ(player.failures().size(), 1u);
-    EXPECT_EQ(player.failures()[0].rfind("line 25: compare_mem 0x40600000 @golden: first difference at byte 100 "
-                                         "(0x40600064)", 0),
+    EXPECT_EQ(player.failures()[0].rfind(
+                  "line 25: compare_mem 0x40600000 @golden: first difference at byte 100 "
+                  "(0x40600064)",
+                  0),
               0u)
         << player.failures()[0];
 }
@@ -117,13 +121,16 @@ TEST(TraceScript, ParseErrorsNameTheLine) {
         return std::string("no error");
     };
     EXPECT_EQ(error_of("write_reg 0x10 1\n\nfrobnicate 1\n"),
-              "t.trace:3: unknown command 'frobnicate': expected load_mem, write_reg, read_reg, wait_irq or "
+              "t.trace:3: unknown command 'frobnicate': expected load_mem, write_reg, read_reg, "
+              "wait_irq or "
               "compare_mem");
     EXPECT_EQ(error_of("read_reg 0x10 1\n"), "t.trace:1: expected 'read_reg ADDR MASK EXPECT'");
     EXPECT_EQ(error_of("load_mem 0x10 @nope\n"), "t.trace:1: '@nope' is not a known blob (@name)");
-    EXPECT_EQ(error_of("wait_irq dma9\n"), "t.trace:1: unknown interrupt 'dma9': expected kpu or dma0..dma5");
+    EXPECT_EQ(error_of("wait_irq dma9\n"),
+              "t.trace:1: unknown interrupt 'dma9': expected kpu or dma0..dma5");
     EXPECT_EQ(error_of("write_reg 0xzz 1  # comment\n"),
-              "t.trace:1: '0xzz': expected an unsigned integer (decimal, 0x hex or 0b binary) up to 2^64-1");
+              "t.trace:1: '0xzz': expected an unsigned integer (decimal, 0x hex or 0b binary) up "
+              "to 2^64-1");
     EXPECT_EQ(k210::parse_trace("# only a comment\n  \nload_mem 8 @x\n", "t", blobs).size(), 1u);
 }
 
