@@ -193,4 +193,10 @@ std::vector<Problem> validate(const LayerArgs& a, bool eight_bit) {
     return out;
 }
 
+std::string shape_summary(const LayerArgs& a) {
+    return fmt::format("{}x{}x{} -> {}x{}x{} {}{}", a.in_channels(), a.in_height(), a.in_width(),
+                       a.out_channels(), a.out_height(), a.out_width(),
+                       a.kernel_size() == 3 ? "3x3" : "1x1", a.depth_wise_layer ? " dw" : "");
+}
+
 }  // namespace npu::kpu

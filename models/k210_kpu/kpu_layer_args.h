@@ -136,6 +136,9 @@ Words encode(const LayerArgs& a);
 // A field the hardware would misbehave on: the field's SDK name and what was expected. A fatal
 // problem means the layer cannot be run safely or meaningfully (unknown kernel or pool type,
 // feature maps outside the RAM, unmodelled modes); the others are run as the fields say.
+// "CxHxW -> CxHxW 3x3 dw" for tables and reports.
+std::string shape_summary(const LayerArgs& a);
+
 struct Problem {
     std::string field;
     std::string message;

@@ -1,6 +1,71 @@
+// Compiled with -ffp-contract=off (CMakeLists.txt): the fused and unfused forms below must be
+// exactly what they say, whatever the host compiler would contract.
 #include "platforms/k210/cpu_ops.h"
 
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
 namespace npu::k210 {
+
+namespace {
+
+Shape4 read_shape(sim::ByteReader& r, const char* what) {
+    Shape4 s{};
+    for (int32_t& d : s) {
+        d = r.i32(what);
+    }
+    return s;
+}
+
+float mul_add(float a, float b, float c, bool fused) {
+    return fused ? std::fma(a, b, c) : a * b + c;
+}
+
+uint8_t clamp_u8(int32_t v) {
+    return static_cast<uint8_t>(std::clamp(v, 0, 255));
+}
+
+// Offset of index `i` in a row-major 4-D shape.
+uint64_t offset4(const Shape4& s, const Shape4& i) {
+    return ((static_cast<uint64_t>(i[0]) * static_cast<uint64_t>(s[1]) +
+             static_cast<uint64_t>(i[1])) *
+                static_cast<uint64_t>(s[2]) +
+            static_cast<uint64_t>(i[2])) *
+               static_cast<uint64_t>(s[3]) +
+           static_cast<uint64_t>(i[3]);
+}
+
+// RV64 32-bit integer arithmetic: wrapping add/sub/mul, division by zero gives −1 and
+// INT32_MIN / −1 gives INT32_MIN (the M extension never traps).
+int32_t wrap(int64_t v) {
+    return static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(v)));
+}
+int32_t divw(int32_t a, int32_t b) {
+    if (b == 0) {
+        return -1;
+    }
+    if (a == std::numeric_limits<int32_t>::min() && b == -1) {
+        return a;
+    }
+    return a / b;
+}
+
+int32_t binary(BinaryOp op, int32_t a, int32_t b) {
+    switch (op) {
+    case BinaryOp::add: return wrap(int64_t{a} + b);
+    case BinaryOp::sub: return wrap(int64_t{a} - b);
+    case BinaryOp::mul: return wrap(int64_t{a} * b);
+    case BinaryOp::div: return divw(wrap(int64_t{a} + b / 2), b);  // (a + b / 2) / b
+    case BinaryOp::min: return std::min(a, b);
+    case BinaryOp::max: return std::max(a, b);
+    }
+    return 0;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- bodies
 
 V3Dequantize read_v3_dequantize(sim::ByteReader& r) {
     V3Dequantize d;
@@ -13,10 +78,10 @@ V3Dequantize read_v3_dequantize(sim::ByteReader& r) {
     return d;
 }
 
-V4Dequantize read_v4_dequantize(sim::ByteReader& r) {
-    V4Dequantize d;
-    d.in = read_memory_range(r, "dequantize input");
-    d.out = read_memory_range(r, "dequantize output");
+V4QuantParam read_v4_quant_param(sim::ByteReader& r, const char* what) {
+    V4QuantParam d;
+    d.in = read_memory_range(r, what);
+    d.out = read_memory_range(r, what);
     d.zero_point = r.i32("zero_point");
     d.scale = r.f32("scale");
     return d;
@@ -26,21 +91,237 @@ V4Upload read_v4_upload(sim::ByteReader& r) {
     V4Upload u;
     u.in = read_memory_range(r, "kpu_upload input");
     u.out = read_memory_range(r, "kpu_upload output");
-    for (int32_t& d : u.shape) {
-        d = r.i32("kpu_upload shape");
-    }
+    u.shape = read_shape(r, "kpu_upload shape");
     return u;
 }
 
-void dequantize_v3(const uint8_t* q, size_t count, float scale, float bias, float* out) {
+V4MemoryCopy read_v4_memory_copy(sim::ByteReader& r) {
+    V4MemoryCopy m;
+    m.in = read_memory_range(r, "memory_copy input");
+    m.out = read_memory_range(r, "memory_copy output");
+    return m;
+}
+
+V4Concat read_v4_concat(sim::ByteReader& r) {
+    V4Concat c;
+    c.out = read_memory_range(r, "concat output");
+    c.inner_size = r.u32("concat inner_size");
+    c.outer_size = r.u32("concat outer_size");
+    const uint32_t n = r.count("concat inputs_count", 20);  // a range and a dim per input
+    for (uint32_t i = 0; i < n; ++i) {
+        c.inputs.push_back(read_memory_range(r, "concat input"));
+    }
+    for (uint32_t i = 0; i < n; ++i) {
+        c.dims.push_back(r.i32("concat dims"));
+    }
+    return c;
+}
+
+V4Pad read_v4_pad(sim::ByteReader& r) {
+    V4Pad p;
+    p.in = read_memory_range(r, "pad input");
+    p.out = read_memory_range(r, "pad output");
+    p.in_shape = read_shape(r, "pad in_shape");
+    for (Padding& d : p.paddings) {
+        d.before = r.i32("pad paddings");
+        d.after = r.i32("pad paddings");
+    }
+    r.u32("pad_value type");
+    const uint8_t* v = r.bytes(4, "pad_value");
+    std::copy(v, v + 4, p.pad_value.begin());
+    return p;
+}
+
+V4Transpose read_v4_transpose(sim::ByteReader& r) {
+    V4Transpose t;
+    t.in = read_memory_range(r, "transpose input");
+    t.out = read_memory_range(r, "transpose output");
+    t.in_shape = read_shape(r, "transpose in_shape");
+    t.perm = read_shape(r, "transpose perm");
+    return t;
+}
+
+V4QuantizedBinary read_v4_quantized_binary(sim::ByteReader& r) {
+    V4QuantizedBinary q;
+    q.a = read_memory_range(r, "quantized_binary input_a");
+    q.b = read_memory_range(r, "quantized_binary input_b");
+    q.out = read_memory_range(r, "quantized_binary output");
+    const size_t at = r.pos();
+    const uint32_t op = r.u32("quantized_binary binary_op");
+    if (op > static_cast<uint32_t>(BinaryOp::max)) {
+        r.fail(at, "quantized_binary binary_op",
+               fmt::format("is {}, expected 0..5 (add, sub, mul, div, min, max)", op));
+    }
+    q.op = static_cast<BinaryOp>(op);
+    q.a_shape = read_shape(r, "quantized_binary in_a_shape");
+    q.b_shape = read_shape(r, "quantized_binary in_b_shape");
+    q.out_shape = read_shape(r, "quantized_binary out_shape");
+    q.a_offset = r.i32("input_a_offset");
+    q.a_mul = r.i32("input_a_mul");
+    q.a_shift = r.i32("input_a_shift");
+    q.b_offset = r.i32("input_b_offset");
+    q.b_mul = r.i32("input_b_mul");
+    q.b_shift = r.i32("input_b_shift");
+    q.out_offset = r.i32("output_offset");
+    q.out_mul = r.i32("output_mul");
+    q.out_shift = r.i32("output_shift");
+    return q;
+}
+
+// ---------------------------------------------------------------- kernels
+
+int32_t fcvt_w_s_rne(float v) {
+    if (std::isnan(v) || v >= 2147483648.0f) {
+        return std::numeric_limits<int32_t>::max();
+    }
+    if (v < -2147483648.0f) {
+        return std::numeric_limits<int32_t>::min();
+    }
+    return static_cast<int32_t>(std::nearbyint(v));  // the default rounding mode: ties to even
+}
+
+int32_t round_half_away_w_s(float v) {
+    const float r = std::round(v);
+    if (std::isnan(r) || r >= 2147483648.0f) {
+        return std::numeric_limits<int32_t>::max();
+    }
+    if (r < -2147483648.0f) {
+        return std::numeric_limits<int32_t>::min();
+    }
+    return static_cast<int32_t>(r);
+}
+
+int32_t mul_and_carry_shift(int32_t value, int32_t mul, int32_t shift) {
+    int64_t v = int64_t{value} * mul;
+    const auto s = static_cast<uint8_t>(shift);
+    if (s > 0) {
+        // `value += 1 << (shift - 1)`: an int shift (RV64 sllw: amount mod 32), sign-extended.
+        const auto half = static_cast<int32_t>(1u << ((s - 1u) & 31u));
+        v = static_cast<int64_t>(static_cast<uint64_t>(v) + static_cast<uint64_t>(int64_t{half}));
+        v >>= (s & 63u);  // arithmetic (sra: amount mod 64)
+    }
+    return static_cast<int32_t>(v);
+}
+
+void dequantize_v3(const uint8_t* q, size_t count, float scale, float bias, float* out, bool fma) {
     for (size_t i = 0; i < count; ++i) {
-        out[i] = static_cast<float>(q[i]) * scale + bias;
+        out[i] = mul_add(static_cast<float>(q[i]), scale, bias, fma);
     }
 }
 
-void dequantize_v4(const uint8_t* q, size_t count, int32_t zero_point, float scale, float* out) {
+void dequantize_v4(const uint8_t* q, size_t count, int32_t zero_point, float scale, float* out,
+                   bool fma) {
+    const float s = 1.0f / scale;
+    const float z = static_cast<float>(-zero_point) * s;
     for (size_t i = 0; i < count; ++i) {
-        out[i] = static_cast<float>(static_cast<int32_t>(q[i]) - zero_point) / scale;
+        out[i] = mul_add(static_cast<float>(q[i]), s, z, fma);
+    }
+}
+
+void quantize_v4(const float* x, size_t count, int32_t zero_point, float scale, uint8_t* out,
+                 bool fma) {
+    const auto zero = static_cast<float>(zero_point);
+    const size_t pairs = count / 2 * 2;
+    for (size_t i = 0; i < pairs; ++i) {
+        out[i] = clamp_u8(fcvt_w_s_rne(mul_add(x[i], scale, zero, fma)));
+    }
+    if (count % 2 != 0) {
+        out[count - 1] = clamp_u8(round_half_away_w_s(mul_add(x[count - 1], scale, zero, fma)));
+    }
+}
+
+uint64_t shape_elements(const Shape4& s) {
+    uint64_t n = 1;
+    for (int32_t d : s) {
+        if (d < 0) {
+            return 0;
+        }
+        n *= static_cast<uint64_t>(d);
+    }
+    return n;
+}
+
+Shape4 padded_shape(const Shape4& in, const std::array<Padding, 4>& p) {
+    Shape4 out{};
+    for (size_t k = 0; k < 4; ++k) {
+        out[k] = static_cast<int32_t>(int64_t{in[k]} + p[k].before + p[k].after);
+    }
+    return out;
+}
+
+Shape4 transposed_shape(const Shape4& in, const Shape4& perm) {
+    Shape4 out{};
+    for (size_t k = 0; k < 4; ++k) {
+        out[k] = in[static_cast<size_t>(perm[k])];
+    }
+    return out;
+}
+
+void pad(const uint8_t* in, size_t elem, const Shape4& in_shape,
+         const std::array<Padding, 4>& paddings, const std::array<uint8_t, 4>& value,
+         uint8_t* out) {
+    const Shape4 os = padded_shape(in_shape, paddings);
+    Shape4 o{}, i{};
+    for (o[0] = 0; o[0] < os[0]; ++o[0]) {
+        for (o[1] = 0; o[1] < os[1]; ++o[1]) {
+            for (o[2] = 0; o[2] < os[2]; ++o[2]) {
+                for (o[3] = 0; o[3] < os[3]; ++o[3]) {
+                    bool inside = true;
+                    for (size_t k = 0; k < 4; ++k) {
+                        i[k] = o[k] - paddings[k].before;
+                        inside = inside && i[k] >= 0 && i[k] < in_shape[k];
+                    }
+                    const uint8_t* src = inside ? in + offset4(in_shape, i) * elem : value.data();
+                    std::copy(src, src + elem, out);
+                    out += elem;
+                }
+            }
+        }
+    }
+}
+
+void transpose(const uint8_t* in, size_t elem, const Shape4& in_shape, const Shape4& perm,
+               uint8_t* out) {
+    const Shape4 os = transposed_shape(in_shape, perm);
+    Shape4 o{}, i{};
+    for (o[0] = 0; o[0] < os[0]; ++o[0]) {
+        i[static_cast<size_t>(perm[0])] = o[0];
+        for (o[1] = 0; o[1] < os[1]; ++o[1]) {
+            i[static_cast<size_t>(perm[1])] = o[1];
+            for (o[2] = 0; o[2] < os[2]; ++o[2]) {
+                i[static_cast<size_t>(perm[2])] = o[2];
+                for (o[3] = 0; o[3] < os[3]; ++o[3]) {
+                    i[static_cast<size_t>(perm[3])] = o[3];
+                    const uint8_t* src = in + offset4(in_shape, i) * elem;
+                    std::copy(src, src + elem, out + offset4(os, o) * elem);
+                }
+            }
+        }
+    }
+}
+
+void quantized_binary(const uint8_t* a, const uint8_t* b, const V4QuantizedBinary& p,
+                      uint8_t* out) {
+    const Shape4& os = p.out_shape;
+    Shape4 o{}, ia{}, ib{};
+    for (o[0] = 0; o[0] < os[0]; ++o[0]) {
+        for (o[1] = 0; o[1] < os[1]; ++o[1]) {
+            for (o[2] = 0; o[2] < os[2]; ++o[2]) {
+                for (o[3] = 0; o[3] < os[3]; ++o[3]) {
+                    for (size_t k = 0; k < 4; ++k) {  // broadcast: a dimension of 1 repeats
+                        ia[k] = p.a_shape[k] == 1 ? 0 : o[k];
+                        ib[k] = p.b_shape[k] == 1 ? 0 : o[k];
+                    }
+                    const int32_t va = mul_and_carry_shift(
+                        wrap(int64_t{a[offset4(p.a_shape, ia)]} + p.a_offset), p.a_mul, p.a_shift);
+                    const int32_t vb = mul_and_carry_shift(
+                        wrap(int64_t{b[offset4(p.b_shape, ib)]} + p.b_offset), p.b_mul, p.b_shift);
+                    const int32_t v =
+                        mul_and_carry_shift(binary(p.op, va, vb), p.out_mul, p.out_shift);
+                    out[offset4(os, o)] = clamp_u8(wrap(int64_t{v} + p.out_offset));
+                }
+            }
+        }
     }
 }
 

@@ -1,8 +1,13 @@
-// The CPU side of a K210 kmodel: layer bodies the runtime executes on the RISC-V cores, as pure
-// functions over buffers (formulas from ../shared/reference/k210_kpu.md §4), and the body
-// formats they are read from. Pure C++.
+// The CPU side of a K210 kmodel: the layer bodies the runtime executes on the RISC-V cores, read
+// from the file, and their kernels as pure functions over buffers. Formats and formulas:
+// ../shared/reference/k210_kpu.md §4 and docs/k210_platform.md ("CPU layers"). The arithmetic is
+// that of the runtime built for the K210 (RV64GC with its single-precision FPU), not of a host
+// build: float conversions round as `fcvt.w.s` does, a·b + c is one fused `fmadd.s` (GCC contracts
+// it at -O2 in the GNU dialects the SDK and nncase use; `fma = false` gives the separate
+// operations), integer division by zero gives −1. Pure C++.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -10,6 +15,13 @@
 #include "sim/core/bytes.h"
 
 namespace npu::k210 {
+
+using Shape4 = std::array<int32_t, 4>;  // nncase runtime_shape_t, NCHW
+struct Padding {
+    int32_t before = 0, after = 0;
+};
+
+// ---------------------------------------------------------------- bodies (file formats)
 
 // v3 DEQUANTIZE {flags, main_mem_in_address, main_mem_out_address, count, scale, bias}:
 // x = q · scale + bias.
@@ -19,23 +31,101 @@ struct V3Dequantize {
 };
 V3Dequantize read_v3_dequantize(sim::ByteReader& r);
 
-// v4 dequantize {memory_range in, memory_range out, zero_point, scale}: x = (q − zp) / scale
-// (nncase v0.2 stores the inverse step).
-struct V4Dequantize {
+// v4 quantize / dequantize {memory_range in, memory_range out, zero_point, scale}. nncase v0.2
+// stores the inverse step: q = x · scale + zp, x = (q − zp) / scale.
+struct V4QuantParam {
     MemoryRange in, out;
     int32_t zero_point = 0;
     float scale = 1;
 };
-V4Dequantize read_v4_dequantize(sim::ByteReader& r);
+V4QuantParam read_v4_quant_param(sim::ByteReader& r, const char* what);
 
 // v4 kpu_upload {memory_range in (main), memory_range out (kpu), shape n, c, h, w}.
 struct V4Upload {
     MemoryRange in, out;
-    int32_t shape[4] = {};
+    Shape4 shape{};
 };
 V4Upload read_v4_upload(sim::ByteReader& r);
 
-void dequantize_v3(const uint8_t* q, size_t count, float scale, float bias, float* out);
-void dequantize_v4(const uint8_t* q, size_t count, int32_t zero_point, float scale, float* out);
+// v4 memory_copy {memory_range in, memory_range out}.
+struct V4MemoryCopy {
+    MemoryRange in, out;
+};
+V4MemoryCopy read_v4_memory_copy(sim::ByteReader& r);
+
+// v4 concat {memory_range out, u32 inner_size, u32 outer_size, u32 count, memory_range in[count],
+// i32 dims[count]}: for each of outer_size blocks, input i contributes inner_size · dims[i] bytes.
+struct V4Concat {
+    MemoryRange out;
+    uint32_t inner_size = 0, outer_size = 0;
+    std::vector<MemoryRange> inputs;
+    std::vector<int32_t> dims;
+};
+V4Concat read_v4_concat(sim::ByteReader& r);
+
+// v4 pad {memory_range in, out, shape in_shape, padding paddings[4] {before, after},
+// scalar pad_value {u32 type, 4 bytes}}: negative paddings crop.
+struct V4Pad {
+    MemoryRange in, out;
+    Shape4 in_shape{};
+    std::array<Padding, 4> paddings{};
+    std::array<uint8_t, 4> pad_value{};  // the scalar's storage, read as the element type
+};
+V4Pad read_v4_pad(sim::ByteReader& r);
+
+// v4 transpose {memory_range in, out, shape in_shape, shape perm}: out[o] = in[i] with
+// i[perm[k]] = o[k].
+struct V4Transpose {
+    MemoryRange in, out;
+    Shape4 in_shape{}, perm{};
+};
+V4Transpose read_v4_transpose(sim::ByteReader& r);
+
+// v4 quantized_binary {memory_range a, b, out, u32 op, shape a, b, out, a_offset, a_mul, a_shift,
+// b_offset, b_mul, b_shift, out_offset, out_mul, out_shift} (nncase's field order).
+enum class BinaryOp : uint32_t { add = 0, sub, mul, div, min, max };
+struct V4QuantizedBinary {
+    MemoryRange a, b, out;
+    BinaryOp op = BinaryOp::add;
+    Shape4 a_shape{}, b_shape{}, out_shape{};
+    int32_t a_offset = 0, a_mul = 0, a_shift = 0;
+    int32_t b_offset = 0, b_mul = 0, b_shift = 0;
+    int32_t out_offset = 0, out_mul = 0, out_shift = 0;
+};
+V4QuantizedBinary read_v4_quantized_binary(sim::ByteReader& r);
+
+// ---------------------------------------------------------------- kernels
+
+// The RISC-V `fcvt.w.s` conversion: round to nearest, ties to even (`rne`) or away from zero
+// (what roundf then the truncating `fcvt.w.s rtz` gives), saturating to int32; NaN gives
+// INT32_MAX.
+int32_t fcvt_w_s_rne(float v);
+int32_t round_half_away_w_s(float v);
+
+// nncase runtime::mul_and_carry_shift as the K210 build computes it: (v · mul) in 64 bits, plus
+// the rounding half (1 << (shift − 1), a 32-bit shift), arithmetic shift right, truncated to 32
+// bits; the shift is taken as uint8.
+int32_t mul_and_carry_shift(int32_t value, int32_t mul, int32_t shift);
+
+void dequantize_v3(const uint8_t* q, size_t count, float scale, float bias, float* out,
+                   bool fma = true);
+// x = q · (1/scale) + (−zp · (1/scale)), as riscv_dequantize.
+void dequantize_v4(const uint8_t* q, size_t count, int32_t zero_point, float scale, float* out,
+                   bool fma = true);
+// q = clamp(cvt(x · scale + zp), 0, 255), as riscv_quantize: pairs convert with `rne`, an odd last
+// element with roundf.
+void quantize_v4(const float* x, size_t count, int32_t zero_point, float scale, uint8_t* out,
+                 bool fma = true);
+
+// Element size 1 (u8) or 4 (f32); shapes already validated against the buffers.
+void pad(const uint8_t* in, size_t elem, const Shape4& in_shape,
+         const std::array<Padding, 4>& paddings, const std::array<uint8_t, 4>& value, uint8_t* out);
+void transpose(const uint8_t* in, size_t elem, const Shape4& in_shape, const Shape4& perm,
+               uint8_t* out);
+void quantized_binary(const uint8_t* a, const uint8_t* b, const V4QuantizedBinary& p, uint8_t* out);
+
+Shape4 padded_shape(const Shape4& in, const std::array<Padding, 4>& paddings);
+Shape4 transposed_shape(const Shape4& in, const Shape4& perm);
+uint64_t shape_elements(const Shape4& s);  // 0 if any dimension is negative
 
 }  // namespace npu::k210

@@ -5,7 +5,7 @@
 #include <fmt/format.h>
 
 #include "models/k210_dma/dmac_regs.h"
-#include "platforms/k210/cpu_ops.h"
+#include "platforms/k210/kmodel_runtime.h"
 #include "sim/core/error.h"
 
 namespace npu::k210 {
@@ -21,9 +21,23 @@ uint64_t to_ps(const sc_time& t) {
 uint64_t align_up(uint64_t v, uint64_t a) {
     return (v + a - 1) / a * a;
 }
-constexpr uint32_t kV3Conv = 10240, kV3Dequantize = 12;
-constexpr uint32_t kV4Dequantize = 0x03, kV4Upload = 0x2001, kV4Conv = 0x2002;
 }  // namespace
+
+// The kmodel runtime's memories as the firmware sees them: every access a bus transaction.
+class K210Driver::BusMemory : public RuntimeMemory {
+public:
+    explicit BusMemory(K210Driver& d)
+        : m_d(d) {}
+    void read(uint32_t memory_type, uint64_t start, void* dst, size_t n) override {
+        m_d.read(m_d.io_addr(memory_type, start), dst, n);
+    }
+    void write(uint32_t memory_type, uint64_t start, const void* src, size_t n) override {
+        m_d.write(m_d.io_addr(memory_type, start), src, n);
+    }
+
+private:
+    K210Driver& m_d;
+};
 
 K210Driver::K210Driver(sc_core::sc_module_name name, K210Platform& platform,
                        sim::TraceWriter& trace)
@@ -31,10 +45,13 @@ K210Driver::K210Driver(sc_core::sc_module_name name, K210Platform& platform,
     , m_p(platform)
     , m_trace(trace)
     , m_track(trace.track("cpu"))
-    , m_cpu_period(1.0 / static_cast<double>(platform.config().cpu.clock_hz), sc_core::SC_SEC) {
+    , m_cpu_period(1.0 / static_cast<double>(platform.config().cpu.clock_hz), sc_core::SC_SEC)
+    , m_mem(std::make_unique<BusMemory>(*this)) {
     SC_HAS_PROCESS(K210Driver);
     SC_THREAD(run);
 }
+
+K210Driver::~K210Driver() = default;
 
 void K210Driver::load(const Kmodel& model, const sim::Tensor& input) {
     const K210Config& c = m_p.config();
@@ -49,29 +66,7 @@ void K210Driver::load(const Kmodel& model, const sim::Tensor& input) {
             "the {}-byte SRAM",
             model.name, model.bytes.size(), model.main_mem_bytes, sram.memory.size_bytes));
     }
-    // The model's input: v3 the first KPU layer's input, v4 inputs[0].
-    int64_t c_in = 0, h_in = 0, w_in = 0;
-    if (model.version == 3) {
-        if (model.convs.empty() || model.convs.front().layer_index != 0) {
-            throw sim::Error(model.name +
-                             ": the first layer is not K210_CONV: only models that start "
-                             "on the KPU are supported");
-        }
-        const kpu::LayerArgs& a = model.convs.front().args;
-        c_in = a.in_channels(), h_in = a.in_height(), w_in = a.in_width();
-    } else {
-        if (model.inputs.size() != 1 || model.inputs[0].range.datatype != kUint8) {
-            throw sim::Error(model.name + ": only models with one u8 input are supported");
-        }
-        c_in = model.inputs[0].shape[1], h_in = model.inputs[0].shape[2],
-        w_in = model.inputs[0].shape[3];
-    }
-    if (input.dtype() != sim::DType::u8 ||
-        static_cast<int64_t>(input.numel()) != c_in * h_in * w_in) {
-        throw sim::Error(fmt::format("input is {} of {}, the model expects u8 {}",
-                                     sim::shape_str(input.shape()), sim::dtype_name(input.dtype()),
-                                     sim::shape_str({1, c_in, h_in, w_in})));
-    }
+    check_input(model, input);
     m_input = input;
 }
 
@@ -111,35 +106,11 @@ void K210Driver::wait_irq(const sim::IrqLine& line) {
     cpu(m_p.config().cpu.interrupt_cycles);
 }
 
-void K210Driver::upload(const kpu::FmapGeometry& g, uint64_t ram_io_addr, const uint8_t* nchw) {
-    // As kpu_upload_core: one write per row of each channel into the row layout.
-    const auto w = static_cast<size_t>(g.width);
-    for (int c = 0; c < g.channels; ++c) {
-        for (int y = 0; y < g.height; ++y) {
-            write(ram_io_addr + g.offset(c, y, 0), nchw, w);
-            nchw += w;
-        }
-    }
-}
-
-std::vector<uint8_t> K210Driver::download(const kpu::FmapGeometry& g, uint64_t ram_io_addr) {
-    std::vector<uint8_t> out(static_cast<size_t>(g.channels * g.height * g.width));
-    uint8_t* p = out.data();
-    const auto w = static_cast<size_t>(g.width);
-    for (int c = 0; c < g.channels; ++c) {
-        for (int y = 0; y < g.height; ++y) {
-            read(ram_io_addr + g.offset(c, y, 0), p, w);
-            p += w;
-        }
-    }
-    return out;
-}
-
-uint64_t K210Driver::io_addr(const MemoryRange& r) const {
-    switch (r.memory_type) {
-    case kConstMemory: return m_model_io + m_model->constants_offset + r.start;
-    case kKpuMemory: return m_p.config().ai_ram_io_addr + r.start;
-    default: return m_main_io + r.start;
+uint64_t K210Driver::io_addr(uint32_t memory_type, uint64_t start) const {
+    switch (memory_type) {
+    case kConstMemory: return m_model_io + m_model->constants_offset + start;
+    case kKpuMemory: return m_p.config().ai_ram_io_addr + start;
+    default: return m_main_io + start;
     }
 }
 
@@ -190,24 +161,13 @@ void K210Driver::run_model() {
     } else {
         run_v4();
     }
-    for (const KmodelIo& o : m_model->outputs) {
-        const bool f32 = o.range.datatype == kFloat32;
-        sim::Tensor t(f32 ? sim::DType::f32 : sim::DType::u8,
-                      {o.shape[0], o.shape[1], o.shape[2], o.shape[3]});
-        if (t.size_bytes() != o.range.size) {
-            t = sim::Tensor(f32 ? sim::DType::f32 : sim::DType::u8,
-                            {static_cast<int64_t>(f32 ? o.range.size / 4 : o.range.size)});
-        }
-        read(io_addr(o.range), t.bytes(), t.size_bytes());
-        m_result.outputs.push_back(std::move(t));
-    }
+    m_result.outputs = read_outputs(*m_model, *m_mem);
     m_qk.sync();
     m_result.end_ps = to_ps(sc_core::sc_time_stamp());
     m_result.done = true;
 }
 
-void K210Driver::kpu_conv(const KpuConvLayer& c, bool dma_to_main, uint64_t dma_dst_io) {
-    kpu::LayerArgs a = c.runtime_args(static_cast<uint32_t>(m_model_io));
+void K210Driver::kpu_conv(kpu::LayerArgs a, bool dma_to_main, uint64_t dma_dst_io) {
     a.send_data_out = dma_to_main;
     a.int_en = !dma_to_main;
     const unsigned ch = m_p.config().dma_channel;
@@ -240,7 +200,10 @@ void K210Driver::kpu_conv(const KpuConvLayer& c, bool dma_to_main, uint64_t dma_
         kpu_reg(kr::INTERRUPT_CLEAR, 7);
         kpu_reg(kr::INTERRUPT_MASK, 0b110);  // calc_done only
     }
-    m_current.kpu_layer = static_cast<int>(m_p.kpu.layers().size());
+    if (m_current.kpu_layer < 0) {
+        m_current.kpu_layer = static_cast<int>(m_p.kpu.layers().size());
+    }
+    ++m_current.kpu_layers;
     for (uint64_t w : kpu::encode(a)) {
         kpu_reg(kr::LAYER_ARGUMENT_FIFO, w);
     }
@@ -254,103 +217,62 @@ void K210Driver::kpu_conv(const KpuConvLayer& c, bool dma_to_main, uint64_t dma_
     }
 }
 
+void K210Driver::cpu_layer(size_t index) {
+    const CpuLayerWork w =
+        run_cpu_layer(*m_model, index, *m_mem, m_p.config().cpu.fused_multiply_add);
+    cpu(static_cast<uint64_t>(
+        std::ceil(m_p.config().cpu.cycles_per_element * static_cast<double>(w.elements))));
+}
+
 void K210Driver::run_v3() {
-    const kpu::LayerArgs& first = m_model->convs.front().args;
-    upload(kpu::input_geometry(first),
-           m_p.config().ai_ram_io_addr + uint64_t{first.image_src_addr} * kpu::kLineBytes,
-           m_input.bytes());
+    load_input(*m_model, m_input, *m_mem);
     m_result.load_end_ps = to_ps(now());
     size_t conv = 0;
     for (size_t i = 0; i < m_model->layers.size(); ++i) {
         const KmodelLayer& l = m_model->layers[i];
         begin_layer(i, l.type_name);
-        if (l.type == kV3Conv) {
+        if (is_kpu_layer(3, l.type)) {
             const KpuConvLayer& c = m_model->convs[conv++];
-            kpu_conv(c, c.main_mem_out, m_main_io + c.main_mem_out_address);
-        } else if (l.type == kV3Dequantize) {
-            sim::ByteReader r = body_reader(*m_model, l, "DEQUANTIZE body");
-            const V3Dequantize d = read_v3_dequantize(r);
-            std::vector<uint8_t> q(d.count);
-            std::vector<float> x(d.count);
-            read(m_main_io + d.in_address, q.data(), q.size());
-            dequantize_v3(q.data(), q.size(), d.scale, d.bias, x.data());
-            cpu(static_cast<uint64_t>(std::ceil(m_p.config().cpu.cycles_per_element * d.count)));
-            write(m_main_io + d.out_address, x.data(), x.size() * 4);
+            kpu_conv(c.runtime_args(static_cast<uint32_t>(m_model_io)), c.main_mem_out,
+                     m_main_io + c.main_mem_out_address);
         } else {
-            throw sim::Error(
-                fmt::format("{}: layer {} is {} (type {}): not supported by the K210 "
-                            "runtime model yet",
-                            m_model->name, i, l.type_name, l.type));
+            cpu_layer(i);
         }
         end_layer();
     }
 }
 
-void K210Driver::v4_upload(const KmodelLayer& l) {
-    sim::ByteReader r = body_reader(*m_model, l, "kpu_upload body");
-    const V4Upload u = read_v4_upload(r);
-    std::vector<uint8_t> data(u.in.size);
-    read(io_addr(u.in), data.data(), data.size());
-    const kpu::FmapGeometry g = kpu::FmapGeometry::natural(u.shape[1], u.shape[3], u.shape[2]);
-    if (static_cast<uint64_t>(u.shape[1]) * static_cast<uint64_t>(u.shape[2]) *
-            static_cast<uint64_t>(u.shape[3]) >
-        data.size()) {
-        throw sim::Error(
-            fmt::format("{}: kpu_upload at byte {:#x}: shape larger than its input range",
-                        m_model->name, l.body_offset));
+// nncase v0 kpu_conv2d: one layer per batch, the RAM addresses advanced by a map each time, then
+// (with a main-memory output) a CPU download of all batches.
+void K210Driver::v4_conv(const KpuConvLayer& c) {
+    kpu::LayerArgs a = c.runtime_args(static_cast<uint32_t>(m_model_io));
+    const kpu::FmapGeometry in = kpu::input_geometry(a), out = kpu::output_geometry(a);
+    const uint64_t in_lines = kpu::fmap_lines(in.channels, in.width, in.height);
+    const uint64_t out_lines = kpu::fmap_lines(out.channels, out.width, out.height);
+    const uint64_t dst = a.image_dst_addr;
+    for (uint32_t n = 0; n < c.batches; ++n) {
+        kpu_conv(a, false, 0);
+        a.image_src_addr = static_cast<uint32_t>((a.image_src_addr + in_lines) & 0x7fff);
+        a.image_dst_addr = static_cast<uint32_t>((a.image_dst_addr + out_lines) & 0x7fff);
     }
-    upload(g, io_addr(u.out), data.data());
-}
-
-void K210Driver::v4_dequantize(const KmodelLayer& l) {
-    sim::ByteReader r = body_reader(*m_model, l, "dequantize body");
-    const V4Dequantize d = read_v4_dequantize(r);
-    std::vector<uint8_t> q(d.in.size);
-    std::vector<float> x(d.in.size);
-    read(io_addr(d.in), q.data(), q.size());
-    dequantize_v4(q.data(), q.size(), d.zero_point, d.scale, x.data());
-    cpu(static_cast<uint64_t>(
-        std::ceil(m_p.config().cpu.cycles_per_element * static_cast<double>(q.size()))));
-    write(io_addr(d.out), x.data(), std::min<size_t>(x.size() * 4, d.out.size));
+    if (c.main_mem_out) {
+        const std::vector<uint8_t> data =
+            download_fmap(*m_mem, dst * kpu::kLineBytes, out, c.batches);
+        write(m_main_io + c.main_mem_out_address, data.data(), data.size());
+    }
 }
 
 void K210Driver::run_v4() {
-    const KmodelIo& in = m_model->inputs.front();
-    if (in.range.memory_type == kKpuMemory) {
-        upload(kpu::FmapGeometry::natural(in.shape[1], in.shape[3], in.shape[2]), io_addr(in.range),
-               m_input.bytes());
-    } else {
-        write(io_addr(in.range), m_input.bytes(), m_input.size_bytes());
-    }
+    load_input(*m_model, m_input, *m_mem);
     m_result.load_end_ps = to_ps(now());
     size_t conv = 0;
     for (size_t i = 0; i < m_model->layers.size(); ++i) {
         const KmodelLayer& l = m_model->layers[i];
         begin_layer(i, l.type_name);
-        if (l.type == kV4Conv) {
-            const KpuConvLayer& c = m_model->convs[conv++];
-            if (c.batches != 1) {
-                throw sim::Error(
-                    fmt::format("{}: node {}: kpu_conv2d with {} batches is not supported yet",
-                                m_model->name, i, c.batches));
-            }
-            kpu_conv(c, false, 0);
-            if (c.main_mem_out) {  // the nncase v0 runtime downloads by CPU
-                const std::vector<uint8_t> out =
-                    download(kpu::output_geometry(c.args),
-                             m_p.config().ai_ram_io_addr +
-                                 uint64_t{c.args.image_dst_addr} * kpu::kLineBytes);
-                write(m_main_io + c.main_mem_out_address, out.data(), out.size());
-            }
-        } else if (l.type == kV4Upload) {
-            v4_upload(l);
-        } else if (l.type == kV4Dequantize) {
-            v4_dequantize(l);
+        if (is_kpu_layer(4, l.type)) {
+            v4_conv(m_model->convs[conv++]);
         } else {
-            throw sim::Error(
-                fmt::format("{}: node {} is {} (opcode {:#x}): not supported by the K210 "
-                            "runtime model yet",
-                            m_model->name, i, l.type_name, l.type));
+            cpu_layer(i);
         }
         end_layer();
     }

@@ -6,6 +6,7 @@
 // Flows and the CPU time model: docs/k210_platform.md.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -22,7 +23,8 @@ namespace npu::k210 {
 struct LayerRun {
     size_t index = 0;    // position in the model's layer/node table
     std::string type;    // "K210_CONV", "DEQUANTIZE", "kpu_conv2d", ...
-    int kpu_layer = -1;  // index into the KPU's layer records, for KPU layers
+    int kpu_layer = -1;  // index into the KPU's layer records of its first KPU layer
+    int kpu_layers = 0;  // KPU layers it ran (v4 kpu_conv2d: one per batch)
     uint64_t start_ps = 0, end_ps = 0;
     uint64_t cpu_cycles = 0;  // CPU time model cycles spent by this layer
     uint64_t bus_bytes = 0;   // bytes the CPU moved over the bus for this layer
@@ -43,6 +45,7 @@ struct RunResult {
 class K210Driver : public sc_core::sc_module {
 public:
     K210Driver(sc_core::sc_module_name name, K210Platform& platform, sim::TraceWriter& trace);
+    ~K210Driver() override;
 
     // Before sc_start(): the model and its input, a u8 tensor of the model's input size (NCHW).
     // Throws sim::Error if the input does not fit the model or the model does not fit the SRAM.
@@ -54,9 +57,9 @@ private:
     void run_model();
     void run_v3();
     void run_v4();
-    void kpu_conv(const KpuConvLayer& c, bool dma_to_main, uint64_t dma_dst_io);
-    void v4_dequantize(const KmodelLayer& l);
-    void v4_upload(const KmodelLayer& l);
+    void kpu_conv(kpu::LayerArgs a, bool dma_to_main, uint64_t dma_dst_io);
+    void v4_conv(const KpuConvLayer& c);
+    void cpu_layer(size_t index);
 
     // Bus access through the CPU port; an error response is a sim::Error naming the address.
     void write(uint64_t addr, const void* data, size_t n);
@@ -65,9 +68,8 @@ private:
     void dma_reg(uint64_t offset, uint64_t value);
     void cpu(uint64_t cycles);
     void wait_irq(const sim::IrqLine& line);
-    void upload(const kpu::FmapGeometry& g, uint64_t ram_io_addr, const uint8_t* nchw);
-    std::vector<uint8_t> download(const kpu::FmapGeometry& g, uint64_t ram_io_addr);
-    uint64_t io_addr(const MemoryRange& r) const;
+    uint64_t io_addr(uint32_t memory_type, uint64_t start) const;
+    uint64_t io_addr(const MemoryRange& r) const { return io_addr(r.memory_type, r.start); }
     sc_core::sc_time now() const { return m_qk.get_current_time(); }
     void begin_layer(size_t index, const std::string& type);
     void end_layer();
@@ -84,6 +86,8 @@ private:
     RunResult m_result;
     LayerRun m_current;
     uint64_t m_bytes_before = 0;
+    class BusMemory;  // the kmodel runtime's memories, through the CPU port
+    std::unique_ptr<BusMemory> m_mem;
 };
 
 }  // namespace npu::k210

@@ -29,6 +29,7 @@ K210Config read_k210_config(const sim::ConfigNode& p) {
             cpu->get<uint64_t>("interrupt_cycles", c.cpu.interrupt_cycles, 0u, 1u << 30);
         c.cpu.layer_dispatch_cycles =
             cpu->get<uint64_t>("layer_dispatch_cycles", c.cpu.layer_dispatch_cycles, 0u, 1u << 30);
+        c.cpu.fused_multiply_add = cpu->get<bool>("fused_multiply_add", c.cpu.fused_multiply_add);
     }
     c.io_offset = p.get<uint64_t>("io_offset", c.io_offset);
     if (c.platform.memories.empty()) {

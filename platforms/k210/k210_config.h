@@ -16,6 +16,9 @@ struct CpuModel {
     double cycles_per_element = 4;    // elementwise layers (dequantize, ...): per output element
     uint64_t interrupt_cycles = 200;  // entering and leaving an interrupt handler
     uint64_t layer_dispatch_cycles = 500;  // per layer: decode the body, set up the next step
+    // Values, not time: a·b + c in CPU layers is one fused fmadd.s, as GCC compiles the K210
+    // runtimes (docs/k210_platform.md); false gives a separate multiply and add.
+    bool fused_multiply_add = true;
 };
 
 struct K210Config {

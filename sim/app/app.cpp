@@ -56,11 +56,19 @@ int main(int argc, char** argv) {
         ->check(CLI::ExistingFile);
     run->add_flag("--trace", run_opts.trace,
                   "Also write trace.json (Chrome trace events, Perfetto)");
+    run->add_flag("--functional", run_opts.functional,
+                  "Values only: run every layer through the same code without SystemC or "
+                  "timing (fast; no cycles, no trace)")
+        ->excludes(run->get_option("--trace"));
     run->add_flag("-v,--verbose", run_opts.verbose, "Print SystemC info messages");
 
     InfoOptions info_opts;
     CLI::App* info = app.add_subcommand("info", "Print a platform's address map and parameters");
     info->add_option("--platform", info_opts.platform, "Platform YAML file (default: built-in)")
+        ->check(CLI::ExistingFile);
+    info->add_option("--model", info_opts.model,
+                     "A kmodel file: print its header and layer table (and what the simulator "
+                     "supports) instead of the platform")
         ->check(CLI::ExistingFile);
 
     EstimateOptions est_opts;

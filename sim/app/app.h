@@ -15,16 +15,18 @@ constexpr int kExitInternal = 3;
 const char* version();
 
 struct RunOptions {
-    std::string platform;  // YAML file; empty = the built-in default
-    std::string model;     // kmodel file (k210 platform)
-    std::string input;     // input tensor (.npy, u8 NCHW)
-    std::string out;       // output directory; empty = print only
-    bool trace = false;    // write trace.json (Chrome trace events) into --out
+    std::string platform;     // YAML file; empty = the built-in default
+    std::string model;        // kmodel file (k210 platform)
+    std::string input;        // input tensor (.npy, u8 NCHW)
+    std::string out;          // output directory; empty = print only
+    bool trace = false;       // write trace.json (Chrome trace events) into --out
+    bool functional = false;  // values only: no SystemC, no time (k210)
     bool verbose = false;
 };
 
 struct InfoOptions {
     std::string platform;
+    std::string model;  // kmodel file: print its layer table instead of the platform
 };
 
 struct EstimateOptions {

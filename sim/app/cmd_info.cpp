@@ -4,6 +4,8 @@
 #include <fmt/format.h>
 
 #include "platforms/k210/k210_platform.h"
+#include "platforms/k210/kmodel.h"
+#include "platforms/k210/kmodel_runtime.h"
 #include "sim/app/app.h"
 #include "sim/app/platform_loader.h"
 #include "sim/tlm/kernel.h"
@@ -33,9 +35,51 @@ int info_k210(const LoadedPlatform& p) {
     return kExitOk;
 }
 
+std::string io_str(const k210::KmodelIo& io) {
+    static const char* const kMem[] = {"const", "main", "kpu"};
+    return fmt::format("{} {}x{}x{}x{} at {}+{:#x} ({} bytes)",
+                       io.range.datatype == k210::kFloat32 ? "f32" : "u8", io.shape[0], io.shape[1],
+                       io.shape[2], io.shape[3], kMem[io.range.memory_type], io.range.start,
+                       io.range.size);
+}
+
+// A kmodel's header and layer table, with what the K210 driver supports.
+int info_model(const std::string& path) {
+    const k210::Kmodel m = k210::load_kmodel(path);
+    fmt::print("{}: kmodel v{} ({}), {} bytes, {}-bit KPU, main memory {} bytes\n", path, m.version,
+               m.version == 3 ? "nncase v0.1, Kendryte SDK" : "nncase v0.2", m.bytes.size(),
+               m.eight_bit ? 8 : 16, m.main_mem_bytes);
+    for (size_t i = 0; i < m.inputs.size(); ++i) {
+        fmt::print("input {}: {}\n", i, io_str(m.inputs[i]));
+    }
+    for (size_t i = 0; i < m.outputs.size(); ++i) {
+        fmt::print("output {}: {}\n", i, io_str(m.outputs[i]));
+    }
+    fmt::print("\n{:>4}  {:<28} {:>10} {:>8}  {}\n", "#", "layer", "body at", "bytes", "KPU shape");
+    size_t conv = 0, unsupported = 0;
+    for (size_t i = 0; i < m.layers.size(); ++i) {
+        const k210::KmodelLayer& l = m.layers[i];
+        std::string shape;
+        if (conv < m.convs.size() && m.convs[conv].layer_index == i) {
+            shape = kpu::shape_summary(m.convs[conv++].args);
+        }
+        const bool ok = k210::layer_supported(m.version, l.type);
+        unsupported += ok ? 0 : 1;
+        fmt::print("{:>4}  {:<28} {:>#10x} {:>8}  {}{}\n", i,
+                   fmt::format("{} ({:#x})", l.type_name, l.type), l.body_offset, l.body_size,
+                   shape, ok ? "" : "(not supported)");
+    }
+    fmt::print("\n{} layers, {} on the KPU, {} not supported by the simulator\n", m.layers.size(),
+               m.convs.size(), unsupported);
+    return kExitOk;
+}
+
 }  // namespace
 
 int cmd_info(const InfoOptions& opts) {
+    if (!opts.model.empty()) {
+        return info_model(opts.model);
+    }
     const LoadedPlatform p = load_platform(opts.platform);
     if (p.k210) {
         return info_k210(p);

@@ -96,9 +96,10 @@ int cmd_run(const RunOptions& opts) {
     if (p.k210) {
         return cmd_run_k210(opts, p);
     }
-    if (!opts.model.empty() || !opts.input.empty()) {
+    if (!opts.model.empty() || !opts.input.empty() || opts.functional) {
         throw sim::Error(
-            "--model and --input need a platform that runs models (e.g. configs/k210.yaml)");
+            "--model, --input and --functional need a platform that runs models (e.g. "
+            "configs/k210.yaml)");
     }
     // Create the output directory before simulating, so a bad path fails fast.
     std::unique_ptr<sim::OutputDir> out;

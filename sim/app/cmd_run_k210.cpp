@@ -8,8 +8,10 @@
 
 #include "platforms/k210/demo_model.h"
 #include "platforms/k210/driver.h"
+#include "platforms/k210/functional.h"
 #include "platforms/k210/k210_platform.h"
 #include "platforms/k210/kmodel.h"
+#include "platforms/k210/kmodel_runtime.h"
 #include "sim/app/app.h"
 #include "sim/app/platform_loader.h"
 #include "sim/core/error.h"
@@ -39,18 +41,24 @@ std::vector<Row> rows_of(const k210::RunResult& r, const kpu::Kpu& kpu) {
     std::vector<Row> rows;
     for (const k210::LayerRun& l : r.layers) {
         Row row{l.index, l.type, "", 0, 0, l.cpu_cycles, 0, l.bus_bytes, l.start_ps, l.end_ps, 0};
-        if (l.kpu_layer >= 0 && static_cast<size_t>(l.kpu_layer) < kpu.layers().size()) {
-            const kpu::LayerRecord& k = kpu.layers()[static_cast<size_t>(l.kpu_layer)];
+        // A v4 kpu_conv2d with batches ran one KPU layer per batch: their sums, and the
+        // cycle-weighted utilization.
+        double busy = 0;
+        for (int b = 0; b < l.kpu_layers; ++b) {
+            const size_t at = static_cast<size_t>(l.kpu_layer + b);
+            if (l.kpu_layer < 0 || at >= kpu.layers().size()) {
+                break;
+            }
+            const kpu::LayerRecord& k = kpu.layers()[at];
             const kpu::LayerArgs& a = k.args;
-            row.shape = fmt::format("{}x{}x{} -> {}x{}x{}{}{}", a.in_channels(), a.in_height(),
-                                    a.in_width(), a.out_channels(), a.out_height(), a.out_width(),
-                                    a.kernel_size() == 3 ? " 3x3" : " 1x1",
-                                    a.depth_wise_layer ? " dw" : "");
-            row.macs = k.cost.macs;
-            row.kpu_cycles = k.cost.total_cycles;
-            row.weight_bytes = k.cost.weight_bytes + k.cost.param_bytes;
-            row.utilization = k.cost.utilization();
+            row.shape =
+                kpu::shape_summary(a) + (l.kpu_layers > 1 ? fmt::format(" x{}", l.kpu_layers) : "");
+            row.macs += k.cost.macs;
+            row.kpu_cycles += k.cost.total_cycles;
+            row.weight_bytes += k.cost.weight_bytes + k.cost.param_bytes;
+            busy += k.cost.utilization() * static_cast<double>(k.cost.total_cycles);
         }
+        row.utilization = row.kpu_cycles > 0 ? busy / static_cast<double>(row.kpu_cycles) : 0;
         rows.push_back(row);
     }
     return rows;
@@ -71,18 +79,6 @@ std::string layers_csv(const std::vector<Row>& rows) {
 bool ends_with(const std::string& s, const char* suffix) {
     const size_t n = std::strlen(suffix);
     return s.size() >= n && s.compare(s.size() - n, n, suffix) == 0;
-}
-
-// The model's input shape (1, C, H, W).
-sim::Shape input_shape(const k210::Kmodel& m) {
-    if (m.version == 3 && !m.convs.empty()) {
-        const kpu::LayerArgs& a = m.convs.front().args;
-        return {1, a.in_channels(), a.in_height(), a.in_width()};
-    }
-    if (!m.inputs.empty()) {
-        return {1, m.inputs[0].shape[1], m.inputs[0].shape[2], m.inputs[0].shape[3]};
-    }
-    throw sim::Error(m.name + ": cannot tell the model's input shape");
 }
 
 // .npy as it is; an image decoded to RGB and resized (bilinear) to the model's input, saying so.
@@ -125,6 +121,100 @@ void write_demo_files(sim::OutputDir& out, const k210::DemoModel& m, const sim::
     }
 }
 
+void reshape_demo_outputs(const k210::DemoModel* demo, std::vector<sim::Tensor>& outputs) {
+    if (demo != nullptr) {  // v3 outputs are flat; the demo knows its shapes
+        for (size_t i = 0; i < outputs.size() && i < demo->output_shapes.size(); ++i) {
+            outputs[i].reshape(demo->output_shapes[i]);
+        }
+    }
+}
+
+nlohmann::ordered_json report_head(const RunOptions& opts, const LoadedPlatform& p,
+                                   const k210::Kmodel& model, const sim::Tensor& input,
+                                   const std::string& conversion) {
+    nlohmann::ordered_json j;
+    j["tool"] = "npusim";
+    j["version"] = version();
+    j["command"] = "run";
+    j["mode"] = opts.functional ? "functional" : "timed";
+    j["platform"] = {{"kind", "k210"},
+                     {"name", p.config.name},
+                     {"source", p.source},
+                     {"kpu_clock_hz", p.k210->kpu.timing.clock_hz},
+                     {"cpu_clock_hz", p.k210->cpu.clock_hz}};
+    j["model"] = {{"file", opts.model},
+                  {"version", model.version},
+                  {"layers", model.layers.size()},
+                  {"kpu_layers", model.convs.size()}};
+    j["input"] = {{"file", opts.input.empty() ? "<built-in scene>" : opts.input},
+                  {"shape", input.shape()},
+                  {"dtype", sim::dtype_name(input.dtype())},
+                  {"preprocessing", conversion}};
+    return j;
+}
+
+nlohmann::ordered_json write_outputs(sim::OutputDir& out, const std::vector<sim::Tensor>& outputs) {
+    nlohmann::ordered_json outs = nlohmann::ordered_json::array();
+    for (size_t i = 0; i < outputs.size(); ++i) {
+        const std::string name = fmt::format("output_{}.npy", i);
+        out.write_bytes(name, sim::encode_npy(outputs[i]));
+        outs.push_back({{"file", name},
+                        {"shape", outputs[i].shape()},
+                        {"dtype", sim::dtype_name(outputs[i].dtype())}});
+    }
+    return outs;
+}
+
+// --functional: the values only, through the same layer code, with no SystemC and no time.
+int run_values_only(const RunOptions& opts, const LoadedPlatform& p, const k210::Kmodel& model,
+                    const k210::DemoModel* demo, const sim::Tensor& input,
+                    const std::string& conversion, sim::OutputDir* out) {
+    k210::FunctionalOptions fo;
+    fo.fidelity = p.k210->kpu.fidelity;
+    fo.fused_multiply_add = p.k210->cpu.fused_multiply_add;
+    k210::FunctionalResult r = k210::run_functional(model, input, fo);
+    reshape_demo_outputs(demo, r.outputs);
+    fmt::print("npusim {}: {} (kmodel v{}), functional run (values only, no timing)\n", version(),
+               model.name, model.version);
+    fmt::print("input: {} {} ({})\n\n", opts.input.empty() ? "<built-in scene>" : opts.input,
+               sim::shape_str(input.shape()), conversion);
+    fmt::print("{:>4}  {:<14} {:<30} {:>11} {:>10}\n", "#", "layer", "shape", "MACs", "elements");
+    uint64_t macs = 0;
+    size_t conv = 0;
+    nlohmann::ordered_json layers = nlohmann::ordered_json::array();
+    for (const k210::FunctionalLayer& l : r.layers) {
+        const k210::KmodelLayer& ml = model.layers[l.index];
+        std::string shape;
+        if (k210::is_kpu_layer(model.version, ml.type)) {
+            shape = kpu::shape_summary(model.convs[conv++].args);
+        }
+        fmt::print("{:>4}  {:<14} {:<30} {:>11} {:>10}\n", l.index, ml.type_name, shape, l.macs,
+                   l.elements);
+        layers.push_back({{"index", l.index},
+                          {"type", ml.type_name},
+                          {"shape", shape},
+                          {"macs", l.macs},
+                          {"cpu_elements", l.elements},
+                          {"overflows", l.overflows}});
+        macs += l.macs;
+    }
+    fmt::print("\nfunctional run: {} layers, {} MACs, {} outputs\n", r.layers.size(), macs,
+               r.outputs.size());
+    if (out != nullptr) {
+        nlohmann::ordered_json j = report_head(opts, p, model, input, conversion);
+        j["layers"] = layers;
+        j["totals"] = {{"macs", macs}};
+        j["outputs"] = write_outputs(*out, r.outputs);
+        if (demo != nullptr) {
+            write_demo_files(*out, *demo, input, r.outputs);
+        }
+        out->write_text("report.json", j.dump(2) + "\n");
+        out->commit();
+        fmt::print("wrote {} to {}\n", fmt::join(out->files(), ", "), out->dir().string());
+    }
+    return kExitOk;
+}
+
 }  // namespace
 
 int cmd_run_k210(const RunOptions& opts, const LoadedPlatform& p) {
@@ -140,12 +230,16 @@ int cmd_run_k210(const RunOptions& opts, const LoadedPlatform& p) {
             "--model needs --input FILE (.npy uint8 NCHW, or an image: PNG, JPEG, BMP)");
     }
     std::string conversion = "none (built-in scene)";
-    const sim::Tensor input = opts.input.empty()
-                                  ? demo_model.input
-                                  : read_input(opts.input, input_shape(model), conversion);
+    const sim::Tensor input =
+        opts.input.empty() ? demo_model.input
+                           : read_input(opts.input, k210::model_input_shape(model), conversion);
     std::unique_ptr<sim::OutputDir> out;
     if (!opts.out.empty()) {
         out = std::make_unique<sim::OutputDir>(opts.out);
+    }
+    if (opts.functional) {
+        return run_values_only(opts, p, model, demo ? &demo_model : nullptr, input, conversion,
+                               out.get());
     }
     sim::install_report_handler({}, opts.verbose);
     sim::TraceWriter trace(opts.trace);
@@ -154,11 +248,7 @@ int cmd_run_k210(const RunOptions& opts, const LoadedPlatform& p) {
     driver.load(model, input);
     sc_core::sc_start();
     k210::RunResult r = driver.result();
-    if (demo) {  // v3 outputs are flat; the demo knows its shapes
-        for (size_t i = 0; i < r.outputs.size() && i < demo_model.output_shapes.size(); ++i) {
-            r.outputs[i].reshape(demo_model.output_shapes[i]);
-        }
-    }
+    reshape_demo_outputs(demo ? &demo_model : nullptr, r.outputs);
     if (!r.error.empty()) {
         throw sim::Error(r.error);
     }
@@ -188,23 +278,7 @@ int cmd_run_k210(const RunOptions& opts, const LoadedPlatform& p) {
                sim::format_frequency(p.k210->kpu.timing.clock_hz), r.outputs.size());
 
     if (out) {
-        nlohmann::ordered_json j;
-        j["tool"] = "npusim";
-        j["version"] = version();
-        j["command"] = "run";
-        j["platform"] = {{"kind", "k210"},
-                         {"name", p.config.name},
-                         {"source", p.source},
-                         {"kpu_clock_hz", p.k210->kpu.timing.clock_hz},
-                         {"cpu_clock_hz", p.k210->cpu.clock_hz}};
-        j["model"] = {{"file", opts.model},
-                      {"version", model.version},
-                      {"layers", model.layers.size()},
-                      {"kpu_layers", model.convs.size()}};
-        j["input"] = {{"file", opts.input.empty() ? "<built-in scene>" : opts.input},
-                      {"shape", input.shape()},
-                      {"dtype", sim::dtype_name(input.dtype())},
-                      {"preprocessing", conversion}};
+        nlohmann::ordered_json j = report_head(opts, p, model, input, conversion);
         nlohmann::ordered_json layers = nlohmann::ordered_json::array();
         for (const Row& row : rows) {
             layers.push_back({{"index", row.index},
@@ -223,15 +297,7 @@ int cmd_run_k210(const RunOptions& opts, const LoadedPlatform& p) {
         j["totals"] = {
             {"macs", macs},       {"kpu_cycles", kpu_cycles},     {"load_end_ps", r.load_end_ps},
             {"end_ps", r.end_ps}, {"inference_ms", inference_ms}, {"cpu_clock_hz", cpu_hz}};
-        nlohmann::ordered_json outs = nlohmann::ordered_json::array();
-        for (size_t i = 0; i < r.outputs.size(); ++i) {
-            const std::string name = fmt::format("output_{}.npy", i);
-            out->write_bytes(name, sim::encode_npy(r.outputs[i]));
-            outs.push_back({{"file", name},
-                            {"shape", r.outputs[i].shape()},
-                            {"dtype", sim::dtype_name(r.outputs[i].dtype())}});
-        }
-        j["outputs"] = outs;
+        j["outputs"] = write_outputs(*out, r.outputs);
         if (demo) {
             write_demo_files(*out, demo_model, input, r.outputs);
         }

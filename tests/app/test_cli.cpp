@@ -193,4 +193,35 @@ TEST_F(Cli, InfoPrintsTheMapOfAFile) {
     EXPECT_NE(r.out.find("  0x80600000-0x807fffff     2 MiB  ai_sram "), std::string::npos);
 }
 
+TEST_F(Cli, FunctionalRunGivesTheTimedRunsValues) {
+    ASSERT_EQ(run("run --out " + (dir / "timed").string()).rc, 0);
+    const Result r = run("run --functional --out " + (dir / "functional").string());
+    ASSERT_EQ(r.rc, 0) << r.err;
+    // MACs = OC·H·W·k²·IC per KPU layer: 5·120·160·9·3 + 2·120·160·5 + 1·120·160·5
+    EXPECT_NE(r.out.find("functional run: 5 layers, 2880000 MACs, 2 outputs"), std::string::npos)
+        << r.out;
+    for (const char* f : {"output_0.npy", "output_1.npy"}) {
+        EXPECT_EQ(slurp(dir / "timed" / f), slurp(dir / "functional" / f)) << f;
+    }
+    const auto j = nlohmann::json::parse(slurp(dir / "functional" / "report.json"));
+    EXPECT_EQ(j["mode"], "functional");
+    EXPECT_FALSE(fs::exists(dir / "functional" / "layers.csv"));  // no times to list
+    const Result t = run("run --functional --trace --out " + (dir / "t").string());
+    EXPECT_EQ(t.rc, 2);
+    EXPECT_NE(t.err.find("--trace excludes --functional"), std::string::npos) << t.err;
+}
+
+TEST_F(Cli, InfoListsTheLayersOfAModel) {
+    ASSERT_EQ(run("run --out " + (dir / "demo").string()).rc, 0);
+    const Result r = run("info --model " + (dir / "demo" / "demo.kmodel").string());
+    ASSERT_EQ(r.rc, 0) << r.err;
+    EXPECT_NE(r.out.find("kmodel v3 (nncase v0.1, Kendryte SDK)"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("   0  K210_CONV (0x2800)"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("3x120x160 -> 5x120x160 3x3"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("   2  DEQUANTIZE (0xc)"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("5 layers, 3 on the KPU, 0 not supported by the simulator"),
+              std::string::npos)
+        << r.out;
+}
+
 }  // namespace

@@ -9,7 +9,9 @@
 
 #include "models/k210_kpu/kpu_func.h"
 #include "platforms/k210/cpu_ops.h"
+#include "platforms/k210/demo_model.h"
 #include "platforms/k210/driver.h"
+#include "platforms/k210/functional.h"
 #include "platforms/k210/k210_platform.h"
 #include "sim/core/config.h"
 #include "sim/core/error.h"
@@ -78,7 +80,7 @@ std::vector<float> pure(const k210::Kmodel& m, const sim::Tensor& input) {
         const k210::V3Dequantize d = k210::read_v3_dequantize(r);
         k210::dequantize_v3(last.data(), last.size(), d.scale, d.bias, out.data());
     } else {
-        const k210::V4Dequantize d = k210::read_v4_dequantize(r);
+        const k210::V4QuantParam d = k210::read_v4_quant_param(r, "dequantize");
         k210::dequantize_v4(last.data(), last.size(), d.zero_point, d.scale, out.data());
     }
     return out;
@@ -144,14 +146,58 @@ TEST_F(K210Platform, V3AndV4CompilationsOfYoloAgree) {
     EXPECT_GT(corr, 0.99);
 }
 
-TEST_F(K210Platform, UnsupportedNodeIsAClearError) {
+TEST_F(K210Platform, EveryModelEqualsTheFunctionalRunBitForBit) {
+    // The full path (bus, MMIO, layer FIFO, interrupts, DMA, CPU layers over the bus) against the
+    // functional executor (plain buffers, no SystemC): every output, every byte.
+    for (const char* name : {"face_detect_v3.kmodel", "yolo20_v3.kmodel", "yolo20_v4.kmodel",
+                             "ulffd_landmark_v4.kmodel"}) {
+        if (!std::filesystem::exists(shared_file(name))) {
+            GTEST_SKIP() << "../shared/k210 is absent";
+        }
+        const k210::Kmodel m = k210::load_kmodel(shared_file(name));
+        const sim::Tensor img = random_image(5);
+        const Inference run = infer(m, img);
+        ASSERT_TRUE(run.result.done) << name << ": " << run.result.error;
+        const k210::FunctionalResult want = k210::run_functional(m, img);
+        ASSERT_EQ(run.result.outputs.size(), want.outputs.size()) << name;
+        for (size_t i = 0; i < want.outputs.size(); ++i) {
+            EXPECT_TRUE(run.result.outputs[i] == want.outputs[i]) << name << " output " << i;
+        }
+        EXPECT_EQ(run.result.layers.size(), m.layers.size());
+    }
+}
+
+TEST_F(K210Platform, UlffdLandmarkRunsWithItsNeutralNodes) {
+    // 99 nodes: 43 kpu_conv2d, and the CPU nodes concat, quantize, quantized_binary, kpu_upload,
+    // transpose, dequantize, memory_copy, pad. Outputs: boxes (3160 x 4), landmarks (3160 x 10),
+    // scores (3160 x 2) for the 30x40 + 15x20 + 8x10 anchor grids, 2 anchors each.
     MODEL_OR_SKIP(m, "ulffd_landmark_v4.kmodel");
     const Inference r = infer(m, random_image(1));
+    ASSERT_TRUE(r.result.done) << r.result.error;
+    ASSERT_EQ(r.result.outputs.size(), 3u);
+    EXPECT_EQ(r.result.outputs[0].numel(), 3160u * 4);
+    EXPECT_EQ(r.result.outputs[1].numel(), 3160u * 10);
+    EXPECT_EQ(r.result.outputs[2].numel(), 3160u * 2);
+    size_t cpu_layers = 0;
+    for (const k210::LayerRun& l : r.result.layers) {
+        cpu_layers += l.kpu_layer < 0 ? 1u : 0u;
+    }
+    EXPECT_EQ(cpu_layers, 99u - 43u);
+}
+
+TEST_F(K210Platform, UnsupportedLayerIsAClearError) {
+    // The bundled demo with its first DEQUANTIZE (layer 2) relabelled SOFTMAX (type 15): the
+    // layer header table starts after 7 header words and 2 outputs of 8 bytes.
+    std::vector<uint8_t> bytes = k210::build_demo_model().kmodel;
+    ASSERT_EQ(boost::endian::load_little_u32(bytes.data() + 44 + 2 * 8), 12u);
+    boost::endian::store_little_u32(bytes.data() + 44 + 2 * 8, 15);
+    const k210::Kmodel m = k210::parse_kmodel(bytes, "demo.kmodel");
+    sim::Tensor img(sim::DType::u8, {1, 3, 120, 160});
+    const Inference r = infer(m, img);
     EXPECT_FALSE(r.result.done);
     EXPECT_EQ(r.result.error,
-              shared_file("ulffd_landmark_v4.kmodel") +
-                  ": node 20 is concat (opcode 0x1): not supported by the K210 runtime "
-                  "model yet");
+              "demo.kmodel: layer 2 is SOFTMAX (type 0xf): not supported by the K210 runtime "
+              "model (supported: docs/k210_platform.md)");
 }
 
 TEST_F(K210Platform, InputOfTheWrongShapeIsRefused) {

@@ -1,0 +1,436 @@
+#include "platforms/k210/kmodel_runtime.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "platforms/k210/cpu_ops.h"
+#include "sim/core/error.h"
+
+namespace npu::k210 {
+
+namespace {
+
+const char* memory_name(uint32_t t) {
+    static const char* const kNames[] = {"const", "main", "kpu"};
+    return t < 3 ? kNames[t] : "?";
+}
+
+uint64_t memory_size(const Kmodel& m, uint32_t t) {
+    switch (t) {
+    case kConstMemory: return m.constants_bytes;
+    case kMainMemory: return m.main_mem_bytes;
+    default: return kpu::kRamBytes;
+    }
+}
+
+size_t elem_size(uint32_t datatype) {
+    return datatype == kFloat32 ? 4 : 1;
+}
+
+[[noreturn]] void fail(const Kmodel& m, const KmodelLayer& l, const std::string& why) {
+    throw sim::Error(fmt::format("{}: {} at byte {:#x}: {}", m.name, l.type_name, l.body_offset, why));
+}
+
+void need(const Kmodel& m, const KmodelLayer& l, const MemoryRange& r, const char* what,
+          uint64_t bytes) {
+    if (r.size < bytes) {
+        fail(m, l, fmt::format("{} range holds {} bytes, the operation needs {}", what, r.size,
+                               bytes));
+    }
+}
+
+void check_shape(const Kmodel& m, const KmodelLayer& l, const Shape4& s, const char* what) {
+    for (int32_t d : s) {
+        if (d < 0 || d > (1 << 24)) {
+            fail(m, l, fmt::format("{} ({}, {}, {}, {}) has a dimension outside 0..2^24", what,
+                                   s[0], s[1], s[2], s[3]));
+        }
+    }
+}
+
+void write_range(RuntimeMemory& mem, const MemoryRange& r, const std::vector<uint8_t>& data) {
+    mem.write(r.memory_type, r.start, data.data(), data.size());
+}
+
+// ---------------------------------------------------------------- v4 nodes
+
+CpuLayerWork v4_quantize(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem, bool fma,
+                         bool dequantize) {
+    sim::ByteReader r = body_reader(m, l, dequantize ? "dequantize body" : "quantize body");
+    const V4QuantParam p = read_v4_quant_param(r, l.type_name);
+    check_range(m, l, p.in, "input", dequantize ? kUint8 : kFloat32);
+    check_range(m, l, p.out, "output", dequantize ? kFloat32 : kUint8, true);
+    const std::vector<uint8_t> in = read_range(mem, p.in);
+    if (dequantize) {
+        need(m, l, p.out, "output", uint64_t{p.in.size} * 4);
+        std::vector<float> x(in.size());
+        dequantize_v4(in.data(), in.size(), p.zero_point, p.scale, x.data(), fma);
+        mem.write(p.out.memory_type, p.out.start, x.data(), x.size() * 4);
+        return {x.size()};
+    }
+    const size_t count = in.size() / 4;
+    need(m, l, p.out, "output", count);
+    std::vector<float> x(count);
+    std::memcpy(x.data(), in.data(), count * 4);
+    std::vector<uint8_t> q(count);
+    quantize_v4(x.data(), count, p.zero_point, p.scale, q.data(), fma);
+    write_range(mem, {p.out.memory_type, kUint8, p.out.start, static_cast<uint32_t>(count)}, q);
+    return {count};
+}
+
+CpuLayerWork v4_memory_copy(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem) {
+    sim::ByteReader r = body_reader(m, l, "memory_copy body");
+    const V4MemoryCopy c = read_v4_memory_copy(r);
+    check_range(m, l, c.in, "input");
+    check_range(m, l, c.out, "output", -1, true);
+    // The runtime copies the input as floats: size / 4 of them.
+    const uint32_t bytes = c.in.size / 4 * 4;
+    need(m, l, c.out, "output", bytes);
+    std::vector<uint8_t> data(bytes);
+    mem.read(c.in.memory_type, c.in.start, data.data(), bytes);
+    mem.write(c.out.memory_type, c.out.start, data.data(), bytes);
+    return {bytes / 4};
+}
+
+CpuLayerWork v4_concat(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem) {
+    sim::ByteReader r = body_reader(m, l, "concat body");
+    const V4Concat c = read_v4_concat(r);
+    check_range(m, l, c.out, "output", -1, true);
+    std::vector<uint8_t> out;
+    std::vector<std::vector<uint8_t>> ins;
+    uint64_t total = 0;
+    for (size_t i = 0; i < c.inputs.size(); ++i) {
+        check_range(m, l, c.inputs[i], "input");
+        if (c.dims[i] < 0) {
+            fail(m, l, fmt::format("input {} has concat dimension {}", i, c.dims[i]));
+        }
+        const uint64_t block = uint64_t{c.inner_size} * static_cast<uint64_t>(c.dims[i]);
+        need(m, l, c.inputs[i], "input", block * c.outer_size);
+        total += block * c.outer_size;
+        ins.push_back(read_range(mem, c.inputs[i]));
+    }
+    need(m, l, c.out, "output", total);
+    out.reserve(total);
+    for (uint64_t o = 0; o < c.outer_size; ++o) {
+        for (size_t i = 0; i < ins.size(); ++i) {
+            const uint64_t block = uint64_t{c.inner_size} * static_cast<uint64_t>(c.dims[i]);
+            const uint8_t* src = ins[i].data() + o * block;
+            out.insert(out.end(), src, src + block);
+        }
+    }
+    write_range(mem, c.out, out);
+    return {total / elem_size(c.out.datatype)};
+}
+
+CpuLayerWork v4_pad(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem) {
+    sim::ByteReader r = body_reader(m, l, "pad body");
+    const V4Pad p = read_v4_pad(r);
+    check_range(m, l, p.in, "input");
+    check_range(m, l, p.out, "output", static_cast<int>(p.in.datatype), true);
+    check_shape(m, l, p.in_shape, "in_shape");
+    const Shape4 os = padded_shape(p.in_shape, p.paddings);
+    check_shape(m, l, os, "padded shape");
+    const size_t elem = elem_size(p.in.datatype);
+    need(m, l, p.in, "input", shape_elements(p.in_shape) * elem);
+    need(m, l, p.out, "output", shape_elements(os) * elem);
+    const std::vector<uint8_t> in = read_range(mem, p.in);
+    std::vector<uint8_t> out(shape_elements(os) * elem);
+    pad(in.data(), elem, p.in_shape, p.paddings, p.pad_value, out.data());
+    mem.write(p.out.memory_type, p.out.start, out.data(), out.size());
+    return {shape_elements(os)};
+}
+
+CpuLayerWork v4_transpose(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem) {
+    sim::ByteReader r = body_reader(m, l, "transpose body");
+    const V4Transpose t = read_v4_transpose(r);
+    check_range(m, l, t.in, "input");
+    check_range(m, l, t.out, "output", static_cast<int>(t.in.datatype), true);
+    check_shape(m, l, t.in_shape, "in_shape");
+    Shape4 sorted = t.perm;
+    std::sort(sorted.begin(), sorted.end());
+    if (sorted != Shape4{0, 1, 2, 3}) {
+        fail(m, l,
+             fmt::format("perm ({}, {}, {}, {}) is not a permutation of 0..3", t.perm[0],
+                         t.perm[1], t.perm[2], t.perm[3]));
+    }
+    const size_t elem = elem_size(t.in.datatype);
+    const uint64_t n = shape_elements(t.in_shape);
+    need(m, l, t.in, "input", n * elem);
+    need(m, l, t.out, "output", n * elem);
+    const std::vector<uint8_t> in = read_range(mem, t.in);
+    std::vector<uint8_t> out(n * elem);
+    transpose(in.data(), elem, t.in_shape, t.perm, out.data());
+    mem.write(t.out.memory_type, t.out.start, out.data(), out.size());
+    return {n};
+}
+
+CpuLayerWork v4_quantized_binary(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem) {
+    sim::ByteReader r = body_reader(m, l, "quantized_binary body");
+    const V4QuantizedBinary q = read_v4_quantized_binary(r);
+    check_range(m, l, q.a, "input_a", kUint8);
+    check_range(m, l, q.b, "input_b", kUint8);
+    check_range(m, l, q.out, "output", kUint8, true);
+    check_shape(m, l, q.a_shape, "in_a_shape");
+    check_shape(m, l, q.b_shape, "in_b_shape");
+    check_shape(m, l, q.out_shape, "out_shape");
+    for (size_t k = 0; k < 4; ++k) {
+        for (const Shape4* s : {&q.a_shape, &q.b_shape}) {
+            if ((*s)[k] != 1 && (*s)[k] != q.out_shape[k]) {
+                fail(m, l,
+                     fmt::format("an input shape ({}, {}, {}, {}) does not broadcast to the "
+                                 "output ({}, {}, {}, {})",
+                                 (*s)[0], (*s)[1], (*s)[2], (*s)[3], q.out_shape[0],
+                                 q.out_shape[1], q.out_shape[2], q.out_shape[3]));
+            }
+        }
+    }
+    need(m, l, q.a, "input_a", shape_elements(q.a_shape));
+    need(m, l, q.b, "input_b", shape_elements(q.b_shape));
+    need(m, l, q.out, "output", shape_elements(q.out_shape));
+    const std::vector<uint8_t> a = read_range(mem, q.a);
+    const std::vector<uint8_t> b = read_range(mem, q.b);
+    std::vector<uint8_t> out(shape_elements(q.out_shape));
+    quantized_binary(a.data(), b.data(), q, out.data());
+    mem.write(q.out.memory_type, q.out.start, out.data(), out.size());
+    return {out.size()};
+}
+
+CpuLayerWork v4_upload(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem) {
+    sim::ByteReader r = body_reader(m, l, "kpu_upload body");
+    const V4Upload u = read_v4_upload(r);
+    check_range(m, l, u.in, "input", kUint8);
+    check_shape(m, l, u.shape, "shape");
+    if (u.out.memory_type != kKpuMemory) {
+        fail(m, l, "the output range is not in kpu memory");
+    }
+    const Shape4& s = u.shape;
+    if (s[1] < 1 || s[2] < 1 || s[3] < 1 || s[3] > 4096 || s[2] > 4096 || s[1] > 4096) {
+        fail(m, l,
+             fmt::format("shape ({}, {}, {}, {}) is not a KPU feature map (c, h, w 1..4096)", s[0],
+                         s[1], s[2], s[3]));
+    }
+    const kpu::FmapGeometry g = kpu::FmapGeometry::natural(s[1], s[3], s[2]);
+    const uint64_t fmap_bytes = kpu::fmap_lines(s[1], s[3], s[2]) * kpu::kLineBytes;
+    need(m, l, u.in, "input", shape_elements(s));
+    const uint64_t extent = uint64_t{u.out.start} + fmap_bytes * static_cast<uint64_t>(s[0]);
+    if (extent > kpu::kRamBytes) {
+        fail(m, l, fmt::format("{} maps of {} bytes at kpu+{:#x} run past the 2 MiB AI SRAM",
+                               s[0], fmap_bytes, u.out.start));
+    }
+    const std::vector<uint8_t> in = read_range(mem, u.in);
+    upload_fmap(mem, u.out.start, g, static_cast<uint32_t>(s[0]), in.data());
+    return {shape_elements(s)};
+}
+
+// ---------------------------------------------------------------- v3 layers
+
+CpuLayerWork v3_dequantize(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem, bool fma) {
+    sim::ByteReader r = body_reader(m, l, "DEQUANTIZE body");
+    const V3Dequantize d = read_v3_dequantize(r);
+    check_range(m, l, {kMainMemory, kUint8, d.in_address, d.count}, "input");
+    if (uint64_t{d.count} * 4 > 0xffffffffu) {
+        fail(m, l, fmt::format("count {} is too large", d.count));
+    }
+    check_range(m, l, {kMainMemory, kFloat32, d.out_address, d.count * 4}, "output", -1, true);
+    std::vector<uint8_t> q(d.count);
+    mem.read(kMainMemory, d.in_address, q.data(), q.size());
+    std::vector<float> x(d.count);
+    dequantize_v3(q.data(), q.size(), d.scale, d.bias, x.data(), fma);
+    mem.write(kMainMemory, d.out_address, x.data(), x.size() * 4);
+    return {d.count};
+}
+
+}  // namespace
+
+bool layer_supported(int version, uint32_t type) {
+    if (version == 3) {
+        return type == op::kV3Conv || type == op::kV3Dequantize;
+    }
+    switch (type) {
+    case op::kV4Concat:
+    case op::kV4Dequantize:
+    case op::kV4Pad:
+    case op::kV4Quantize:
+    case op::kV4MemoryCopy:
+    case op::kV4Transpose:
+    case op::kV4QuantizedBinary:
+    case op::kV4Upload:
+    case op::kV4Conv: return true;
+    default: return false;
+    }
+}
+
+bool is_kpu_layer(int version, uint32_t type) {
+    return type == (version == 3 ? op::kV3Conv : op::kV4Conv);
+}
+
+void check_range(const Kmodel& m, const KmodelLayer& l, const MemoryRange& r, const char* what,
+                 int want_type, bool written) {
+    const uint64_t size = memory_size(m, r.memory_type);
+    if (uint64_t{r.start} + r.size > size) {
+        fail(m, l,
+             fmt::format("the {} range {}+{:#x} ({} bytes) runs past the {}-byte {} memory", what,
+                         memory_name(r.memory_type), r.start, r.size, size,
+                         memory_name(r.memory_type)));
+    }
+    if (want_type >= 0 && r.datatype != static_cast<uint32_t>(want_type)) {
+        fail(m, l,
+             fmt::format("the {} range is {}, expected {}", what,
+                         r.datatype == kFloat32 ? "f32" : "u8",
+                         want_type == kFloat32 ? "f32" : "u8"));
+    }
+    if (written && r.memory_type == kConstMemory) {
+        fail(m, l, fmt::format("the {} range is in const memory", what));
+    }
+}
+
+std::vector<uint8_t> read_range(RuntimeMemory& mem, const MemoryRange& r) {
+    std::vector<uint8_t> data(r.size);
+    mem.read(r.memory_type, r.start, data.data(), data.size());
+    return data;
+}
+
+void upload_fmap(RuntimeMemory& mem, uint64_t kpu_start, const kpu::FmapGeometry& g,
+                 uint32_t batches, const uint8_t* nchw) {
+    const uint64_t fmap_bytes = kpu::fmap_lines(g.channels, g.width, g.height) * kpu::kLineBytes;
+    const auto w = static_cast<size_t>(g.width);
+    for (uint32_t n = 0; n < batches; ++n) {
+        const uint64_t base = kpu_start + n * fmap_bytes;
+        for (int c = 0; c < g.channels; ++c) {
+            for (int y = 0; y < g.height; ++y) {
+                mem.write(kKpuMemory, base + g.offset(c, y, 0), nchw, w);
+                nchw += w;
+            }
+        }
+    }
+}
+
+std::vector<uint8_t> download_fmap(RuntimeMemory& mem, uint64_t kpu_start,
+                                   const kpu::FmapGeometry& g, uint32_t batches) {
+    const uint64_t fmap_bytes = kpu::fmap_lines(g.channels, g.width, g.height) * kpu::kLineBytes;
+    std::vector<uint8_t> out(static_cast<size_t>(g.channels) * static_cast<size_t>(g.height) *
+                             static_cast<size_t>(g.width) * batches);
+    uint8_t* p = out.data();
+    const auto w = static_cast<size_t>(g.width);
+    for (uint32_t n = 0; n < batches; ++n) {
+        const uint64_t base = kpu_start + n * fmap_bytes;
+        for (int c = 0; c < g.channels; ++c) {
+            for (int y = 0; y < g.height; ++y) {
+                mem.read(kKpuMemory, base + g.offset(c, y, 0), p, w);
+                p += w;
+            }
+        }
+    }
+    return out;
+}
+
+sim::Shape model_input_shape(const Kmodel& m) {
+    if (m.version == 3) {
+        if (m.convs.empty() || m.convs.front().layer_index != 0) {
+            throw sim::Error(m.name +
+                             ": the first layer is not K210_CONV: only models that start on the "
+                             "KPU are supported");
+        }
+        const kpu::LayerArgs& a = m.convs.front().args;
+        return {1, a.in_channels(), a.in_height(), a.in_width()};
+    }
+    if (m.inputs.size() != 1 || m.inputs[0].range.datatype != kUint8) {
+        throw sim::Error(m.name + ": only models with one u8 input are supported");
+    }
+    const KmodelIo& in = m.inputs[0];
+    if (in.shape[0] != 1 || in.shape[1] < 1 || in.shape[2] < 1 || in.shape[3] < 1 ||
+        shape_elements({in.shape[0], in.shape[1], in.shape[2], in.shape[3]}) > in.range.size) {
+        throw sim::Error(fmt::format("{}: input shape ({}, {}, {}, {}) does not fit its {}-byte "
+                                     "range (one image of at least 1x1x1 expected)",
+                                     m.name, in.shape[0], in.shape[1], in.shape[2], in.shape[3],
+                                     in.range.size));
+    }
+    return {1, in.shape[1], in.shape[2], in.shape[3]};
+}
+
+void check_input(const Kmodel& m, const sim::Tensor& input) {
+    const sim::Shape want = model_input_shape(m);
+    if (input.dtype() != sim::DType::u8 ||
+        static_cast<int64_t>(input.numel()) != want[1] * want[2] * want[3]) {
+        throw sim::Error(fmt::format("input is {} of {}, the model expects u8 {}",
+                                     sim::shape_str(input.shape()),
+                                     sim::dtype_name(input.dtype()), sim::shape_str(want)));
+    }
+}
+
+void load_input(const Kmodel& m, const sim::Tensor& input, RuntimeMemory& mem) {
+    check_input(m, input);
+    const sim::Shape s = model_input_shape(m);
+    const auto c = static_cast<int>(s[1]), h = static_cast<int>(s[2]), w = static_cast<int>(s[3]);
+    if (m.version == 3) {
+        const kpu::LayerArgs& first = m.convs.front().args;
+        upload_fmap(mem, uint64_t{first.image_src_addr} * kpu::kLineBytes,
+                    kpu::input_geometry(first), 1, input.bytes());
+        return;
+    }
+    const MemoryRange& r = m.inputs[0].range;
+    if (r.memory_type == kKpuMemory) {
+        const kpu::FmapGeometry g = kpu::FmapGeometry::natural(c, w, h);
+        if (uint64_t{r.start} + g.extent() > kpu::kRamBytes) {
+            throw sim::Error(fmt::format("{}: the input at kpu+{:#x} runs past the AI SRAM",
+                                         m.name, r.start));
+        }
+        upload_fmap(mem, r.start, g, 1, input.bytes());
+    } else {
+        if (r.memory_type != kMainMemory || uint64_t{r.start} + r.size > m.main_mem_bytes) {
+            throw sim::Error(fmt::format("{}: the input range is not inside main memory", m.name));
+        }
+        mem.write(r.memory_type, r.start, input.bytes(), input.size_bytes());
+    }
+}
+
+std::vector<sim::Tensor> read_outputs(const Kmodel& m, RuntimeMemory& mem) {
+    std::vector<sim::Tensor> outs;
+    for (size_t i = 0; i < m.outputs.size(); ++i) {
+        const KmodelIo& o = m.outputs[i];
+        if (uint64_t{o.range.start} + o.range.size > memory_size(m, o.range.memory_type)) {
+            throw sim::Error(fmt::format("{}: output {} ({}+{:#x}, {} bytes) runs past its memory",
+                                         m.name, i, memory_name(o.range.memory_type),
+                                         o.range.start, o.range.size));
+        }
+        const bool f32 = o.range.datatype == kFloat32;
+        const sim::DType t = f32 ? sim::DType::f32 : sim::DType::u8;
+        const uint64_t n = f32 ? o.range.size / 4 : o.range.size;
+        const bool shaped = std::all_of(o.shape, o.shape + 4, [](int32_t d) { return d >= 1; }) &&
+                            shape_elements({o.shape[0], o.shape[1], o.shape[2], o.shape[3]}) == n;
+        sim::Tensor out = shaped ? sim::Tensor(t, {o.shape[0], o.shape[1], o.shape[2], o.shape[3]})
+                                 : sim::Tensor(t, {static_cast<int64_t>(n)});  // flat
+        mem.read(o.range.memory_type, o.range.start, out.bytes(), out.size_bytes());
+        outs.push_back(std::move(out));
+    }
+    return outs;
+}
+
+CpuLayerWork run_cpu_layer(const Kmodel& m, size_t index, RuntimeMemory& mem, bool fma) {
+    const KmodelLayer& l = m.layers.at(index);
+    if (m.version == 3) {
+        if (l.type == op::kV3Dequantize) {
+            return v3_dequantize(m, l, mem, fma);
+        }
+    } else {
+        switch (l.type) {
+        case op::kV4Dequantize: return v4_quantize(m, l, mem, fma, true);
+        case op::kV4Quantize: return v4_quantize(m, l, mem, fma, false);
+        case op::kV4MemoryCopy: return v4_memory_copy(m, l, mem);
+        case op::kV4Concat: return v4_concat(m, l, mem);
+        case op::kV4Pad: return v4_pad(m, l, mem);
+        case op::kV4Transpose: return v4_transpose(m, l, mem);
+        case op::kV4QuantizedBinary: return v4_quantized_binary(m, l, mem);
+        case op::kV4Upload: return v4_upload(m, l, mem);
+        default: break;
+        }
+    }
+    throw sim::Error(fmt::format("{}: {} {} is {} ({} {:#x}): not supported by the K210 runtime "
+                                 "model (supported: docs/k210_platform.md)",
+                                 m.name, m.version == 3 ? "layer" : "node", index, l.type_name,
+                                 m.version == 3 ? "type" : "opcode", l.type));
+}
+
+}  // namespace npu::k210

@@ -1,0 +1,276 @@
+// The K210 runtime's CPU layers: kernels against values worked by hand from the nncase v0.2
+// kernel definitions (../shared/reference/k210_kpu.md §4, docs/k210_platform.md), the RISC-V
+// conversion and rounding rules, and the node bodies read from bytes laid out as nncase writes
+// them.
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <map>
+
+#include <gtest/gtest.h>
+
+#include "platforms/k210/cpu_ops.h"
+#include "platforms/k210/functional.h"
+#include "platforms/k210/kmodel_runtime.h"
+#include "sim/core/error.h"
+
+namespace npu::test {
+namespace {
+
+using k210::Shape4;
+
+TEST(CpuOps, FloatToIntConversionsRoundAndSaturateAsRiscV) {
+    EXPECT_EQ(k210::fcvt_w_s_rne(2.5f), 2);
+    EXPECT_EQ(k210::fcvt_w_s_rne(3.5f), 4);
+    EXPECT_EQ(k210::fcvt_w_s_rne(-2.5f), -2);
+    EXPECT_EQ(k210::fcvt_w_s_rne(2.4999998f), 2);
+    EXPECT_EQ(k210::fcvt_w_s_rne(std::nanf("")), std::numeric_limits<int32_t>::max());
+    EXPECT_EQ(k210::fcvt_w_s_rne(3e9f), std::numeric_limits<int32_t>::max());
+    EXPECT_EQ(k210::fcvt_w_s_rne(-3e9f), std::numeric_limits<int32_t>::min());
+    EXPECT_EQ(k210::round_half_away_w_s(2.5f), 3);
+    EXPECT_EQ(k210::round_half_away_w_s(-2.5f), -3);
+    EXPECT_EQ(k210::round_half_away_w_s(std::nanf("")), std::numeric_limits<int32_t>::max());
+}
+
+TEST(CpuOps, QuantizeRoundsPairsToEvenAndAnOddLastElementAwayFromZero) {
+    // riscv_quantize: fcvt.w.s rne for each pair, roundf for the odd last one.
+    const float x[] = {0.5f, 1.5f, 2.5f, -1.0f, 300.0f, std::nanf(""), 2.5f};
+    uint8_t q[7] = {};
+    k210::quantize_v4(x, 7, 0, 1.0f, q);
+    EXPECT_EQ(q[0], 0);    // 0.5 -> 0 (even)
+    EXPECT_EQ(q[1], 2);    // 1.5 -> 2
+    EXPECT_EQ(q[2], 2);    // 2.5 -> 2, in a pair
+    EXPECT_EQ(q[3], 0);    // clamped
+    EXPECT_EQ(q[4], 255);  // clamped
+    EXPECT_EQ(q[5], 255);  // NaN converts to INT32_MAX, clamped
+    EXPECT_EQ(q[6], 3);    // 2.5 -> 3: the odd last element goes through roundf
+    // zero point and scale: q = x * scale + zp = 1.25 * 4 + 7 = 12
+    const float y = 1.25f;
+    k210::quantize_v4(&y, 1, 7, 4.0f, q);
+    EXPECT_EQ(q[0], 12);
+}
+
+TEST(CpuOps, FusedMultiplyAddChangesWhatRoundsWhereTheChipFusesIt) {
+    // 20.1f * 5 = 100.500001907... exactly; as a float product it is 100.5, and 100.5 − 100 = 0.5
+    // rounds to even (0). Fused, 0.500001907 survives and rounds to 1.
+    const float x[] = {20.1f, 20.1f};
+    uint8_t fused[2] = {}, separate[2] = {};
+    k210::quantize_v4(x, 2, -100, 5.0f, fused, true);
+    k210::quantize_v4(x, 2, -100, 5.0f, separate, false);
+    EXPECT_EQ(fused[0], 1);
+    EXPECT_EQ(separate[0], 0);
+}
+
+TEST(CpuOps, DequantizeUsesTheInverseStep) {
+    // v4: x = q * (1/scale) + (−zp/scale): q 10, zp 5, scale 2 -> 2.5; q 0 -> −2.5.
+    const uint8_t q[] = {10, 0, 255};
+    float x[3] = {};
+    k210::dequantize_v4(q, 3, 5, 2.0f, x);
+    EXPECT_EQ(x[0], 2.5f);
+    EXPECT_EQ(x[1], -2.5f);
+    EXPECT_EQ(x[2], 125.0f);
+    // v3: x = q * scale + bias.
+    k210::dequantize_v3(q, 3, 0.5f, -1.0f, x);
+    EXPECT_EQ(x[0], 4.0f);
+    EXPECT_EQ(x[1], -1.0f);
+    EXPECT_EQ(x[2], 126.5f);
+}
+
+TEST(CpuOps, MulAndCarryShiftRoundsHalfUpAndWrapsAsRv64) {
+    EXPECT_EQ(k210::mul_and_carry_shift(7, 3, 2), 5);    // (21 + 2) >> 2
+    EXPECT_EQ(k210::mul_and_carry_shift(-7, 3, 2), -5);  // (−21 + 2) >> 2 = floor(−4.75)
+    EXPECT_EQ(k210::mul_and_carry_shift(5, 3, 0), 15);
+    EXPECT_EQ(k210::mul_and_carry_shift(6, 1, 2), 2);  // 1.5 rounds up
+    EXPECT_EQ(k210::mul_and_carry_shift(-6, 1, 2), -1);  // −1.5 rounds up too (not away)
+    EXPECT_EQ(k210::mul_and_carry_shift(7, 3, 258), 5);  // the shift is taken as uint8: 2
+    // (2^30 · 4 + 1) >> 1 = 2^31, truncated to 32 bits
+    EXPECT_EQ(k210::mul_and_carry_shift(1 << 30, 4, 1), std::numeric_limits<int32_t>::min());
+}
+
+TEST(CpuOps, PadAddsAndCropsPerDimension) {
+    const uint8_t in[] = {1, 2, 3, 4};  // 1x1x2x2
+    std::array<k210::Padding, 4> p{};
+    p[2] = {1, 0};
+    p[3] = {0, 1};
+    const Shape4 s{1, 1, 2, 2};
+    EXPECT_EQ(k210::padded_shape(s, p), (Shape4{1, 1, 3, 3}));
+    uint8_t out[9] = {};
+    k210::pad(in, 1, s, p, {9, 0, 0, 0}, out);
+    const uint8_t want[] = {9, 9, 9, 1, 2, 9, 3, 4, 9};
+    EXPECT_EQ(0, std::memcmp(out, want, 9));
+    // A negative padding crops: drop the first column.
+    p = {};
+    p[3] = {-1, 0};
+    uint8_t cropped[2] = {};
+    k210::pad(in, 1, s, p, {0, 0, 0, 0}, cropped);
+    EXPECT_EQ(cropped[0], 2);
+    EXPECT_EQ(cropped[1], 4);
+    // f32 elements, the pad value read from the scalar's four bytes.
+    const float fin[] = {1.5f};
+    float fout[3] = {};
+    p = {};
+    p[3] = {1, 1};
+    std::array<uint8_t, 4> v{};
+    const float minus_one = -1.0f;
+    std::memcpy(v.data(), &minus_one, 4);
+    k210::pad(reinterpret_cast<const uint8_t*>(fin), 4, {1, 1, 1, 1}, p, v,
+              reinterpret_cast<uint8_t*>(fout));
+    EXPECT_EQ(fout[0], -1.0f);
+    EXPECT_EQ(fout[1], 1.5f);
+    EXPECT_EQ(fout[2], -1.0f);
+}
+
+TEST(CpuOps, TransposeNchwToNhwc) {
+    uint8_t in[12];
+    for (uint8_t i = 0; i < 12; ++i) {
+        in[i] = i;  // 1x2x2x3: c h w
+    }
+    const Shape4 perm{0, 2, 3, 1};
+    EXPECT_EQ(k210::transposed_shape({1, 2, 2, 3}, perm), (Shape4{1, 2, 3, 2}));
+    uint8_t out[12] = {};
+    k210::transpose(in, 1, {1, 2, 2, 3}, perm, out);
+    const uint8_t want[] = {0, 6, 1, 7, 2, 8, 3, 9, 4, 10, 5, 11};
+    EXPECT_EQ(0, std::memcmp(out, want, 12));
+}
+
+TEST(CpuOps, QuantizedBinaryBroadcastsAndRescales) {
+    k210::V4QuantizedBinary p;
+    p.op = k210::BinaryOp::add;
+    p.a_shape = {1, 2, 1, 2};
+    p.b_shape = {1, 1, 1, 1};
+    p.out_shape = {1, 2, 1, 2};
+    p.a_offset = -10, p.a_mul = 1, p.a_shift = 0;
+    p.b_offset = 0, p.b_mul = 2, p.b_shift = 1;  // 5 · 2 = 10, (10 + 1) >> 1 = 5
+    p.out_offset = 100, p.out_mul = 1, p.out_shift = 0;
+    const uint8_t a[] = {10, 20, 30, 40}, b[] = {5};
+    uint8_t out[4] = {};
+    k210::quantized_binary(a, b, p, out);
+    const uint8_t want[] = {105, 115, 125, 135};  // (a − 10) + 5 + 100
+    EXPECT_EQ(0, std::memcmp(out, want, 4));
+    // div: (a + b / 2) / b; by zero the RISC-V divw gives −1, clamped to 0 (+ offset 7 = 6).
+    p.op = k210::BinaryOp::div;
+    p.a_shape = p.b_shape = p.out_shape = {1, 1, 1, 2};
+    p.a_offset = p.b_offset = 0, p.a_mul = p.b_mul = 1, p.a_shift = p.b_shift = 0;
+    p.out_offset = 7;
+    const uint8_t na[] = {7, 7}, nb[] = {2, 0};
+    k210::quantized_binary(na, nb, p, out);
+    EXPECT_EQ(out[0], 11);  // (7 + 1) / 2 = 4, + 7
+    EXPECT_EQ(out[1], 6);   // −1 + 7
+}
+
+// ---------------------------------------------------------------- nodes from bytes
+
+struct Body {
+    std::vector<uint8_t> bytes;
+    Body& u32(uint32_t v) {
+        for (int i = 0; i < 4; ++i) {
+            bytes.push_back(static_cast<uint8_t>(v >> (8 * i)));
+        }
+        return *this;
+    }
+    Body& range(uint32_t mem, uint32_t type, uint32_t start, uint32_t size) {
+        return u32(mem).u32(type).u32(start).u32(size);
+    }
+};
+
+class MapMemory : public k210::RuntimeMemory {
+public:
+    std::map<uint32_t, std::vector<uint8_t>> mem{{0, std::vector<uint8_t>(64)},
+                                                 {1, std::vector<uint8_t>(64)},
+                                                 {2, std::vector<uint8_t>(64)}};
+    void read(uint32_t t, uint64_t start, void* dst, size_t n) override {
+        std::memcpy(dst, mem.at(t).data() + start, n);
+    }
+    void write(uint32_t t, uint64_t start, const void* src, size_t n) override {
+        std::memcpy(mem.at(t).data() + start, src, n);
+    }
+};
+
+k210::Kmodel one_node_model(uint32_t opcode, const Body& body) {
+    k210::Kmodel m;
+    m.name = "t.kmodel";
+    m.version = 4;
+    m.main_mem_bytes = 64;
+    m.bytes = body.bytes;
+    m.layers.push_back({opcode, 0, body.bytes.size(), k210::v4_opcode_name(opcode)});
+    return m;
+}
+
+TEST(CpuOps, ConcatNodeInterleavesItsInputsPerOuterBlock) {
+    Body b;
+    b.range(1, 1, 32, 10).u32(1).u32(2).u32(2);  // out, inner 1, outer 2, two inputs
+    b.range(1, 1, 0, 4).range(1, 1, 8, 6).u32(2).u32(3);
+    const k210::Kmodel m = one_node_model(k210::op::kV4Concat, b);
+    MapMemory mem;
+    const uint8_t in0[] = {1, 2, 3, 4}, in1[] = {5, 6, 7, 8, 9, 10};
+    std::memcpy(mem.mem[1].data(), in0, 4);
+    std::memcpy(mem.mem[1].data() + 8, in1, 6);
+    EXPECT_EQ(k210::run_cpu_layer(m, 0, mem).elements, 10u);
+    const uint8_t want[] = {1, 2, 5, 6, 7, 3, 4, 8, 9, 10};
+    EXPECT_EQ(0, std::memcmp(mem.mem[1].data() + 32, want, 10));
+}
+
+TEST(CpuOps, NodeWhoseRangeLeavesItsMemoryIsAClearError) {
+    Body b;
+    b.range(1, 1, 60, 10).u32(1).u32(1).u32(1).range(1, 1, 0, 10).u32(10);
+    const k210::Kmodel m = one_node_model(k210::op::kV4Concat, b);
+    MapMemory mem;
+    try {
+        k210::run_cpu_layer(m, 0, mem);
+        FAIL();
+    } catch (const sim::Error& e) {
+        EXPECT_STREQ(e.what(),
+                     "t.kmodel: concat at byte 0x0: the output range main+0x3c (10 bytes) runs "
+                     "past the 64-byte main memory");
+    }
+}
+
+TEST(CpuOps, TransposeWithABadPermutationIsAClearError) {
+    Body b;
+    b.range(1, 1, 0, 4).range(1, 1, 8, 4).u32(1).u32(1).u32(2).u32(2).u32(0).u32(1).u32(1).u32(3);
+    const k210::Kmodel m = one_node_model(k210::op::kV4Transpose, b);
+    MapMemory mem;
+    try {
+        k210::run_cpu_layer(m, 0, mem);
+        FAIL();
+    } catch (const sim::Error& e) {
+        EXPECT_STREQ(e.what(),
+                     "t.kmodel: transpose at byte 0x0: perm (0, 1, 1, 3) is not a permutation "
+                     "of 0..3");
+    }
+}
+
+TEST(CpuOps, UnsupportedNodeNamesItsIndexAndOpcode) {
+    Body b;
+    b.u32(0);
+    const k210::Kmodel m = one_node_model(0x0B, b);
+    MapMemory mem;
+    EXPECT_FALSE(k210::layer_supported(4, 0x0B));
+    try {
+        k210::run_cpu_layer(m, 0, mem);
+        FAIL();
+    } catch (const sim::Error& e) {
+        EXPECT_STREQ(e.what(),
+                     "t.kmodel: node 0 is softmax (opcode 0xb): not supported by the K210 "
+                     "runtime model (supported: docs/k210_platform.md)");
+    }
+}
+
+TEST(CpuOps, QuantizeNodeReadsItsBodyAndWritesU8) {
+    Body b;
+    b.range(1, 0, 0, 8).range(1, 1, 16, 2).u32(3);  // f32 in, u8 out, zero point 3
+    const float scale = 2.0f;
+    uint32_t bits = 0;
+    std::memcpy(&bits, &scale, 4);
+    b.u32(bits);
+    const k210::Kmodel m = one_node_model(k210::op::kV4Quantize, b);
+    MapMemory mem;
+    const float x[] = {1.25f, -0.75f};  // 2.5 + 3 = 5.5 -> 6 (even), −1.5 + 3 = 1.5 -> 2
+    std::memcpy(mem.mem[1].data(), x, 8);
+    EXPECT_EQ(k210::run_cpu_layer(m, 0, mem).elements, 2u);
+    EXPECT_EQ(mem.mem[1][16], 6);
+    EXPECT_EQ(mem.mem[1][17], 2);
+}
+
+}  // namespace
+}  // namespace npu::test
