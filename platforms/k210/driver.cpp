@@ -233,6 +233,7 @@ void K210Driver::run_v3() {
         begin_layer(i, l.type_name);
         if (is_kpu_layer(3, l.type)) {
             const KpuConvLayer& c = m_model->convs[conv++];
+            check_kpu_conv(*m_model, c);
             kpu_conv(c.runtime_args(static_cast<uint32_t>(m_model_io)), c.main_mem_out,
                      m_main_io + c.main_mem_out_address);
         } else {
@@ -245,6 +246,7 @@ void K210Driver::run_v3() {
 // nncase v0 kpu_conv2d: one layer per batch, the RAM addresses advanced by a map each time, then
 // (with a main-memory output) a CPU download of all batches.
 void K210Driver::v4_conv(const KpuConvLayer& c) {
+    check_kpu_conv(*m_model, c);
     kpu::LayerArgs a = c.runtime_args(static_cast<uint32_t>(m_model_io));
     const kpu::FmapGeometry in = kpu::input_geometry(a), out = kpu::output_geometry(a);
     const uint64_t in_lines = kpu::fmap_lines(in.channels, in.width, in.height);

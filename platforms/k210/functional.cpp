@@ -70,9 +70,10 @@ FunctionalLayer kpu_conv(const Kmodel& m, const KpuConvLayer& c, BufferMemory& m
         for (const kpu::Problem& p : problems) {
             why += (why.empty() ? "" : "; ") + p.field + " " + p.message;
         }
-        throw sim::Error(fmt::format("{}: layer {}: the KPU cannot run it: {}", m.name,
-                                     c.layer_index, why));
+        throw sim::Error(
+            fmt::format("{}: layer {}: the KPU cannot run it: {}", m.name, c.layer_index, why));
     }
+    check_kpu_conv(m, c);
     const kpu::LayerParams params = conv_params(m, c);
     const kpu::FmapGeometry in = kpu::input_geometry(a), og = kpu::output_geometry(a);
     const uint64_t in_lines = kpu::fmap_lines(in.channels, in.width, in.height);
@@ -102,9 +103,10 @@ FunctionalLayer kpu_conv(const Kmodel& m, const KpuConvLayer& c, BufferMemory& m
 FunctionalResult run_functional(const Kmodel& m, const sim::Tensor& input,
                                 const FunctionalOptions& opts) {
     if (m.main_mem_bytes > opts.max_main_bytes) {
-        throw sim::Error(fmt::format("{}: the model's working buffer ({} bytes) is larger than "
-                                     "the {} bytes of SRAM",
-                                     m.name, m.main_mem_bytes, opts.max_main_bytes));
+        throw sim::Error(
+            fmt::format("{}: the model's working buffer ({} bytes) is larger than "
+                        "the {} bytes of SRAM",
+                        m.name, m.main_mem_bytes, opts.max_main_bytes));
     }
     BufferMemory mem(m);
     load_input(m, input, mem);

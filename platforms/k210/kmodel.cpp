@@ -149,8 +149,14 @@ void parse_v4(sim::ByteReader& r, Kmodel& m) {
             r.u32("main_mem_output.memory_type");
             r.u32("main_mem_output.datatype");
             c.main_mem_out_address = r.u32("main_mem_output.start");
-            c.main_mem_out = r.u32("main_mem_output.size") != 0;
+            c.main_mem_out_size = r.u32("main_mem_output.size");
+            c.main_mem_out = c.main_mem_out_size != 0;
+            const size_t at_batches = r.pos();
             c.batches = r.u32("batches");
+            if (c.batches == 0 || c.batches > 4096) {
+                r.fail(at_batches, "kpu_conv2d batches",
+                       fmt::format("is {}, expected 1..4096", c.batches));
+            }
             r.u32("reserved0");
             c.args_offset = r.pos();
             c.args = read_args(r);

@@ -50,7 +50,8 @@ struct KpuConvLayer {
     size_t act_offset = 0;      // 144 bytes
     bool main_mem_out = false;  // output also goes to main memory (v3: by DMA; v4: CPU download)
     uint32_t main_mem_out_address = 0;
-    uint32_t batches = 1;  // v4
+    uint32_t main_mem_out_size = 0;  // v4 (v3: the layer's output size)
+    uint32_t batches = 1;            // v4
 
     // The layer argument as the runtime pushes it when the file is loaded at bus address
     // `file_bus_addr`: para_start_addr, bwsx_base_addr and active_addr point into the file.

@@ -30,22 +30,25 @@ size_t elem_size(uint32_t datatype) {
 }
 
 [[noreturn]] void fail(const Kmodel& m, const KmodelLayer& l, const std::string& why) {
-    throw sim::Error(fmt::format("{}: {} at byte {:#x}: {}", m.name, l.type_name, l.body_offset, why));
+    throw sim::Error(
+        fmt::format("{}: {} at byte {:#x}: {}", m.name, l.type_name, l.body_offset, why));
 }
 
 void need(const Kmodel& m, const KmodelLayer& l, const MemoryRange& r, const char* what,
           uint64_t bytes) {
     if (r.size < bytes) {
-        fail(m, l, fmt::format("{} range holds {} bytes, the operation needs {}", what, r.size,
-                               bytes));
+        fail(m, l,
+             fmt::format("the {} range holds {} bytes, the operation needs {}", what, r.size,
+                         bytes));
     }
 }
 
 void check_shape(const Kmodel& m, const KmodelLayer& l, const Shape4& s, const char* what) {
     for (int32_t d : s) {
         if (d < 0 || d > (1 << 24)) {
-            fail(m, l, fmt::format("{} ({}, {}, {}, {}) has a dimension outside 0..2^24", what,
-                                   s[0], s[1], s[2], s[3]));
+            fail(m, l,
+                 fmt::format("{} ({}, {}, {}, {}) has a dimension outside 0..2^24", what, s[0],
+                             s[1], s[2], s[3]));
         }
     }
 }
@@ -152,8 +155,8 @@ CpuLayerWork v4_transpose(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& 
     std::sort(sorted.begin(), sorted.end());
     if (sorted != Shape4{0, 1, 2, 3}) {
         fail(m, l,
-             fmt::format("perm ({}, {}, {}, {}) is not a permutation of 0..3", t.perm[0],
-                         t.perm[1], t.perm[2], t.perm[3]));
+             fmt::format("perm ({}, {}, {}, {}) is not a permutation of 0..3", t.perm[0], t.perm[1],
+                         t.perm[2], t.perm[3]));
     }
     const size_t elem = elem_size(t.in.datatype);
     const uint64_t n = shape_elements(t.in_shape);
@@ -181,8 +184,8 @@ CpuLayerWork v4_quantized_binary(const Kmodel& m, const KmodelLayer& l, RuntimeM
                 fail(m, l,
                      fmt::format("an input shape ({}, {}, {}, {}) does not broadcast to the "
                                  "output ({}, {}, {}, {})",
-                                 (*s)[0], (*s)[1], (*s)[2], (*s)[3], q.out_shape[0],
-                                 q.out_shape[1], q.out_shape[2], q.out_shape[3]));
+                                 (*s)[0], (*s)[1], (*s)[2], (*s)[3], q.out_shape[0], q.out_shape[1],
+                                 q.out_shape[2], q.out_shape[3]));
             }
         }
     }
@@ -216,8 +219,9 @@ CpuLayerWork v4_upload(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem
     need(m, l, u.in, "input", shape_elements(s));
     const uint64_t extent = uint64_t{u.out.start} + fmap_bytes * static_cast<uint64_t>(s[0]);
     if (extent > kpu::kRamBytes) {
-        fail(m, l, fmt::format("{} maps of {} bytes at kpu+{:#x} run past the 2 MiB AI SRAM",
-                               s[0], fmap_bytes, u.out.start));
+        fail(m, l,
+             fmt::format("{} maps of {} bytes at kpu+{:#x} run past the 2 MiB AI SRAM", s[0],
+                         fmap_bytes, u.out.start));
     }
     const std::vector<uint8_t> in = read_range(mem, u.in);
     upload_fmap(mem, u.out.start, g, static_cast<uint32_t>(s[0]), in.data());
@@ -286,6 +290,29 @@ void check_range(const Kmodel& m, const KmodelLayer& l, const MemoryRange& r, co
     }
 }
 
+void check_kpu_conv(const Kmodel& m, const KpuConvLayer& c) {
+    const KmodelLayer& l = m.layers.at(c.layer_index);
+    const kpu::FmapGeometry in = kpu::input_geometry(c.args), out = kpu::output_geometry(c.args);
+    const uint64_t in_lines = kpu::fmap_lines(in.channels, in.width, in.height);
+    const uint64_t out_lines = kpu::fmap_lines(out.channels, out.width, out.height);
+    if (c.batches > 1 && (c.args.image_src_addr + c.batches * in_lines > kpu::kRamLines ||
+                          c.args.image_dst_addr + c.batches * out_lines > kpu::kRamLines)) {
+        fail(m, l,
+             fmt::format("{} batches of maps ({} input, {} output lines each) run past the "
+                         "{}-line AI SRAM",
+                         c.batches, in_lines, out_lines, kpu::kRamLines));
+    }
+    if (c.main_mem_out) {
+        const uint64_t bytes = static_cast<uint64_t>(out.channels) *
+                               static_cast<uint64_t>(out.height) *
+                               static_cast<uint64_t>(out.width) * c.batches;
+        const uint32_t size = m.version == 3 ? static_cast<uint32_t>(bytes) : c.main_mem_out_size;
+        check_range(m, l, {kMainMemory, kUint8, c.main_mem_out_address, size}, "main_mem_output",
+                    -1, true);
+        need(m, l, {kMainMemory, kUint8, c.main_mem_out_address, size}, "main_mem_output", bytes);
+    }
+}
+
 std::vector<uint8_t> read_range(RuntimeMemory& mem, const MemoryRange& r) {
     std::vector<uint8_t> data(r.size);
     mem.read(r.memory_type, r.start, data.data(), data.size());
@@ -342,10 +369,10 @@ sim::Shape model_input_shape(const Kmodel& m) {
     const KmodelIo& in = m.inputs[0];
     if (in.shape[0] != 1 || in.shape[1] < 1 || in.shape[2] < 1 || in.shape[3] < 1 ||
         shape_elements({in.shape[0], in.shape[1], in.shape[2], in.shape[3]}) > in.range.size) {
-        throw sim::Error(fmt::format("{}: input shape ({}, {}, {}, {}) does not fit its {}-byte "
-                                     "range (one image of at least 1x1x1 expected)",
-                                     m.name, in.shape[0], in.shape[1], in.shape[2], in.shape[3],
-                                     in.range.size));
+        throw sim::Error(
+            fmt::format("{}: input shape ({}, {}, {}, {}) does not fit its {}-byte "
+                        "range (one image of at least 1x1x1 expected)",
+                        m.name, in.shape[0], in.shape[1], in.shape[2], in.shape[3], in.range.size));
     }
     return {1, in.shape[1], in.shape[2], in.shape[3]};
 }
@@ -355,8 +382,8 @@ void check_input(const Kmodel& m, const sim::Tensor& input) {
     if (input.dtype() != sim::DType::u8 ||
         static_cast<int64_t>(input.numel()) != want[1] * want[2] * want[3]) {
         throw sim::Error(fmt::format("input is {} of {}, the model expects u8 {}",
-                                     sim::shape_str(input.shape()),
-                                     sim::dtype_name(input.dtype()), sim::shape_str(want)));
+                                     sim::shape_str(input.shape()), sim::dtype_name(input.dtype()),
+                                     sim::shape_str(want)));
     }
 }
 
@@ -374,8 +401,8 @@ void load_input(const Kmodel& m, const sim::Tensor& input, RuntimeMemory& mem) {
     if (r.memory_type == kKpuMemory) {
         const kpu::FmapGeometry g = kpu::FmapGeometry::natural(c, w, h);
         if (uint64_t{r.start} + g.extent() > kpu::kRamBytes) {
-            throw sim::Error(fmt::format("{}: the input at kpu+{:#x} runs past the AI SRAM",
-                                         m.name, r.start));
+            throw sim::Error(
+                fmt::format("{}: the input at kpu+{:#x} runs past the AI SRAM", m.name, r.start));
         }
         upload_fmap(mem, r.start, g, 1, input.bytes());
     } else {
@@ -392,8 +419,8 @@ std::vector<sim::Tensor> read_outputs(const Kmodel& m, RuntimeMemory& mem) {
         const KmodelIo& o = m.outputs[i];
         if (uint64_t{o.range.start} + o.range.size > memory_size(m, o.range.memory_type)) {
             throw sim::Error(fmt::format("{}: output {} ({}+{:#x}, {} bytes) runs past its memory",
-                                         m.name, i, memory_name(o.range.memory_type),
-                                         o.range.start, o.range.size));
+                                         m.name, i, memory_name(o.range.memory_type), o.range.start,
+                                         o.range.size));
         }
         const bool f32 = o.range.datatype == kFloat32;
         const sim::DType t = f32 ? sim::DType::f32 : sim::DType::u8;
@@ -427,10 +454,11 @@ CpuLayerWork run_cpu_layer(const Kmodel& m, size_t index, RuntimeMemory& mem, bo
         default: break;
         }
     }
-    throw sim::Error(fmt::format("{}: {} {} is {} ({} {:#x}): not supported by the K210 runtime "
-                                 "model (supported: docs/k210_platform.md)",
-                                 m.name, m.version == 3 ? "layer" : "node", index, l.type_name,
-                                 m.version == 3 ? "type" : "opcode", l.type));
+    throw sim::Error(
+        fmt::format("{}: {} {} is {} ({} {:#x}): not supported by the K210 runtime "
+                    "model (supported: docs/k210_platform.md)",
+                    m.name, m.version == 3 ? "layer" : "node", index, l.type_name,
+                    m.version == 3 ? "type" : "opcode", l.type));
 }
 
 }  // namespace npu::k210

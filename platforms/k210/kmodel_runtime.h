@@ -61,6 +61,10 @@ void load_input(const Kmodel& m, const sim::Tensor& input, RuntimeMemory& mem);
 // Every model output read from its range: f32 or u8 with its NCHW shape (v3: flat f32).
 std::vector<sim::Tensor> read_outputs(const Kmodel& m, RuntimeMemory& mem);
 
+// Before a KPU convolution runs: with its batches, every map lies in the AI SRAM, and a
+// main-memory output fits its range and the working buffer. Throws sim::Error naming the layer.
+void check_kpu_conv(const Kmodel& m, const KpuConvLayer& c);
+
 struct CpuLayerWork {
     uint64_t elements = 0;  // output elements computed (the CPU time model's unit)
 };

@@ -68,9 +68,9 @@ void timed(benchmark::State& state, const char* name) {
     }
     state.counters["sim_cycles"] = static_cast<double>(cycles);
     state.counters["sim_ms"] = sim_ms;
-    state.counters["MACs/s"] = benchmark::Counter(static_cast<double>(macs) *
-                                                      static_cast<double>(state.iterations()),
-                                                  benchmark::Counter::kIsRate);
+    state.counters["MACs/s"] =
+        benchmark::Counter(static_cast<double>(macs) * static_cast<double>(state.iterations()),
+                           benchmark::Counter::kIsRate);
 }
 
 void functional(benchmark::State& state, const char* name) {
@@ -89,9 +89,9 @@ void functional(benchmark::State& state, const char* name) {
         }
         benchmark::DoNotOptimize(r.outputs.data());
     }
-    state.counters["MACs/s"] = benchmark::Counter(static_cast<double>(macs) *
-                                                      static_cast<double>(state.iterations()),
-                                                  benchmark::Counter::kIsRate);
+    state.counters["MACs/s"] =
+        benchmark::Counter(static_cast<double>(macs) * static_cast<double>(state.iterations()),
+                           benchmark::Counter::kIsRate);
 }
 
 BENCHMARK_CAPTURE(timed, face_detect_v3, "face_detect_v3.kmodel")->Unit(benchmark::kMillisecond);

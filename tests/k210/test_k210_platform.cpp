@@ -6,6 +6,7 @@
 #include <random>
 
 #include <boost/endian/conversion.hpp>
+#include <fmt/format.h>
 
 #include "models/k210_kpu/kpu_func.h"
 #include "platforms/k210/cpu_ops.h"
@@ -45,6 +46,7 @@ sim::Tensor random_image(unsigned seed) {
 struct Inference {
     k210::RunResult result;
     uint64_t kpu_cycles = 0;
+    size_t kpu_layers = 0;
 };
 
 // One inference in a fresh simulation context.
@@ -55,7 +57,7 @@ Inference infer(const k210::Kmodel& m, const sim::Tensor& input) {
     k210::K210Driver driver("driver", soc, trace);
     driver.load(m, input);
     sc_core::sc_start();
-    Inference r{driver.result(), 0};
+    Inference r{driver.result(), 0, soc.kpu.layers().size()};
     for (const auto& l : soc.kpu.layers()) {
         r.kpu_cycles += l.cost.total_cycles;
     }
@@ -183,6 +185,44 @@ TEST_F(K210Platform, UlffdLandmarkRunsWithItsNeutralNodes) {
         cpu_layers += l.kpu_layer < 0 ? 1u : 0u;
     }
     EXPECT_EQ(cpu_layers, 99u - 43u);
+}
+
+// yolo20_v4 with node `node`'s kpu_conv2d batches (u32 at body + 16) set to `batches`.
+k210::Kmodel with_batches(const k210::Kmodel& m, size_t node, uint32_t batches) {
+    std::vector<uint8_t> bytes = m.bytes;
+    uint8_t* at = bytes.data() + m.layers.at(node).body_offset + 16;
+    EXPECT_EQ(boost::endian::load_little_u32(at), 1u);
+    boost::endian::store_little_u32(at, batches);
+    return k210::parse_kmodel(bytes, "batched.kmodel");
+}
+
+TEST_F(K210Platform, V4BatchesRunOneKpuLayerPerBatch) {
+    // Node 14 (1024x7x10 -> 512x7x10) with 2 batches: the second reads the map after the first
+    // input and writes after the first output, which nothing later reads: the outputs stay those
+    // of the unbatched model, the KPU runs one more layer, and the functional run agrees.
+    MODEL_OR_SKIP(m, "yolo20_v4.kmodel");
+    const k210::Kmodel b = with_batches(m, 14, 2);
+    const sim::Tensor img = random_image(4);
+    const Inference one = infer(m, img), two = infer(b, img);
+    ASSERT_TRUE(two.result.done) << two.result.error;
+    EXPECT_EQ(two.kpu_layers, one.kpu_layers + 1);
+    EXPECT_EQ(two.result.layers[14].kpu_layers, 2);
+    EXPECT_GT(two.kpu_cycles, one.kpu_cycles);
+    EXPECT_TRUE(two.result.outputs[0] == one.result.outputs[0]);
+    EXPECT_TRUE(k210::run_functional(b, img).outputs[0] == two.result.outputs[0]);
+}
+
+TEST_F(K210Platform, BatchesThatOverflowTheMainOutputAreAClearError) {
+    // Node 15 downloads its 125x7x10 output into a main_mem_output of 8750 bytes: 2 batches
+    // need 17500.
+    MODEL_OR_SKIP(m, "yolo20_v4.kmodel");
+    const k210::Kmodel b = with_batches(m, 15, 2);
+    const Inference r = infer(b, random_image(4));
+    EXPECT_FALSE(r.result.done);
+    EXPECT_EQ(r.result.error,
+              fmt::format("batched.kmodel: kpu_conv2d at byte {:#x}: the main_mem_output range "
+                          "holds 8750 bytes, the operation needs 17500",
+                          m.layers[15].body_offset));
 }
 
 TEST_F(K210Platform, UnsupportedLayerIsAClearError) {

@@ -80,7 +80,7 @@ TEST(CpuOps, MulAndCarryShiftRoundsHalfUpAndWrapsAsRv64) {
     EXPECT_EQ(k210::mul_and_carry_shift(7, 3, 2), 5);    // (21 + 2) >> 2
     EXPECT_EQ(k210::mul_and_carry_shift(-7, 3, 2), -5);  // (−21 + 2) >> 2 = floor(−4.75)
     EXPECT_EQ(k210::mul_and_carry_shift(5, 3, 0), 15);
-    EXPECT_EQ(k210::mul_and_carry_shift(6, 1, 2), 2);  // 1.5 rounds up
+    EXPECT_EQ(k210::mul_and_carry_shift(6, 1, 2), 2);    // 1.5 rounds up
     EXPECT_EQ(k210::mul_and_carry_shift(-6, 1, 2), -1);  // −1.5 rounds up too (not away)
     EXPECT_EQ(k210::mul_and_carry_shift(7, 3, 258), 5);  // the shift is taken as uint8: 2
     // (2^30 · 4 + 1) >> 1 = 2^31, truncated to 32 bits

@@ -6,6 +6,7 @@
 #include <random>
 
 #include <boost/endian/conversion.hpp>
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "models/k210_kpu/kpu_func.h"
@@ -194,6 +195,20 @@ TEST(Kmodel, MalformedFilesNameTheOffset) {
     EXPECT_EQ(error_of(v5),
               "m.kmodel: at byte 0x4 (version): KMDL version 5 is not supported: "
               "expected 4 (nncase v0.2); version 5 (nncase v1) is not supported yet");
+}
+
+TEST(Kmodel, ZeroBatchesAreRefused) {
+    if (!std::filesystem::exists(shared_file("yolo20_v4.kmodel"))) {
+        GTEST_SKIP() << "../shared/k210 is absent";
+    }
+    const Kmodel m = load_kmodel(shared_file("yolo20_v4.kmodel"));
+    std::vector<uint8_t> b = m.bytes;
+    const size_t at = m.layers[0].body_offset + 16;  // after main_mem_output
+    ASSERT_EQ(b[at], 1);
+    b[at] = 0;
+    EXPECT_EQ(error_of(b), fmt::format("m.kmodel: at byte {:#x} (kpu_conv2d batches): is 0, "
+                                       "expected 1..4096",
+                                       at));
 }
 
 TEST(Kmodel, TruncatedRealFilesFailCleanlyAtEveryLength) {
