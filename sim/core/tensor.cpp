@@ -86,6 +86,39 @@ uint16_t float_to_half(float f) {
     return static_cast<uint16_t>(sign | h);
 }
 
+uint16_t double_to_half(double d) {
+    uint64_t x = 0;
+    std::memcpy(&x, &d, 8);
+    const auto sign = static_cast<uint32_t>((x >> 48) & 0x8000u);
+    const auto exp = static_cast<uint32_t>((x >> 52) & 0x7ffu);
+    uint64_t mant = x & ((uint64_t{1} << 52) - 1);
+    if (exp == 0x7ff) {
+        return static_cast<uint16_t>(sign | 0x7c00u | (mant != 0 ? 0x200u : 0u));
+    }
+    const int e = static_cast<int>(exp) - 1023 + 15;
+    if (e >= 31) {
+        return static_cast<uint16_t>(sign | 0x7c00u);
+    }
+    unsigned shift = 42;  // 52 − 10 mantissa bits
+    uint64_t h = 0;
+    if (e <= 0) {  // subnormal half or zero
+        if (e < -10) {
+            return static_cast<uint16_t>(sign);
+        }
+        mant |= uint64_t{1} << 52;
+        shift = static_cast<unsigned>(43 - e);
+    } else {
+        h = static_cast<uint64_t>(e) << 10;
+    }
+    h |= mant >> shift;
+    const uint64_t rem = mant & ((uint64_t{1} << shift) - 1);
+    const uint64_t half = uint64_t{1} << (shift - 1);
+    if (rem > half || (rem == half && (h & 1u))) {
+        ++h;  // a carry into the exponent is right, up to infinity
+    }
+    return static_cast<uint16_t>(sign | h);
+}
+
 float half_to_float(uint16_t h) {
     const uint32_t sign = (uint32_t{h} & 0x8000u) << 16;
     const uint32_t exp = (h >> 10) & 0x1fu;

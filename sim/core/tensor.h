@@ -22,6 +22,9 @@ DType parse_dtype(std::string_view name);
 // IEEE 754 binary16 <-> binary32, round to nearest even (NaN stays NaN, overflow -> inf).
 uint16_t float_to_half(float f);
 float half_to_float(uint16_t h);
+// binary64 -> binary16 with one rounding (to nearest even): the correctly rounded result of a
+// half operation whose exact value a double holds (a sum or product of two halves).
+uint16_t double_to_half(double d);
 
 using Shape = std::vector<int64_t>;
 std::string shape_str(const Shape& s);  // "(1, 3, 224, 224)"

@@ -61,6 +61,30 @@ TEST(TensorDeathTest, WrongTypedAccessIsOurBug) {
     EXPECT_DEATH(t.data<float>(), "tensor of u8 accessed as f32");
 }
 
+TEST(Half, DoubleToHalfRoundsOnceAtEveryMidpoint) {
+    // Every finite half round-trips; the exact midpoint between two neighbours goes to the even
+    // one, and a hair above or below it to the nearer one.
+    EXPECT_EQ(double_to_half(65504.0), 0x7bff);
+    for (uint32_t h = 0; h < 0x7bff; ++h) {
+        const double v = half_to_float(static_cast<uint16_t>(h));
+        ASSERT_EQ(double_to_half(v), h);
+        ASSERT_EQ(double_to_half(-v), h | 0x8000u);
+        const double next = half_to_float(static_cast<uint16_t>(h + 1));
+        const double mid = (v + next) / 2;
+        ASSERT_EQ(double_to_half(mid), (h & 1u) != 0 ? h + 1 : h) << h;
+        ASSERT_EQ(double_to_half(mid + (next - v) * 1e-9), h + 1) << h;
+        ASSERT_EQ(double_to_half(mid - (next - v) * 1e-9), h) << h;
+    }
+    // 2049 − 2^-30 lies just below a tie that float rounding would create: a float holds it as
+    // 2049 exactly, whose half rounding goes to even 2048; the value itself rounds to 2048 too,
+    // while 2049 + 2^-30 must round up to 2050.
+    EXPECT_EQ(double_to_half(2049.0 + std::ldexp(1.0, -30)), float_to_half(2050.0f));
+    EXPECT_EQ(float_to_half(static_cast<float>(2049.0 + std::ldexp(1.0, -30))),
+              float_to_half(2048.0f));  // the double rounding a float intermediate would cause
+    EXPECT_EQ(double_to_half(1e6), 0x7c00);
+    EXPECT_EQ(double_to_half(std::ldexp(1.0, -26)), 0x0000);
+}
+
 // IEEE 754 binary16 values from the standard's tables.
 TEST(Half, KnownValues) {
     EXPECT_EQ(float_to_half(1.0f), 0x3c00);
