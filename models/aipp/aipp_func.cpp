@@ -20,10 +20,6 @@ uint32_t src0_stride(InputFormat f) {
     }
 }
 
-uint8_t to_u8(int32_t v, bool saturate) {
-    return saturate ? static_cast<uint8_t>(std::clamp(v, 0, 255)) : static_cast<uint8_t>(v);
-}
-
 // Where output channel k comes from without CSC: src0 byte `offset` of the pixel, or (plane 1,
 // YUV420SP chroma) byte `offset` of the pixel pair's UV bytes. The vendor model's remapping:
 // XRGB+AX+RB k -> 3 − k; YUV420SP+UV k -> (k > 0 ? 3 − k : 0); XRGB+AX k -> k + 1;
@@ -107,6 +103,59 @@ Tables<E> make_tables(const Params& p, const Fidelity& f, const Geometry& g) {
     return t;
 }
 
+// The CSC as per-term tables: term[3k + c][x] = m[k][c] · (x − bias_in[c]) for YUV-type input,
+// m[k][c] · x for RGB-type input; add[k] = bias_out[k] (RGB-type) or 0. A pixel's channel k is
+// then three lookups and a sum, the same integers csc() computes.
+struct CscTables {
+    std::array<std::array<int32_t, 256>, 9> term{};
+    std::array<int32_t, 3> add{};
+};
+CscTables make_csc(const Params& p, const Fidelity& f, bool yuv_input) {
+    CscTables c;
+    const std::array<uint8_t, 3>& sub = f.bias_roles_as_labelled ? p.csc_bias_out : p.csc_bias_in;
+    const std::array<uint8_t, 3>& add = f.bias_roles_as_labelled ? p.csc_bias_in : p.csc_bias_out;
+    for (size_t k = 0; k < 3; ++k) {
+        for (size_t ch = 0; ch < 3; ++ch) {
+            for (int32_t x = 0; x < 256; ++x) {
+                c.term[3 * k + ch][static_cast<size_t>(x)] =
+                    p.csc_matrix[3 * k + ch] * (yuv_input ? x - sub[ch] : x);
+            }
+        }
+        c.add[k] = yuv_input ? 0 : add[k];
+    }
+    return c;
+}
+
+// One row of CSC pixels: the three inputs of pixel x come from `in(x)`.
+template <bool kRoundAdd128, bool kSaturate, typename E, typename In>
+void csc_row(const CscTables& c, const Tables<E>& t, size_t c0, uint32_t n, In in, E* out) {
+    for (uint32_t x = 0; x < n; ++x, out += c0) {
+        std::memcpy(out, t.c_pad.data(), c0 * sizeof(E));
+        const std::array<uint8_t, 3> v = in(x);
+        for (size_t k = 0; k < 3; ++k) {
+            const int32_t sum =
+                c.term[3 * k][v[0]] + c.term[3 * k + 1][v[1]] + c.term[3 * k + 2][v[2]];
+            int32_t r = kRoundAdd128 ? (sum + 128) / 256 : sum >> 8;
+            r += c.add[k];
+            const auto u =
+                kSaturate ? static_cast<uint8_t>(std::clamp(r, 0, 255)) : static_cast<uint8_t>(r);
+            out[k] = t.dtc[k][u];
+        }
+    }
+}
+
+template <typename E, typename In>
+void csc_row(const Fidelity& f, const CscTables& c, const Tables<E>& t, size_t c0, uint32_t n,
+             In in, E* out) {
+    if (f.csc_round_add_128) {
+        f.saturate ? csc_row<true, true>(c, t, c0, n, in, out)
+                   : csc_row<true, false>(c, t, c0, n, in, out);
+    } else {
+        f.saturate ? csc_row<false, true>(c, t, c0, n, in, out)
+                   : csc_row<false, false>(c, t, c0, n, in, out);
+    }
+}
+
 template <typename E>
 void image_rows(const Params& p, const LoadParams& l, const Fidelity& f, const Source& s,
                 const Geometry& g, const Tables<E>& t, E* dst) {
@@ -117,6 +166,8 @@ void image_rows(const Params& p, const LoadParams& l, const Fidelity& f, const S
     const std::array<Tap, 3> taps = {copy_tap(p, 0), copy_tap(p, 1), copy_tap(p, 2)};
     const std::array<uint32_t, 3> rgb = rgb_taps(p);
     const uint32_t u_off = p.swap_uv ? 1 : 0, v_off = p.swap_uv ? 0 : 1;
+    const CscTables csc_t = p.csc_enable ? make_csc(p, f, yuv_input) : CscTables{};
+    const uint8_t chroma = f.yuv400_chroma;
     for (uint32_t y = 0; y < g.vert_size; ++y) {
         E* out = dst + (size_t{g.top_pad + y} * g.width + l.left_pad) * c0;
         const uint8_t* r0 =
@@ -124,28 +175,39 @@ void image_rows(const Params& p, const LoadParams& l, const Fidelity& f, const S
         const uint8_t* r1 =
             yuv420 ? s.src1 + size_t{l.vert_start / 2 + y / 2} * l.src_horiz_size + l.horiz_start
                    : nullptr;
-        for (uint32_t x = 0; x < l.horiz_size; ++x, out += c0) {
-            std::memcpy(out, t.c_pad.data(), c0 * sizeof(E));
-            const uint8_t* px = r0 + size_t{x} * stride0;
-            const uint8_t* uv = yuv420 ? r1 + (x & ~1u) : nullptr;
-            if (!p.csc_enable) {
+        if (!p.csc_enable) {
+            for (uint32_t x = 0; x < l.horiz_size; ++x, out += c0) {
+                std::memcpy(out, t.c_pad.data(), c0 * sizeof(E));
+                const uint8_t* px = r0 + size_t{x} * stride0;
+                const uint8_t* uv = yuv420 ? r1 + (x & ~1u) : nullptr;
                 for (uint32_t k = 0; k < g.channels; ++k) {
                     const Tap& tap = taps[k];
                     out[k] = t.dtc[k][tap.plane == 0 ? px[tap.offset] : uv[tap.offset]];
                 }
-                continue;
             }
-            std::array<int32_t, 3> in{};
-            if (yuv_input) {
-                in[0] = px[0];
-                in[1] = yuv420 ? uv[u_off] : f.yuv400_chroma;
-                in[2] = yuv420 ? uv[v_off] : f.yuv400_chroma;
-            } else {
-                in = {px[rgb[0]], px[rgb[1]], px[rgb[2]]};
-            }
-            for (int k = 0; k < 3; ++k) {
-                out[k] = t.dtc[static_cast<size_t>(k)][csc(p, f, yuv_input, in, k)];
-            }
+        } else if (yuv420) {
+            csc_row(
+                f, csc_t, t, c0, l.horiz_size,
+                [&](uint32_t x) {
+                    const uint8_t* uv = r1 + (x & ~1u);
+                    return std::array<uint8_t, 3>{r0[x], uv[u_off], uv[v_off]};
+                },
+                out);
+        } else if (yuv_input) {
+            csc_row(
+                f, csc_t, t, c0, l.horiz_size,
+                [&](uint32_t x) {
+                    return std::array<uint8_t, 3>{r0[x], chroma, chroma};
+                },
+                out);
+        } else {
+            csc_row(
+                f, csc_t, t, c0, l.horiz_size,
+                [&](uint32_t x) {
+                    const uint8_t* px = r0 + size_t{x} * stride0;
+                    return std::array<uint8_t, 3>{px[rgb[0]], px[rgb[1]], px[rgb[2]]};
+                },
+                out);
         }
     }
 }
@@ -166,7 +228,8 @@ void border(const Params& p, const LoadParams& l, const Geometry& g, const Table
             if (p.padding_mode == 0) {
                 std::memcpy(r + j * c0, t.border.data(), c0 * sizeof(E));
             } else {
-                const uint32_t src = pad_map(p.padding_mode, j, l.left_pad, l.horiz_size, l.right_pad);
+                const uint32_t src =
+                    pad_map(p.padding_mode, j, l.left_pad, l.horiz_size, l.right_pad);
                 std::memcpy(r + j * c0, r + src * c0, c0 * sizeof(E));
             }
         }
@@ -204,8 +267,9 @@ std::array<uint16_t, 256> dtc_table(const Params& p, const Fidelity& f, int k) {
             break;
         case OutputType::f16: {
             const uint16_t a = sim::double_to_half(d);  // exact: |d| <= 255
-            const uint16_t b = sim::double_to_half(static_cast<double>(sim::half_to_float(a)) -
-                                                   static_cast<double>(sim::half_to_float(p.dtc_min[ku])));
+            const uint16_t b =
+                sim::double_to_half(static_cast<double>(sim::half_to_float(a)) -
+                                    static_cast<double>(sim::half_to_float(p.dtc_min[ku])));
             out = sim::double_to_half(static_cast<double>(sim::half_to_float(b)) *
                                       static_cast<double>(sim::half_to_float(p.dtc_var[ku])));
             break;
@@ -214,23 +278,6 @@ std::array<uint16_t, 256> dtc_table(const Params& p, const Fidelity& f, int k) {
         t[static_cast<size_t>(v)] = out;
     }
     return t;
-}
-
-uint8_t csc(const Params& p, const Fidelity& f, bool yuv_input, const std::array<int32_t, 3>& in,
-            int k) {
-    const auto ku = static_cast<size_t>(k);
-    const int16_t* m = p.csc_matrix.data() + 3 * ku;
-    const std::array<uint8_t, 3>& sub = f.bias_roles_as_labelled ? p.csc_bias_out : p.csc_bias_in;
-    const std::array<uint8_t, 3>& add = f.bias_roles_as_labelled ? p.csc_bias_in : p.csc_bias_out;
-    int32_t sum = 0;
-    for (size_t c = 0; c < 3; ++c) {
-        sum += (yuv_input ? in[c] - sub[c] : in[c]) * m[c];
-    }
-    int32_t v = f.csc_round_add_128 ? (sum + 128) / 256 : sum >> 8;  // C division truncates
-    if (!yuv_input) {
-        v += add[ku];
-    }
-    return to_u8(v, f.saturate);
 }
 
 void load_image(const Params& p, const LoadParams& l, const Fidelity& f, const Source& s,
@@ -249,8 +296,8 @@ void load_image(const Params& p, const LoadParams& l, const Fidelity& f, const S
                                      s.src0_bytes, need0));
     }
     if (need1 > 0 && (s.src1 == nullptr || s.src1_bytes < need1)) {
-        throw sim::Error(fmt::format("AIPP source: src1 (UV plane) holds {} bytes, the crop reads {}",
-                                     s.src1_bytes, need1));
+        throw sim::Error(fmt::format(
+            "AIPP source: src1 (UV plane) holds {} bytes, the crop reads {}", s.src1_bytes, need1));
     }
     if (p.output == OutputType::f16) {
         run(p, l, f, s, static_cast<uint16_t*>(dst));

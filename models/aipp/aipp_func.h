@@ -17,12 +17,6 @@ namespace npu::aipp {
 // ((half)(v − mean[k]) − min[k]) · var[k], each operation rounded to half).
 std::array<uint16_t, 256> dtc_table(const Params& p, const Fidelity& f, int k);
 
-// The CSC of one pixel, channel k, before the data-type conversion: RGB-type input
-// (in = R, G, B): (Σ m[k][c]·in[c] + 128) / 256 + bias_out[k]; YUV-type input (in = Y, U, V):
-// (Σ m[k][c]·(in[c] − bias_in[c]) + 128) / 256; wrapped to 8 bits or saturated.
-uint8_t csc(const Params& p, const Fidelity& f, bool yuv_input, const std::array<int32_t, 3>& in,
-            int k);
-
 // LoadImageToLocal into `dst`: geometry(p, l).elements() elements of output_bytes(p.output)
 // bytes each (half as binary16 bits). Throws sim::Error listing every invalid parameter, or when
 // the source buffers are smaller than what the crop reads.

@@ -102,8 +102,8 @@ std::vector<std::string> check(const Params& p, const LoadParams& l, uint32_t sr
         c.at_most("topPadSize", l.top_pad, vname, g.vert_size, why);
         c.at_most("botPadSize", l.bot_pad, vname, g.vert_size, why);
     }
-    c.at_most("horizStartPos + horizSize", uint64_t{l.horiz_start} + l.horiz_size,
-              "srcHorizSize", l.src_horiz_size, "the crop must lie inside the source rows");
+    c.at_most("horizStartPos + horizSize", uint64_t{l.horiz_start} + l.horiz_size, "srcHorizSize",
+              l.src_horiz_size, "the crop must lie inside the source rows");
     if (src_height != 0) {
         c.at_most("vertStartPos + vertSize", uint64_t{l.vert_start} + g.vert_size,
                   "the source height", src_height, "the crop must lie inside the source");

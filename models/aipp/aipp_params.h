@@ -33,8 +33,8 @@ struct Params {
     bool single_line = false;
     // dtcParams
     std::array<uint8_t, 3> dtc_mean{};
-    std::array<uint16_t, 3> dtc_min{};                          // half bits, default 0
-    std::array<uint16_t, 3> dtc_var{0x3c00, 0x3c00, 0x3c00};    // half bits, default 1.0
+    std::array<uint16_t, 3> dtc_min{};                        // half bits, default 0
+    std::array<uint16_t, 3> dtc_var{0x3c00, 0x3c00, 0x3c00};  // half bits, default 1.0
     uint32_t dtc_round_mode = 0;  // 0 round, 1 rint: Atlas 200I/500 A2 only (not modelled)
     // cPaddingParams
     uint32_t c_padding_mode = 0;  // 0: to 32 bytes per pixel, 1: to 4 channels
@@ -47,9 +47,9 @@ struct Params {
 
 // LoadImageToLocalParams.
 struct LoadParams {
-    uint32_t horiz_size = 0, vert_size = 0;    // crop width, height: 2..4095
-    uint32_t horiz_start = 0, vert_start = 0;  // crop origin: 0..4095
-    uint32_t src_horiz_size = 0;               // source image width: 2..4095
+    uint32_t horiz_size = 0, vert_size = 0;                          // crop width, height: 2..4095
+    uint32_t horiz_start = 0, vert_start = 0;                        // crop origin: 0..4095
+    uint32_t src_horiz_size = 0;                                     // source image width: 2..4095
     uint32_t top_pad = 0, bot_pad = 0, left_pad = 0, right_pad = 0;  // 0..32
     uint32_t sid = 0;
 };
@@ -80,10 +80,10 @@ struct Source {
 
 // The destination tile: H_out × W_out pixels of C0 elements, element n = (i · W_out + j) · C0 + k.
 struct Geometry {
-    uint32_t height = 0, width = 0;  // H_out = vert + top + bot, W_out = horiz + left + right
-    uint32_t c0 = 0;                 // elements per pixel: 32 B / sizeof(U), or 4
-    uint32_t channels = 0;           // image channels: 3, or 1 for YUV400 without CSC
-    uint32_t vert_size = 0;          // effective crop height (1 in single-line mode)
+    uint32_t height = 0, width = 0;     // H_out = vert + top + bot, W_out = horiz + left + right
+    uint32_t c0 = 0;                    // elements per pixel: 32 B / sizeof(U), or 4
+    uint32_t channels = 0;              // image channels: 3, or 1 for YUV400 without CSC
+    uint32_t vert_size = 0;             // effective crop height (1 in single-line mode)
     uint32_t top_pad = 0, bot_pad = 0;  // effective (0 in padding mode 0)
     size_t elements() const { return size_t{height} * width * c0; }
 };

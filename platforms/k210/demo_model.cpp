@@ -7,6 +7,7 @@
 #include "models/k210_kpu/kpu_layer_builder.h"
 #include "models/k210_kpu/kpu_layout.h"
 #include "platforms/k210/kmodel_writer.h"
+#include "sim/core/image.h"
 
 namespace npu::k210 {
 
@@ -55,37 +56,6 @@ ConvLayerSpec layer(int ic, int oc, int k, uint32_t pool, uint32_t src, uint32_t
 
 }  // namespace
 
-sim::Tensor demo_image(int height, int width) {
-    sim::Tensor t(sim::DType::u8, {1, 3, height, width});
-    uint8_t* p = t.bytes();
-    const size_t plane = static_cast<size_t>(height * width);
-    for (int y = 0; y < height; ++y) {
-        for (int x = 0; x < width; ++x) {
-            const double fy = static_cast<double>(y) / height, fx = static_cast<double>(x) / width;
-            double rgb[3] = {90 + 120 * fy, 140 + 90 * fy, 230 - 20 * fy};  // sky: blue to pale
-            const double dx = fx - 0.28, dy = fy - 0.4;
-            if (dx * dx + dy * dy < 0.04) {  // red disk
-                rgb[0] = 220, rgb[1] = 40, rgb[2] = 30;
-            }
-            if (fx > 0.55 && fx < 0.85 && fy > 0.5 && fy < 0.85) {  // green box
-                rgb[0] = 40, rgb[1] = 170, rgb[2] = 60;
-            }
-            if (fx > 0.6 && fx < 0.9 && fy > 0.1 && fy < 0.35) {  // checkerboard
-                const bool on = ((x / 6) + (y / 6)) % 2 == 0;
-                rgb[0] = rgb[1] = rgb[2] = on ? 245 : 20;
-            }
-            if (std::abs((fx - 0.05) - (fy - 0.55)) < 0.02 && fy > 0.55) {  // dark diagonal bar
-                rgb[0] = rgb[1] = rgb[2] = 30;
-            }
-            for (size_t c = 0; c < 3; ++c) {
-                p[c * plane + static_cast<size_t>(y * width + x)] =
-                    static_cast<uint8_t>(std::lround(rgb[c]));
-            }
-        }
-    }
-    return t;
-}
-
 DemoModel build_demo_model() {
     // Layer 0: 3 -> 5, weights [oc][ic][ky][kx].
     std::vector<double> w0;
@@ -125,7 +95,7 @@ DemoModel build_demo_model() {
 
     DemoModel m;
     m.kmodel = write_kmodel_v3(spec);
-    m.input = demo_image(kH, kW);
+    m.input = sim::test_scene(kH, kW);
     m.output_shapes = {{1, 2, kH, kW}, {1, 1, kH / 2, kW / 2}};
     m.channel_names = {{"gray_blur", "edges"}, {"edges_pooled"}};
     return m;

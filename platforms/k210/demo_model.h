@@ -23,7 +23,5 @@ struct DemoModel {
 };
 
 DemoModel build_demo_model();
-// The synthetic scene: sky gradient, a red disk, a green box, a checkerboard and a diagonal bar.
-sim::Tensor demo_image(int height, int width);
 
 }  // namespace npu::k210

@@ -38,6 +38,8 @@ int main(int argc, char** argv) {
         "  npusim run --model M.kmodel --input img.png --out out --trace\n"
         "  npusim run --platform configs/selfcheck.yaml    memory/router/DMI self-check\n"
         "  npusim info --platform configs/k210.yaml        address and register maps\n"
+        "  npusim info --model M.kmodel                    a kmodel's layers\n"
+        "  npusim aipp --out out         the built-in Ascend AIPP job on the built-in scene\n"
         "Exit codes: 0 ok, 1 a check failed, 2 bad arguments/config/input, 3 internal error.");
 
     RunOptions run_opts;
@@ -85,6 +87,21 @@ int main(int argc, char** argv) {
     est->add_option("--out", est_opts.out,
                     "Directory for estimate.csv and estimate.json (default: CSV on stdout)");
 
+    AippOptions aipp_opts;
+    CLI::App* aipp = app.add_subcommand(
+        "aipp",
+        "Run one Ascend AIPP load-image job (crop, swap, CSC, data-type conversion, padding) "
+        "on an image; with no arguments the built-in job on the built-in scene");
+    aipp->add_option("--config", aipp_opts.config,
+                     "AIPP job YAML (default: the built-in configs/aipp.yaml)")
+        ->check(CLI::ExistingFile);
+    aipp->add_option("--input", aipp_opts.input,
+                     "Image (PNG, JPEG, BMP), .npy in the input format's layout, or raw YUV "
+                     "(.yuv/.nv12/.nv21, size from the config's source:)")
+        ->check(CLI::ExistingFile);
+    aipp->add_option("--out", aipp_opts.out,
+                     "Directory for output.npy, output.png and report.json");
+
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) {
@@ -101,6 +118,9 @@ int main(int argc, char** argv) {
     try {
         if (run->parsed()) {
             return cmd_run(run_opts);
+        }
+        if (aipp->parsed()) {
+            return cmd_aipp(aipp_opts);
         }
         if (info->parsed()) {
             return cmd_info(info_opts);

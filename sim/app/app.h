@@ -35,7 +35,14 @@ struct EstimateOptions {
     std::string out;       // directory for estimate.csv/.json; empty = CSV on stdout
 };
 
+struct AippOptions {
+    std::string config;  // AIPP job YAML; empty = the built-in configs/aipp.yaml
+    std::string input;   // image, .npy or raw YUV; empty = the built-in scene
+    std::string out;     // output directory; empty = print only
+};
+
 int cmd_run(const RunOptions& opts);
+int cmd_aipp(const AippOptions& opts);
 struct LoadedPlatform;
 int cmd_run_k210(const RunOptions& opts, const LoadedPlatform& platform);
 int cmd_info(const InfoOptions& opts);

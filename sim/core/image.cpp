@@ -102,4 +102,35 @@ std::vector<uint8_t> to_gray8(const float* plane, size_t n, float lo, float hi) 
     return out;
 }
 
+Tensor test_scene(int height, int width) {
+    Tensor t(DType::u8, {1, 3, height, width});
+    uint8_t* p = t.bytes();
+    const size_t plane = static_cast<size_t>(height * width);
+    for (int y = 0; y < height; ++y) {
+        for (int x = 0; x < width; ++x) {
+            const double fy = static_cast<double>(y) / height, fx = static_cast<double>(x) / width;
+            double rgb[3] = {90 + 120 * fy, 140 + 90 * fy, 230 - 20 * fy};  // sky: blue to pale
+            const double dx = fx - 0.28, dy = fy - 0.4;
+            if (dx * dx + dy * dy < 0.04) {  // red disk
+                rgb[0] = 220, rgb[1] = 40, rgb[2] = 30;
+            }
+            if (fx > 0.55 && fx < 0.85 && fy > 0.5 && fy < 0.85) {  // green box
+                rgb[0] = 40, rgb[1] = 170, rgb[2] = 60;
+            }
+            if (fx > 0.6 && fx < 0.9 && fy > 0.1 && fy < 0.35) {  // checkerboard
+                const bool on = ((x / 6) + (y / 6)) % 2 == 0;
+                rgb[0] = rgb[1] = rgb[2] = on ? 245 : 20;
+            }
+            if (std::abs((fx - 0.05) - (fy - 0.55)) < 0.02 && fy > 0.55) {  // dark diagonal bar
+                rgb[0] = rgb[1] = rgb[2] = 30;
+            }
+            for (size_t c = 0; c < 3; ++c) {
+                p[c * plane + static_cast<size_t>(y * width + x)] =
+                    static_cast<uint8_t>(std::lround(rgb[c]));
+            }
+        }
+    }
+    return t;
+}
+
 }  // namespace npu::sim

@@ -14,6 +14,9 @@ namespace npu::sim {
 // Reads an image as u8 (1, 3, H, W), RGB order; throws sim::Error naming the file and the
 // decoder's reason.
 Tensor read_image(const std::string& path);
+// A synthetic RGB scene, u8 (1, 3, height, width): sky gradient, a red disk, a green box, a
+// checkerboard and a dark diagonal bar. Deterministic; the bundled demos' input.
+Tensor test_scene(int height, int width);
 
 // Bilinear resize of a u8 (1, C, H, W) tensor (half-pixel centres, as OpenCV's INTER_LINEAR),
 // rounded to nearest.

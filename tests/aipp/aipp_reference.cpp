@@ -29,7 +29,8 @@ uint16_t dtc(const aipp::Params& p, const aipp::Fidelity& f, uint8_t v, uint32_t
 }
 
 uint8_t store(int v, const aipp::Fidelity& f) {  // the model's uint8 dstVal
-    return f.saturate ? static_cast<uint8_t>(std::max(0, std::min(255, v))) : static_cast<uint8_t>(v);
+    return f.saturate ? static_cast<uint8_t>(std::max(0, std::min(255, v)))
+                      : static_cast<uint8_t>(v);
 }
 
 int divide(int sum, const aipp::Fidelity& f) {
@@ -59,11 +60,15 @@ std::vector<uint16_t> aipp_reference(const aipp::Params& p, const aipp::LoadPara
     const uint32_t height = vert + top + bot, width = l.horiz_size + l.left_pad + l.right_pad;
     const uint32_t size = height * width * c0;
     std::vector<uint16_t> dst(size, 0xdead);
-    const bool xrgb = p.format == InputFormat::XRGB8888_U8, rgb = p.format == InputFormat::RGB888_U8;
-    const bool yuv420 = p.format == InputFormat::YUV420SP_U8, yuv400 = p.format == InputFormat::YUV400_U8;
+    const bool xrgb = p.format == InputFormat::XRGB8888_U8,
+               rgb = p.format == InputFormat::RGB888_U8;
+    const bool yuv420 = p.format == InputFormat::YUV420SP_U8,
+               yuv400 = p.format == InputFormat::YUV400_U8;
     const auto bias_in = f.bias_roles_as_labelled ? p.csc_bias_out : p.csc_bias_in;
     const auto bias_out = f.bias_roles_as_labelled ? p.csc_bias_in : p.csc_bias_out;
-    auto m = [&](uint32_t r, uint32_t c) { return static_cast<int>(p.csc_matrix[r * 3 + c]); };
+    auto m = [&](uint32_t r, uint32_t c) {
+        return static_cast<int>(p.csc_matrix[r * 3 + c]);
+    };
 
     // Pass 1.
     for (uint32_t n = 0; n < size; ++n) {
@@ -142,8 +147,9 @@ std::vector<uint16_t> aipp_reference(const aipp::Params& p, const aipp::LoadPara
         uint32_t ii = i, jj = j;
         if (p.padding_mode == 1) {
             ii = i < top ? top : (i < top + vert ? i : top + vert - 1);
-            jj = j < l.left_pad ? l.left_pad
-                                : (j < l.horiz_size + l.left_pad ? j : l.left_pad + l.horiz_size - 1);
+            jj = j < l.left_pad
+                     ? l.left_pad
+                     : (j < l.horiz_size + l.left_pad ? j : l.left_pad + l.horiz_size - 1);
         } else if (p.padding_mode == 2) {
             ii = i < top ? top + i : (i < top + vert ? i : i - bot);
             jj = j < l.left_pad ? l.left_pad + j

@@ -163,10 +163,10 @@ TEST(AippFunc, DataTypeConversion) {
     // half: ((v − 100) − 0.5) · 0.25; v = 200: 99.5 · 0.25 = 24.875 = 0x4e38
     p.output = OutputType::f16;
     p.dtc_mean = {100, 0, 0};
-    p.dtc_min = {0x3800, 0, 0};  // 0.5
+    p.dtc_min = {0x3800, 0, 0};            // 0.5
     p.dtc_var = {0x3400, 0x3c00, 0x3c00};  // 0.25
     const std::vector<uint16_t> h = run(p, crop(2, 2, 0, 0, 2), y);
-    EXPECT_EQ(h[8], 0x4e38);                                  // pixel 2 (v = 200)
+    EXPECT_EQ(h[8], 0x4e38);                                       // pixel 2 (v = 200)
     EXPECT_EQ(sim::half_to_float(h[0]), (10 - 100 - 0.5) * 0.25);  // −22.625, exact in half
     // uint8 ignores the mean
     p.output = OutputType::u8;
@@ -263,7 +263,8 @@ TEST(AippFunc, MatchesTheVendorModelOnRandomConfigurations) {
         l.horiz_size = std::min(l.horiz_size, src_w - l.horiz_start);
         l.vert_size = std::min(l.vert_size, src_h - l.vert_start);
         const uint32_t vert = p.single_line ? 1 : l.vert_size;
-        l.left_pad = pick(0, std::min(l.horiz_size, 6u)), l.right_pad = pick(0, std::min(l.horiz_size, 6u));
+        l.left_pad = pick(0, std::min(l.horiz_size, 6u)),
+        l.right_pad = pick(0, std::min(l.horiz_size, 6u));
         l.top_pad = pick(0, std::min(vert, 5u)), l.bot_pad = pick(0, std::min(vert, 5u));
         ASSERT_TRUE(aipp::check(p, l, src_h).empty()) << aipp::check(p, l, src_h).front();
         const size_t stride = p.format == InputFormat::RGB888_U8     ? 3

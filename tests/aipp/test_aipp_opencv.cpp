@@ -79,7 +79,8 @@ TEST(AippOpenCv, RgbToYCrCbBt601FullRange) {
     f.saturate = true;
     std::vector<uint8_t> tile(aipp::geometry(p, l).elements());
     aipp::load_image(p, l, f, {rgb.data(), rgb.size()}, tile.data());
-    EXPECT_LE(max_abs_diff(three_channels(tile), want), 2);  // measured: 2 (C truncation of negative chroma sums)
+    EXPECT_LE(max_abs_diff(three_channels(tile), want),
+              2);  // measured: 2 (C truncation of negative chroma sums)
 }
 
 }  // namespace

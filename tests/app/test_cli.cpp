@@ -224,4 +224,43 @@ TEST_F(Cli, InfoListsTheLayersOfAModel) {
         << r.out;
 }
 
+TEST_F(Cli, AippDefaultJobWritesTheTileAndItsCost) {
+    const Result r = run("aipp --out " + (dir / "aipp").string());
+    ASSERT_EQ(r.rc, 0) << r.err;
+    EXPECT_EQ(r.err, "");
+    const std::string npy = slurp(dir / "aipp" / "output.npy");
+    EXPECT_NE(npy.find("'descr': '|i1'"), std::string::npos) << npy.substr(0, 80);
+    EXPECT_NE(npy.find("'shape': (232, 232, 4)"), std::string::npos) << npy.substr(0, 80);
+    EXPECT_EQ(npy.size() % 64, (232u * 232 * 4) % 64);  // header padded to 64, then the tile
+    const auto j = nlohmann::json::parse(slurp(dir / "aipp" / "report.json"));
+    // 224x224 NV12 crop at (48, 8): Y 224·224 = 50176 B, UV rows (8 + 223) / 2 − 4 + 1 = 112 of
+    // 224 B = 25088 B; read 75264 B / 32 = 2352 cycles; write 232·232·4 = 215296 B / 64 = 3364
+    // cycles; rows 232 · 8 = 1856; total 64 + 1856 + max(2352, 3364) = 5284.
+    EXPECT_EQ(j["cost"]["read_bytes"], 75264);
+    EXPECT_EQ(j["cost"]["write_bytes"], 215296);
+    EXPECT_EQ(j["cost"]["total_cycles"], 5284);
+    EXPECT_EQ(slurp(dir / "aipp" / "output.png").substr(1, 3), "PNG");
+}
+
+TEST_F(Cli, AippBadParametersAreOneLine) {
+    const fs::path cfg = write("bad.yaml",
+                               "aipp:\n  format: RGB888_U8\n  load: {horizSize: 5000, vertSize: 8, "
+                               "horizStartPos: 3}\n");
+    const Result r = run("aipp --config " + cfg.string() + " --out " + (dir / "o").string());
+    EXPECT_EQ(r.rc, 2);
+    EXPECT_EQ(r.err, "npusim: error: " + cfg.string() +
+                         ": AIPP parameters: horizSize is 5000, expected 2..4095; horizStartPos is "
+                         "3, expected an even value (every input format); horizStartPos + "
+                         "horizSize is 5003, expected at most srcHorizSize = 320 (the crop must "
+                         "lie inside the source rows)\n");
+    EXPECT_FALSE(fs::exists(dir / "o"));
+    const fs::path typo =
+        write("typo.yaml", "aipp:\n  load: {horizSize: 8, vertSize: 8, horizStartPoss: 2}\n");
+    const Result t = run("aipp --config " + typo.string());
+    EXPECT_EQ(t.rc, 2);
+    EXPECT_NE(t.err.find("aipp.load.horizStartPoss: unknown key (did you mean 'horizStartPos'?)"),
+              std::string::npos)
+        << t.err;
+}
+
 }  // namespace

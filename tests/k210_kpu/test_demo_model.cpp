@@ -11,6 +11,7 @@
 #include "platforms/k210/demo_model.h"
 #include "platforms/k210/kmodel.h"
 #include "platforms/k210/kmodel_writer.h"
+#include "sim/core/image.h"
 
 namespace npu::k210 {
 namespace {
@@ -117,7 +118,7 @@ TEST(DemoModel, MapsAreTheBlurAndEdgesTheirKernelsDescribe) {
 }
 
 TEST(DemoModel, SceneIsDeterministicAndHasItsShapes) {
-    const sim::Tensor a = demo_image(120, 160), b = demo_image(120, 160);
+    const sim::Tensor a = sim::test_scene(120, 160), b = sim::test_scene(120, 160);
     EXPECT_TRUE(a == b);
     const size_t plane = 120 * 160;
     // The red disk's centre (x = 0.28 · 160, y = 0.4 · 120) and a green box pixel.
