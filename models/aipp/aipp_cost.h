@@ -12,17 +12,17 @@
 namespace npu::aipp {
 
 struct AippTiming {
-    uint64_t clock_hz = 1'000'000'000;    // AI Core clock
-    double gm_read_bytes_per_cycle = 32;  // global-memory read bandwidth of the engine (MTE2)
+    uint64_t clock_hz = 1'000'000'000;     // AI Core clock
+    double gm_read_bytes_per_cycle = 32;   // global-memory read bandwidth of the engine (MTE2)
     double l1_write_bytes_per_cycle = 64;  // L1 write port
     uint64_t start_cycles = 64;            // command decode and first-request latency
     uint64_t row_overhead_cycles = 8;      // per output row (row addressing, border fill)
 };
 
 struct AippCost {
-    uint64_t read_bytes = 0;   // src0 + src1 bytes of the crop (row spans the engine fetches)
-    uint64_t write_bytes = 0;  // H_out · W_out · C0 · sizeof(U)
-    uint64_t read_cycles = 0;  // ⌈read_bytes / gm_read_bytes_per_cycle⌉
+    uint64_t read_bytes = 0;    // src0 + src1 bytes of the crop (row spans the engine fetches)
+    uint64_t write_bytes = 0;   // H_out · W_out · C0 · sizeof(U)
+    uint64_t read_cycles = 0;   // ⌈read_bytes / gm_read_bytes_per_cycle⌉
     uint64_t write_cycles = 0;  // ⌈write_bytes / l1_write_bytes_per_cycle⌉
     uint64_t row_cycles = 0;    // H_out · row_overhead_cycles
     uint64_t total_cycles = 0;  // start + row_cycles + max(read_cycles, write_cycles)

@@ -32,8 +32,8 @@ uint16_t value_of_u(const sim::ConfigNode& n, const std::string& key, OutputType
 }
 
 uint16_t half_param(const sim::ConfigNode& n, const std::string& key, uint16_t fallback) {
-    return sim::double_to_half(n.get<double>(
-        key, static_cast<double>(sim::half_to_float(fallback)), -65504.0, 65504.0));
+    return sim::double_to_half(
+        n.get<double>(key, static_cast<double>(sim::half_to_float(fallback)), -65504.0, 65504.0));
 }
 
 void read_params(const sim::ConfigNode& a, aipp::Params& p) {

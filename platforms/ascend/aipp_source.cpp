@@ -54,7 +54,9 @@ SourceImage from_rgb(const sim::Tensor& rgb, InputFormat f) {
     const auto h = static_cast<uint32_t>(rgb.dim(2)), w = static_cast<uint32_t>(rgb.dim(3));
     const uint8_t* p = rgb.bytes();
     const size_t plane = size_t{w} * h;
-    auto px = [&](uint32_t x, uint32_t y, size_t c) { return int32_t{p[c * plane + y * w + x]}; };
+    auto px = [&](uint32_t x, uint32_t y, size_t c) {
+        return int32_t{p[c * plane + y * w + x]};
+    };
     SourceImage s;
     s.width = w, s.height = h;
     switch (f) {
@@ -95,7 +97,8 @@ SourceImage from_rgb(const sim::Tensor& rgb, InputFormat f) {
                 int32_t m[3] = {};
                 for (size_t c = 0; c < 3; ++c) {
                     m[c] = (px(i, y, c) + px(i + 1, y, c) + px(i, y + 1, c) + px(i + 1, y + 1, c) +
-                            2) / 4;
+                            2) /
+                           4;
                 }
                 s.src1.push_back(chroma_u(m[0], m[1], m[2]));
                 s.src1.push_back(chroma_v(m[0], m[1], m[2]));
@@ -148,8 +151,9 @@ SourceImage from_array(const sim::Tensor& a, InputFormat f, const std::string& n
 SourceImage from_raw(const std::vector<uint8_t>& bytes, InputFormat f, uint32_t width,
                      uint32_t height, const std::string& name) {
     if (width == 0 || height == 0) {
-        throw sim::Error(name + ": a raw input needs its size: source: {width, height} in the "
-                                "AIPP config");
+        throw sim::Error(name +
+                         ": a raw input needs its size: source: {width, height} in the "
+                         "AIPP config");
     }
     const size_t want = bytes_of(f, width, height);
     if (bytes.size() != want) {

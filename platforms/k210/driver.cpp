@@ -132,6 +132,9 @@ void K210Driver::end_layer() {
                          {{"cpu_cycles", m_current.cpu_cycles}});
     }
     m_result.layers.push_back(m_current);
+    if (m_on_layer) {
+        m_on_layer(m_current, m_result.layers.size(), m_model->layers.size());
+    }
 }
 
 // ---------------------------------------------------------------- flows

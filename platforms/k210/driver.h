@@ -6,6 +6,7 @@
 // Flows and the CPU time model: docs/k210_platform.md.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -51,6 +52,10 @@ public:
     // Throws sim::Error if the input does not fit the model or the model does not fit the SRAM.
     void load(const Kmodel& model, const sim::Tensor& input);
     const RunResult& result() const { return m_result; }
+    // Called after each layer with the layers done so far (for a progress line).
+    void on_layer(std::function<void(const LayerRun&, size_t done, size_t total)> f) {
+        m_on_layer = std::move(f);
+    }
 
 private:
     void run();
@@ -86,6 +91,7 @@ private:
     RunResult m_result;
     LayerRun m_current;
     uint64_t m_bytes_before = 0;
+    std::function<void(const LayerRun&, size_t, size_t)> m_on_layer;
     class BusMemory;  // the kmodel runtime's memories, through the CPU port
     std::unique_ptr<BusMemory> m_mem;
 };

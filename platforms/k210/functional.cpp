@@ -121,6 +121,9 @@ FunctionalResult run_functional(const Kmodel& m, const sim::Tensor& input,
         }
         l.index = i;
         result.layers.push_back(l);
+        if (opts.on_layer) {
+            opts.on_layer(l, i + 1, m.layers.size());
+        }
     }
     result.outputs = read_outputs(m, mem);
     return result;

@@ -4,6 +4,7 @@
 // tests compare the full MMIO/FIFO/DMA path with. Pure C++.
 #pragma once
 
+#include <functional>
 #include <vector>
 
 #include "models/k210_kpu/kpu_func.h"
@@ -30,6 +31,8 @@ struct FunctionalOptions {
     // A model's working buffer larger than this is refused (the K210 has 6 MiB of SRAM beside
     // the AI SRAM; a hostile header must not make us allocate gigabytes).
     uint64_t max_main_bytes = 6u << 20;
+    // Called after each layer with the layers done so far (for a progress line).
+    std::function<void(const FunctionalLayer&, size_t done, size_t total)> on_layer;
 };
 
 // Throws sim::Error for an input that does not fit, an unsupported layer or a malformed body.

@@ -62,6 +62,9 @@ int main(int argc, char** argv) {
                   "Values only: run every layer through the same code without SystemC or "
                   "timing (fast; no cycles, no trace)")
         ->excludes(run->get_option("--trace"));
+    run->add_flag("--progress", run_opts.progress,
+                  "Show the layer progress line on stderr (default: for runs over 0.5 s on a "
+                  "terminal)");
     run->add_flag("-v,--verbose", run_opts.verbose, "Print SystemC info messages");
 
     InfoOptions info_opts;

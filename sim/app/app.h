@@ -21,6 +21,7 @@ struct RunOptions {
     std::string out;          // output directory; empty = print only
     bool trace = false;       // write trace.json (Chrome trace events) into --out
     bool functional = false;  // values only: no SystemC, no time (k210)
+    bool progress = false;    // always show the progress line (else: long runs on a terminal)
     bool verbose = false;
 };
 

@@ -129,15 +129,16 @@ int cmd_aipp(const AippOptions& opts) {
     fmt::print("input: {} {}x{} ({})\n", opts.input.empty() ? "<built-in scene>" : opts.input,
                src.width, src.height, src.conversion);
     fmt::print("crop {}x{} at ({}, {}) of a {}-wide source, pads t{} b{} l{} r{} (mode {})\n",
-               l.horiz_size, g.vert_size, l.horiz_start, l.vert_start, l.src_horiz_size,
-               g.top_pad, g.bot_pad, l.left_pad, l.right_pad, job.params.padding_mode);
+               l.horiz_size, g.vert_size, l.horiz_start, l.vert_start, l.src_horiz_size, g.top_pad,
+               g.bot_pad, l.left_pad, l.right_pad, job.params.padding_mode);
     fmt::print("tile: {} x {} pixels x {} elements ({} image channels), {} bytes\n", g.height,
                g.width, g.c0, g.channels, cost.write_bytes);
-    fmt::print("cost: {} cycles ({:.3f} us at {}): read {} B ({} cycles), write {} B ({} "
-               "cycles), rows {} cycles, start {}\n",
-               cost.total_cycles, time_us, sim::format_frequency(job.timing.clock_hz),
-               cost.read_bytes, cost.read_cycles, cost.write_bytes, cost.write_cycles,
-               cost.row_cycles, job.timing.start_cycles);
+    fmt::print(
+        "cost: {} cycles ({:.3f} us at {}): read {} B ({} cycles), write {} B ({} "
+        "cycles), rows {} cycles, start {}\n",
+        cost.total_cycles, time_us, sim::format_frequency(job.timing.clock_hz), cost.read_bytes,
+        cost.read_cycles, cost.write_bytes, cost.write_cycles, cost.row_cycles,
+        job.timing.start_cycles);
     if (out) {
         nlohmann::ordered_json j;
         j["tool"] = "npusim";

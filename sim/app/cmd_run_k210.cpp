@@ -14,6 +14,7 @@
 #include "platforms/k210/kmodel_runtime.h"
 #include "sim/app/app.h"
 #include "sim/app/platform_loader.h"
+#include "sim/app/progress.h"
 #include "sim/core/error.h"
 #include "sim/core/files.h"
 #include "sim/core/image.h"
@@ -172,6 +173,10 @@ int run_values_only(const RunOptions& opts, const LoadedPlatform& p, const k210:
     k210::FunctionalOptions fo;
     fo.fidelity = p.k210->kpu.fidelity;
     fo.fused_multiply_add = p.k210->cpu.fused_multiply_add;
+    Progress progress(opts.progress);
+    fo.on_layer = [&](const k210::FunctionalLayer& l, size_t done, size_t total) {
+        progress.update(done, total, model.layers[l.index].type_name);
+    };
     k210::FunctionalResult r = k210::run_functional(model, input, fo);
     reshape_demo_outputs(demo, r.outputs);
     fmt::print("npusim {}: {} (kmodel v{}), functional run (values only, no timing)\n", version(),
@@ -246,6 +251,10 @@ int cmd_run_k210(const RunOptions& opts, const LoadedPlatform& p) {
     k210::K210Platform soc("k210", *p.k210, trace);
     k210::K210Driver driver("driver", soc, trace);
     driver.load(model, input);
+    Progress progress(opts.progress);
+    driver.on_layer([&](const k210::LayerRun& l, size_t done, size_t total) {
+        progress.update(done, total, l.type);
+    });
     sc_core::sc_start();
     k210::RunResult r = driver.result();
     reshape_demo_outputs(demo ? &demo_model : nullptr, r.outputs);

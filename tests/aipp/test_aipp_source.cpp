@@ -27,8 +27,8 @@ TEST(AippSource, RgbToNv12WorkedByHand) {
     // U = ((−8600 − 8500 + 6400 + 128) >> 8) + 128 = (−10572 >> 8) + 128 = −42 + 128 = 86;
     // V = ((25600 − 10700 − 1050 + 128) >> 8) + 128 = (13978 >> 8) + 128 = 54 + 128 = 182.
     // A 5x3 image gives NV12 4x2 (odd sizes drop the last row and column).
-    const ascend::SourceImage s = ascend::from_rgb(uniform_rgb(3, 5, 200, 100, 50),
-                                                   InputFormat::YUV420SP_U8);
+    const ascend::SourceImage s =
+        ascend::from_rgb(uniform_rgb(3, 5, 200, 100, 50), InputFormat::YUV420SP_U8);
     EXPECT_EQ(s.width, 4u);
     EXPECT_EQ(s.height, 2u);
     EXPECT_EQ(s.src0, std::vector<uint8_t>(8, 124));
@@ -51,14 +51,14 @@ std::string error_of(const std::function<void()>& f) {
 }
 
 TEST(AippSource, ArraysAndRawFilesMustFitTheFormat) {
-    const ascend::SourceImage nv12 = ascend::from_array(sim::Tensor(sim::DType::u8, {6, 4}),
-                                                        InputFormat::YUV420SP_U8, "a.npy");
+    const ascend::SourceImage nv12 =
+        ascend::from_array(sim::Tensor(sim::DType::u8, {6, 4}), InputFormat::YUV420SP_U8, "a.npy");
     EXPECT_EQ(nv12.height, 4u);
     EXPECT_EQ(nv12.src0.size(), 16u);
     EXPECT_EQ(nv12.src1.size(), 8u);
     EXPECT_EQ(error_of([] {
-                  ascend::from_array(sim::Tensor(sim::DType::u8, {4, 6}),
-                                     InputFormat::YUV420SP_U8, "a.npy");
+                  ascend::from_array(sim::Tensor(sim::DType::u8, {4, 6}), InputFormat::YUV420SP_U8,
+                                     "a.npy");
               }),
               "a.npy: array is (4, 6) of u8, YUV420SP_U8 expects uint8 (H * 3 / 2, W): the Y "
               "plane, then the UV plane");
@@ -73,8 +73,7 @@ TEST(AippSource, ArraysAndRawFilesMustFitTheFormat) {
               }),
               "x.nv12: 10 bytes, a 4x2 YUV420SP_U8 image has 12");
     EXPECT_EQ(error_of([] {
-                  ascend::from_raw(std::vector<uint8_t>(10), InputFormat::YUV400_U8, 0, 0,
-                                   "x.yuv");
+                  ascend::from_raw(std::vector<uint8_t>(10), InputFormat::YUV400_U8, 0, 0, "x.yuv");
               }),
               "x.yuv: a raw input needs its size: source: {width, height} in the AIPP config");
 }

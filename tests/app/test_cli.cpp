@@ -263,4 +263,16 @@ TEST_F(Cli, AippBadParametersAreOneLine) {
         << t.err;
 }
 
+TEST_F(Cli, ProgressLineOnRequest) {
+    // Off by default (stderr is not a terminal here); --progress always ends with the last layer.
+    const Result quiet = run("run");
+    EXPECT_EQ(quiet.err, "");
+    const Result r = run("run --progress");
+    ASSERT_EQ(r.rc, 0) << r.err;
+    EXPECT_NE(r.err.find("npusim: layer 5/5 (DEQUANTIZE), "), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.back(), '\n');
+    const Result f = run("run --functional --progress");
+    EXPECT_NE(f.err.find("npusim: layer 5/5 (DEQUANTIZE), "), std::string::npos) << f.err;
+}
+
 }  // namespace

@@ -1,7 +1,8 @@
-// AIPP load-image throughput (Google Benchmark, release build): build/release/tests/npusim_bench_aipp
-// A 1920x1080 NV12 frame: a 224x224 crop with CSC (BT.601 to RGB) and int8 conversion, and the
-// whole frame converted the same way; C0 = 32 (channel padding mode 0) and C0 = 4. Reported as
-// output megapixels per host second (items_per_second counts output pixels).
+// AIPP load-image throughput (Google Benchmark, release build):
+// build/release/tests/npusim_bench_aipp A 1920x1080 NV12 frame: a 224x224 crop with CSC (BT.601 to
+// RGB) and int8 conversion, and the whole frame converted the same way; C0 = 32 (channel padding
+// mode 0) and C0 = 4. Reported as output megapixels per host second (items_per_second counts output
+// pixels).
 #include <random>
 
 #include <benchmark/benchmark.h>
