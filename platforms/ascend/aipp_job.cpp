@@ -125,10 +125,13 @@ AippJob read_aipp_job(const sim::ConfigNode& a) {
     if (auto n = a.optional_child("timing")) {
         aipp::AippTiming& t = j.timing;
         t.clock_hz = n->get_hz("clock_hz", t.clock_hz);
-        t.gm_read_bytes_per_cycle =
-            n->get<double>("gm_read_bytes_per_cycle", t.gm_read_bytes_per_cycle, 0.125, 4096.0);
-        t.l1_write_bytes_per_cycle =
-            n->get<double>("l1_write_bytes_per_cycle", t.l1_write_bytes_per_cycle, 0.125, 4096.0);
+        t.gm_bus.clock_hz = t.l1_bus.clock_hz = t.clock_hz;  // unless a bus says otherwise
+        if (auto bus = n->optional_child("gm_bus")) {
+            t.gm_bus = sim::read_bus_config(*bus, t.gm_bus);
+        }
+        if (auto bus = n->optional_child("l1_bus")) {
+            t.l1_bus = sim::read_bus_config(*bus, t.l1_bus);
+        }
         t.start_cycles = n->get<uint64_t>("start_cycles", t.start_cycles, 0u, 1u << 30);
         t.row_overhead_cycles =
             n->get<uint64_t>("row_overhead_cycles", t.row_overhead_cycles, 0u, 1u << 20);

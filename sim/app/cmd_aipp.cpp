@@ -115,9 +115,9 @@ int cmd_aipp(const AippOptions& opts) {
                                                                       : sim::DType::u8;
     sim::Tensor tile(dt, {g.height, g.width, g.c0});
     aipp::load_image(job.params, l, job.fidelity, src.view(), tile.bytes());
-    const aipp::AippCost cost = aipp::aipp_cost(job.params, l, job.timing);
-    const double time_us =
-        static_cast<double>(cost.total_cycles) * 1e6 / static_cast<double>(job.timing.clock_hz);
+    // The tool places src0 at GM address 0, src1 right after it and the tile at L1 address 0.
+    const aipp::AippCost cost = aipp::aipp_cost(job.params, l, job.timing, {0, src.src0.size(), 0});
+    const double time_us = static_cast<double>(cost.total_ps) / 1e6;
 
     // The job is cheap: the output directory is made only once it has succeeded.
     std::unique_ptr<sim::OutputDir> out;
@@ -134,11 +134,11 @@ int cmd_aipp(const AippOptions& opts) {
     fmt::print("tile: {} x {} pixels x {} elements ({} image channels), {} bytes\n", g.height,
                g.width, g.c0, g.channels, cost.write_bytes);
     fmt::print(
-        "cost: {} cycles ({:.3f} us at {}): read {} B ({} cycles), write {} B ({} "
-        "cycles), rows {} cycles, start {}\n",
-        cost.total_cycles, time_us, sim::format_frequency(job.timing.clock_hz), cost.read_bytes,
-        cost.read_cycles, cost.write_bytes, cost.write_cycles, cost.row_cycles,
-        job.timing.start_cycles);
+        "cost: {} cycles ({:.3f} us at {}): start {} + rows {} + max(read {} B in {} bus "
+        "cycles, write {} B in {} bus cycles)\n",
+        cost.total_cycles, time_us, sim::format_frequency(job.timing.clock_hz), cost.start_cycles,
+        cost.row_cycles, cost.read_bytes, cost.read_bus_cycles, cost.write_bytes,
+        cost.write_bus_cycles);
     if (out) {
         nlohmann::ordered_json j;
         j["tool"] = "npusim";
@@ -156,11 +156,17 @@ int cmd_aipp(const AippOptions& opts) {
                      {"c0", g.c0},
                      {"image_channels", g.channels},
                      {"bytes", cost.write_bytes}};
-        j["cost"] = {{"read_bytes", cost.read_bytes},     {"write_bytes", cost.write_bytes},
-                     {"read_cycles", cost.read_cycles},   {"write_cycles", cost.write_cycles},
-                     {"row_cycles", cost.row_cycles},     {"start_cycles", job.timing.start_cycles},
-                     {"total_cycles", cost.total_cycles}, {"time_us", time_us},
-                     {"clock_hz", job.timing.clock_hz}};
+        j["cost"] = {{"read_bytes", cost.read_bytes},
+                     {"write_bytes", cost.write_bytes},
+                     {"read_bus_cycles", cost.read_bus_cycles},
+                     {"write_bus_cycles", cost.write_bus_cycles},
+                     {"row_cycles", cost.row_cycles},
+                     {"start_cycles", cost.start_cycles},
+                     {"total_ps", cost.total_ps},
+                     {"total_cycles", cost.total_cycles},
+                     {"time_us", time_us},
+                     {"clock_hz", job.timing.clock_hz},
+                     {"addresses", "src0 at GM 0, src1 right after it, the tile at L1 0"}};
         out->write_bytes("output.npy", sim::encode_npy(tile));
         out->write_bytes("output.png", preview(tile, g.channels >= 3 ? 3 : 1));
         out->write_text("report.json", j.dump(2) + "\n");

@@ -233,12 +233,18 @@ TEST_F(Cli, AippDefaultJobWritesTheTileAndItsCost) {
     EXPECT_NE(npy.find("'shape': (232, 232, 4)"), std::string::npos) << npy.substr(0, 80);
     EXPECT_EQ(npy.size() % 64, (232u * 232 * 4) % 64);  // header padded to 64, then the tile
     const auto j = nlohmann::json::parse(slurp(dir / "aipp" / "report.json"));
-    // 224x224 NV12 crop at (48, 8): Y 224·224 = 50176 B, UV rows (8 + 223) / 2 − 4 + 1 = 112 of
-    // 224 B = 25088 B; read 75264 B / 32 = 2352 cycles; write 232·232·4 = 215296 B / 64 = 3364
-    // cycles; rows 232 · 8 = 1856; total 64 + 1856 + max(2352, 3364) = 5284.
+    // 224x224 NV12 crop at (48, 8) of a 320x240 frame (src0 at 0, src1 at 76800): 224 Y rows and
+    // (8 + 223) / 2 − 4 + 1 = 112 UV rows of 224 B = 75264 B. Every row starts 16 B into a 32-B
+    // beat (48 + 320·r ≡ 16 mod 32): ⌈(16 + 224) / 32⌉ = 8 beats, one burst, no latency (a 4 KiB
+    // split keeps 8: both pieces ≡ 16 mod 32) -> 336 · 8 = 2688 bus cycles. Write 232·232·4 =
+    // 215296 B from L1 address 0 in 64-B beats: 3364 cycles. Rows 232 · 8 = 1856; total 64 + 1856
+    // + max(2688, 3364) = 5284 cycles at 1 GHz.
     EXPECT_EQ(j["cost"]["read_bytes"], 75264);
+    EXPECT_EQ(j["cost"]["read_bus_cycles"], 2688);
     EXPECT_EQ(j["cost"]["write_bytes"], 215296);
+    EXPECT_EQ(j["cost"]["write_bus_cycles"], 3364);
     EXPECT_EQ(j["cost"]["total_cycles"], 5284);
+    EXPECT_EQ(j["cost"]["total_ps"], 5284000);
     EXPECT_EQ(slurp(dir / "aipp" / "output.png").substr(1, 3), "PNG");
 }
 
