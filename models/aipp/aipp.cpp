@@ -50,8 +50,8 @@ Aipp::Aipp(sc_core::sc_module_name name, const AippConfig& cfg)
     , l1("l1", cfg.timing.l1_bus)
     , irq("irq")
     , m_cfg(cfg)
-    , m_period(sc_time::from_value(
-          aipp::cycles_to_ps(1, cfg.timing.clock_hz) * sc_time(1, sc_core::SC_PS).value()))
+    , m_period(sc_time::from_value(aipp::cycles_to_ps(1, cfg.timing.clock_hz) *
+                                   sc_time(1, sc_core::SC_PS).value()))
     , m_stats(basename())
     , m_jobs_done(m_stats.counter("jobs", "jobs", "LoadImageToLocal jobs completed"))
     , m_jobs_failed(m_stats.counter("failed_jobs", "jobs",
@@ -75,9 +75,9 @@ Aipp::Aipp(sc_core::sc_module_name name, const AippConfig& cfg)
         }
         if (m_status.get<regs::busy>() != 0) {
             ++m_ignored_starts;
-            SC_REPORT_WARNING(kMsgType,
-                              fmt::format("{}: CMD.start while a job runs: ignored", this->name())
-                                  .c_str());
+            SC_REPORT_WARNING(
+                kMsgType,
+                fmt::format("{}: CMD.start while a job runs: ignored", this->name()).c_str());
             return;
         }
         m_status.set<regs::busy>(1);
@@ -105,10 +105,10 @@ void Aipp::run() {
         const sc_time start = sc_core::sc_time_stamp();
         job.start_ps = to_ps(start);
         execute(job);
-        const sc_time busy = job.error_code == regs::kNoError
-                                 ? sc_time::from_value(job.cost.total_ps *
-                                                       sc_time(1, sc_core::SC_PS).value())
-                                 : m_period * static_cast<double>(m_cfg.timing.start_cycles);
+        const sc_time busy =
+            job.error_code == regs::kNoError
+                ? sc_time::from_value(job.cost.total_ps * sc_time(1, sc_core::SC_PS).value())
+                : m_period * static_cast<double>(m_cfg.timing.start_cycles);
         wait(busy);
         job.end_ps = to_ps(sc_core::sc_time_stamp());
         finish(job);
@@ -128,7 +128,10 @@ void Aipp::execute(JobRecord& job) {
         job.error_code = regs::kBadFormat, job.error = why;
         return;
     }
-    const std::vector<std::string> problems = check(p.params, p.load);
+    std::vector<std::string> problems = check(p.params, p.load);
+    for (std::string& a : check_source_alignment(p.params, p.src0_addr, p.src1_addr)) {
+        problems.push_back(std::move(a));
+    }
     if (!problems.empty()) {
         job.error_code = regs::kBadParameters;
         for (const std::string& s : problems) {

@@ -111,6 +111,23 @@ std::vector<std::string> check(const Params& p, const LoadParams& l, uint32_t sr
     return c.problems;
 }
 
+std::vector<std::string> check_source_alignment(const Params& p, uint64_t src0_addr,
+                                                uint64_t src1_addr) {
+    std::vector<std::string> problems;
+    const uint64_t a = p.format == InputFormat::YUV420SP_U8   ? 2
+                       : p.format == InputFormat::XRGB8888_U8 ? 4
+                                                              : 1;
+    if (src0_addr % a != 0) {
+        problems.push_back(fmt::format("src0 address is {:#x}, expected a multiple of {} ({})",
+                                       src0_addr, a, format_name(p.format)));
+    }
+    if (p.format == InputFormat::YUV420SP_U8 && src1_addr % 2 != 0) {
+        problems.push_back(fmt::format(
+            "src1 address is {:#x}, expected a multiple of 2 (YUV420SP_U8)", src1_addr));
+    }
+    return problems;
+}
+
 size_t src0_bytes_needed(const Params& p, const LoadParams& l) {
     const Geometry g = geometry(p, l);
     const uint64_t last_row = uint64_t{l.vert_start} + g.vert_size - 1;

@@ -92,6 +92,10 @@ Geometry geometry(const Params& p, const LoadParams& l);
 // Every out-of-range parameter, one line each: "<name> is <value>, expected <range>". Empty when
 // the call is valid. `src_height` (rows of the source) bounds the crop when known (0: unknown).
 std::vector<std::string> check(const Params& p, const LoadParams& l, uint32_t src_height = 0);
+// The source alignment rules: YUV420SP src0 and src1 2-byte aligned, XRGB8888 src0 4-byte
+// aligned, RGB888 and YUV400 free. One line per problem, as check().
+std::vector<std::string> check_source_alignment(const Params& p, uint64_t src0_addr,
+                                                uint64_t src1_addr);
 // Bytes of src0 / src1 the call reads (the crop's last row and column included).
 size_t src0_bytes_needed(const Params& p, const LoadParams& l);
 size_t src1_bytes_needed(const Params& p, const LoadParams& l);

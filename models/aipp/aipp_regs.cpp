@@ -18,12 +18,12 @@ std::array<uint64_t, 10> pack_sprs(const Params& p, uint64_t src0_addr, uint64_t
     const auto& m = p.csc_matrix;
     s[0] = src_addr::set(0, src0_addr);
     s[1] = csc_enable::set(src_addr::set(0, src1_addr), p.csc_enable ? 1 : 0);
-    s[2] = spr_lane3::set(spr_lane2::set(spr_lane1::set(spr_lane0::set(0, u16(m[0])), u16(m[1])),
-                                         u16(m[2])),
-                          u16(m[3]));
-    s[3] = spr_lane3::set(spr_lane2::set(spr_lane1::set(spr_lane0::set(0, u16(m[4])), u16(m[5])),
-                                         u16(m[6])),
-                          u16(m[7]));
+    s[2] = spr_lane3::set(
+        spr_lane2::set(spr_lane1::set(spr_lane0::set(0, u16(m[0])), u16(m[1])), u16(m[2])),
+        u16(m[3]));
+    s[3] = spr_lane3::set(
+        spr_lane2::set(spr_lane1::set(spr_lane0::set(0, u16(m[4])), u16(m[5])), u16(m[6])),
+        u16(m[7]));
     uint64_t s4 = spr_lane0::set(0, u16(m[8]));
     s4 = bias_out0::set(s4, p.csc_bias_out[0]);
     s4 = bias_out1::set(s4, p.csc_bias_out[1]);
@@ -33,10 +33,10 @@ std::array<uint64_t, 10> pack_sprs(const Params& p, uint64_t src0_addr, uint64_t
     s[4] = bias_in2::set(s4, p.csc_bias_in[2]);
     s[5] = spr_lane2::set(spr_lane1::set(spr_lane0::set(0, p.dtc_mean[0]), p.dtc_mean[1]),
                           p.dtc_mean[2]);
-    s[6] = spr_lane2::set(spr_lane1::set(spr_lane0::set(0, p.dtc_min[0]), p.dtc_min[1]),
-                          p.dtc_min[2]);
-    s[7] = spr_lane2::set(spr_lane1::set(spr_lane0::set(0, p.dtc_var[0]), p.dtc_var[1]),
-                          p.dtc_var[2]);
+    s[6] =
+        spr_lane2::set(spr_lane1::set(spr_lane0::set(0, p.dtc_min[0]), p.dtc_min[1]), p.dtc_min[2]);
+    s[7] =
+        spr_lane2::set(spr_lane1::set(spr_lane0::set(0, p.dtc_var[0]), p.dtc_var[1]), p.dtc_var[2]);
     const auto& pv = p.padding_value;
     s[8] = spr_lane3::set(spr_lane2::set(spr_lane1::set(spr_lane0::set(0, pv[0]), pv[1]), pv[2]),
                           pv[3]);
@@ -73,9 +73,10 @@ std::string unpack(const std::array<uint64_t, 10>& s, const std::array<uint64_t,
     Params& p = out.params;
     const uint64_t f = input_format::get(s[9]);
     if (f != 0 && f != 1 && f != 4 && f != 9) {
-        return fmt::format("SPR9 format is {}, expected 0 (YUV420SP_U8), 1 (XRGB8888_U8), 4 "
-                           "(RGB888_U8) or 9 (YUV400_U8)",
-                           f);
+        return fmt::format(
+            "SPR9 format is {}, expected 0 (YUV420SP_U8), 1 (XRGB8888_U8), 4 "
+            "(RGB888_U8) or 9 (YUV400_U8)",
+            f);
     }
     const uint64_t t = dst_type::get(type);
     if (t > 2) {
@@ -86,11 +87,10 @@ std::string unpack(const std::array<uint64_t, 10>& s, const std::array<uint64_t,
     out.src0_addr = src_addr::get(s[0]);
     out.src1_addr = src_addr::get(s[1]);
     p.csc_enable = csc_enable::get(s[1]) != 0;
-    p.csc_matrix = {s16(spr_lane0::get(s[2])), s16(spr_lane1::get(s[2])),
-                    s16(spr_lane2::get(s[2])), s16(spr_lane3::get(s[2])),
-                    s16(spr_lane0::get(s[3])), s16(spr_lane1::get(s[3])),
-                    s16(spr_lane2::get(s[3])), s16(spr_lane3::get(s[3])),
-                    s16(spr_lane0::get(s[4]))};
+    p.csc_matrix = {
+        s16(spr_lane0::get(s[2])), s16(spr_lane1::get(s[2])), s16(spr_lane2::get(s[2])),
+        s16(spr_lane3::get(s[2])), s16(spr_lane0::get(s[3])), s16(spr_lane1::get(s[3])),
+        s16(spr_lane2::get(s[3])), s16(spr_lane3::get(s[3])), s16(spr_lane0::get(s[4]))};
     p.csc_bias_out = {static_cast<uint8_t>(bias_out0::get(s[4])),
                       static_cast<uint8_t>(bias_out1::get(s[4])),
                       static_cast<uint8_t>(bias_out2::get(s[4]))};

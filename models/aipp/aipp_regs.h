@@ -38,7 +38,7 @@ enum Offset : uint64_t {
 };
 constexpr uint64_t kBlockBytes = 0xc0;
 
-using src_addr = Field<0, 48>;  // SPR0, SPR1
+using src_addr = Field<0, 48>;    // SPR0, SPR1
 using csc_enable = Field<63, 1>;  // SPR1
 // SPR2..SPR4: int16 bit patterns at 0/16/32/48; SPR4 also 8-bit biases.
 using spr_lane0 = Field<0, 16>;
@@ -62,31 +62,31 @@ using padding_mode = Field<27, 2>;
 using dtc_round_mode = Field<34, 1>;
 using c_padding_mode = Field<40, 1>;
 // Command block.
-using horiz_size_m1 = Field<0, 12>;       // LOAD_SIZE
+using horiz_size_m1 = Field<0, 12>;  // LOAD_SIZE
 using vert_size_m1 = Field<16, 12>;
 using src_horiz_size_m1 = Field<32, 12>;
-using horiz_start = Field<0, 12>;         // LOAD_START
+using horiz_start = Field<0, 12>;  // LOAD_START
 using vert_start = Field<16, 12>;
-using top_pad = Field<0, 6>;              // LOAD_PAD
+using top_pad = Field<0, 6>;  // LOAD_PAD
 using bot_pad = Field<8, 6>;
 using left_pad = Field<16, 6>;
 using right_pad = Field<24, 6>;
 using sid = Field<32, 4>;
-using dst_addr = Field<0, 48>;            // DST_ADDR
-using dst_type = Field<0, 2>;             // DST_TYPE: 0 uint8, 1 int8, 2 half
-using start = Field<0, 1>;                // CMD
-using busy = Field<0, 1>;                 // STATUS
+using dst_addr = Field<0, 48>;  // DST_ADDR
+using dst_type = Field<0, 2>;   // DST_TYPE: 0 uint8, 1 int8, 2 half
+using start = Field<0, 1>;      // CMD
+using busy = Field<0, 1>;       // STATUS
 using done = Field<1, 1>;
 using error = Field<2, 1>;
 using error_code = Field<8, 8>;
-using done_int_en = Field<0, 1>;          // INT_EN
+using done_int_en = Field<0, 1>;  // INT_EN
 using error_int_en = Field<1, 1>;
 
 // STATUS.error_code values.
 enum ErrorCode : uint64_t {
     kNoError = 0,
-    kBadParameters = 1,  // a parameter out of range (aipp::check)
-    kBadFormat = 2,      // SPR9.format is not 0, 1, 4 or 9, or DST_TYPE is 3
+    kBadParameters = 1,   // a parameter out of range (aipp::check)
+    kBadFormat = 2,       // SPR9.format is not 0, 1, 4 or 9, or DST_TYPE is 3
     kBadDestination = 3,  // DST_ADDR not 32-byte aligned, or the tile leaves L1
     kBusError = 4,        // a GM read or L1 write got an error response
 };

@@ -136,8 +136,7 @@ TEST_F(AippModule, JobEqualsThePureFunctionAndTheCostModel) {
     // Values: the pure function on the whole frame.
     const aipp::Geometry g = aipp::geometry(j.p, j.l);
     std::vector<uint8_t> want(g.elements());
-    aipp::load_image(j.p, j.l, {}, {j.y.data(), j.y.size(), j.uv.data(), j.uv.size()},
-                     want.data());
+    aipp::load_image(j.p, j.l, {}, {j.y.data(), j.y.size(), j.uv.data(), j.uv.size()}, want.data());
     EXPECT_EQ(0, std::memcmp(b.l1.data() + (dst - kL1), want.data(), want.size()));
     // Time: the cost model with the same addresses. By hand: 30 Y rows + 15 UV rows of 40 B, each
     // starting at 10 + 64·r (Y) or 3072 + 10 + 64·r (UV) ≡ 10 mod 32: ⌈(10 + 40) / 32⌉ = 2 beats
@@ -199,6 +198,29 @@ TEST_F(AippModule, MisalignedDestinationAndStartWhileBusy) {
               "must start 32-byte aligned inside L1 [0x10000000, 0x10100000)");
     EXPECT_EQ(b.aipp.jobs().size(), 1u);
     EXPECT_EQ(b.aipp.stats().to_json()["ignored_starts"]["value"], 1);
+}
+
+TEST_F(AippModule, SourceAlignmentRules) {
+    Bench b("b", config());
+    const Job j;  // YUV420SP: both planes 2-byte aligned
+    elaborate();
+    b.program(j.p, j.l, kGm + 1, kGm + 0x1001, kL1);
+    b.set(aipp::regs::CMD, 1);
+    ExpectWarnings w;
+    sc_core::sc_start();
+    ASSERT_EQ(w.messages().size(), 1u);
+    EXPECT_EQ(w.messages()[0],
+              "b.aipp: job refused (error_code 1): src0 address is 0x1, expected a multiple of 2 "
+              "(YUV420SP_U8); src1 address is 0x1001, expected a multiple of 2 (YUV420SP_U8)");
+    EXPECT_EQ(aipp::check_source_alignment(
+                  [] {
+                      aipp::Params x;
+                      x.format = aipp::InputFormat::XRGB8888_U8;
+                      return x;
+                  }(),
+                  6, 0)
+                  .front(),
+              "src0 address is 0x6, expected a multiple of 4 (XRGB8888_U8)");
 }
 
 }  // namespace

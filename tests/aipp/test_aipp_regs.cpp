@@ -78,7 +78,8 @@ TEST(AippRegs, PackUnpackRoundTrip) {
         l.src_horiz_size = 1 + static_cast<uint32_t>(rng() % 4096);
         l.horiz_start = static_cast<uint32_t>(rng() % 4096);
         l.vert_start = static_cast<uint32_t>(rng() % 4096);
-        l.top_pad = static_cast<uint32_t>(rng() % 64), l.bot_pad = static_cast<uint32_t>(rng() % 64);
+        l.top_pad = static_cast<uint32_t>(rng() % 64),
+        l.bot_pad = static_cast<uint32_t>(rng() % 64);
         l.left_pad = static_cast<uint32_t>(rng() % 64);
         l.right_pad = static_cast<uint32_t>(rng() % 64);
         l.sid = static_cast<uint32_t>(rng() % 16);
