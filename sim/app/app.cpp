@@ -40,6 +40,7 @@ int main(int argc, char** argv) {
         "  npusim info --platform configs/k210.yaml        address and register maps\n"
         "  npusim info --model M.kmodel                    a kmodel's layers\n"
         "  npusim aipp --out out         the built-in Ascend AIPP job on the built-in scene\n"
+        "  npusim layout explain --layout 1W16C8BHL --shape 1,32,7,9   KL730 layout map\n"
         "Exit codes: 0 ok, 1 a check failed, 2 bad arguments/config/input, 3 internal error.");
 
     RunOptions run_opts;
@@ -105,6 +106,43 @@ int main(int argc, char** argv) {
     aipp->add_option("--out", aipp_opts.out,
                      "Directory for output.npy, output.png and report.json");
 
+    LayoutOptions layout_opts;
+    CLI::App* layout = app.add_subcommand(
+        "layout",
+        "Kneron KL730 NPU data layouts: convert an ONNX tensor to the NPU's packed "
+        "bytes and back, or explain where each element lands");
+    layout->require_subcommand(1, 1);
+    for (const char* action : {"to-npu", "to-onnx", "explain"}) {
+        CLI::App* sub = layout->add_subcommand(
+            action, std::string(action) == "to-npu"    ? "float .npy (ONNX, NCHW) -> NPU .bin"
+                    : std::string(action) == "to-onnx" ? "NPU .bin -> float32 .npy (ONNX order)"
+                                                       : "print each element's byte, entry and "
+                                                         "lane");
+        sub->callback([&layout_opts, action] { layout_opts.action = action; });
+        sub->add_option("--layout", layout_opts.layout, "e.g. 1W16C8BHL (docs/kl730.md)")
+            ->required();
+        sub->add_option("--shape", layout_opts.shape, "ONNX shape, e.g. 1,32,7,9")->required();
+        sub->add_option("--scale", layout_opts.scale,
+                        "scale, or one per channel: 0.5,0.25,... (default 1)");
+        sub->add_option("--radix", layout_opts.radix, "radix, or one per channel (default 0)");
+        sub->add_option("--axis", layout_opts.axis,
+                        "quantized_axis of per-channel parameters (default: 1 when several)");
+        sub->add_option("--stride-npu", layout_opts.stride_npu,
+                        "the model's stride_npu (default: generated for the layout)");
+        if (std::string(action) == "explain") {
+            sub->add_option("--limit", layout_opts.limit, "elements to list (default 64)");
+        } else {
+            sub->add_option("in", layout_opts.in, "input file")
+                ->required()
+                ->check(CLI::ExistingFile);
+            sub->add_option("out", layout_opts.out, "output file")->required();
+        }
+        if (std::string(action) == "to-onnx") {
+            sub->add_flag("--fixed", layout_opts.fixed,
+                          "write the fixed-point values (int32 .npy) instead of floats");
+        }
+    }
+
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) {
@@ -121,6 +159,9 @@ int main(int argc, char** argv) {
     try {
         if (run->parsed()) {
             return cmd_run(run_opts);
+        }
+        if (layout->parsed()) {
+            return cmd_layout(layout_opts);
         }
         if (aipp->parsed()) {
             return cmd_aipp(aipp_opts);

@@ -42,7 +42,17 @@ struct AippOptions {
     std::string out;     // output directory; empty = print only
 };
 
+struct LayoutOptions {
+    std::string action;  // to-npu, to-onnx, explain
+    std::string layout, shape, scale = "1", radix = "0", stride_npu;
+    int axis = -1;        // quantized_axis; -1 per tensor (several scales: channels, axis 1)
+    std::string in, out;  // to-npu: .npy -> .bin; to-onnx: .bin -> .npy
+    bool fixed = false;   // to-onnx: the fixed-point values (int32 .npy), not floats
+    size_t limit = 64;    // explain: elements listed
+};
+
 int cmd_run(const RunOptions& opts);
+int cmd_layout(const LayoutOptions& opts);
 int cmd_aipp(const AippOptions& opts);
 struct LoadedPlatform;
 int cmd_run_k210(const RunOptions& opts, const LoadedPlatform& platform);

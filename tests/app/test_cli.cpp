@@ -9,6 +9,8 @@
 #include <nlohmann/json.hpp>
 #include <sys/wait.h>
 
+#include "sim/core/npy.h"
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -279,6 +281,43 @@ TEST_F(Cli, ProgressLineOnRequest) {
     EXPECT_EQ(r.err.back(), '\n');
     const Result f = run("run --functional --progress");
     EXPECT_NE(f.err.find("npusim: layer 5/5 (DEQUANTIZE), "), std::string::npos) << f.err;
+}
+
+TEST_F(Cli, LayoutExplainAndRoundTrip) {
+    // 1W16C8BHL, 1x32x7x9: element (0, 17, 2, 3) sits in channel group 1 at pixel 2·9 + 3 = 21,
+    // position 16·7·9 + 21·16 + 1 = 1345; HL: low byte (1345 >> 4)·32 + 1 = 2689, high 2705.
+    const Result r = run("layout explain --layout 1W16C8BHL --shape 1,32,7,9 --limit 2016");
+    ASSERT_EQ(r.rc, 0) << r.err;
+    EXPECT_NE(r.out.find("stride_npu (1008, 1, 144, 16), outer channel groups of 16"),
+              std::string::npos)
+        << r.out.substr(0, 300);
+    EXPECT_NE(r.out.find("(0, 17, 2, 3)                 2689     168     1       2705"),
+              std::string::npos);
+    // .npy -> .bin -> .npy: 1x3x2x5 in 4W4C8B with scale 1, radix 2 (factor 4): 0.3 -> 1 -> 0.25
+    npu::sim::Tensor x(npu::sim::DType::f32, {1, 3, 2, 5});
+    for (size_t i = 0; i < x.numel(); ++i) {
+        x.data<float>()[i] = 0.3f;
+    }
+    const std::vector<uint8_t> npy = npu::sim::encode_npy(x);
+    write("x.npy", std::string(npy.begin(), npy.end()));
+    const std::string args = " --layout 4W4C8B --shape 1,3,2,5 --radix 2 ";
+    ASSERT_EQ(
+        run("layout to-npu" + args + (dir / "x.npy").string() + " " + (dir / "x.bin").string()).rc,
+        0);
+    EXPECT_EQ(fs::file_size(dir / "x.bin"), 64u);  // 2 rows of W4 = 8 pixels of 4 bytes
+    const Result back =
+        run("layout to-onnx" + args + (dir / "x.bin").string() + " " + (dir / "y.npy").string());
+    ASSERT_EQ(back.rc, 0) << back.err;
+    const npu::sim::Tensor y = npu::sim::read_npy((dir / "y.npy").string());
+    EXPECT_EQ(y.shape(), x.shape());
+    EXPECT_EQ(y.data<float>()[7], 0.25f);
+    // The wrong shape, an unknown layout: one line, exit 2.
+    const Result bad = run("layout to-npu --layout 4W4C8B --shape 1,3,5,2 " +
+                           (dir / "x.npy").string() + " " + (dir / "z.bin").string());
+    EXPECT_EQ(bad.rc, 2);
+    EXPECT_EQ(bad.err, "npusim: error: " + (dir / "x.npy").string() +
+                           ": the array is (1, 3, 2, 5), --shape says (1, 3, 5, 2)\n");
+    EXPECT_FALSE(fs::exists(dir / "z.bin"));
 }
 
 }  // namespace
