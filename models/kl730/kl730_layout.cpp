@@ -105,7 +105,8 @@ void for_each(const TensorInfo& t, F&& f) {
         if (g.axis >= 0 && !group_last) {
             p += (idx[static_cast<size_t>(g.axis)] >> 4) * g.stride;
         }
-        const size_t q_row = qa >= 0 && !quant_last ? static_cast<size_t>(idx[static_cast<size_t>(qa)]) : 0;
+        const size_t q_row =
+            qa >= 0 && !quant_last ? static_cast<size_t>(idx[static_cast<size_t>(qa)]) : 0;
         for (int64_t i = 0; i < n_last; ++i) {
             const int64_t pi = p + i * sn + (group_last ? (i >> 4) * g.stride : 0);
             f(o + i * so, pi, quant_last ? static_cast<size_t>(i) : q_row);
@@ -135,15 +136,21 @@ std::vector<float> factors(const TensorInfo& t) {
     return f;
 }
 
+// round half to even, then clip to T; NaN gives 0. After the clip |v| < 2^22, where adding and
+// subtracting 1.5 · 2^23 rounds to an integer in the default (ties-to-even) mode, without a libm
+// call per element.
 template <typename T>
 T clip_round(float v) {
-    const float r = std::nearbyint(v);  // ties to even (the default rounding mode), as np.round
-    if (std::isnan(r)) {
-        return 0;
+    constexpr auto lo = static_cast<float>(std::numeric_limits<T>::lowest());
+    constexpr auto hi = static_cast<float>(std::numeric_limits<T>::max());
+    if (!(v >= lo)) {
+        return std::isnan(v) ? T{0} : std::numeric_limits<T>::lowest();
     }
-    const auto lo = static_cast<float>(std::numeric_limits<T>::lowest());
-    const auto hi = static_cast<float>(std::numeric_limits<T>::max());
-    return static_cast<T>(std::clamp(r, lo, hi));
+    if (v > hi) {
+        return std::numeric_limits<T>::max();
+    }
+    constexpr float kMagic = 12582912.0f;  // 1.5 · 2^23
+    return static_cast<T>((v + kMagic) - kMagic);
 }
 
 }  // namespace
@@ -290,7 +297,8 @@ TensorInfo make_info(Layout layout, const std::vector<int64_t>& shape,
 
 void validate(const TensorInfo& t) {
     if (t.layout == Layout::UNKNOWN || static_cast<uint32_t>(t.layout) > 17) {
-        fail(fmt::format("layout {} is not a KL730 layout (1..17)", static_cast<uint32_t>(t.layout)));
+        fail(fmt::format("layout {} is not a KL730 layout (1..17)",
+                         static_cast<uint32_t>(t.layout)));
     }
     const size_t rank = t.shape.size();
     if (rank < 1 || rank > 8) {
@@ -305,9 +313,10 @@ void validate(const TensorInfo& t) {
         if (t.shape[a] < 1 || t.shape[a] > (int64_t{1} << 24) || t.stride_onnx[a] < 0 ||
             t.stride_npu[a] < 0 || t.stride_onnx[a] > (int64_t{1} << 32) ||
             t.stride_npu[a] > (int64_t{1} << 32)) {
-            fail(fmt::format("axis {}: shape {}, stride_onnx {}, stride_npu {}: expected a shape of "
-                             "1..2^24 and strides of 0..2^32",
-                             a, t.shape[a], t.stride_onnx[a], t.stride_npu[a]));
+            fail(
+                fmt::format("axis {}: shape {}, stride_onnx {}, stride_npu {}: expected a shape of "
+                            "1..2^24 and strides of 0..2^32",
+                            a, t.shape[a], t.stride_onnx[a], t.stride_npu[a]));
         }
         elements *= t.shape[a];
         if (elements > (int64_t{1} << 31)) {
@@ -449,50 +458,68 @@ std::vector<uint8_t> to_npu(const TensorInfo& t, const float* x, size_t x_elemen
     return npu;
 }
 
-std::vector<int32_t> to_onnx_fixed(const TensorInfo& t, const uint8_t* npu, size_t npu_size) {
-    validate(t);
-    const Storage s = storage_of(t.layout);
-    if (s == Storage::float32) {
-        fail("RAW_FLOAT holds floats, not fixed-point values");
-    }
+namespace {
+
+void check_npu_size(const TensorInfo& t, size_t npu_size) {
     if (npu_size < npu_bytes(t)) {
         fail(fmt::format("the NPU buffer holds {} bytes, layout {} with this shape needs {}",
                          npu_size, layout_name(t.layout), npu_bytes(t)));
     }
-    std::vector<int32_t> q(onnx_extent(t), 0);
-    for_each(t, [&](int64_t o, int64_t p, size_t) {
-        switch (s) {
-        case Storage::int8: q[static_cast<size_t>(o)] = static_cast<int8_t>(npu[p]); break;
-        case Storage::int16:
-            q[static_cast<size_t>(o)] =
-                static_cast<int16_t>((npu[2 * p] | (npu[2 * p + 1] << 8)) & 0xfffe);
-            break;
-        case Storage::int16_le:
-            q[static_cast<size_t>(o)] = static_cast<int16_t>(npu[2 * p] | (npu[2 * p + 1] << 8));
-            break;
-        case Storage::int16_be:
-            q[static_cast<size_t>(o)] = static_cast<int16_t>((npu[2 * p] << 8) | npu[2 * p + 1]);
-            break;
-        case Storage::hl: {
+}
+
+// Visits every element's fixed-point value: emit(onnx offset, value, quant index). One pass,
+// one loop per storage kind.
+template <typename Emit>
+void gather(const TensorInfo& t, const uint8_t* npu, Emit&& emit) {
+    switch (storage_of(t.layout)) {
+    case Storage::int8:
+        for_each(t,
+                 [&](int64_t o, int64_t p, size_t q) { emit(o, static_cast<int8_t>(npu[p]), q); });
+        break;
+    case Storage::int16:
+        for_each(t, [&](int64_t o, int64_t p, size_t q) {
+            emit(o, static_cast<int16_t>((npu[2 * p] | (npu[2 * p + 1] << 8)) & 0xfffe), q);
+        });
+        break;
+    case Storage::int16_le:
+        for_each(t, [&](int64_t o, int64_t p, size_t q) {
+            emit(o, static_cast<int16_t>(npu[2 * p] | (npu[2 * p + 1] << 8)), q);
+        });
+        break;
+    case Storage::int16_be:
+        for_each(t, [&](int64_t o, int64_t p, size_t q) {
+            emit(o, static_cast<int16_t>((npu[2 * p] << 8) | npu[2 * p + 1]), q);
+        });
+        break;
+    case Storage::hl:
+        for_each(t, [&](int64_t o, int64_t p, size_t q) {
             const size_t b = static_cast<size_t>(((p >> 4) << 5) + (p & 15));
-            q[static_cast<size_t>(o)] = hl_merge(npu[b], npu[b + 16]);
-            break;
-        }
-        case Storage::float32: break;
-        }
-    });
+            emit(o, hl_merge(npu[b], npu[b + 16]), q);
+        });
+        break;
+    case Storage::float32: break;
+    }
+}
+
+}  // namespace
+
+std::vector<int32_t> to_onnx_fixed(const TensorInfo& t, const uint8_t* npu, size_t npu_size) {
+    validate(t);
+    if (storage_of(t.layout) == Storage::float32) {
+        fail("RAW_FLOAT holds floats, not fixed-point values");
+    }
+    check_npu_size(t, npu_size);
+    std::vector<int32_t> q(onnx_extent(t), 0);
+    gather(t, npu, [&](int64_t o, int32_t v, size_t) { q[static_cast<size_t>(o)] = v; });
     return q;
 }
 
 std::vector<float> to_onnx(const TensorInfo& t, const uint8_t* npu, size_t npu_size) {
     validate(t);
+    check_npu_size(t, npu_size);
     const std::vector<float> f = factors(t);
     std::vector<float> x(onnx_extent(t), 0.0f);
     if (storage_of(t.layout) == Storage::float32) {
-        if (npu_size < npu_bytes(t)) {
-            fail(fmt::format("the NPU buffer holds {} bytes, layout {} with this shape needs {}",
-                             npu_size, layout_name(t.layout), npu_bytes(t)));
-        }
         for_each(t, [&](int64_t o, int64_t p, size_t q) {
             float v = 0;
             std::memcpy(&v, npu + 4 * p, 4);
@@ -500,9 +527,8 @@ std::vector<float> to_onnx(const TensorInfo& t, const uint8_t* npu, size_t npu_s
         });
         return x;
     }
-    const std::vector<int32_t> fixed = to_onnx_fixed(t, npu, npu_size);
-    for_each(t, [&](int64_t o, int64_t, size_t q) {
-        x[static_cast<size_t>(o)] = static_cast<float>(fixed[static_cast<size_t>(o)]) / f[q];
+    gather(t, npu, [&](int64_t o, int32_t v, size_t q) {
+        x[static_cast<size_t>(o)] = static_cast<float>(v) / f[q];
     });
     return x;
 }

@@ -42,9 +42,9 @@ std::vector<Layout> all_layouts();  // every known layout, enum order
 
 // How a layout stores one value.
 enum class Storage {
-    int8,    // one byte
-    int16,   // 16-bit little-endian word, LSB dropped (8W1C16B, RAW_16B)
-    hl,      // 16-bit value split: low entry holds bits 7..1, high entry (16 bytes on) bits 15..8
+    int8,   // one byte
+    int16,  // 16-bit little-endian word, LSB dropped (8W1C16B, RAW_16B)
+    hl,     // 16-bit value split: low entry holds bits 7..1, high entry (16 bytes on) bits 15..8
     float32,
     int16_le,  // HW1C16B_LE: byte pair low, high (full 16 bits)
     int16_be,  // HW1C16B_BE: byte pair high, low

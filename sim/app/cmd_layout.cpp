@@ -24,9 +24,10 @@ std::vector<T> parse_list(const std::string& text, const char* what) {
         std::stringstream one(item);
         T v{};
         if (!(one >> v) || !(one >> std::ws).eof()) {
-            throw sim::Error(fmt::format("--{}: '{}' is not a comma-separated list of numbers "
-                                         "(at '{}')",
-                                         what, text, item));
+            throw sim::Error(
+                fmt::format("--{}: '{}' is not a comma-separated list of numbers "
+                            "(at '{}')",
+                            what, text, item));
         }
         out.push_back(v);
     }
@@ -42,9 +43,10 @@ kl730::TensorInfo tensor_info(const LayoutOptions& o) {
     const std::vector<float> scales = parse_list<float>(o.scale, "scale");
     const std::vector<int32_t> radixes = parse_list<int32_t>(o.radix, "radix");
     if (scales.size() != radixes.size() && scales.size() != 1 && radixes.size() != 1) {
-        throw sim::Error(fmt::format("--scale has {} values and --radix {}: give the same number, "
-                                     "or one of either",
-                                     scales.size(), radixes.size()));
+        throw sim::Error(
+            fmt::format("--scale has {} values and --radix {}: give the same number, "
+                        "or one of either",
+                        scales.size(), radixes.size()));
     }
     std::vector<kl730::QuantParam> quant(std::max(scales.size(), radixes.size()));
     for (size_t i = 0; i < quant.size(); ++i) {
@@ -130,8 +132,7 @@ int cmd_layout(const LayoutOptions& o) {
         const std::vector<uint8_t> npu = kl730::to_npu(t, x.data(), x.size());
         sim::write_file_atomic(o.out, npu);
         fmt::print("{}: {} {} -> {} ({} bytes, {})\n", o.out, sim::shape_str(in.shape()),
-                   sim::dtype_name(in.dtype()), kl730::layout_name(t.layout), npu.size(),
-                   o.in);
+                   sim::dtype_name(in.dtype()), kl730::layout_name(t.layout), npu.size(), o.in);
         return kExitOk;
     }
     // to-onnx

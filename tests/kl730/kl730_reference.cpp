@@ -32,7 +32,8 @@ std::vector<uint8_t> kl730_reference_to_npu(const kl730::TensorInfo& t,
                 channel_idx = static_cast<uint32_t>(a);
                 continue;
             }
-            group_stride = std::max(group_stride, static_cast<uint32_t>(t.stride_npu[a] * t.shape[a]));
+            group_stride =
+                std::max(group_stride, static_cast<uint32_t>(t.stride_npu[a] * t.shape[a]));
         }
         group_stride -= 16;
     }
@@ -52,10 +53,12 @@ std::vector<uint8_t> kl730_reference_to_npu(const kl730::TensorInfo& t,
             npu_index += (idx[channel_idx] >> 4) * group_stride;
         }
         const kl730::QuantParam& qp =
-            t.quant.size() > 1 ? t.quant[static_cast<size_t>(idx[static_cast<size_t>(t.quantized_axis)])]
-                               : t.quant[0];
+            t.quant.size() > 1
+                ? t.quant[static_cast<size_t>(idx[static_cast<size_t>(t.quantized_axis)])]
+                : t.quant[0];
         // ExampleHelper: x · 2^radix · scale, np.round (half to even), clip.
-        const float v = onnx[static_cast<size_t>(onnx_index)] * std::pow(2.0f, static_cast<float>(qp.radix)) * qp.scale;
+        const float v = onnx[static_cast<size_t>(onnx_index)] *
+                        std::pow(2.0f, static_cast<float>(qp.radix)) * qp.scale;
         const double r = std::nearbyint(static_cast<double>(v));
         if (is_hl(t.layout)) {
             const auto q = static_cast<int16_t>(std::clamp(r, -32768.0, 32767.0));
@@ -68,7 +71,8 @@ std::vector<uint8_t> kl730_reference_to_npu(const kl730::TensorInfo& t,
             const auto u = static_cast<uint16_t>(static_cast<uint16_t>(q) & 0xfffe);
             std::memcpy(&npu[2 * static_cast<size_t>(npu_index)], &u, 2);
         } else if (t.layout == Layout::HW1C16B_LE || t.layout == Layout::HW1C16B_BE) {
-            const auto u = static_cast<uint16_t>(static_cast<int16_t>(std::clamp(r, -32768.0, 32767.0)));
+            const auto u =
+                static_cast<uint16_t>(static_cast<int16_t>(std::clamp(r, -32768.0, 32767.0)));
             const size_t b = 2 * static_cast<size_t>(npu_index);
             const bool be = t.layout == Layout::HW1C16B_BE;
             npu[b] = static_cast<uint8_t>(be ? u >> 8 : u & 0xff);

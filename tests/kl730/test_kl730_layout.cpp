@@ -46,8 +46,7 @@ TEST(Kl730Layout, OtherTablesWorkedByHand) {
     // 4W4C8B, 1x3x2x5: W4 = 8, byte = (h·8 + w)·4 + c
     EXPECT_EQ(byte_at(kl730::make_info(Layout::L4W4C8B, {1, 3, 2, 5}, {{1, 0}}), 2, 1, 4), 50u);
     // 16W1C8B, 1x2x3x20: W16 = 32, byte = (c·3 + h)·32 + w
-    EXPECT_EQ(byte_at(kl730::make_info(Layout::L16W1C8B, {1, 2, 3, 20}, {{1, 0}}), 1, 2, 19),
-              179u);
+    EXPECT_EQ(byte_at(kl730::make_info(Layout::L16W1C8B, {1, 2, 3, 20}, {{1, 0}}), 1, 2, 19), 179u);
     // 8W1C16B, 1x2x2x9: W8 = 16, element (c·2 + h)·16 + w, two bytes each
     EXPECT_EQ(byte_at(kl730::make_info(Layout::L8W1C16B, {1, 2, 2, 9}, {{1, 0}}), 1, 1, 8), 112u);
     // 16W1C8BHL, 1x1x1x20: position w; w = 17 -> low (17 >> 4)·32 + 1 = 33, high 49
@@ -71,7 +70,7 @@ TEST(Kl730Layout, SixteenBitSplitsOfKnownValues) {
     kl730::hl_split(-3, lo, hi);  // 0xfffd >> 1 = 0x7ffe: low 0x7e, high 0xff
     EXPECT_EQ(lo, 0x7e);
     EXPECT_EQ(hi, 0xff);
-    EXPECT_EQ(kl730::hl_merge(lo, hi), -4);  // the LSB is lost
+    EXPECT_EQ(kl730::hl_merge(lo, hi), -4);        // the LSB is lost
     EXPECT_EQ(kl730::hl_merge(0xff, 0x00), 0xfe);  // bit 7 of the low byte is ignored
     // HW1C16B_BE: the high byte first; LE: low first. 0x1234 = 4660 at pixel (0, 1).
     const std::vector<float> x = {0, 4660};
@@ -106,11 +105,11 @@ TEST(Kl730Layout, QuantizationRoundsHalfToEvenAndClips) {
 TEST(Kl730Layout, PerChannelQuantizationFollowsTheAxis) {
     // x = 1 everywhere, factors 1, 2, 3 along axis 1 (channels): q = channel + 1 at every pixel,
     // whatever the other axes (the correct broadcast, not PLUS < 3.2.0's stride).
-    const kl730::TensorInfo t = kl730::make_info(Layout::L1W16C8B_CH_COMPACT, {1, 3, 2, 3},
-                                                 {{1, 0}, {2, 0}, {3, 0}}, 1);
+    const kl730::TensorInfo t =
+        kl730::make_info(Layout::L1W16C8B_CH_COMPACT, {1, 3, 2, 3}, {{1, 0}, {2, 0}, {3, 0}}, 1);
     const std::vector<float> x(18, 1.0f);
-    const std::vector<int32_t> q = kl730::to_onnx_fixed(t, kl730::to_npu(t, x.data(), 18).data(),
-                                                        kl730::npu_bytes(t));
+    const std::vector<int32_t> q =
+        kl730::to_onnx_fixed(t, kl730::to_npu(t, x.data(), 18).data(), kl730::npu_bytes(t));
     for (size_t i = 0; i < 18; ++i) {
         EXPECT_EQ(q[i], static_cast<int32_t>(i / 6 + 1)) << i;
     }
@@ -216,11 +215,17 @@ TEST(Kl730Layout, BadInputIsAClearError) {
               "8W1C16B, 4W4C8BHL, 1W16C8BHL, 16W1C8BHL, RAW_8B, RAW_16B, RAW_FLOAT, "
               "1W16C8B_CH_COMPACT, 1W16C8BHL_CH_COMPACT, HW4C8B_KEEP_A, HW4C8B_DROP_A, HW1C8B, "
               "HW1C16B_LE, HW1C16B_BE");
-    EXPECT_EQ(error_of([] { kl730::make_info(Layout::L4W4C8B, {1, 5, 2, 2}, {{1, 0}}); }),
+    EXPECT_EQ(error_of([] {
+                  kl730::make_info(Layout::L4W4C8B, {1, 5, 2, 2}, {{1, 0}});
+              }),
               "KL730 layout: 4W4C8B holds at most 4 channels, the shape has 5");
-    EXPECT_EQ(error_of([] { kl730::make_info(Layout::RAW_8B, {1, 2}, {{1, 40}}); }),
+    EXPECT_EQ(error_of([] {
+                  kl730::make_info(Layout::RAW_8B, {1, 2}, {{1, 40}});
+              }),
               "KL730 layout: radix 40 (parameter 0) is out of range -31..31");
-    EXPECT_EQ(error_of([] { kl730::make_info(Layout::RAW_8B, {1, 3}, {{1, 0}, {1, 0}}, 1); }),
+    EXPECT_EQ(error_of([] {
+                  kl730::make_info(Layout::RAW_8B, {1, 3}, {{1, 0}, {1, 0}}, 1);
+              }),
               "KL730 layout: 2 quantization parameters, expected 1 or 3 (shape[1])");
     kl730::TensorInfo t = kl730::make_info(Layout::L16W1C8B, {1, 2, 2, 2}, {{1, 0}});
     t.stride_npu.pop_back();
