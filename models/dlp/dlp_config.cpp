@@ -57,9 +57,10 @@ std::vector<std::string> DlpConfig::problems() const {
         known = known || t == conv_thread_number;
     }
     if (!known) {
-        p.push_back(fmt::format("conv_thread_number is {}, expected one of 4, 9, 16, 25, 36, 49, 64 "
-                                "(perfect squares: C = √ConvThreadNumber threads)",
-                                conv_thread_number));
+        p.push_back(
+            fmt::format("conv_thread_number is {}, expected one of 4, 9, 16, 25, 36, 49, 64 "
+                        "(perfect squares: C = √ConvThreadNumber threads)",
+                        conv_thread_number));
     }
     if (fc_thread_number < 2 || fc_thread_number > 64 ||
         (fc_thread_number & (fc_thread_number - 1)) != 0) {
@@ -67,8 +68,8 @@ std::vector<std::string> DlpConfig::problems() const {
                                 fc_thread_number));
     }
     if (target_frequency_hz < 1'000'000 || target_frequency_hz > 2'000'000'000) {
-        p.push_back(fmt::format("target_frequency is {} Hz, expected 1 MHz..2 GHz",
-                                target_frequency_hz));
+        p.push_back(
+            fmt::format("target_frequency is {} Hz, expected 1 MHz..2 GHz", target_frequency_hz));
     }
     for (const auto* m : {&conv_input_memory_size, &conv_output_memory_size}) {
         const char* name =
@@ -81,9 +82,9 @@ std::vector<std::string> DlpConfig::problems() const {
             }
         }
     }
-    for (const auto& [name, v] : {std::pair<const char*, uint64_t>{"fc_input_memory_size",
-                                                                    fc_input_memory_size},
-                                  {"fc_output_memory_size", fc_output_memory_size}}) {
+    for (const auto& [name, v] :
+         {std::pair<const char*, uint64_t>{"fc_input_memory_size", fc_input_memory_size},
+          {"fc_output_memory_size", fc_output_memory_size}}) {
         if (v < fc_thread_number || v > (uint64_t{1} << 24)) {
             p.push_back(fmt::format("{} is {}, expected fc_thread_number ({})..2^24", name, v,
                                     fc_thread_number));
@@ -92,16 +93,17 @@ std::vector<std::string> DlpConfig::problems() const {
     const unsigned bits = axi_bits();
     const auto elem_bits = static_cast<unsigned>(element_bytes(data_type) * 8);
     if (bits < 32 || bits > 1024 || (bits & (bits - 1)) != 0) {
-        p.push_back(fmt::format("axi_data_width_bits is {}, expected a power of two in 32..1024",
-                                bits));
+        p.push_back(
+            fmt::format("axi_data_width_bits is {}, expected a power of two in 32..1024", bits));
     } else if (bits % elem_bits != 0) {
-        p.push_back(fmt::format("axi_data_width_bits is {}, expected a multiple of the {}-bit {} "
-                                "element",
-                                bits, elem_bits, data_type_name(data_type)));
+        p.push_back(
+            fmt::format("axi_data_width_bits is {}, expected a multiple of the {}-bit {} "
+                        "element",
+                        bits, elem_bits, data_type_name(data_type)));
     }
     if (ddr_max_burst_beats < 1 || ddr_max_burst_beats > 256) {
-        p.push_back(fmt::format("ddr.max_burst_beats is {}, expected 1..256 (AXI4)",
-                                ddr_max_burst_beats));
+        p.push_back(
+            fmt::format("ddr.max_burst_beats is {}, expected 1..256 (AXI4)", ddr_max_burst_beats));
     }
     return p;
 }

@@ -27,21 +27,22 @@ struct DlpConfig {
     unsigned fc_thread_number = 4;     // FCThreadNumber
     DataType data_type = DataType::single;
     uint64_t target_frequency_hz = 200'000'000;  // TargetFrequency (ZCU102 default 200 MHz)
-    std::array<uint64_t, 3> conv_input_memory_size{227, 227, 3};   // H, W, C of the conv buffer
+    std::array<uint64_t, 3> conv_input_memory_size{227, 227, 3};  // H, W, C of the conv buffer
     std::array<uint64_t, 3> conv_output_memory_size{227, 227, 3};
     uint64_t fc_input_memory_size = 25088;
     uint64_t fc_output_memory_size = 4096;
     unsigned axi_data_width_bits = 0;  // 0: 32·N (single) or 8·N (int8), N values per beat
-    // DDR as seen through the AXI masters: bus width from axi_data_width_bits, clock the processor's.
+    // DDR as seen through the AXI masters: bus width from axi_data_width_bits, clock the
+    // processor's.
     unsigned ddr_burst_latency_cycles = 20;
     unsigned ddr_max_burst_beats = 256;
     // Which MATLAB spatial dimension the external memory format calls x (docs/dlp.md):
     // true: x = rows (height), the first MATLAB dimension; false: x = columns (width).
     bool x_is_height = true;
 
-    unsigned threads_c() const;     // C = √ConvThreadNumber
-    unsigned transfer_n() const;    // N = 2^⌈log2 C⌉
-    unsigned axi_bits() const;      // axi_data_width_bits or its default
+    unsigned threads_c() const;      // C = √ConvThreadNumber
+    unsigned transfer_n() const;     // N = 2^⌈log2 C⌉
+    unsigned axi_bits() const;       // axi_data_width_bits or its default
     sim::BusConfig ddr_bus() const;  // the AXI masters' bus model
     // Every problem, one line each: "<key> is <value>, expected <range>".
     std::vector<std::string> problems() const;

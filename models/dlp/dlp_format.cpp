@@ -12,9 +12,10 @@ namespace npu::dlp {
 namespace {
 void check(const ActShape& s, const ConvFormat& f) {
     if (s.z < 1 || s.h < 1 || s.w < 1 || f.c < 1 || f.n < f.c) {
-        throw sim::Error(fmt::format("DL processor format: shape {}x{}x{} (Z x H x W) with C = {}, "
-                                     "N = {}: expected sizes >= 1 and 1 <= C <= N",
-                                     s.z, s.h, s.w, f.c, f.n));
+        throw sim::Error(
+            fmt::format("DL processor format: shape {}x{}x{} (Z x H x W) with C = {}, "
+                        "N = {}: expected sizes >= 1 and 1 <= C <= N",
+                        s.z, s.h, s.w, f.c, f.n));
     }
 }
 }  // namespace
@@ -48,16 +49,17 @@ template <typename T>
 std::vector<T> from_ddr_conv(const T* ddr, size_t ddr_elements, const ActShape& s,
                              const ConvFormat& f) {
     if (ddr_elements < conv_ddr_elements(s, f)) {
-        throw sim::Error(fmt::format("DL processor format: the DDR image holds {} values, a "
-                                     "{}x{}x{} activation with C = {}, N = {} needs {}",
-                                     ddr_elements, s.z, s.h, s.w, f.c, f.n,
-                                     conv_ddr_elements(s, f)));
+        throw sim::Error(
+            fmt::format("DL processor format: the DDR image holds {} values, a "
+                        "{}x{}x{} activation with C = {}, N = {} needs {}",
+                        ddr_elements, s.z, s.h, s.w, f.c, f.n, conv_ddr_elements(s, f)));
     }
     std::vector<T> chw(static_cast<size_t>(s.z * s.h * s.w));
     for (int64_t z = 0; z < s.z; ++z) {
         for (int64_t h = 0; h < s.h; ++h) {
             for (int64_t w = 0; w < s.w; ++w) {
-                chw[static_cast<size_t>((z * s.h + h) * s.w + w)] = ddr[conv_ddr_index(s, f, z, h, w)];
+                chw[static_cast<size_t>((z * s.h + h) * s.w + w)] =
+                    ddr[conv_ddr_index(s, f, z, h, w)];
             }
         }
     }
@@ -81,9 +83,10 @@ std::vector<T> to_ddr_fc(const T* v, size_t length, unsigned threads) {
 template <typename T>
 std::vector<T> from_ddr_fc(const T* ddr, size_t ddr_elements, size_t length) {
     if (ddr_elements < length) {
-        throw sim::Error(fmt::format("DL processor format: the DDR image holds {} values, the FC "
-                                     "vector has {}",
-                                     ddr_elements, length));
+        throw sim::Error(
+            fmt::format("DL processor format: the DDR image holds {} values, the FC "
+                        "vector has {}",
+                        ddr_elements, length));
     }
     return std::vector<T>(ddr, ddr + length);
 }

@@ -23,9 +23,9 @@ struct ActShape {
 };
 
 struct ConvFormat {
-    unsigned c = 4;            // threads: valid lanes per word
-    unsigned n = 4;            // lanes per word (values per transfer)
-    bool x_is_height = true;   // x = rows (h) or columns (w)
+    unsigned c = 4;           // threads: valid lanes per word
+    unsigned n = 4;           // lanes per word (values per transfer)
+    bool x_is_height = true;  // x = rows (h) or columns (w)
 };
 
 // Elements of the DDR image of an activation: X·Y·⌈Z/C⌉·N.

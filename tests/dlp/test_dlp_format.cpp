@@ -93,9 +93,9 @@ TEST(DlpFormat, ThreeByThreeByFourIsThirtySixValues) {
     const ActShape s{4, 3, 3};
     const ConvFormat f{4, 4, true};
     EXPECT_EQ(dlp::conv_ddr_elements(s, f), 36u);  // 3·3·⌈4/4⌉·4
-    const std::vector<float> want = {0,  100, 200, 300, 10, 110, 210, 310, 20, 120, 220, 320,
-                                     1,  101, 201, 301, 11, 111, 211, 311, 21, 121, 221, 321,
-                                     2,  102, 202, 302, 12, 112, 212, 312, 22, 122, 222, 322};
+    const std::vector<float> want = {0, 100, 200, 300, 10, 110, 210, 310, 20, 120, 220, 320,
+                                     1, 101, 201, 301, 11, 111, 211, 311, 21, 121, 221, 321,
+                                     2, 102, 202, 302, 12, 112, 212, 312, 22, 122, 222, 322};
     EXPECT_EQ(dlp::to_ddr_conv(labelled(4).data(), s, f), want);
 }
 
