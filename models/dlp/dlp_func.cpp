@@ -131,8 +131,8 @@ void check(const ConvLayer& l) {
                                 l.groups, l.in_c, l.out_c));
     }
     if (p.empty() && (l.conv_h() < 1 || l.conv_w() < 1)) {
-        p.push_back(fmt::format("the {}x{} kernel does not fit the padded {}x{} input",
-                                l.kernel_h, l.kernel_w, l.in_h + l.pad_top + l.pad_bottom,
+        p.push_back(fmt::format("the {}x{} kernel does not fit the padded {}x{} input", l.kernel_h,
+                                l.kernel_w, l.in_h + l.pad_top + l.pad_bottom,
                                 l.in_w + l.pad_left + l.pad_right));
     }
     if (p.empty() && l.pool != PoolType::none) {
@@ -268,7 +268,8 @@ std::vector<int8_t> fc_int8(const FcLayer& l, const Int8Quant& q, const int8_t* 
         for (int64_t i = 0; i < l.in; ++i) {
             a += int64_t{in[i]} * weights[o * l.in + i];
         }
-        y[static_cast<size_t>(o)] = activate_int8(requantize(saturate32(a), shift), l.activation, q);
+        y[static_cast<size_t>(o)] =
+            activate_int8(requantize(saturate32(a), shift), l.activation, q);
     }
     return y;
 }

@@ -24,8 +24,8 @@ struct ConvLayer {
     int64_t pad_top = 0, pad_bottom = 0, pad_left = 0, pad_right = 0;
     int64_t groups = 1;  // in_c for depthwise
     Activation activation = Activation::none;
-    float leaky_slope = 0.01f;   // single
-    float clip_ceiling = 6.0f;   // single
+    float leaky_slope = 0.01f;  // single
+    float clip_ceiling = 6.0f;  // single
     PoolType pool = PoolType::none;
     int64_t pool_h = 2, pool_w = 2, pool_stride_h = 2, pool_stride_w = 2;
     int64_t pool_pad_top = 0, pool_pad_bottom = 0, pool_pad_left = 0, pool_pad_right = 0;
@@ -42,6 +42,7 @@ struct ConvLayer {
 // leaky_mul · 2^-leaky_shift; the clip ceiling as an int8 value at out_exp.
 struct Int8Quant {
     int32_t in_exp = 0, w_exp = 0, out_exp = 0;
+    int32_t in2_exp = 0;                     // adder: the second operand's exponent
     int32_t leaky_mul = 1, leaky_shift = 7;  // slope 1/128 by default
     int8_t clip_ceiling = 127;
 };

@@ -74,6 +74,28 @@ int info_model(const std::string& path) {
     return kExitOk;
 }
 
+int info_dlp(const LoadedPlatform& p) {
+    const dlp::DlpPlatformConfig& c = *p.dlp;
+    const dlp::DlpConfig& d = c.dlp;
+    fmt::print("platform {} (dlp), from {}\n", c.name, p.source);
+    fmt::print(
+        "ConvThreadNumber {} (C = {} channels at once, N = {} values per transfer), "
+        "FCThreadNumber {}\n",
+        d.conv_thread_number, d.threads_c(), d.transfer_n(), d.fc_thread_number);
+    fmt::print("ProcessorDataType {}, TargetFrequency {}, AXI masters {} bits\n",
+               dlp::data_type_name(d.data_type), sim::format_frequency(d.target_frequency_hz),
+               d.axi_bits());
+    fmt::print("conv buffers in [{}, {}, {}] out [{}, {}, {}], fc buffers in {} out {}\n",
+               d.conv_input_memory_size[0], d.conv_input_memory_size[1],
+               d.conv_input_memory_size[2], d.conv_output_memory_size[0],
+               d.conv_output_memory_size[1], d.conv_output_memory_size[2], d.fc_input_memory_size,
+               d.fc_output_memory_size);
+    fmt::print("DDR at {:#x} ({}), registers at {:#x}; spatial x = {}\n", c.ddr_base_addr,
+               sim::format_size(c.ddr_size_bytes), c.register_base_addr,
+               d.x_is_height ? "height" : "width");
+    return kExitOk;
+}
+
 }  // namespace
 
 int cmd_info(const InfoOptions& opts) {
@@ -81,6 +103,9 @@ int cmd_info(const InfoOptions& opts) {
         return info_model(opts.model);
     }
     const LoadedPlatform p = load_platform(opts.platform);
+    if (p.dlp) {
+        return info_dlp(p);
+    }
     if (p.k210) {
         return info_k210(p);
     }

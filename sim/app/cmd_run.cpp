@@ -96,6 +96,11 @@ int cmd_run(const RunOptions& opts) {
     if (p.k210) {
         return cmd_run_k210(opts, p);
     }
+    if (p.dlp) {
+        throw sim::Error(
+            p.source + ": the DL processor has no timed run yet; use npusim estimate --platform " +
+            p.source + " --layers NETWORK.yaml");
+    }
     if (!opts.model.empty() || !opts.input.empty() || opts.functional) {
         throw sim::Error(
             "--model, --input and --functional need a platform that runs models (e.g. "

@@ -27,13 +27,21 @@ LoadedPlatform load_platform(const std::string& path) {
     LoadedPlatform out;
     sim::ConfigDocument doc = open(path, out.source);
     const sim::ConfigNode p = doc.root().child("platform");
-    if (p.has("kind") && p.get<std::string>("kind", "") == "k210") {
+    const std::string kind = p.has("kind") ? p.get<std::string>("kind", "") : "";
+    if (kind == "k210") {
         out.k210 = k210::read_k210_config(p);
         out.config = out.k210->platform;
+    } else if (kind == "dlp") {
+        out.dlp = dlp::read_dlp_platform(p);
+        out.config.name = out.dlp->name;
+        out.config.kind = "dlp";
     } else {
         out.config = platform::read_platform(p);
     }
     doc.finish();
+    if (out.dlp) {
+        out.dlp->dlp.validate(out.source);
+    }
     return out;
 }
 

@@ -36,7 +36,7 @@ TEST(DlpFunc, ConvWorkedByHand) {
     const std::vector<float> s = dlp::conv_single(l, ramp.data(), w.data(), b.data());
     ASSERT_EQ(s.size(), 4u);
     EXPECT_EQ(s[0], (0 + 1 + 2 + 5 + 6 + 7 + 10 + 11 + 12) + 1.0f);  // 54 + 1
-    EXPECT_EQ(s[3], 9 * 18 + 1.0f);  // the window centred on 18
+    EXPECT_EQ(s[3], 9 * 18 + 1.0f);                                  // the window centred on 18
 }
 
 TEST(DlpFunc, PoolingAndActivationsWorkedByHand) {
@@ -49,8 +49,7 @@ TEST(DlpFunc, PoolingAndActivationsWorkedByHand) {
     const float w = 1, b = 0;
     EXPECT_EQ(dlp::conv_single(l, in.data(), &w, &b), (std::vector<float>{6, 8, 14, 15}));
     l.pool = dlp::PoolType::average;  // after relu: (1 + 0 + 5 + 6) / 4 = 3, (3 + 4 + 0 + 8) / 4
-    EXPECT_EQ(dlp::conv_single(l, in.data(), &w, &b),
-              (std::vector<float>{3, 3.75f, 9.25f, 9.5f}));
+    EXPECT_EQ(dlp::conv_single(l, in.data(), &w, &b), (std::vector<float>{3, 3.75f, 9.25f, 9.5f}));
     l.pool = dlp::PoolType::none;
     l.activation = Activation::clipped_relu, l.clip_ceiling = 6;
     EXPECT_EQ(dlp::conv_single(l, in.data(), &w, &b)[7], 6.0f);  // 8 clipped
@@ -134,10 +133,8 @@ std::vector<double> conv_reference(const ConvLayer& l, const std::vector<float>&
                             const int64_t c = (oc / goc) * gic + ic;
                             a += padded[static_cast<size_t>((c * ph + oy * l.stride_h + ky) * pw +
                                                             ox * l.stride_w + kx)] *
-                                 static_cast<double>(
-                                     w[static_cast<size_t>(((oc * gic + ic) * l.kernel_h + ky) *
-                                                               l.kernel_w +
-                                                           kx)]);
+                                 static_cast<double>(w[static_cast<size_t>(
+                                     ((oc * gic + ic) * l.kernel_h + ky) * l.kernel_w + kx)]);
                         }
                     }
                 }
@@ -215,7 +212,8 @@ TEST(DlpFunc, Int8ConvMatchesAnIntegerReference) {
         }
         const std::vector<int8_t> got = dlp::conv_int8(r.l, q, in.data(), w.data(), b.data());
         // Reference: the double reference on the integers is exact (sums < 2^53), then rescale.
-        std::vector<float> fin(in.begin(), in.end()), fw(w.begin(), w.end()), fb(b.begin(), b.end());
+        std::vector<float> fin(in.begin(), in.end()), fw(w.begin(), w.end()),
+            fb(b.begin(), b.end());
         ConvLayer plain = r.l;
         plain.activation = Activation::none;
         const std::vector<double> acc = conv_reference(plain, fin, fw, fb);

@@ -1,0 +1,76 @@
+#include "models/dlp/dlp_cost.h"
+
+#include <algorithm>
+
+namespace npu::dlp {
+
+namespace {
+uint64_t ceil_div(uint64_t a, uint64_t b) {
+    return (a + b - 1) / b;
+}
+uint64_t bus_cycles(const DlpConfig& cfg, uint64_t addr, uint64_t bytes) {
+    return bytes == 0 ? 0 : sim::transfer_cost(cfg.ddr_bus(), addr, bytes).cycles;
+}
+}  // namespace
+
+uint64_t compute_cycles(const Layer& l, const DlpConfig& cfg, const DlpTiming& t) {
+    const uint64_t c = cfg.threads_c();
+    switch (l.kind) {
+    case LayerKind::conv: {
+        const ConvLayer& v = l.conv;
+        const auto windows = static_cast<uint64_t>(v.conv_h() * v.conv_w());
+        // Kernels larger than the pass run in several passes: ⌈kh·kw / taps_per_pass⌉ (a 3x3
+        // pass for taps 9); a 1x1 kernel still takes a whole pass (reduced efficiency).
+        const uint64_t passes = ceil_div(static_cast<uint64_t>(v.kernel_h * v.kernel_w),
+                                         t.taps_per_pass);
+        const auto g = static_cast<uint64_t>(v.groups);
+        const auto gic = static_cast<uint64_t>(v.in_c) / g, goc = static_cast<uint64_t>(v.out_c) / g;
+        // The C x C threads pair C input with C output channels; a depthwise layer (one input and
+        // one output channel per group) uses only C of them.
+        const uint64_t work = gic == 1 && goc == 1 ? ceil_div(g, c)
+                                                   : g * ceil_div(gic, c) * ceil_div(goc, c);
+        return windows * passes * work;
+    }
+    case LayerKind::fc:
+        return ceil_div(static_cast<uint64_t>(l.fc.in * l.fc.out), cfg.fc_thread_number);
+    default:
+        return ceil_div(static_cast<uint64_t>(l.out.z * l.out.h * l.out.w), cfg.transfer_n());
+    }
+}
+
+uint64_t total_cycles(const LayerCost& c, const DlpTiming& t) {
+    const uint64_t transfers = c.read_cycles + c.weight_cycles + c.write_cycles;
+    return c.overhead_cycles +
+           (t.overlap ? std::max(c.compute_cycles, transfers) : c.compute_cycles + transfers);
+}
+
+LayerCost layer_cost(const Layer& l, const LayerPlacement& p, const DlpConfig& cfg,
+                     const DlpTiming& t) {
+    LayerCost c;
+    c.compute_cycles = compute_cycles(l, cfg, t);
+    c.read_bytes = p.input_bytes + p.input2_bytes;
+    c.weight_bytes = p.weight_bytes + p.bias_bytes;
+    c.write_bytes = p.output_bytes;
+    c.read_cycles = bus_cycles(cfg, p.input_addr, p.input_bytes) +
+                    bus_cycles(cfg, p.input2_addr, p.input2_bytes);
+    c.weight_cycles =
+        bus_cycles(cfg, p.weight_addr, p.weight_bytes) + bus_cycles(cfg, p.bias_addr, p.bias_bytes);
+    c.write_cycles = bus_cycles(cfg, p.output_addr, p.output_bytes);
+    if (l.kind == LayerKind::conv) {
+        const ConvLayer& v = l.conv;
+        const auto& ib = cfg.conv_input_memory_size;
+        const auto& ob = cfg.conv_output_memory_size;
+        const auto in = static_cast<uint64_t>(v.in_c * v.in_h * v.in_w);
+        const auto out = static_cast<uint64_t>(v.out_c * v.conv_h() * v.conv_w());
+        c.tiles = std::max({uint64_t{1}, ceil_div(in, ib[0] * ib[1] * ib[2]),
+                            ceil_div(out, ob[0] * ob[1] * ob[2])});
+        c.macs = v.macs();
+    } else if (l.kind == LayerKind::fc) {
+        c.macs = static_cast<uint64_t>(l.fc.in * l.fc.out);
+    }
+    c.overhead_cycles = t.layer_overhead_cycles + c.tiles * t.tile_overhead_cycles;
+    c.total_cycles = total_cycles(c, t);
+    return c;
+}
+
+}  // namespace npu::dlp

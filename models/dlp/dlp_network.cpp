@@ -1,0 +1,164 @@
+#include "models/dlp/dlp_network.h"
+
+#include <cmath>
+#include <random>
+
+#include <fmt/format.h>
+
+#include "sim/core/error.h"
+
+namespace npu::dlp {
+
+const char* kind_name(LayerKind k) {
+    switch (k) {
+    case LayerKind::conv: return "conv";
+    case LayerKind::fc: return "fc";
+    case LayerKind::add: return "add";
+    case LayerKind::multiply: return "multiply";
+    }
+    return "?";
+}
+
+const char* module_name(LayerKind k) {
+    switch (k) {
+    case LayerKind::conv: return "conv_module";
+    case LayerKind::fc: return "fc_module";
+    default: return "adder_module";
+    }
+}
+
+ActShape input_shape(const Network& n, const Layer& l) {
+    return l.input < 0 ? n.input : n.layers[static_cast<size_t>(l.input)].out;
+}
+
+size_t weight_count(const Layer& l) {
+    if (l.kind == LayerKind::conv) {
+        return static_cast<size_t>(l.conv.out_c * (l.conv.in_c / l.conv.groups) * l.conv.kernel_h *
+                                   l.conv.kernel_w);
+    }
+    return l.kind == LayerKind::fc ? static_cast<size_t>(l.fc.in * l.fc.out) : 0;
+}
+
+size_t bias_count(const Layer& l) {
+    if (l.kind == LayerKind::conv) {
+        return static_cast<size_t>(l.conv.out_c);
+    }
+    return l.kind == LayerKind::fc ? static_cast<size_t>(l.fc.out) : 0;
+}
+
+void check_network(Network& n, const DlpConfig& cfg) {
+    if (n.layers.empty()) {
+        throw sim::Error(n.name + ": the network has no layers");
+    }
+    auto fail = [&](size_t i, const std::string& why) {
+        throw sim::Error(fmt::format("{}: layer {} ({}): {}", n.name, i, n.layers[i].name, why));
+    };
+    for (size_t i = 0; i < n.layers.size(); ++i) {
+        Layer& l = n.layers[i];
+        for (int src : {l.input, l.input2}) {
+            if (src >= static_cast<int>(i) || src < -1) {
+                fail(i, fmt::format("reads layer {}, expected the input (-1) or an earlier layer",
+                                    src));
+            }
+        }
+        const ActShape in = input_shape(n, l);
+        const int32_t in_exp =
+            l.input < 0 ? n.input_exp : n.layers[static_cast<size_t>(l.input)].quant.out_exp;
+        l.quant.in_exp = in_exp;
+        switch (l.kind) {
+        case LayerKind::conv: {
+            if (i > 0 && l.input >= 0 &&
+                n.layers[static_cast<size_t>(l.input)].kind == LayerKind::fc) {
+                fail(i, "a conv layer cannot read an fc output");
+            }
+            l.conv.in_c = in.z, l.conv.in_h = in.h, l.conv.in_w = in.w;
+            if (l.conv.groups == 0) {  // depthwise
+                l.conv.groups = in.z;
+            }
+            try {
+                check(l.conv);
+            } catch (const sim::Error& e) {
+                fail(i, e.what());
+            }
+            l.out = {l.conv.out_c, l.conv.out_h(), l.conv.out_w()};
+            break;
+        }
+        case LayerKind::fc:
+            l.fc.in = in.z * in.h * in.w;
+            if (l.fc.out < 1 || l.fc.out > (int64_t{1} << 20)) {
+                fail(i, fmt::format("out_features is {}, expected 1..2^20", l.fc.out));
+            }
+            if (static_cast<uint64_t>(l.fc.in) > cfg.fc_input_memory_size) {
+                fail(i, fmt::format("{} inputs exceed fc_input_memory_size {}", l.fc.in,
+                                    cfg.fc_input_memory_size));
+            }
+            if (static_cast<uint64_t>(l.fc.out) > cfg.fc_output_memory_size) {
+                fail(i, fmt::format("{} outputs exceed fc_output_memory_size {}", l.fc.out,
+                                    cfg.fc_output_memory_size));
+            }
+            if (cfg.data_type == DataType::int8 && l.fc.output != FcLayer::Output::plain) {
+                fail(i, "softmax and sigmoid outputs need processor_data_type single");
+            }
+            l.out = {l.fc.out, 1, 1};
+            break;
+        case LayerKind::add:
+        case LayerKind::multiply: {
+            if (l.input2 < -1 || l.input2 == l.input) {
+                fail(i, "an adder layer needs two different inputs");
+            }
+            const ActShape b = l.input2 < 0 ? n.input : n.layers[static_cast<size_t>(l.input2)].out;
+            if (b.z != in.z || b.h != in.h || b.w != in.w) {
+                fail(i, fmt::format("operands {}x{}x{} and {}x{}x{} differ", in.z, in.h, in.w, b.z,
+                                    b.h, b.w));
+            }
+            l.quant.in2_exp =
+                l.input2 < 0 ? n.input_exp : n.layers[static_cast<size_t>(l.input2)].quant.out_exp;
+            l.out = in;
+            break;
+        }
+        }
+        if (!l.weights.empty() && l.weights.size() != weight_count(l)) {
+            fail(i, fmt::format("{} weights given, the layer has {}", l.weights.size(),
+                                weight_count(l)));
+        }
+    }
+}
+
+void fill_parameters(Network& n, const DlpConfig& cfg, uint32_t seed) {
+    std::mt19937 rng(seed);
+    for (Layer& l : n.layers) {
+        const size_t nw = weight_count(l), nb = bias_count(l);
+        if (nw == 0) {
+            continue;
+        }
+        const size_t fan_in = nw / nb;
+        const float r = 1.0f / std::sqrt(static_cast<float>(fan_in));
+        std::uniform_real_distribution<float> u(-r, r);
+        if (cfg.data_type == DataType::single) {
+            if (l.weights.empty()) {
+                l.weights.resize(nw);
+                for (float& w : l.weights) {
+                    w = u(rng);
+                }
+            }
+            if (l.bias.empty()) {
+                l.bias.resize(nb);
+                for (float& b : l.bias) {
+                    b = u(rng);
+                }
+            }
+        } else {
+            if (l.weights_q.empty()) {
+                l.weights_q.resize(nw);
+                for (int8_t& w : l.weights_q) {
+                    w = static_cast<int8_t>(static_cast<int>(rng() % 255) - 127);
+                }
+            }
+            if (l.bias_q.empty()) {
+                l.bias_q.assign(nb, 0);
+            }
+        }
+    }
+}
+
+}  // namespace npu::dlp

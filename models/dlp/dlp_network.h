@@ -1,0 +1,55 @@
+// A network as the DL processor runs it: layers of the conv, fc and adder modules with their
+// parameters, in execution order, each reading the network input or earlier layers' outputs.
+// Shapes propagate (check_network). What the compiler (platforms/dlp) lays out in DDR and the
+// module executes. Pure C++.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "models/dlp/dlp_config.h"
+#include "models/dlp/dlp_format.h"
+#include "models/dlp/dlp_func.h"
+
+namespace npu::dlp {
+
+enum class LayerKind : uint16_t { conv = 1, fc = 2, add = 3, multiply = 4 };
+const char* kind_name(LayerKind k);
+const char* module_name(LayerKind k);  // "conv_module", "fc_module", "adder_module"
+
+struct Layer {
+    std::string name;
+    LayerKind kind = LayerKind::conv;
+    ConvLayer conv;  // kind conv (in_* filled by check_network; groups 0 = depthwise)
+    FcLayer fc;      // kind fc (fc.in filled by check_network)
+    int input = -1;   // producing layer, -1 = the network input
+    int input2 = -1;  // adder: the second operand
+    Int8Quant quant;  // int8 exponents (in_exp is the producer's out_exp)
+    // Parameters: single weights/bias, or int8 weights and int32 bias.
+    std::vector<float> weights, bias;
+    std::vector<int8_t> weights_q;
+    std::vector<int32_t> bias_q;
+
+    ActShape out;  // filled by check_network: (out_c, out_h, out_w); fc: (out, 1, 1)
+};
+
+struct Network {
+    std::string name = "network";
+    ActShape input;          // Z x H x W
+    int32_t input_exp = 0;   // int8: the input's exponent
+    std::vector<Layer> layers;
+};
+
+// Fills shapes (and int8 input exponents) and checks every layer against the modules and the
+// config; throws sim::Error naming the layer and the problem.
+void check_network(Network& n, const DlpConfig& cfg);
+// The shape a layer reads (its producer's output, or the network input).
+ActShape input_shape(const Network& n, const Layer& l);
+// Parameters each layer needs: weights and bias element counts.
+size_t weight_count(const Layer& l);
+size_t bias_count(const Layer& l);
+// Fills missing parameters with deterministic pseudo-random values from `seed` (uniform in
+// ±1/√fan_in for single; int8 weights in −127..127, bias 0 for int8).
+void fill_parameters(Network& n, const DlpConfig& cfg, uint32_t seed);
+
+}  // namespace npu::dlp

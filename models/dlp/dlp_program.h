@@ -1,0 +1,41 @@
+// The DL processor's layer-configuration instruction: one 128-byte little-endian record per
+// layer in the instruction region, fetched by the processor over AXI. The toolbox's own LC
+// instructions are not public; this record is ours, field by field in docs/dlp.md. Pure C++.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+
+#include "models/dlp/dlp_network.h"
+
+namespace npu::dlp {
+
+constexpr size_t kRecordBytes = 128;
+constexpr uint32_t kRecordMagic = 0x4c504c44;  // "DLPL"
+
+// Where a layer's data lives in DDR (32-bit addresses) and how big each piece is.
+struct LayerPlacement {
+    uint32_t input_addr = 0, input2_addr = 0, output_addr = 0, weight_addr = 0, bias_addr = 0;
+    uint64_t input_bytes = 0, input2_bytes = 0, output_bytes = 0, weight_bytes = 0,
+             bias_bytes = 0;
+};
+
+struct Record {
+    Layer layer;  // kind, geometry, activation, pooling, quantization (no parameters)
+    LayerPlacement place;
+    bool last = false;  // the network's last layer
+    // The conv input geometry the record carries (fc: in_c = inputs).
+};
+
+std::array<uint8_t, kRecordBytes> encode(const Record& r);
+// Decodes and checks a record; returns an empty string or why it is invalid (the processor's
+// error status).
+std::string decode(const uint8_t* bytes, Record& out);
+
+// Bytes of a layer's output image in DDR: conv format for conv/adder outputs, fc format (padded
+// to FCThreadNumber) for fc outputs; the network input in conv format.
+uint64_t image_bytes(const Layer& l, const DlpConfig& cfg);
+uint64_t input_image_bytes(const ActShape& s, const DlpConfig& cfg);
+
+}  // namespace npu::dlp

@@ -1,0 +1,155 @@
+#include "platforms/dlp/dlp_compiler.h"
+
+#include <cstring>
+
+#include <boost/endian/conversion.hpp>
+#include <fmt/format.h>
+
+#include "sim/core/address_map.h"
+#include "sim/core/error.h"
+
+namespace npu::dlp {
+
+namespace {
+
+uint64_t align(uint64_t v, uint64_t a) {
+    return (v + a - 1) / a * a;
+}
+
+void append_f32(std::vector<uint8_t>& out, const std::vector<float>& v) {
+    for (float f : v) {
+        uint32_t b = 0;
+        std::memcpy(&b, &f, 4);
+        uint8_t le[4];
+        boost::endian::store_little_u32(le, b);
+        out.insert(out.end(), le, le + 4);
+    }
+}
+
+void append_i32(std::vector<uint8_t>& out, const std::vector<int32_t>& v) {
+    for (int32_t x : v) {
+        uint8_t le[4];
+        boost::endian::store_little_u32(le, static_cast<uint32_t>(x));
+        out.insert(out.end(), le, le + 4);
+    }
+}
+
+void pad_to(std::vector<uint8_t>& v, uint64_t a) {
+    v.resize(align(v.size(), a), 0);
+}
+
+}  // namespace
+
+Program compile(const Network& n, const DlpConfig& cfg, const CompileOptions& opts) {
+    if (opts.frames < 1 || opts.frames > 65536) {
+        throw sim::Error(fmt::format("frame count is {}, expected 1..65536", opts.frames));
+    }
+    Program p;
+    p.frames = opts.frames;
+    const bool single = cfg.data_type == DataType::single;
+    uint64_t at = opts.ddr_base_addr;
+    auto region = [&](const char* name, uint64_t size) {
+        at = align(at, 4096);
+        p.map.push_back({name, at, size});
+        const uint64_t start = at;
+        at += size;
+        return start;
+    };
+    p.input_frame_bytes = align(input_image_bytes(n.input, cfg), 64);
+    p.output_frame_bytes = align(image_bytes(n.layers.back(), cfg), 64);
+    p.input_addr = region("InputDataOffset", p.input_frame_bytes * p.frames);
+    p.output_addr = region("OutputResultOffset", p.output_frame_bytes * p.frames);
+    // Scheduler: one slot per intermediate layer output (the last layer writes the results).
+    std::vector<uint64_t> slot(n.layers.size(), 0);
+    uint64_t scheduler = 0;
+    for (size_t i = 0; i + 1 < n.layers.size(); ++i) {
+        slot[i] = scheduler;
+        scheduler += align(image_bytes(n.layers[i], cfg), 64);
+    }
+    const uint64_t scheduler_addr = region("SchedulerDataOffset", scheduler);
+    region("SystemBufferOffset", opts.system_buffer_bytes);
+    p.instruction_addr = region("InstructionDataOffset", n.layers.size() * kRecordBytes);
+    // Weights: per layer weights (float32 or int8) then bias (float32 or int32), 64-aligned.
+    std::vector<uint64_t> w_off(n.layers.size(), 0), b_off(n.layers.size(), 0);
+    for (size_t i = 0; i < n.layers.size(); ++i) {
+        const Layer& l = n.layers[i];
+        if (l.kind != LayerKind::conv && l.kind != LayerKind::fc) {
+            continue;
+        }
+        std::vector<uint8_t>& buf = l.kind == LayerKind::conv ? p.conv_weights : p.fc_weights;
+        w_off[i] = buf.size();
+        if (single) {
+            append_f32(buf, l.weights);
+        } else {
+            buf.insert(buf.end(), reinterpret_cast<const uint8_t*>(l.weights_q.data()),
+                       reinterpret_cast<const uint8_t*>(l.weights_q.data()) + l.weights_q.size());
+        }
+        pad_to(buf, 64);
+        b_off[i] = buf.size();
+        single ? append_f32(buf, l.bias) : append_i32(buf, l.bias_q);
+        pad_to(buf, 64);
+    }
+    p.conv_weight_addr = region("ConvWeightDataOffset", p.conv_weights.size());
+    p.fc_weight_addr = region("FCWeightDataOffset", p.fc_weights.size());
+    p.end_addr = align(at, 4096);
+    p.map.push_back({"EndOffset", p.end_addr, 0});
+    if (p.end_addr > (uint64_t{1} << 32)) {
+        throw sim::Error(fmt::format("{}: the program needs DDR up to {:#x}, beyond 32-bit "
+                                     "addresses",
+                                     n.name, p.end_addr));
+    }
+    // Records, with the placement of frame 0 (the processor offsets by the frame for the
+    // network input and the results).
+    auto out_addr = [&](size_t i) {
+        return i + 1 == n.layers.size() ? p.output_addr : scheduler_addr + slot[i];
+    };
+    auto image_of = [&](int src) {
+        return src < 0 ? input_image_bytes(n.input, cfg)
+                       : image_bytes(n.layers[static_cast<size_t>(src)], cfg);
+    };
+    auto addr_of = [&](int src) {
+        return src < 0 ? p.input_addr : out_addr(static_cast<size_t>(src));
+    };
+    for (size_t i = 0; i < n.layers.size(); ++i) {
+        const Layer& l = n.layers[i];
+        Record r;
+        r.layer = l;
+        r.layer.weights.clear(), r.layer.bias.clear(), r.layer.weights_q.clear(),
+            r.layer.bias_q.clear();
+        r.last = i + 1 == n.layers.size();
+        LayerPlacement& pl = r.place;
+        pl.input_addr = static_cast<uint32_t>(addr_of(l.input));
+        pl.input_bytes = image_of(l.input);
+        if (l.kind == LayerKind::add || l.kind == LayerKind::multiply) {
+            pl.input2_addr = static_cast<uint32_t>(addr_of(l.input2));
+            pl.input2_bytes = image_of(l.input2);
+        }
+        pl.output_addr = static_cast<uint32_t>(out_addr(i));
+        pl.output_bytes = image_bytes(l, cfg);
+        if (l.kind == LayerKind::conv || l.kind == LayerKind::fc) {
+            const uint64_t base = l.kind == LayerKind::conv ? p.conv_weight_addr : p.fc_weight_addr;
+            pl.weight_addr = static_cast<uint32_t>(base + w_off[i]);
+            pl.weight_bytes = weight_count(l) * element_bytes(cfg.data_type);
+            pl.bias_addr = static_cast<uint32_t>(base + b_off[i]);
+            pl.bias_bytes = bias_count(l) * 4;
+        }
+        p.records.push_back(r);
+        const auto bytes = encode(r);
+        p.instructions.insert(p.instructions.end(), bytes.begin(), bytes.end());
+    }
+    return p;
+}
+
+std::string Program::table() const {
+    std::string s = fmt::format("{:<24} {:>16} {:>16}\n", "offset_name", "offset_address",
+                                "allocated_space");
+    for (const MemoryRegion& r : map) {
+        s += fmt::format("{:<24} {:>16} {:>16}\n", r.name, fmt::format("{:#010x}", r.addr),
+                         r.name == "EndOffset"
+                             ? fmt::format("Total: {}", sim::format_size(end_addr - map[0].addr))
+                             : sim::format_size(r.size));
+    }
+    return s;
+}
+
+}  // namespace npu::dlp

@@ -1,0 +1,157 @@
+#include "platforms/dlp/dlp_job.h"
+
+#include <map>
+
+#include <fmt/format.h>
+
+namespace npu::dlp {
+
+namespace {
+
+// A key that is a number or a list of `n` numbers.
+std::vector<int64_t> ints(const sim::ConfigNode& n, const char* key, size_t count,
+                          int64_t fallback) {
+    std::vector<int64_t> v(count, fallback);
+    auto node = n.optional_node(key);
+    if (!node) {
+        return v;
+    }
+    const std::vector<sim::ConfigNode> e = node->elements();
+    if (e.empty()) {
+        v.assign(count, node->as<int64_t>());
+    } else if (e.size() == count) {
+        for (size_t i = 0; i < count; ++i) {
+            v[i] = e[i].as<int64_t>();
+        }
+    } else {
+        n.error_at(key, fmt::format("expected a number or a list of {}", count));
+    }
+    return v;
+}
+
+Activation activation(const sim::ConfigNode& n) {
+    return n.get_enum<Activation>("activation", Activation::none,
+                                  {{"none", Activation::none},
+                                   {"relu", Activation::relu},
+                                   {"leaky_relu", Activation::leaky_relu},
+                                   {"clipped_relu", Activation::clipped_relu}});
+}
+
+}  // namespace
+
+DlpPlatformConfig read_dlp_platform(const sim::ConfigNode& p) {
+    DlpPlatformConfig c;
+    c.name = p.get<std::string>("name", c.name);
+    p.get<std::string>("kind", "dlp");
+    if (auto d = p.optional_child("dlp")) {
+        c.dlp = read_dlp_config(*d);
+    }
+    if (auto t = p.optional_child("timing")) {
+        c.timing.layer_overhead_cycles =
+            t->get<uint64_t>("layer_overhead_cycles", c.timing.layer_overhead_cycles, 0u, 1u << 30);
+        c.timing.tile_overhead_cycles =
+            t->get<uint64_t>("tile_overhead_cycles", c.timing.tile_overhead_cycles, 0u, 1u << 30);
+        c.timing.taps_per_pass = t->get<uint64_t>("taps_per_pass", c.timing.taps_per_pass, 1u, 49u);
+        c.timing.overlap = t->get<bool>("overlap", c.timing.overlap);
+    }
+    if (auto d = p.optional_child("ddr")) {
+        c.ddr_base_addr = d->get<uint64_t>("base_addr", c.ddr_base_addr);
+        c.ddr_size_bytes = d->get_bytes("size_bytes", c.ddr_size_bytes);
+    }
+    if (auto r = p.optional_child("registers")) {
+        c.register_base_addr = r->get<uint64_t>("base_addr", c.register_base_addr);
+    }
+    return c;
+}
+
+NetworkFile read_network(const sim::ConfigNode& n) {
+    NetworkFile f;
+    Network& net = f.network;
+    net.name = n.get<std::string>("name", net.name);
+    f.frames = n.get<uint32_t>("frames", 1, 1u, 65536u);
+    f.seed = n.get<uint32_t>("seed", 1);
+    net.input_exp = n.get<int32_t>("input_exp", 0, -31, 31);
+    const sim::ConfigNode in = n.child("input");
+    net.input.z = in.get<int64_t>("channels", 1, 1, 1 << 16);
+    net.input.h = in.get<int64_t>("height", 1, 1, 1 << 14);
+    net.input.w = in.get<int64_t>("width", 1, 1, 1 << 14);
+    std::map<std::string, int> index{{"input", -1}};
+    for (const sim::ConfigNode& ln : n.items("layers")) {
+        Layer l;
+        l.name = ln.get<std::string>("name", fmt::format("layer{}", net.layers.size()));
+        l.kind = ln.get_enum<LayerKind>("type", LayerKind::conv,
+                                        {{"conv", LayerKind::conv},
+                                         {"fc", LayerKind::fc},
+                                         {"add", LayerKind::add},
+                                         {"multiply", LayerKind::multiply}});
+        auto source = [&](const std::string& name) {
+            auto it = index.find(name);
+            if (it == index.end()) {
+                ln.error_at("inputs", fmt::format("no earlier layer named '{}'", name));
+                return -1;
+            }
+            return it->second;
+        };
+        const int previous = static_cast<int>(net.layers.size()) - 1;
+        l.input = previous;
+        if (auto inputs = ln.optional_node("inputs")) {
+            const std::vector<sim::ConfigNode> e = inputs->elements();
+            if (e.empty()) {
+                l.input = source(inputs->as<std::string>());
+            } else {
+                l.input = source(e[0].as<std::string>());
+                if (e.size() > 1) {
+                    l.input2 = source(e[1].as<std::string>());
+                }
+            }
+        }
+        l.quant.w_exp = ln.get<int32_t>("w_exp", 0, -31, 31);
+        l.quant.out_exp = ln.get<int32_t>("out_exp", 0, -31, 31);
+        if (l.kind == LayerKind::conv) {
+            ConvLayer& c = l.conv;
+            c.out_c = ln.get<int64_t>("out_channels", 1, 1, 1 << 16);
+            const auto k = ints(ln, "kernel", 2, 3);
+            c.kernel_h = k[0], c.kernel_w = k[1];
+            const auto s = ints(ln, "stride", 2, 1);
+            c.stride_h = s[0], c.stride_w = s[1];
+            const auto pad = ints(ln, "padding", 4, 0);
+            c.pad_top = pad[0], c.pad_bottom = pad[1], c.pad_left = pad[2], c.pad_right = pad[3];
+            if (ln.has("groups") && ln.get<std::string>("groups", "") == "depthwise") {
+                c.groups = 0;  // resolved to in_c below
+            } else {
+                c.groups = ln.get<int64_t>("groups", 1, 1, 1 << 16);
+            }
+            c.activation = activation(ln);
+            c.leaky_slope = ln.get<float>("leaky_slope", c.leaky_slope);
+            c.clip_ceiling = ln.get<float>("clip_ceiling", c.clip_ceiling);
+            c.pool = ln.get_enum<PoolType>("pool", PoolType::none,
+                                           {{"none", PoolType::none},
+                                            {"max", PoolType::max},
+                                            {"average", PoolType::average}});
+            const auto ps = ints(ln, "pool_size", 2, 2);
+            c.pool_h = ps[0], c.pool_w = ps[1];
+            const auto pst = ints(ln, "pool_stride", 2, 2);
+            c.pool_stride_h = pst[0], c.pool_stride_w = pst[1];
+            const auto pp = ints(ln, "pool_padding", 4, 0);
+            c.pool_pad_top = pp[0], c.pool_pad_bottom = pp[1], c.pool_pad_left = pp[2],
+            c.pool_pad_right = pp[3];
+        } else if (l.kind == LayerKind::fc) {
+            l.fc.out = ln.get<int64_t>("out_features", 1, 1, 1 << 20);
+            l.fc.activation = activation(ln);
+            l.fc.output = ln.get_enum<FcLayer::Output>("output", FcLayer::Output::plain,
+                                                       {{"plain", FcLayer::Output::plain},
+                                                        {"softmax", FcLayer::Output::softmax},
+                                                        {"sigmoid", FcLayer::Output::sigmoid}});
+        } else if (l.input2 == -1 && !ln.has("inputs")) {
+            ln.error_at("inputs", "an adder layer needs two inputs: [a, b]");
+        }
+        if (index.count(l.name) != 0) {
+            ln.error_at("name", fmt::format("'{}' is used twice", l.name));
+        }
+        index[l.name] = static_cast<int>(net.layers.size());
+        net.layers.push_back(l);
+    }
+    return f;
+}
+
+}  // namespace npu::dlp

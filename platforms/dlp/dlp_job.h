@@ -1,0 +1,37 @@
+// YAML for the DL processor: the platform (`platform: {kind: dlp, ...}`, configs/dlp_*.yaml)
+// and a network as a layer list (`network:`). Keys: docs/dlp.md. Problems are recorded in the
+// document (call finish()).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "models/dlp/dlp_config.h"
+#include "models/dlp/dlp_cost.h"
+#include "models/dlp/dlp_network.h"
+#include "sim/core/config.h"
+
+namespace npu::dlp {
+
+struct DlpPlatformConfig {
+    std::string name = "dlp";
+    DlpConfig dlp;
+    DlpTiming timing;
+    uint64_t ddr_base_addr = 0x80000000;
+    uint64_t ddr_size_bytes = uint64_t{1} << 30;
+    uint64_t register_base_addr = 0xa0000000;
+};
+
+// Reads a `platform:` map of kind dlp.
+DlpPlatformConfig read_dlp_platform(const sim::ConfigNode& platform);
+
+struct NetworkFile {
+    Network network;
+    uint32_t frames = 1;
+    uint32_t seed = 1;  // parameters not given are generated from it
+};
+// Reads a `network:` map; layer names must be unique; `input:` names a layer (default: the
+// previous layer, or the network input for the first).
+NetworkFile read_network(const sim::ConfigNode& network);
+
+}  // namespace npu::dlp
