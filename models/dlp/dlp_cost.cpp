@@ -21,20 +21,20 @@ uint64_t compute_cycles(const Layer& l, const DlpConfig& cfg, const DlpTiming& t
         const auto windows = static_cast<uint64_t>(v.conv_h() * v.conv_w());
         // Kernels larger than the pass run in several passes: ⌈kh·kw / taps_per_pass⌉ (a 3x3
         // pass for taps 9); a 1x1 kernel still takes a whole pass (reduced efficiency).
-        const uint64_t passes = ceil_div(static_cast<uint64_t>(v.kernel_h * v.kernel_w),
-                                         t.taps_per_pass);
+        const uint64_t passes =
+            ceil_div(static_cast<uint64_t>(v.kernel_h * v.kernel_w), t.taps_per_pass);
         const auto g = static_cast<uint64_t>(v.groups);
-        const auto gic = static_cast<uint64_t>(v.in_c) / g, goc = static_cast<uint64_t>(v.out_c) / g;
+        const auto gic = static_cast<uint64_t>(v.in_c) / g,
+                   goc = static_cast<uint64_t>(v.out_c) / g;
         // The C x C threads pair C input with C output channels; a depthwise layer (one input and
         // one output channel per group) uses only C of them.
-        const uint64_t work = gic == 1 && goc == 1 ? ceil_div(g, c)
-                                                   : g * ceil_div(gic, c) * ceil_div(goc, c);
+        const uint64_t work =
+            gic == 1 && goc == 1 ? ceil_div(g, c) : g * ceil_div(gic, c) * ceil_div(goc, c);
         return windows * passes * work;
     }
     case LayerKind::fc:
         return ceil_div(static_cast<uint64_t>(l.fc.in * l.fc.out), cfg.fc_thread_number);
-    default:
-        return ceil_div(static_cast<uint64_t>(l.out.z * l.out.h * l.out.w), cfg.transfer_n());
+    default: return ceil_div(static_cast<uint64_t>(l.out.z * l.out.h * l.out.w), cfg.transfer_n());
     }
 }
 

@@ -20,8 +20,8 @@ const char* module_name(LayerKind k);  // "conv_module", "fc_module", "adder_mod
 struct Layer {
     std::string name;
     LayerKind kind = LayerKind::conv;
-    ConvLayer conv;  // kind conv (in_* filled by check_network; groups 0 = depthwise)
-    FcLayer fc;      // kind fc (fc.in filled by check_network)
+    ConvLayer conv;   // kind conv (in_* filled by check_network; groups 0 = depthwise)
+    FcLayer fc;       // kind fc (fc.in filled by check_network)
     int input = -1;   // producing layer, -1 = the network input
     int input2 = -1;  // adder: the second operand
     Int8Quant quant;  // int8 exponents (in_exp is the producer's out_exp)
@@ -35,8 +35,8 @@ struct Layer {
 
 struct Network {
     std::string name = "network";
-    ActShape input;          // Z x H x W
-    int32_t input_exp = 0;   // int8: the input's exponent
+    ActShape input;         // Z x H x W
+    int32_t input_exp = 0;  // int8: the input's exponent
     std::vector<Layer> layers;
 };
 

@@ -12,8 +12,12 @@ namespace {
 struct Writer {
     uint8_t* p;
     void u8(size_t at, uint64_t v) { p[at] = static_cast<uint8_t>(v); }
-    void u16(size_t at, uint64_t v) { boost::endian::store_little_u16(p + at, static_cast<uint16_t>(v)); }
-    void u32(size_t at, uint64_t v) { boost::endian::store_little_u32(p + at, static_cast<uint32_t>(v)); }
+    void u16(size_t at, uint64_t v) {
+        boost::endian::store_little_u16(p + at, static_cast<uint16_t>(v));
+    }
+    void u32(size_t at, uint64_t v) {
+        boost::endian::store_little_u32(p + at, static_cast<uint32_t>(v));
+    }
     void i32(size_t at, int64_t v) { u32(at, static_cast<uint32_t>(static_cast<int32_t>(v))); }
     void f32(size_t at, float v) {
         uint32_t b = 0;
@@ -51,6 +55,45 @@ uint64_t image_bytes(const Layer& l, const DlpConfig& cfg) {
     return input_image_bytes(l.out, cfg);
 }
 
+std::string derive_sizes(Record& r, const DlpConfig& cfg, uint64_t limit_bytes) {
+    const Layer& l = r.layer;
+    for (const ActShape* s : {static_cast<const ActShape*>(&r.input), &l.out}) {
+        if (s->z < 1 || s->h < 1 || s->w < 1 || s->z > (1 << 16) || s->h > (1 << 14) ||
+            s->w > (1 << 14)) {
+            return fmt::format("a shape of {}x{}x{} is out of range", s->z, s->h, s->w);
+        }
+    }
+    const auto in_elements = static_cast<uint64_t>(r.input.z * r.input.h * r.input.w);
+    LayerPlacement& p = r.place;
+    p.input_bytes = r.input_fc_format ? fc_ddr_elements(in_elements, cfg.fc_thread_number) *
+                                            element_bytes(cfg.data_type)
+                                      : input_image_bytes(r.input, cfg);
+    p.input2_bytes = l.kind == LayerKind::add || l.kind == LayerKind::multiply ? p.input_bytes : 0;
+    p.output_bytes = image_bytes(l, cfg);
+    p.weight_bytes = 0, p.bias_bytes = 0;
+    if (l.kind == LayerKind::conv) {
+        const ConvLayer& c = l.conv;
+        if (c.groups < 1 || c.in_c % c.groups != 0 || c.kernel_h > 7 || c.kernel_w > 7) {
+            return "the conv geometry is not one the module runs";
+        }
+        p.weight_bytes = weight_count(l) * element_bytes(cfg.data_type);
+        p.bias_bytes = bias_count(l) * 4;
+    } else if (l.kind == LayerKind::fc) {
+        if (static_cast<uint64_t>(l.fc.in) != in_elements) {
+            return fmt::format("the fc layer has {} inputs, its input image {}", l.fc.in,
+                               in_elements);
+        }
+        p.weight_bytes = weight_count(l) * element_bytes(cfg.data_type);
+        p.bias_bytes = bias_count(l) * 4;
+    }
+    for (uint64_t b : {p.input_bytes, p.output_bytes, p.weight_bytes}) {
+        if (b > limit_bytes) {
+            return fmt::format("a buffer of {} bytes exceeds the {}-byte DDR", b, limit_bytes);
+        }
+    }
+    return "";
+}
+
 std::array<uint8_t, kRecordBytes> encode(const Record& r) {
     std::array<uint8_t, kRecordBytes> b{};
     Writer w{b.data()};
@@ -58,7 +101,7 @@ std::array<uint8_t, kRecordBytes> encode(const Record& r) {
     const ConvLayer& c = l.conv;
     w.u32(0, kRecordMagic);
     w.u16(4, static_cast<uint16_t>(l.kind));
-    w.u16(6, r.last ? 1 : 0);
+    w.u16(6, (r.last ? 1 : 0) | (r.input_fc_format ? 2 : 0));
     w.u32(8, r.place.input_addr);
     w.u32(12, r.place.input2_addr);
     w.u32(16, r.place.output_addr);
@@ -108,6 +151,9 @@ std::array<uint8_t, kRecordBytes> encode(const Record& r) {
     w.u32(104, static_cast<uint64_t>(l.out.h));
     w.u32(108, static_cast<uint64_t>(l.out.w));
     w.i32(112, l.quant.in2_exp);
+    w.u32(116, static_cast<uint64_t>(r.input.z));
+    w.u32(120, static_cast<uint64_t>(r.input.h));
+    w.u32(124, static_cast<uint64_t>(r.input.w));
     return b;
 }
 
@@ -125,6 +171,9 @@ std::string decode(const uint8_t* bytes, Record& out) {
     Layer& l = out.layer;
     l.kind = static_cast<LayerKind>(kind);
     out.last = (r.u16(6) & 1) != 0;
+    out.input_fc_format = (r.u16(6) & 2) != 0;
+    out.input = {static_cast<int64_t>(r.u32(116)), static_cast<int64_t>(r.u32(120)),
+                 static_cast<int64_t>(r.u32(124))};
     out.place.input_addr = r.u32(8);
     out.place.input2_addr = r.u32(12);
     out.place.output_addr = r.u32(16);

@@ -94,9 +94,10 @@ Program compile(const Network& n, const DlpConfig& cfg, const CompileOptions& op
     p.end_addr = align(at, 4096);
     p.map.push_back({"EndOffset", p.end_addr, 0});
     if (p.end_addr > (uint64_t{1} << 32)) {
-        throw sim::Error(fmt::format("{}: the program needs DDR up to {:#x}, beyond 32-bit "
-                                     "addresses",
-                                     n.name, p.end_addr));
+        throw sim::Error(
+            fmt::format("{}: the program needs DDR up to {:#x}, beyond 32-bit "
+                        "addresses",
+                        n.name, p.end_addr));
     }
     // Records, with the placement of frame 0 (the processor offsets by the frame for the
     // network input and the results).
@@ -117,6 +118,9 @@ Program compile(const Network& n, const DlpConfig& cfg, const CompileOptions& op
         r.layer.weights.clear(), r.layer.bias.clear(), r.layer.weights_q.clear(),
             r.layer.bias_q.clear();
         r.last = i + 1 == n.layers.size();
+        r.input = input_shape(n, l);
+        r.input_fc_format =
+            l.input >= 0 && n.layers[static_cast<size_t>(l.input)].kind == LayerKind::fc;
         LayerPlacement& pl = r.place;
         pl.input_addr = static_cast<uint32_t>(addr_of(l.input));
         pl.input_bytes = image_of(l.input);
@@ -141,8 +145,8 @@ Program compile(const Network& n, const DlpConfig& cfg, const CompileOptions& op
 }
 
 std::string Program::table() const {
-    std::string s = fmt::format("{:<24} {:>16} {:>16}\n", "offset_name", "offset_address",
-                                "allocated_space");
+    std::string s =
+        fmt::format("{:<24} {:>16} {:>16}\n", "offset_name", "offset_address", "allocated_space");
     for (const MemoryRegion& r : map) {
         s += fmt::format("{:<24} {:>16} {:>16}\n", r.name, fmt::format("{:#010x}", r.addr),
                          r.name == "EndOffset"

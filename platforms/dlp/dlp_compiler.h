@@ -22,7 +22,7 @@ struct MemoryRegion {
 struct Program {
     std::vector<MemoryRegion> map;  // in address order, the last is EndOffset (size 0)
     uint32_t frames = 1;
-    uint64_t input_addr = 0, input_frame_bytes = 0;    // frame f at input_addr + f · bytes
+    uint64_t input_addr = 0, input_frame_bytes = 0;  // frame f at input_addr + f · bytes
     uint64_t output_addr = 0, output_frame_bytes = 0;
     uint64_t instruction_addr = 0;
     std::vector<Record> records;        // placement of frame 0

@@ -27,13 +27,14 @@ NetworkEstimate estimate(const Network& n, const Program& p, const DlpConfig& cf
 
 std::string table(const NetworkEstimate& e) {
     const double hz = static_cast<double>(e.clock_hz);
-    auto seconds = [&](uint64_t c) { return static_cast<double>(c) / hz; };
+    auto seconds = [&](uint64_t c) {
+        return static_cast<double>(c) / hz;
+    };
     std::string s = "Deep Learning Processor Estimator Performance Results\n\n";
-    s += fmt::format("{:<28}{:>26}{:>28}{:>12}{:>16}{:>12}\n", "",
-                     "LastFrameLatency(cycles)", "LastFrameLatency(seconds)", "FramesNum",
-                     "Total Latency", "Frames/s");
-    s += fmt::format("{:<28}{:>26}{:>28}{:>12}{:>16}{:>12}\n", "", "-------------",
-                     "-------------", "---------", "---------", "---------");
+    s += fmt::format("{:<28}{:>26}{:>28}{:>12}{:>16}{:>12}\n", "", "LastFrameLatency(cycles)",
+                     "LastFrameLatency(seconds)", "FramesNum", "Total Latency", "Frames/s");
+    s += fmt::format("{:<28}{:>26}{:>28}{:>12}{:>16}{:>12}\n", "", "-------------", "-------------",
+                     "---------", "---------", "---------");
     s += fmt::format("{:<28}{:>26}{:>28.5f}{:>12}{:>16}{:>12.1f}\n", "Network", e.frame_cycles,
                      seconds(e.frame_cycles), e.frames, e.total_cycles, e.frames_per_second());
     for (const char* module : {"conv_module", "fc_module", "adder_module"}) {
@@ -56,7 +57,8 @@ std::string table(const NetworkEstimate& e) {
             }
         }
     }
-    s += fmt::format(" * The clock frequency of the DL processor is: {}MHz\n", e.clock_hz / 1000000);
+    s +=
+        fmt::format(" * The clock frequency of the DL processor is: {}MHz\n", e.clock_hz / 1000000);
     return s;
 }
 

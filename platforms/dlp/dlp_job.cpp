@@ -124,10 +124,9 @@ NetworkFile read_network(const sim::ConfigNode& n) {
             c.activation = activation(ln);
             c.leaky_slope = ln.get<float>("leaky_slope", c.leaky_slope);
             c.clip_ceiling = ln.get<float>("clip_ceiling", c.clip_ceiling);
-            c.pool = ln.get_enum<PoolType>("pool", PoolType::none,
-                                           {{"none", PoolType::none},
-                                            {"max", PoolType::max},
-                                            {"average", PoolType::average}});
+            c.pool = ln.get_enum<PoolType>(
+                "pool", PoolType::none,
+                {{"none", PoolType::none}, {"max", PoolType::max}, {"average", PoolType::average}});
             const auto ps = ints(ln, "pool_size", 2, 2);
             c.pool_h = ps[0], c.pool_w = ps[1];
             const auto pst = ints(ln, "pool_stride", 2, 2);
@@ -142,8 +141,11 @@ NetworkFile read_network(const sim::ConfigNode& n) {
                                                        {{"plain", FcLayer::Output::plain},
                                                         {"softmax", FcLayer::Output::softmax},
                                                         {"sigmoid", FcLayer::Output::sigmoid}});
-        } else if (l.input2 == -1 && !ln.has("inputs")) {
-            ln.error_at("inputs", "an adder layer needs two inputs: [a, b]");
+        } else {
+            if (l.input2 == -1 && !ln.has("inputs")) {
+                ln.error_at("inputs", "an adder layer needs two inputs: [a, b]");
+            }
+            l.conv.activation = activation(ln);  // the adder's activation: none or relu
         }
         if (index.count(l.name) != 0) {
             ln.error_at("name", fmt::format("'{}' is used twice", l.name));

@@ -18,7 +18,7 @@ struct DlpPlatformConfig {
     DlpConfig dlp;
     DlpTiming timing;
     uint64_t ddr_base_addr = 0x80000000;
-    uint64_t ddr_size_bytes = uint64_t{1} << 30;
+    uint64_t ddr_size_bytes = uint64_t{512} << 20;
     uint64_t register_base_addr = 0xa0000000;
 };
 

@@ -54,6 +54,10 @@ int main(int argc, char** argv) {
                     "Directory for report.json (and trace.json); written whole or not at all");
     run->add_option("--model", run_opts.model, "Model file (kmodel v3 or v4 for the k210 platform)")
         ->check(CLI::ExistingFile);
+    run->add_option("--network", run_opts.network,
+                    "A network (layer list YAML) for a DL processor platform, e.g. "
+                    "configs/networks/dlp_tiny.yaml")
+        ->check(CLI::ExistingFile);
     run->add_option("--input", run_opts.input,
                     "Input tensor: .npy, uint8 NCHW of the model's input shape")
         ->check(CLI::ExistingFile);

@@ -17,6 +17,7 @@ const char* version();
 struct RunOptions {
     std::string platform;     // YAML file; empty = the built-in default
     std::string model;        // kmodel file (k210 platform)
+    std::string network;      // network YAML (dlp platform)
     std::string input;        // input tensor (.npy, u8 NCHW)
     std::string out;          // output directory; empty = print only
     bool trace = false;       // write trace.json (Chrome trace events) into --out
@@ -56,6 +57,7 @@ int cmd_layout(const LayoutOptions& opts);
 int cmd_aipp(const AippOptions& opts);
 struct LoadedPlatform;
 int cmd_run_k210(const RunOptions& opts, const LoadedPlatform& platform);
+int cmd_run_dlp(const RunOptions& opts, const LoadedPlatform& platform);
 int cmd_info(const InfoOptions& opts);
 int cmd_estimate(const EstimateOptions& opts);
 

@@ -97,9 +97,7 @@ int cmd_run(const RunOptions& opts) {
         return cmd_run_k210(opts, p);
     }
     if (p.dlp) {
-        throw sim::Error(
-            p.source + ": the DL processor has no timed run yet; use npusim estimate --platform " +
-            p.source + " --layers NETWORK.yaml");
+        return cmd_run_dlp(opts, p);
     }
     if (!opts.model.empty() || !opts.input.empty() || opts.functional) {
         throw sim::Error(

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <sstream>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 #include <sys/wait.h>
@@ -347,6 +348,32 @@ TEST_F(Cli, DlpEstimateTableAndMemoryMap) {
     EXPECT_NE(info.out.find("ProcessorDataType int8, TargetFrequency 200 MHz, AXI masters 32 bits"),
               std::string::npos)
         << info.out;
+}
+
+TEST_F(Cli, DlpTimedRunEqualsItsEstimate) {
+    const std::string args = " --platform " NPUSIM_SOURCE_DIR
+                             "/configs/dlp_zcu102_int8.yaml --network " NPUSIM_SOURCE_DIR
+                             "/configs/networks/dlp_tiny.yaml";
+    const Result r = run("run" + args + " --out " + (dir / "run").string());
+    ASSERT_EQ(r.rc, 0) << r.err;
+    const auto j = nlohmann::json::parse(slurp(dir / "run" / "report.json"));
+    EXPECT_EQ(j["totals"]["cycles"], j["totals"]["estimate_cycles"]);
+    ASSERT_EQ(j["layers"].size(), 5u);
+    for (const auto& l : j["layers"]) {
+        EXPECT_EQ(l["total_cycles"], l["estimate_cycles"]) << l["layer"];
+    }
+    EXPECT_EQ(j["outputs"][0]["shape"], nlohmann::json::parse("[10]"));
+    const Result e = run("estimate --platform " NPUSIM_SOURCE_DIR
+                         "/configs/dlp_zcu102_int8.yaml --layers " NPUSIM_SOURCE_DIR
+                         "/configs/networks/dlp_tiny.yaml");
+    EXPECT_NE(
+        e.out.find(fmt::format("{:<28}{:>26}", "Network", j["totals"]["cycles"].get<uint64_t>())),
+        std::string::npos)
+        << e.out;
+    const Result no_net = run("run --platform " NPUSIM_SOURCE_DIR "/configs/dlp_zcu102_int8.yaml");
+    EXPECT_EQ(no_net.rc, 2);
+    EXPECT_NE(no_net.err.find("a DL processor run needs --network NETWORK.yaml"), std::string::npos)
+        << no_net.err;
 }
 
 }  // namespace

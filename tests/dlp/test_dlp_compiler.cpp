@@ -21,7 +21,8 @@ struct Loaded {
 };
 
 Loaded load(const std::string& network_yaml, const char* platform = "dlp_zcu102_single.yaml") {
-    auto pdoc = sim::ConfigDocument::load_file(std::string(NPUSIM_SOURCE_DIR "/configs/") + platform);
+    auto pdoc =
+        sim::ConfigDocument::load_file(std::string(NPUSIM_SOURCE_DIR "/configs/") + platform);
     Loaded l;
     l.platform = read_dlp_platform(pdoc.root().child("platform"));
     pdoc.finish();
@@ -54,9 +55,9 @@ TEST(DlpCompiler, MemoryMapOfASmallNetwork) {
     EXPECT_EQ(p.map[0].size, 16384u);
     EXPECT_EQ(p.map[1].addr, 0x80004000u);  // OutputResultOffset, 4 KiB aligned
     EXPECT_EQ(p.map[1].size, 64u);
-    EXPECT_EQ(p.map[2].size, 8192u);  // SchedulerDataOffset
-    EXPECT_EQ(p.map[4].size, 256u);   // InstructionDataOffset
-    EXPECT_EQ(p.map[5].size, 960u);   // ConvWeightDataOffset
+    EXPECT_EQ(p.map[2].size, 8192u);                // SchedulerDataOffset
+    EXPECT_EQ(p.map[4].size, 256u);                 // InstructionDataOffset
+    EXPECT_EQ(p.map[5].size, 960u);                 // ConvWeightDataOffset
     EXPECT_EQ(p.map[6].size, 2048u * 10 * 4 + 64);  // fc 2048x10 floats, bias 40 B -> 64
     EXPECT_EQ(p.map[7].name, "EndOffset");
     EXPECT_EQ(p.instructions.size(), 256u);

@@ -1,0 +1,265 @@
+#include "models/dlp/dlp.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "models/dlp/dlp_exec.h"
+#include "sim/core/error.h"
+
+namespace npu::dlp {
+
+using sc_core::sc_time;
+using sim::Access;
+using sim::Register;
+
+namespace {
+constexpr const char* kMsgType = "npusim/dlp";
+
+std::vector<Register> make_registers() {
+    struct Def {
+        const char* name;
+        uint64_t offset;
+        Access access;
+        uint64_t reset;
+    };
+    const Def defs[] = {
+        {"IPCore_Reset", regs::IPCore_Reset, Access::WO, 0},
+        {"IPCore_Enable", regs::IPCore_Enable, Access::RW, 1},
+        {"IPCore_Timestamp", regs::IPCore_Timestamp, Access::RO, regs::kTimestamp},
+        {"InputStart", regs::InputStart, Access::WO, 0},
+        {"FrameCount", regs::FrameCount, Access::RW, 1},
+        {"InputAddr", regs::InputAddr, Access::RW, 0},
+        {"InputSize", regs::InputSize, Access::RW, 0},
+        {"OutputAddr", regs::OutputAddr, Access::RW, 0},
+        {"OutputSize", regs::OutputSize, Access::RW, 0},
+        {"InstructionAddr", regs::InstructionAddr, Access::RW, 0},
+        {"LayerCount", regs::LayerCount, Access::RW, 0},
+        {"Done", regs::Done, Access::RO, 0},
+        {"FramesDone", regs::FramesDone, Access::RO, 0},
+        {"Status", regs::Status, Access::RO, 0},
+        {"IrqEnable", regs::IrqEnable, Access::RW, 0},
+        {"IrqStatus", regs::IrqStatus, Access::W1C, 0},
+    };
+    std::vector<Register> v;
+    for (const Def& d : defs) {
+        v.emplace_back(Register::Spec{d.name, d.offset, 4, d.reset, d.access, 0xffffffffu, false});
+    }
+    for (Register& r : v) {
+        r.reset();
+    }
+    return v;
+}
+
+uint64_t to_ps(const sc_time& t) {
+    return static_cast<uint64_t>(t.value() / sc_time(1, sc_core::SC_PS).value());
+}
+}  // namespace
+
+Dlp::Dlp(sc_core::sc_module_name name, const DlpConfig& cfg, const DlpTiming& timing)
+    : sc_module(name)
+    , m_regs_storage(make_registers())
+    , m_bank("dlp", regs::kBlockBytes)
+    , regs("regs", m_bank, sc_time(5, sc_core::SC_NS))
+    , instr("instr", cfg.ddr_bus())
+    , weights("weights", cfg.ddr_bus())
+    , act("act", cfg.ddr_bus())
+    , irq("irq")
+    , m_cfg(cfg)
+    , m_timing(timing)
+    , m_period(sc_time::from_value(
+          ((1'000'000'000'000u + cfg.target_frequency_hz / 2) / cfg.target_frequency_hz) *
+          sc_time(1, sc_core::SC_PS).value()))
+    , m_stats(basename())
+    , m_frames(m_stats.counter("frames", "frames", "frames completed"))
+    , m_layers(m_stats.counter("layers", "layers", "layer executions (frames x layers)"))
+    , m_busy_cycles(m_stats.counter("busy_cycles", "cycles", "Σ layer total_cycles")) {
+    cfg.validate(this->name());
+    for (Register& r : m_regs_storage) {
+        m_bank.add(r);
+    }
+    reg(regs::InputStart).on_write([this](uint64_t v) {
+        if ((v & 1) == 0) {
+            return;
+        }
+        Register& status = reg(regs::Status);
+        if (status.get<regs::busy>() != 0 || reg(regs::IPCore_Enable).value() == 0) {
+            SC_REPORT_WARNING(kMsgType, fmt::format("{}: InputStart while {}: ignored",
+                                                    this->name(),
+                                                    status.get<regs::busy>() != 0 ? "busy"
+                                                                                   : "disabled")
+                                            .c_str());
+            return;
+        }
+        status.set_value(regs::busy::set(0, 1));
+        reg(regs::Done).set_value(0);
+        reg(regs::FramesDone).set_value(0);
+        m_start.notify(sc_core::SC_ZERO_TIME);
+    });
+    reg(regs::IPCore_Reset).on_write([this](uint64_t v) {
+        if ((v & 1) != 0 && reg(regs::Status).get<regs::busy>() == 0) {
+            for (uint64_t o : {regs::Done, regs::FramesDone, regs::Status, regs::IrqStatus}) {
+                reg(o).set_value(0);
+            }
+            update_irq();
+        }
+    });
+    reg(regs::IrqEnable).on_write([this](uint64_t) { update_irq(); });
+    reg(regs::IrqStatus).on_write([this](uint64_t) { update_irq(); });
+    m_stats.attach(regs.stats());
+    m_stats.attach(instr.stats());
+    m_stats.attach(weights.stats());
+    m_stats.attach(act.stats());
+    SC_HAS_PROCESS(Dlp);
+    SC_THREAD(run);
+}
+
+sim::Register& Dlp::reg(uint64_t offset) {
+    for (Register& r : m_regs_storage) {
+        if (r.offset() == offset) {
+            return r;
+        }
+    }
+    NPU_ASSERT(false, "no DLP register at {:#x}", offset);
+}
+
+void Dlp::update_irq() {
+    irq.set((reg(regs::IrqStatus).value() & reg(regs::IrqEnable).value() & 3) != 0);
+}
+
+void Dlp::fail(uint64_t code, const std::string& why) {
+    m_error = why;
+    uint64_t s = regs::error::set(0, 1);
+    reg(regs::Status).set_value(regs::error_code::set(s, code));
+    reg(regs::IrqStatus).set_value(reg(regs::IrqStatus).value() | regs::irq_error::MASK);
+    SC_REPORT_WARNING(kMsgType, fmt::format("{}: run stopped (error_code {}): {}", name(), code,
+                                            why)
+                                    .c_str());
+    update_irq();
+}
+
+// Record addresses point at frame 0; the input and result regions advance by a frame each.
+uint32_t Dlp::adjust(uint64_t addr, uint32_t frame) const {
+    auto& self = const_cast<Dlp&>(*this);
+    const uint64_t in = self.reg(regs::InputAddr).value(), in_n = self.reg(regs::InputSize).value();
+    const uint64_t out = self.reg(regs::OutputAddr).value(),
+                   out_n = self.reg(regs::OutputSize).value();
+    if (addr >= in && addr < in + in_n) {
+        return static_cast<uint32_t>(addr + frame * in_n);
+    }
+    if (addr >= out && addr < out + out_n) {
+        return static_cast<uint32_t>(addr + frame * out_n);
+    }
+    return static_cast<uint32_t>(addr);
+}
+
+void Dlp::run() {
+    for (;;) {
+        wait(m_start);
+        if (run_frames()) {
+            reg(regs::Status).set_value(0);
+            reg(regs::Done).set_value(1);
+            reg(regs::IrqStatus).set_value(reg(regs::IrqStatus).value() | regs::irq_done::MASK);
+            update_irq();
+        }
+    }
+}
+
+// Returns false when the run stopped on an error (already reported).
+bool Dlp::run_frames() {
+    const uint64_t layers = reg(regs::LayerCount).value();
+    const uint64_t frames = reg(regs::FrameCount).value();
+    if (layers == 0 || layers > 4096 || frames == 0) {
+        fail(regs::kBadRecord, fmt::format("LayerCount {} and FrameCount {}: expected 1..4096 "
+                                           "layers and at least one frame",
+                                           layers, frames));
+        return false;
+    }
+    // Fetch every record once (the layer overhead covers the fetch and decode).
+    std::vector<uint8_t> raw(layers * kRecordBytes);
+    sc_time fetch = sc_core::SC_ZERO_TIME;
+    const uint64_t ia = reg(regs::InstructionAddr).value();
+    if (instr.read(ia, raw.data(), raw.size(), fetch) != tlm::TLM_OK_RESPONSE) {
+        fail(regs::kBusError, fmt::format("instruction fetch of {} bytes at {:#x}", raw.size(), ia));
+        return false;
+    }
+    std::vector<Record> records(layers);
+    for (size_t i = 0; i < layers; ++i) {
+        std::string why = decode(raw.data() + i * kRecordBytes, records[i]);
+        if (why.empty()) {
+            why = derive_sizes(records[i], m_cfg, uint64_t{1} << 30);
+        }
+        if (!why.empty()) {
+            fail(regs::kBadRecord, fmt::format("layer {}: {}", i, why));
+            return false;
+        }
+    }
+    for (uint32_t f = 0; f < frames; ++f) {
+        for (size_t i = 0; i < layers; ++i) {
+            const Record& r = records[i];
+            LayerPlacement p = r.place;
+            p.input_addr = adjust(p.input_addr, f);
+            p.input2_addr = adjust(p.input2_addr, f);
+            p.output_addr = adjust(p.output_addr, f);
+            LayerRun run{f, i, kind_name(r.layer.kind), {}, to_ps(sc_core::sc_time_stamp()), 0};
+            // The transfers the cost model charges, issued back to back on each port; each one's
+            // duration (the growth of its port's local time) is added to its term.
+            sc_time act_t = sc_core::SC_ZERO_TIME, w_t = sc_core::SC_ZERO_TIME;
+            auto timed_read = [&](sim::AxiPort& port, uint64_t addr, std::vector<uint8_t>& buf,
+                                  uint64_t bytes, uint64_t& cycles) {
+                buf.resize(bytes);
+                if (bytes == 0) {
+                    return true;
+                }
+                sc_time& t = &port == &act ? act_t : w_t;
+                const sc_time before = t;
+                if (port.read(addr, buf.data(), bytes, t) != tlm::TLM_OK_RESPONSE) {
+                    return false;
+                }
+                cycles += static_cast<uint64_t>((t - before) / m_period + 0.5);
+                return true;
+            };
+            std::vector<uint8_t> in, in2, w, b;
+            LayerCost& c = run.cost;
+            const bool ok = timed_read(act, p.input_addr, in, p.input_bytes, c.read_cycles) &&
+                            timed_read(act, p.input2_addr, in2, p.input2_bytes, c.read_cycles) &&
+                            timed_read(weights, p.weight_addr, w, p.weight_bytes, c.weight_cycles) &&
+                            timed_read(weights, p.bias_addr, b, p.bias_bytes, c.weight_cycles);
+            if (!ok) {
+                fail(regs::kBusError, fmt::format("frame {} layer {}: a DDR read failed", f, i));
+                return false;
+            }
+            std::vector<uint8_t> out;
+            try {
+                out = execute_layer(r, m_cfg, {in.data(), in2.data(), w.data(), b.data()});
+            } catch (const sim::Error& e) {
+                fail(regs::kBadLayer, fmt::format("frame {} layer {}: {}", f, i, e.what()));
+                return false;
+            }
+            const sc_time before = act_t;
+            if (act.write(p.output_addr, out.data(), out.size(), act_t) != tlm::TLM_OK_RESPONSE) {
+                fail(regs::kBusError, fmt::format("frame {} layer {}: the DDR write failed", f, i));
+                return false;
+            }
+            c.write_cycles = static_cast<uint64_t>((act_t - before) / m_period + 0.5);
+            const LayerCost model = layer_cost(r.layer, p, m_cfg, m_timing);
+            c.compute_cycles = model.compute_cycles;
+            c.tiles = model.tiles;
+            c.macs = model.macs;
+            c.read_bytes = model.read_bytes, c.weight_bytes = model.weight_bytes;
+            c.write_bytes = model.write_bytes;
+            c.overhead_cycles = model.overhead_cycles;
+            c.total_cycles = total_cycles(c, m_timing);
+            wait(m_period * static_cast<double>(c.total_cycles));
+            run.end_ps = to_ps(sc_core::sc_time_stamp());
+            m_busy_cycles += c.total_cycles;
+            ++m_layers;
+            m_runs.push_back(run);
+        }
+        ++m_frames;
+        reg(regs::FramesDone).set_value(f + 1);
+    }
+    return true;
+}
+
+}  // namespace npu::dlp
