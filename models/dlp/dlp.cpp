@@ -40,6 +40,13 @@ std::vector<Register> make_registers() {
         {"Status", regs::Status, Access::RO, 0},
         {"IrqEnable", regs::IrqEnable, Access::RW, 0},
         {"IrqStatus", regs::IrqStatus, Access::W1C, 0},
+        {"StreamingMode", regs::StreamingMode, Access::RW, 0},
+        {"InputValid", regs::InputValid, Access::RO, 0},
+        {"InputNext", regs::InputNext, Access::WO, 0},
+        {"OutputValid", regs::OutputValid, Access::RO, 0},
+        {"OutputNext", regs::OutputNext, Access::WO, 0},
+        {"StreamingStop", regs::StreamingStop, Access::WO, 0},
+        {"StreamingDone", regs::StreamingDone, Access::RO, 0},
     };
     std::vector<Register> v;
     for (const Def& d : defs) {
@@ -84,16 +91,17 @@ Dlp::Dlp(sc_core::sc_module_name name, const DlpConfig& cfg, const DlpTiming& ti
         }
         Register& status = reg(regs::Status);
         if (status.get<regs::busy>() != 0 || reg(regs::IPCore_Enable).value() == 0) {
-            SC_REPORT_WARNING(kMsgType, fmt::format("{}: InputStart while {}: ignored",
-                                                    this->name(),
-                                                    status.get<regs::busy>() != 0 ? "busy"
-                                                                                   : "disabled")
-                                            .c_str());
+            SC_REPORT_WARNING(kMsgType,
+                              fmt::format("{}: InputStart while {}: ignored", this->name(),
+                                          status.get<regs::busy>() != 0 ? "busy" : "disabled")
+                                  .c_str());
             return;
         }
         status.set_value(regs::busy::set(0, 1));
         reg(regs::Done).set_value(0);
         reg(regs::FramesDone).set_value(0);
+        reg(regs::StreamingDone).set_value(0);
+        m_stop_requested = false;
         m_start.notify(sc_core::SC_ZERO_TIME);
     });
     reg(regs::IPCore_Reset).on_write([this](uint64_t v) {
@@ -105,6 +113,24 @@ Dlp::Dlp(sc_core::sc_module_name name, const DlpConfig& cfg, const DlpTiming& ti
         }
     });
     reg(regs::IrqEnable).on_write([this](uint64_t) { update_irq(); });
+    reg(regs::InputNext).on_write([this](uint64_t v) {
+        if ((v & 1) != 0 && reg(regs::InputValid).value() != 0) {
+            reg(regs::InputValid).set_value(0);
+            m_input_next.notify(sc_core::SC_ZERO_TIME);
+        }
+    });
+    reg(regs::OutputNext).on_write([this](uint64_t v) {
+        if ((v & 1) != 0 && reg(regs::OutputValid).value() != 0) {
+            reg(regs::OutputValid).set_value(0);
+            m_output_next.notify(sc_core::SC_ZERO_TIME);
+        }
+    });
+    reg(regs::StreamingStop).on_write([this](uint64_t v) {
+        if ((v & 1) != 0) {
+            m_stop_requested = true;
+            m_input_next.notify(sc_core::SC_ZERO_TIME);  // wake a processor waiting for input
+        }
+    });
     reg(regs::IrqStatus).on_write([this](uint64_t) { update_irq(); });
     m_stats.attach(regs.stats());
     m_stats.attach(instr.stats());
@@ -124,7 +150,12 @@ sim::Register& Dlp::reg(uint64_t offset) {
 }
 
 void Dlp::update_irq() {
-    irq.set((reg(regs::IrqStatus).value() & reg(regs::IrqEnable).value() & 3) != 0);
+    irq.set((reg(regs::IrqStatus).value() & reg(regs::IrqEnable).value() & 0xf) != 0);
+}
+
+void Dlp::raise(uint64_t irq_bits) {
+    reg(regs::IrqStatus).set_value(reg(regs::IrqStatus).value() | irq_bits);
+    update_irq();
 }
 
 void Dlp::fail(uint64_t code, const std::string& why) {
@@ -132,9 +163,8 @@ void Dlp::fail(uint64_t code, const std::string& why) {
     uint64_t s = regs::error::set(0, 1);
     reg(regs::Status).set_value(regs::error_code::set(s, code));
     reg(regs::IrqStatus).set_value(reg(regs::IrqStatus).value() | regs::irq_error::MASK);
-    SC_REPORT_WARNING(kMsgType, fmt::format("{}: run stopped (error_code {}): {}", name(), code,
-                                            why)
-                                    .c_str());
+    SC_REPORT_WARNING(
+        kMsgType, fmt::format("{}: run stopped (error_code {}): {}", name(), code, why).c_str());
     update_irq();
 }
 
@@ -159,8 +189,7 @@ void Dlp::run() {
         if (run_frames()) {
             reg(regs::Status).set_value(0);
             reg(regs::Done).set_value(1);
-            reg(regs::IrqStatus).set_value(reg(regs::IrqStatus).value() | regs::irq_done::MASK);
-            update_irq();
+            raise(regs::irq_done::MASK);
         }
     }
 }
@@ -169,7 +198,7 @@ void Dlp::run() {
 bool Dlp::run_frames() {
     const uint64_t layers = reg(regs::LayerCount).value();
     const uint64_t frames = reg(regs::FrameCount).value();
-    if (layers == 0 || layers > 4096 || frames == 0) {
+    if (layers == 0 || layers > 4096 || (frames == 0 && reg(regs::StreamingMode).value() == 0)) {
         fail(regs::kBadRecord, fmt::format("LayerCount {} and FrameCount {}: expected 1..4096 "
                                            "layers and at least one frame",
                                            layers, frames));
@@ -180,7 +209,8 @@ bool Dlp::run_frames() {
     sc_time fetch = sc_core::SC_ZERO_TIME;
     const uint64_t ia = reg(regs::InstructionAddr).value();
     if (instr.read(ia, raw.data(), raw.size(), fetch) != tlm::TLM_OK_RESPONSE) {
-        fail(regs::kBusError, fmt::format("instruction fetch of {} bytes at {:#x}", raw.size(), ia));
+        fail(regs::kBusError,
+             fmt::format("instruction fetch of {} bytes at {:#x}", raw.size(), ia));
         return false;
     }
     std::vector<Record> records(layers);
@@ -194,70 +224,107 @@ bool Dlp::run_frames() {
             return false;
         }
     }
+    if (reg(regs::StreamingMode).value() != 0) {
+        return streaming(records, frames);
+    }
     for (uint32_t f = 0; f < frames; ++f) {
-        for (size_t i = 0; i < layers; ++i) {
-            const Record& r = records[i];
-            LayerPlacement p = r.place;
-            p.input_addr = adjust(p.input_addr, f);
-            p.input2_addr = adjust(p.input2_addr, f);
-            p.output_addr = adjust(p.output_addr, f);
-            LayerRun run{f, i, kind_name(r.layer.kind), {}, to_ps(sc_core::sc_time_stamp()), 0};
-            // The transfers the cost model charges, issued back to back on each port; each one's
-            // duration (the growth of its port's local time) is added to its term.
-            sc_time act_t = sc_core::SC_ZERO_TIME, w_t = sc_core::SC_ZERO_TIME;
-            auto timed_read = [&](sim::AxiPort& port, uint64_t addr, std::vector<uint8_t>& buf,
-                                  uint64_t bytes, uint64_t& cycles) {
-                buf.resize(bytes);
-                if (bytes == 0) {
-                    return true;
-                }
-                sc_time& t = &port == &act ? act_t : w_t;
-                const sc_time before = t;
-                if (port.read(addr, buf.data(), bytes, t) != tlm::TLM_OK_RESPONSE) {
-                    return false;
-                }
-                cycles += static_cast<uint64_t>((t - before) / m_period + 0.5);
-                return true;
-            };
-            std::vector<uint8_t> in, in2, w, b;
-            LayerCost& c = run.cost;
-            const bool ok = timed_read(act, p.input_addr, in, p.input_bytes, c.read_cycles) &&
-                            timed_read(act, p.input2_addr, in2, p.input2_bytes, c.read_cycles) &&
-                            timed_read(weights, p.weight_addr, w, p.weight_bytes, c.weight_cycles) &&
-                            timed_read(weights, p.bias_addr, b, p.bias_bytes, c.weight_cycles);
-            if (!ok) {
-                fail(regs::kBusError, fmt::format("frame {} layer {}: a DDR read failed", f, i));
-                return false;
-            }
-            std::vector<uint8_t> out;
-            try {
-                out = execute_layer(r, m_cfg, {in.data(), in2.data(), w.data(), b.data()});
-            } catch (const sim::Error& e) {
-                fail(regs::kBadLayer, fmt::format("frame {} layer {}: {}", f, i, e.what()));
-                return false;
-            }
-            const sc_time before = act_t;
-            if (act.write(p.output_addr, out.data(), out.size(), act_t) != tlm::TLM_OK_RESPONSE) {
-                fail(regs::kBusError, fmt::format("frame {} layer {}: the DDR write failed", f, i));
-                return false;
-            }
-            c.write_cycles = static_cast<uint64_t>((act_t - before) / m_period + 0.5);
-            const LayerCost model = layer_cost(r.layer, p, m_cfg, m_timing);
-            c.compute_cycles = model.compute_cycles;
-            c.tiles = model.tiles;
-            c.macs = model.macs;
-            c.read_bytes = model.read_bytes, c.weight_bytes = model.weight_bytes;
-            c.write_bytes = model.write_bytes;
-            c.overhead_cycles = model.overhead_cycles;
-            c.total_cycles = total_cycles(c, m_timing);
-            wait(m_period * static_cast<double>(c.total_cycles));
-            run.end_ps = to_ps(sc_core::sc_time_stamp());
-            m_busy_cycles += c.total_cycles;
-            ++m_layers;
-            m_runs.push_back(run);
+        if (!run_frame(records, f, f)) {
+            return false;
         }
         ++m_frames;
         reg(regs::FramesDone).set_value(f + 1);
+    }
+    return true;
+}
+
+// Streaming: one frame at a time in slot 0; ask for input, compute, offer the result, until
+// FrameCount frames (0: no limit) or StreamingStop.
+bool Dlp::streaming(const std::vector<Record>& records, uint64_t frames) {
+    for (uint32_t f = 0; frames == 0 || f < frames; ++f) {
+        reg(regs::InputValid).set_value(1);
+        raise(regs::irq_input_ready::MASK);
+        wait(m_input_next);
+        if (m_stop_requested && reg(regs::InputValid).value() != 0) {
+            reg(regs::InputValid).set_value(0);
+            break;  // stopped while waiting for a frame
+        }
+        if (!run_frame(records, f, 0)) {
+            return false;
+        }
+        reg(regs::OutputValid).set_value(1);
+        raise(regs::irq_output_ready::MASK);
+        wait(m_output_next);
+        ++m_frames;
+        reg(regs::FramesDone).set_value(f + 1);
+        if (m_stop_requested) {
+            break;
+        }
+    }
+    reg(regs::StreamingDone).set_value(1);
+    return true;
+}
+
+bool Dlp::run_frame(const std::vector<Record>& records, uint32_t frame, uint32_t slot) {
+    for (size_t i = 0; i < records.size(); ++i) {
+        const Record& r = records[i];
+        LayerPlacement p = r.place;
+        p.input_addr = adjust(p.input_addr, slot);
+        p.input2_addr = adjust(p.input2_addr, slot);
+        p.output_addr = adjust(p.output_addr, slot);
+        LayerRun run{frame, i, kind_name(r.layer.kind), {}, to_ps(sc_core::sc_time_stamp()), 0};
+        // The transfers the cost model charges, issued back to back on each port; each one's
+        // duration (the growth of its port's local time) is added to its term.
+        sc_time act_t = sc_core::SC_ZERO_TIME, w_t = sc_core::SC_ZERO_TIME;
+        auto timed_read = [&](sim::AxiPort& port, uint64_t addr, std::vector<uint8_t>& buf,
+                              uint64_t bytes, uint64_t& cycles) {
+            buf.resize(bytes);
+            if (bytes == 0) {
+                return true;
+            }
+            sc_time& t = &port == &act ? act_t : w_t;
+            const sc_time before = t;
+            if (port.read(addr, buf.data(), bytes, t) != tlm::TLM_OK_RESPONSE) {
+                return false;
+            }
+            cycles += static_cast<uint64_t>((t - before) / m_period + 0.5);
+            return true;
+        };
+        std::vector<uint8_t> in, in2, w, b;
+        LayerCost& c = run.cost;
+        const bool ok = timed_read(act, p.input_addr, in, p.input_bytes, c.read_cycles) &&
+                        timed_read(act, p.input2_addr, in2, p.input2_bytes, c.read_cycles) &&
+                        timed_read(weights, p.weight_addr, w, p.weight_bytes, c.weight_cycles) &&
+                        timed_read(weights, p.bias_addr, b, p.bias_bytes, c.weight_cycles);
+        if (!ok) {
+            fail(regs::kBusError, fmt::format("frame {} layer {}: a DDR read failed", frame, i));
+            return false;
+        }
+        std::vector<uint8_t> out;
+        try {
+            out = execute_layer(r, m_cfg, {in.data(), in2.data(), w.data(), b.data()});
+        } catch (const sim::Error& e) {
+            fail(regs::kBadLayer, fmt::format("frame {} layer {}: {}", frame, i, e.what()));
+            return false;
+        }
+        const sc_time before = act_t;
+        if (act.write(p.output_addr, out.data(), out.size(), act_t) != tlm::TLM_OK_RESPONSE) {
+            fail(regs::kBusError, fmt::format("frame {} layer {}: the DDR write failed", frame, i));
+            return false;
+        }
+        c.write_cycles = static_cast<uint64_t>((act_t - before) / m_period + 0.5);
+        const LayerCost model = layer_cost(r.layer, p, m_cfg, m_timing);
+        c.compute_cycles = model.compute_cycles;
+        c.tiles = model.tiles;
+        c.macs = model.macs;
+        c.read_bytes = model.read_bytes, c.weight_bytes = model.weight_bytes;
+        c.write_bytes = model.write_bytes;
+        c.overhead_cycles = model.overhead_cycles;
+        c.total_cycles = total_cycles(c, m_timing);
+        wait(m_period * static_cast<double>(c.total_cycles));
+        run.end_ps = to_ps(sc_core::sc_time_stamp());
+        m_busy_cycles += c.total_cycles;
+        ++m_layers;
+        m_runs.push_back(run);
     }
     return true;
 }

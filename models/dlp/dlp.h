@@ -55,6 +55,9 @@ private:
     sim::Register& reg(uint64_t offset);
     void run();
     bool run_frames();
+    bool run_frame(const std::vector<Record>& records, uint32_t frame, uint32_t slot);
+    bool streaming(const std::vector<Record>& records, uint64_t frames);
+    void raise(uint64_t irq_bits);
     void fail(uint64_t code, const std::string& why);
     void update_irq();
     uint32_t adjust(uint64_t addr, uint32_t frame) const;
@@ -63,6 +66,8 @@ private:
     DlpTiming m_timing;
     sc_core::sc_time m_period;
     sc_core::sc_event m_start{"start"};
+    sc_core::sc_event m_input_next{"input_next"}, m_output_next{"output_next"};
+    bool m_stop_requested = false;
     std::vector<LayerRun> m_runs;
     std::string m_error;
 

@@ -80,7 +80,8 @@ std::vector<uint8_t> execute_layer(const Record& r, const DlpConfig& cfg, const 
     const Layer& l = r.layer;
     const size_t nw = weight_count(l), nb = bias_count(l);
     if (cfg.data_type == DataType::single) {
-        const std::vector<float> in = read_activation_single(d.input, r.input, cfg, r.input_fc_format);
+        const std::vector<float> in =
+            read_activation_single(d.input, r.input, cfg, r.input_fc_format);
         switch (l.kind) {
         case LayerKind::conv: {
             const std::vector<float> w = floats(d.weights, nw), b = floats(d.bias, nb);
@@ -94,11 +95,11 @@ std::vector<uint8_t> execute_layer(const Record& r, const DlpConfig& cfg, const 
             const std::vector<float> in2 =
                 read_activation_single(d.input2, r.input, cfg, r.input_fc_format);
             const Activation act = l.conv.activation;
-            return output_image(r,
-                                adder_single(l.kind == LayerKind::add ? AdderOp::add
-                                                                      : AdderOp::multiply,
-                                             in.data(), in2.data(), in.size(), act),
-                                cfg);
+            return output_image(
+                r,
+                adder_single(l.kind == LayerKind::add ? AdderOp::add : AdderOp::multiply, in.data(),
+                             in2.data(), in.size(), act),
+                cfg);
         }
         }
     }
@@ -121,12 +122,11 @@ std::vector<uint8_t> execute_layer(const Record& r, const DlpConfig& cfg, const 
     default: {
         const std::vector<int8_t> in2 =
             read_activation_int8(d.input2, r.input, cfg, r.input_fc_format);
-        return output_image(
-            r,
-            adder_int8(l.kind == LayerKind::add ? AdderOp::add : AdderOp::multiply, in.data(),
-                       l.quant.in_exp, in2.data(), l.quant.in2_exp, l.quant.out_exp, in.size(),
-                       l.conv.activation),
-            cfg);
+        return output_image(r,
+                            adder_int8(l.kind == LayerKind::add ? AdderOp::add : AdderOp::multiply,
+                                       in.data(), l.quant.in_exp, in2.data(), l.quant.in2_exp,
+                                       l.quant.out_exp, in.size(), l.conv.activation),
+                            cfg);
     }
     }
 }

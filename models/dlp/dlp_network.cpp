@@ -117,11 +117,48 @@ void check_network(Network& n, const DlpConfig& cfg) {
             break;
         }
         }
+        const BatchNorm& bn = l.batch_norm;
+        if (!bn.gamma.empty()) {
+            const auto c = static_cast<size_t>(l.conv.out_c);
+            if (l.kind != LayerKind::conv) {
+                fail(i, "batch_norm follows conv layers only");
+            }
+            if (cfg.data_type != DataType::single) {
+                fail(i, "batch_norm needs processor_data_type single (fold it before quantizing)");
+            }
+            if (bn.gamma.size() != c || bn.beta.size() != c || bn.mean.size() != c ||
+                bn.variance.size() != c) {
+                fail(i, fmt::format("batch_norm needs {} values each of gamma, beta, mean and "
+                                    "variance",
+                                    c));
+            }
+            for (float v : bn.variance) {
+                if (!(v + bn.epsilon > 0)) {
+                    fail(i, "batch_norm variance + epsilon must be > 0");
+                }
+            }
+        }
         if (!l.weights.empty() && l.weights.size() != weight_count(l)) {
             fail(i, fmt::format("{} weights given, the layer has {}", l.weights.size(),
                                 weight_count(l)));
         }
     }
+}
+
+void fold_batch_norm(Layer& l) {
+    BatchNorm& bn = l.batch_norm;
+    if (bn.gamma.empty()) {
+        return;
+    }
+    const size_t oc = bn.gamma.size(), per = l.weights.size() / oc;
+    for (size_t c = 0; c < oc; ++c) {
+        const float s = bn.gamma[c] / std::sqrt(bn.variance[c] + bn.epsilon);
+        for (size_t k = 0; k < per; ++k) {
+            l.weights[c * per + k] *= s;
+        }
+        l.bias[c] = (l.bias[c] - bn.mean[c]) * s + bn.beta[c];
+    }
+    bn = BatchNorm{};
 }
 
 void fill_parameters(Network& n, const DlpConfig& cfg, uint32_t seed) {
@@ -147,6 +184,7 @@ void fill_parameters(Network& n, const DlpConfig& cfg, uint32_t seed) {
                     b = u(rng);
                 }
             }
+            fold_batch_norm(l);
         } else {
             if (l.weights_q.empty()) {
                 l.weights_q.resize(nw);

@@ -17,6 +17,13 @@ enum class LayerKind : uint16_t { conv = 1, fc = 2, add = 3, multiply = 4 };
 const char* kind_name(LayerKind k);
 const char* module_name(LayerKind k);  // "conv_module", "fc_module", "adder_module"
 
+// Inference batch normalization after a conv layer, folded into its weights and bias by the
+// compiler: s = gamma / √(variance + epsilon), w' = w · s, b' = (b − mean) · s + beta.
+struct BatchNorm {
+    std::vector<float> gamma, beta, mean, variance;
+    float epsilon = 1e-5f;
+};
+
 struct Layer {
     std::string name;
     LayerKind kind = LayerKind::conv;
@@ -30,8 +37,12 @@ struct Layer {
     std::vector<int8_t> weights_q;
     std::vector<int32_t> bias_q;
 
-    ActShape out;  // filled by check_network: (out_c, out_h, out_w); fc: (out, 1, 1)
+    ActShape out;          // filled by check_network: (out_c, out_h, out_w); fc: (out, 1, 1)
+    BatchNorm batch_norm;  // conv: folded by fill_parameters when given (single only)
 };
+
+// Folds l.batch_norm into l.weights and l.bias (single) and clears it.
+void fold_batch_norm(Layer& l);
 
 struct Network {
     std::string name = "network";

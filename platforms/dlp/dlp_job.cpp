@@ -134,6 +134,20 @@ NetworkFile read_network(const sim::ConfigNode& n) {
             const auto pp = ints(ln, "pool_padding", 4, 0);
             c.pool_pad_top = pp[0], c.pool_pad_bottom = pp[1], c.pool_pad_left = pp[2],
             c.pool_pad_right = pp[3];
+            if (auto bn = ln.optional_child("batch_norm")) {
+                auto values = [&](const char* key) {
+                    std::vector<float> v;
+                    for (const sim::ConfigNode& e : bn->items(key)) {
+                        v.push_back(e.as<float>());
+                    }
+                    return v;
+                };
+                l.batch_norm.gamma = values("gamma");
+                l.batch_norm.beta = values("beta");
+                l.batch_norm.mean = values("mean");
+                l.batch_norm.variance = values("variance");
+                l.batch_norm.epsilon = bn->get<float>("epsilon", l.batch_norm.epsilon);
+            }
         } else if (l.kind == LayerKind::fc) {
             l.fc.out = ln.get<int64_t>("out_features", 1, 1, 1 << 20);
             l.fc.activation = activation(ln);

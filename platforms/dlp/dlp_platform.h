@@ -35,17 +35,24 @@ public:
     DlpPlatform(sc_core::sc_module_name name, const DlpPlatformConfig& cfg);
 
     // Before sc_start(): the compiled program and one input image (DDR bytes) per frame.
-    void load(const Program& p, std::vector<std::vector<uint8_t>> inputs);
+    // `streaming`: run the frames in streaming mode (one at a time through the first slots, with
+    // the InputNext/OutputNext handshake) instead of one batch.
+    void load(const Program& p, std::vector<std::vector<uint8_t>> inputs, bool streaming = false);
     const HostResult& result() const { return m_result; }
 
 private:
     void run_host();
     void write(uint64_t addr, const void* data, size_t n);
     void reg(uint64_t offset, uint32_t value);
+    uint32_t read_reg(uint64_t offset);
+    void wait_irq_bit(uint32_t bit);  // waits for the line, checks IrqStatus, clears the bit
+    void run_batch();
+    void run_streaming();
 
     DlpPlatformConfig m_cfg;
     const Program* m_program = nullptr;
     std::vector<std::vector<uint8_t>> m_inputs;
+    bool m_streaming = false;
     sim::QuantumKeeper m_qk;
     HostResult m_result;
 };

@@ -69,8 +69,9 @@ std::vector<std::vector<uint8_t>> inputs(const RunOptions& opts, const dlp::Netw
 int cmd_run_dlp(const RunOptions& opts, const LoadedPlatform& p) {
     const dlp::DlpPlatformConfig& cfg = *p.dlp;
     if (opts.network.empty()) {
-        throw sim::Error(p.source + ": a DL processor run needs --network NETWORK.yaml (e.g. "
-                                    "configs/networks/dlp_tiny.yaml)");
+        throw sim::Error(p.source +
+                         ": a DL processor run needs --network NETWORK.yaml (e.g. "
+                         "configs/networks/dlp_tiny.yaml)");
     }
     sim::ConfigDocument doc = sim::ConfigDocument::load_file(opts.network);
     dlp::NetworkFile f = dlp::read_network(doc.root().child("network"));
@@ -99,8 +100,8 @@ int cmd_run_dlp(const RunOptions& opts, const LoadedPlatform& p) {
     const dlp::NetworkEstimate est = dlp::estimate(f.network, prog, cfg.dlp, cfg.timing);
     fmt::print("npusim {}: {} on {} ({}), {} frame(s), input {}\n\n", version(), f.network.name,
                cfg.name, p.source, f.frames, described);
-    fmt::print("{:>6} {:<12} {:<14} {:>12} {:>12} {:>12}\n", "frame", "layer", "module",
-               "cycles", "estimate", "compute");
+    fmt::print("{:>6} {:<12} {:<14} {:>12} {:>12} {:>12}\n", "frame", "layer", "module", "cycles",
+               "estimate", "compute");
     uint64_t total = 0;
     for (const dlp::LayerRun& run : soc.dlp.runs()) {
         const dlp::Layer& l = f.network.layers[run.layer];
@@ -110,20 +111,21 @@ int cmd_run_dlp(const RunOptions& opts, const LoadedPlatform& p) {
         total += run.cost.total_cycles;
     }
     const double seconds = static_cast<double>(r.end_ps - r.start_ps) / 1e12;
-    fmt::print("\n{} frames in {} cycles ({:.6f} s simulated from InputStart to the done "
-               "interrupt at {}), estimate {} cycles\n",
-               f.frames, total, seconds, sim::format_frequency(cfg.dlp.target_frequency_hz),
-               est.total_cycles);
+    fmt::print(
+        "\n{} frames in {} cycles ({:.6f} s simulated from InputStart to the done "
+        "interrupt at {}), estimate {} cycles\n",
+        f.frames, total, seconds, sim::format_frequency(cfg.dlp.target_frequency_hz),
+        est.total_cycles);
     if (out) {
         const dlp::Layer& last = f.network.layers.back();
         const bool fc = last.kind == dlp::LayerKind::fc;
         nlohmann::ordered_json outs = nlohmann::ordered_json::array();
         for (size_t i = 0; i < r.outputs.size(); ++i) {
-            const sim::Shape shape = fc ? sim::Shape{last.out.z}
-                                        : sim::Shape{last.out.z, last.out.h, last.out.w};
-            sim::Tensor t(cfg.dlp.data_type == dlp::DataType::single ? sim::DType::f32
-                                                                     : sim::DType::i8,
-                          shape);
+            const sim::Shape shape =
+                fc ? sim::Shape{last.out.z} : sim::Shape{last.out.z, last.out.h, last.out.w};
+            sim::Tensor t(
+                cfg.dlp.data_type == dlp::DataType::single ? sim::DType::f32 : sim::DType::i8,
+                shape);
             if (cfg.dlp.data_type == dlp::DataType::single) {
                 const std::vector<float> v =
                     dlp::read_activation_single(r.outputs[i].data(), last.out, cfg.dlp, fc);
@@ -158,8 +160,10 @@ int cmd_run_dlp(const RunOptions& opts, const LoadedPlatform& p) {
                               {"end_ps", run.end_ps}});
         }
         j["layers"] = layers;
-        j["totals"] = {{"cycles", total}, {"estimate_cycles", est.total_cycles},
-                       {"start_ps", r.start_ps}, {"end_ps", r.end_ps}};
+        j["totals"] = {{"cycles", total},
+                       {"estimate_cycles", est.total_cycles},
+                       {"start_ps", r.start_ps},
+                       {"end_ps", r.end_ps}};
         j["outputs"] = outs;
         j["memory_map"] = prog.table();
         j["stats"] = soc.dlp.stats().to_json();

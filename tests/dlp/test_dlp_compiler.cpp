@@ -150,6 +150,22 @@ TEST(DlpCompiler, BadNetworksAreNamed) {
     - {name: s, type: add, inputs: [a, b]}
 )"),
               "n: layer 2 (s): operands 4x8x8 and 8x8x8 differ");
+    // batch_norm is folded into float weights: an int8 platform refuses it.
+    try {
+        load(R"(network:
+  name: n
+  input: {channels: 3, height: 8, width: 8}
+  layers:
+    - {name: c, type: conv, out_channels: 2, batch_norm: {gamma: [1, 1], beta: [0, 0],
+       mean: [0, 0], variance: [1, 1]}}
+)",
+             "dlp_zcu102_int8.yaml");
+        ADD_FAILURE();
+    } catch (const sim::Error& e) {
+        EXPECT_STREQ(e.what(),
+                     "n: layer 0 (c): batch_norm needs processor_data_type single (fold "
+                     "it before quantizing)");
+    }
     const std::string unknown = error_of(R"(network:
   name: n
   input: {channels: 3, height: 8, width: 8}

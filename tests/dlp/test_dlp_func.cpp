@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "models/dlp/dlp_func.h"
+#include "models/dlp/dlp_network.h"
 #include "sim/core/error.h"
 
 namespace npu::test {
@@ -274,6 +275,61 @@ TEST(DlpFunc, LayersTheModuleCannotRunAreErrors) {
         EXPECT_STREQ(e.what(),
                      "conv layer: kernel_h is 9, expected 1..7; groups is 2, expected a divisor of "
                      "in_c (3) and out_c (1)");
+    }
+}
+
+TEST(DlpFunc, BatchNormFoldsIntoWeightsAndBias) {
+    // w = 2, b = 1, gamma 3, beta 0.5, mean 1, variance 3, epsilon 1: s = 3 / √4 = 1.5,
+    // w' = 3, b' = (1 − 1) · 1.5 + 0.5 = 0.5. On x = 2: BN(2·2 + 1) = 1.5 · (5 − 1) + 0.5 = 6.5.
+    dlp::Layer l;
+    l.conv.in_c = 1, l.conv.in_h = 1, l.conv.in_w = 1, l.conv.out_c = 1;
+    l.conv.kernel_h = l.conv.kernel_w = 1;
+    l.weights = {2}, l.bias = {1};
+    l.batch_norm = {{3}, {0.5f}, {1}, {3}, 1.0f};
+    dlp::fold_batch_norm(l);
+    EXPECT_EQ(l.weights[0], 3.0f);
+    EXPECT_EQ(l.bias[0], 0.5f);
+    const float x = 2;
+    EXPECT_EQ(dlp::conv_single(l.conv, &x, l.weights.data(), l.bias.data())[0], 6.5f);
+    EXPECT_TRUE(l.batch_norm.gamma.empty());
+}
+
+TEST(DlpFunc, FullyConnectedAndAdderMatchPlainLoopsOnRandomLayers) {
+    std::mt19937 rng(33);
+    std::uniform_real_distribution<float> u(-1, 1);
+    for (int t = 0; t < 100; ++t) {
+        dlp::FcLayer l;
+        l.in = 1 + static_cast<int64_t>(rng() % 300), l.out = 1 + static_cast<int64_t>(rng() % 40);
+        l.activation = static_cast<Activation>(rng() % 4);
+        std::vector<float> x(static_cast<size_t>(l.in)), w(static_cast<size_t>(l.in * l.out)),
+            b(static_cast<size_t>(l.out));
+        for (auto* v : {&x, &w, &b}) {
+            for (float& e : *v) {
+                e = u(rng);
+            }
+        }
+        const std::vector<float> y = dlp::fc_single(l, x.data(), w.data(), b.data());
+        for (int64_t o = 0; o < l.out; ++o) {
+            double a = b[static_cast<size_t>(o)];
+            for (int64_t i = 0; i < l.in; ++i) {
+                a += static_cast<double>(x[static_cast<size_t>(i)]) *
+                     static_cast<double>(w[static_cast<size_t>(o * l.in + i)]);
+            }
+            if (l.activation == Activation::relu || l.activation == Activation::clipped_relu) {
+                a = std::max(a, 0.0);
+            } else if (l.activation == Activation::leaky_relu && a < 0) {
+                a *= static_cast<double>(l.leaky_slope);
+            }
+            if (l.activation == Activation::clipped_relu) {
+                a = std::min(a, static_cast<double>(l.clip_ceiling));
+            }
+            ASSERT_NEAR(y[static_cast<size_t>(o)], a, 1e-5 * (1 + std::abs(a))) << t;
+        }
+        const std::vector<float> s = dlp::adder_single(dlp::AdderOp::multiply, x.data(), x.data(),
+                                                       x.size(), Activation::none);
+        for (size_t i = 0; i < x.size(); ++i) {
+            ASSERT_EQ(s[i], x[i] * x[i]);
+        }
     }
 }
 

@@ -46,7 +46,7 @@ Network network(const DlpConfig& cfg) {
 
 class DlpPlatformTest : public ScTest {
 protected:
-    void run(const char* config_file) {
+    void run(const char* config_file, bool streaming = false) {
         const DlpPlatformConfig cfg = platform(config_file);
         const Network n = network(cfg.dlp);
         CompileOptions co;
@@ -67,7 +67,7 @@ protected:
                                     : format_activation(in_q[f], n.input, cfg.dlp));
         }
         DlpPlatform soc("soc", cfg);
-        soc.load(p, images);
+        soc.load(p, images, streaming);
         sc_core::sc_start();
         const HostResult& r = soc.result();
         ASSERT_TRUE(r.done) << r.error;
@@ -75,7 +75,8 @@ protected:
         const Layer &c1 = n.layers[0], &c2 = n.layers[1], &fc = n.layers[2];
         for (size_t f = 0; f < 2; ++f) {
             if (single) {
-                const auto a = conv_single(c1.conv, in_f[f].data(), c1.weights.data(), c1.bias.data());
+                const auto a =
+                    conv_single(c1.conv, in_f[f].data(), c1.weights.data(), c1.bias.data());
                 const auto b = conv_single(c2.conv, a.data(), c2.weights.data(), c2.bias.data());
                 const auto y = fc_single(fc.fc, b.data(), fc.weights.data(), fc.bias.data());
                 EXPECT_EQ(read_activation_single(r.outputs[f].data(), {10, 1, 1}, cfg.dlp, true), y)
@@ -85,7 +86,8 @@ protected:
                                          c1.bias_q.data());
                 const auto b =
                     conv_int8(c2.conv, c2.quant, a.data(), c2.weights_q.data(), c2.bias_q.data());
-                const auto y = fc_int8(fc.fc, fc.quant, b.data(), fc.weights_q.data(), fc.bias_q.data());
+                const auto y =
+                    fc_int8(fc.fc, fc.quant, b.data(), fc.weights_q.data(), fc.bias_q.data());
                 EXPECT_EQ(read_activation_int8(r.outputs[f].data(), {10, 1, 1}, cfg.dlp, true), y)
                     << "frame " << f;
                 // A meaningful comparison: the ten scores are not all clipped or zero.
@@ -106,7 +108,16 @@ protected:
             sum += run.cost.total_cycles;
         }
         EXPECT_EQ(sum, e.total_cycles);
-        EXPECT_EQ(runs.back().end_ps - runs.front().start_ps, e.total_cycles * period_ps);
+        if (!streaming) {  // batch: back to back; streaming waits for the host between frames
+            EXPECT_EQ(runs.back().end_ps - runs.front().start_ps, e.total_cycles * period_ps);
+        } else {
+            uint32_t done = 0;
+            sc_core::sc_time t = sc_core::SC_ZERO_TIME;
+            ASSERT_EQ(soc.host.read(cfg.register_base_addr + regs::StreamingDone, &done, 4, t),
+                      tlm::TLM_OK_RESPONSE);
+            EXPECT_EQ(done, 1u);
+            EXPECT_GT(runs[3].start_ps, runs[2].end_ps);  // the host's handshake in between
+        }
     }
 };
 
@@ -116,6 +127,10 @@ TEST_F(DlpPlatformTest, SingleNetworkEqualsTheModulesAndTheEstimate) {
 
 TEST_F(DlpPlatformTest, Int8NetworkEqualsTheModulesAndTheEstimate) {
     run("dlp_zcu102_int8.yaml");
+}
+
+TEST_F(DlpPlatformTest, StreamingModeHandshakesEachFrame) {
+    run("dlp_zcu102_single.yaml", true);
 }
 
 }  // namespace
