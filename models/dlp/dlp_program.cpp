@@ -5,6 +5,8 @@
 #include <boost/endian/conversion.hpp>
 #include <fmt/format.h>
 
+#include "sim/core/error.h"
+
 namespace npu::dlp {
 
 namespace {
@@ -71,20 +73,42 @@ std::string derive_sizes(Record& r, const DlpConfig& cfg, uint64_t limit_bytes) 
     p.input2_bytes = l.kind == LayerKind::add || l.kind == LayerKind::multiply ? p.input_bytes : 0;
     p.output_bytes = image_bytes(l, cfg);
     p.weight_bytes = 0, p.bias_bytes = 0;
+    auto same = [](const ActShape& a, const ActShape& b) {
+        return a.z == b.z && a.h == b.h && a.w == b.w;
+    };
     if (l.kind == LayerKind::conv) {
         const ConvLayer& c = l.conv;
-        if (c.groups < 1 || c.in_c % c.groups != 0 || c.kernel_h > 7 || c.kernel_w > 7) {
-            return "the conv geometry is not one the module runs";
+        try {
+            check(c);
+        } catch (const sim::Error& e) {
+            return e.what();
+        }
+        if (!same(r.input, {c.in_c, c.in_h, c.in_w}) ||
+            !same(l.out, {c.out_c, c.out_h(), c.out_w()}) || r.input_fc_format) {
+            return "the conv geometry disagrees with the record's image shapes";
+        }
+        // A bound on the work a record may ask of the simulator (about a minute of host time).
+        const double macs = static_cast<double>(c.out_c) * static_cast<double>(c.conv_h()) *
+                            static_cast<double>(c.conv_w()) *
+                            static_cast<double>(c.kernel_h * c.kernel_w) *
+                            static_cast<double>(c.in_c / c.groups);
+        if (macs > 68719476736.0) {  // 2^36
+            return fmt::format("the conv layer asks {:.3g} MACs, more than the simulator's 2^36",
+                               macs);
         }
         p.weight_bytes = weight_count(l) * element_bytes(cfg.data_type);
         p.bias_bytes = bias_count(l) * 4;
     } else if (l.kind == LayerKind::fc) {
-        if (static_cast<uint64_t>(l.fc.in) != in_elements) {
-            return fmt::format("the fc layer has {} inputs, its input image {}", l.fc.in,
-                               in_elements);
+        if (static_cast<uint64_t>(l.fc.in) != in_elements || !same(l.out, {l.fc.out, 1, 1})) {
+            return fmt::format(
+                "the fc layer ({} -> {}) disagrees with its images ({} inputs, "
+                "{}x{}x{} output)",
+                l.fc.in, l.fc.out, in_elements, l.out.z, l.out.h, l.out.w);
         }
         p.weight_bytes = weight_count(l) * element_bytes(cfg.data_type);
         p.bias_bytes = bias_count(l) * 4;
+    } else if (!same(l.out, r.input)) {
+        return "the adder's output shape differs from its inputs'";
     }
     for (uint64_t b : {p.input_bytes, p.output_bytes, p.weight_bytes}) {
         if (b > limit_bytes) {

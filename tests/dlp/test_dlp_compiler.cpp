@@ -1,9 +1,12 @@
 // The DL processor's compiler and estimator: the memory map of a small network, instruction
 // records round trip, a layer's cycles worked by hand from the cost formulas and the bus model,
 // and network errors with their messages.
+#include <random>
+
 #include <gtest/gtest.h>
 
 #include "models/dlp/dlp_cost.h"
+#include "models/dlp/dlp_exec.h"
 #include "platforms/dlp/dlp_compiler.h"
 #include "platforms/dlp/dlp_estimate.h"
 #include "platforms/dlp/dlp_job.h"
@@ -175,6 +178,41 @@ TEST(DlpCompiler, BadNetworksAreNamed) {
     EXPECT_NE(unknown.find("network.layers[0].inputs: no earlier layer named 'nope'"),
               std::string::npos)
         << unknown;
+}
+
+TEST(DlpCompiler, MutatedRecordsDecodeOrFailCleanly) {
+    // The processor decodes records from DDR: any bytes give a record it can run, or one error
+    // string; a runnable record's layer gives its output image or one sim::Error.
+    Loaded l = load(kTiny);
+    const Program p = compile(l.file.network, l.platform.dlp);
+    std::mt19937 rng(77);
+    int decoded = 0, refused = 0;
+    for (int t = 0; t < 3000; ++t) {
+        std::array<uint8_t, kRecordBytes> b = encode(p.records[static_cast<size_t>(t % 2)]);
+        for (int e = 0; e < 1 + t % 3; ++e) {
+            b[rng() % kRecordBytes] = static_cast<uint8_t>(rng());
+        }
+        Record r;
+        std::string why = decode(b.data(), r);
+        if (why.empty()) {
+            why = derive_sizes(r, l.platform.dlp, 1u << 20);
+        }
+        if (!why.empty()) {
+            ++refused;
+            continue;
+        }
+        ++decoded;
+        const std::vector<uint8_t> in(r.place.input_bytes), in2(r.place.input2_bytes),
+            w(r.place.weight_bytes), bias(r.place.bias_bytes);
+        try {
+            const std::vector<uint8_t> out =
+                execute_layer(r, l.platform.dlp, {in.data(), in2.data(), w.data(), bias.data()});
+            EXPECT_EQ(out.size(), r.place.output_bytes);
+        } catch (const sim::Error&) {
+        }
+    }
+    EXPECT_GT(decoded, 500);
+    EXPECT_GT(refused, 100);
 }
 
 }  // namespace
