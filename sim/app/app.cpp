@@ -110,6 +110,17 @@ int main(int argc, char** argv) {
     aipp->add_option("--out", aipp_opts.out,
                      "Directory for output.npy, output.png and report.json");
 
+    InferOptions infer_opts;
+    CLI::App* infer = app.add_subcommand(
+        "infer", "Run an ONNX model on the float reference evaluator (outputs as .npy)");
+    infer->add_option("--onnx", infer_opts.onnx, "ONNX model")
+        ->required()
+        ->check(CLI::ExistingFile);
+    infer->add_option("--input", infer_opts.inputs, "One .npy per graph input, in order")
+        ->check(CLI::ExistingFile);
+    infer->add_option("--out", infer_opts.out, "Directory for the outputs and report.json");
+    infer->add_flag("--dump-all", infer_opts.dump_all, "Also write every node output as .npy");
+
     LayoutOptions layout_opts;
     CLI::App* layout = app.add_subcommand(
         "layout",
@@ -163,6 +174,9 @@ int main(int argc, char** argv) {
     try {
         if (run->parsed()) {
             return cmd_run(run_opts);
+        }
+        if (infer->parsed()) {
+            return cmd_infer(infer_opts);
         }
         if (layout->parsed()) {
             return cmd_layout(layout_opts);

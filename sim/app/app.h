@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace npu::app {
 
@@ -52,7 +53,15 @@ struct LayoutOptions {
     size_t limit = 64;    // explain: elements listed
 };
 
+struct InferOptions {
+    std::string onnx;                 // model
+    std::vector<std::string> inputs;  // one .npy per graph input, in order
+    std::string out;                  // directory for outputs and report.json
+    bool dump_all = false;            // also every node output
+};
+
 int cmd_run(const RunOptions& opts);
+int cmd_infer(const InferOptions& opts);
 int cmd_layout(const LayoutOptions& opts);
 int cmd_aipp(const AippOptions& opts);
 struct LoadedPlatform;

@@ -134,7 +134,8 @@ Outputs binary(const Ctx& c, const std::function<float(float, float)>& f,
                const std::function<int64_t(int64_t, int64_t)>& fi) {
     const Value &a = c.x(0), &b = c.x(1);
     const Shape out = broadcast(c.n, a.shape, b.shape);
-    const std::vector<size_t> oa = broadcast_offsets(a.shape, out), ob = broadcast_offsets(b.shape, out);
+    const std::vector<size_t> oa = broadcast_offsets(a.shape, out),
+                              ob = broadcast_offsets(b.shape, out);
     if (a.is_int() && b.is_int() && fi) {
         std::vector<int64_t> r(oa.size());
         for (size_t k = 0; k < r.size(); ++k) {
@@ -175,7 +176,8 @@ Window window(const Node& n, const Shape& in_spatial, const Shape& kernel, bool 
         const int64_t eff = (w.kernel[a] - 1) * w.dilations[a] + 1;
         if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
             const int64_t out = (in_spatial[a] + w.strides[a] - 1) / w.strides[a];
-            const int64_t total = std::max<int64_t>(0, (out - 1) * w.strides[a] + eff - in_spatial[a]);
+            const int64_t total =
+                std::max<int64_t>(0, (out - 1) * w.strides[a] + eff - in_spatial[a]);
             w.pad_begin[a] = auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
             w.pad_end[a] = total - w.pad_begin[a];
             w.out[a] = out;
@@ -184,13 +186,15 @@ Window window(const Node& n, const Shape& in_spatial, const Shape& kernel, bool 
         if (auto_pad == "VALID") {
             w.pad_begin[a] = w.pad_end[a] = 0;
         } else if (auto_pad != "NOTSET") {
-            fail(n, "auto_pad " + auto_pad + " is not one of NOTSET, SAME_UPPER, SAME_LOWER, VALID");
+            fail(n,
+                 "auto_pad " + auto_pad + " is not one of NOTSET, SAME_UPPER, SAME_LOWER, VALID");
         }
         const int64_t span = in_spatial[a] + w.pad_begin[a] + w.pad_end[a] - eff;
         if (span < 0) {
             fail(n, "the kernel does not fit the padded input");
         }
-        int64_t out = ceil_mode ? (span + w.strides[a] - 1) / w.strides[a] + 1 : span / w.strides[a] + 1;
+        int64_t out =
+            ceil_mode ? (span + w.strides[a] - 1) / w.strides[a] + 1 : span / w.strides[a] + 1;
         if (ceil_mode && (out - 1) * w.strides[a] >= in_spatial[a] + w.pad_begin[a]) {
             --out;  // the last window must start inside the input or its begin padding
         }
@@ -229,7 +233,8 @@ Outputs conv(const Ctx& c) {
     const int64_t ph = sr == 2 ? win.pad_begin[0] : 0, pw = win.pad_begin[sr - 1];
     const int64_t oh = sr == 2 ? win.out[0] : 1, ow = win.out[sr - 1];
     const std::vector<float> xf = as_floats(x), wf = as_floats(wv);
-    const std::vector<float> bias = c.has(2) ? as_floats(c.x(2)) : std::vector<float>(static_cast<size_t>(m), 0.0f);
+    const std::vector<float> bias =
+        c.has(2) ? as_floats(c.x(2)) : std::vector<float>(static_cast<size_t>(m), 0.0f);
     const int64_t gc = p.c / g, gm = m / g;
     std::vector<float> y(static_cast<size_t>(p.n * m * oh * ow));
     for (int64_t b = 0; b < p.n; ++b) {
@@ -249,12 +254,15 @@ Outputs conv(const Ctx& c) {
                                 if (ix < 0 || ix >= p.w) {
                                     continue;
                                 }
-                                acc += static_cast<double>(xf[static_cast<size_t>(((b * p.c + grp * gc + ic) * p.h + iy) * p.w + ix)]) *
-                                       static_cast<double>(wf[static_cast<size_t>(((oc * gc + ic) * kh + ky) * kw + kx)]);
+                                acc += static_cast<double>(xf[static_cast<size_t>(
+                                           ((b * p.c + grp * gc + ic) * p.h + iy) * p.w + ix)]) *
+                                       static_cast<double>(wf[static_cast<size_t>(
+                                           ((oc * gc + ic) * kh + ky) * kw + kx)]);
                             }
                         }
                     }
-                    y[static_cast<size_t>(((b * m + oc) * oh + oy) * ow + ox)] = static_cast<float>(acc);
+                    y[static_cast<size_t>(((b * m + oc) * oh + oy) * ow + ox)] =
+                        static_cast<float>(acc);
                 }
             }
         }
@@ -293,7 +301,8 @@ Outputs conv_transpose(const Ctx& c) {
         oh = th, ow = tw;
     }
     const std::vector<float> xf = as_floats(x), wf = as_floats(wv);
-    const std::vector<float> bias = c.has(2) ? as_floats(c.x(2)) : std::vector<float>(static_cast<size_t>(m), 0.0f);
+    const std::vector<float> bias =
+        c.has(2) ? as_floats(c.x(2)) : std::vector<float>(static_cast<size_t>(m), 0.0f);
     std::vector<double> y(static_cast<size_t>(p.n * m * oh * ow), 0.0);
     const int64_t gc = p.c / g, gm = m / g;
     for (int64_t b = 0; b < p.n; ++b) {
@@ -301,7 +310,8 @@ Outputs conv_transpose(const Ctx& c) {
             const int64_t grp = ic / gc;
             for (int64_t iy = 0; iy < p.h; ++iy) {
                 for (int64_t ix = 0; ix < p.w; ++ix) {
-                    const double v = xf[static_cast<size_t>(((b * p.c + ic) * p.h + iy) * p.w + ix)];
+                    const double v =
+                        xf[static_cast<size_t>(((b * p.c + ic) * p.h + iy) * p.w + ix)];
                     for (int64_t om = 0; om < gm; ++om) {
                         const int64_t oc = grp * gm + om;
                         for (int64_t ky = 0; ky < kh; ++ky) {
@@ -315,7 +325,8 @@ Outputs conv_transpose(const Ctx& c) {
                                     continue;
                                 }
                                 y[static_cast<size_t>(((b * m + oc) * oh + oy) * ow + ox)] +=
-                                    v * static_cast<double>(wf[static_cast<size_t>(((ic * gm + om) * kh + ky) * kw + kx)]);
+                                    v * static_cast<double>(wf[static_cast<size_t>(
+                                            ((ic * gm + om) * kh + ky) * kw + kx)]);
                             }
                         }
                     }
@@ -325,7 +336,9 @@ Outputs conv_transpose(const Ctx& c) {
     }
     std::vector<float> r(y.size());
     for (size_t k = 0; k < y.size(); ++k) {
-        r[k] = static_cast<float>(y[k] + static_cast<double>(bias[(k / static_cast<size_t>(oh * ow)) % static_cast<size_t>(m)]));
+        r[k] = static_cast<float>(
+            y[k] +
+            static_cast<double>(bias[(k / static_cast<size_t>(oh * ow)) % static_cast<size_t>(m)]));
     }
     return {Value::floats({p.n, m, oh, ow}, r)};
 }
@@ -338,8 +351,8 @@ Outputs pool(const Ctx& c, bool max) {
     if (kernel.size() != sr) {
         fail(c.n, "kernel_shape does not match the spatial rank");
     }
-    const Window win =
-        window(c.n, Shape(x.shape.begin() + 2, x.shape.end()), kernel, c.n.get_int("ceil_mode", 0) != 0);
+    const Window win = window(c.n, Shape(x.shape.begin() + 2, x.shape.end()), kernel,
+                              c.n.get_int("ceil_mode", 0) != 0);
     const bool include_pad = c.n.get_int("count_include_pad", 0) != 0;
     const bool column_major = c.n.get_int("storage_order", 0) != 0;
     const int64_t kh = sr == 2 ? kernel[0] : 1, kw = kernel[sr - 1];
@@ -383,7 +396,8 @@ Outputs pool(const Ctx& c, bool max) {
                         }
                     }
                     const size_t o = static_cast<size_t>(((b * p.c + ch) * oh + oy) * ow + ox);
-                    y[o] = static_cast<float>(max ? acc : acc / static_cast<double>(include_pad ? padded : count));
+                    y[o] = static_cast<float>(
+                        max ? acc : acc / static_cast<double>(include_pad ? padded : count));
                     idx[o] = arg;
                 }
             }
@@ -435,7 +449,8 @@ Outputs batch_norm(const Ctx& c) {
         const size_t cc = (k / plane) % static_cast<size_t>(ch);
         const double d = static_cast<double>(xf[k]) - static_cast<double>(mean[cc]);
         const double inv = 1.0 / std::sqrt(static_cast<double>(var[cc]) + static_cast<double>(eps));
-        y[k] = static_cast<float>(d * inv * static_cast<double>(s[cc]) + static_cast<double>(b[cc]));
+        y[k] =
+            static_cast<float>(d * inv * static_cast<double>(s[cc]) + static_cast<double>(b[cc]));
     }
     return {Value::floats(x.shape, y)};
 }
@@ -538,7 +553,8 @@ Outputs matmul(const Ctx& c) {
         fail(c.n, fmt::format("shapes {} and {} cannot be multiplied", shape_str(c.x(0).shape),
                               shape_str(c.x(1).shape)));
     }
-    const Shape batch = broadcast(c.n, Shape(as.begin(), as.end() - 2), Shape(bs.begin(), bs.end() - 2));
+    const Shape batch =
+        broadcast(c.n, Shape(as.begin(), as.end() - 2), Shape(bs.begin(), bs.end() - 2));
     const std::vector<size_t> oa = broadcast_offsets(Shape(as.begin(), as.end() - 2), batch),
                               ob = broadcast_offsets(Shape(bs.begin(), bs.end() - 2), batch);
     const std::vector<float> af = as_floats(c.x(0)), bf = as_floats(c.x(1));
@@ -552,7 +568,8 @@ Outputs matmul(const Ctx& c) {
                 for (int64_t q = 0; q < k; ++q) {
                     acc += static_cast<double>(pa[i * k + q]) * static_cast<double>(pb[q * n + j]);
                 }
-                y[bt * static_cast<size_t>(m * n) + static_cast<size_t>(i * n + j)] = static_cast<float>(acc);
+                y[bt * static_cast<size_t>(m * n) + static_cast<size_t>(i * n + j)] =
+                    static_cast<float>(acc);
             }
         }
     }
@@ -575,7 +592,8 @@ Value reshaped(const Value& x, Shape s) {
 
 Outputs concat(const Ctx& c) {
     const Value& first = c.x(0);
-    const auto axis = static_cast<size_t>(norm_axis(c.n, c.n.get_int("axis", 0), first.shape.size()));
+    const auto axis =
+        static_cast<size_t>(norm_axis(c.n, c.n.get_int("axis", 0), first.shape.size()));
     Shape out = first.shape;
     out[axis] = 0;
     for (size_t i = 0; i < c.in.size(); ++i) {
@@ -593,10 +611,12 @@ Outputs concat(const Ctx& c) {
             const size_t block = numel(x.shape) / outer;
             if (y.is_int()) {
                 const std::vector<int64_t> xi = as_ints(x);
-                y.i.insert(y.i.end(), xi.begin() + static_cast<std::ptrdiff_t>(o * block), xi.begin() + static_cast<std::ptrdiff_t>((o + 1) * block));
+                y.i.insert(y.i.end(), xi.begin() + static_cast<std::ptrdiff_t>(o * block),
+                           xi.begin() + static_cast<std::ptrdiff_t>((o + 1) * block));
             } else {
                 const std::vector<float> xf = as_floats(x);
-                y.f.insert(y.f.end(), xf.begin() + static_cast<std::ptrdiff_t>(o * block), xf.begin() + static_cast<std::ptrdiff_t>((o + 1) * block));
+                y.f.insert(y.f.end(), xf.begin() + static_cast<std::ptrdiff_t>(o * block),
+                           xf.begin() + static_cast<std::ptrdiff_t>((o + 1) * block));
             }
         }
     }
@@ -902,13 +922,15 @@ size_t param_index(const Value& p, const Shape& s, int64_t axis, size_t k) {
         return 0;
     }
     const Shape st = strides_of(s);
-    return (k / static_cast<size_t>(st[static_cast<size_t>(axis)])) % static_cast<size_t>(s[static_cast<size_t>(axis)]);
+    return (k / static_cast<size_t>(st[static_cast<size_t>(axis)])) %
+           static_cast<size_t>(s[static_cast<size_t>(axis)]);
 }
 
 Outputs quantize_linear(const Ctx& c) {
     const Value& x = c.x(0);
     const Value& scale = c.x(1);
-    const int64_t axis = scale.numel() > 1 ? norm_axis(c.n, c.n.get_int("axis", 1), x.shape.size()) : 0;
+    const int64_t axis =
+        scale.numel() > 1 ? norm_axis(c.n, c.n.get_int("axis", 1), x.shape.size()) : 0;
     const bool has_zp = c.has(2);
     const int32_t type = has_zp ? c.x(2).onnx_type : 2;  // uint8 by default
     const int64_t lo = type == 3 ? -128 : 0, hi = type == 3 ? 127 : 255;
@@ -928,7 +950,8 @@ Outputs quantize_linear(const Ctx& c) {
 Outputs dequantize_linear(const Ctx& c) {
     const Value& x = c.x(0);
     const Value& scale = c.x(1);
-    const int64_t axis = scale.numel() > 1 ? norm_axis(c.n, c.n.get_int("axis", 1), x.shape.size()) : 0;
+    const int64_t axis =
+        scale.numel() > 1 ? norm_axis(c.n, c.n.get_int("axis", 1), x.shape.size()) : 0;
     const std::vector<int64_t> xi = as_ints(x);
     const std::vector<float> sf = as_floats(scale);
     const std::vector<int64_t> zp = c.has(2) ? as_ints(c.x(2)) : std::vector<int64_t>{0};
@@ -945,13 +968,16 @@ Outputs resize(const Ctx& c, int64_t opset, bool upsample) {
     const Value& x = c.x(0);
     const size_t r = x.shape.size();
     std::string mode = c.n.get_string("mode", "nearest");
-    std::string coord = upsample || opset < 11 ? "asymmetric"
-                                               : c.n.get_string("coordinate_transformation_mode", "half_pixel");
-    const std::string nearest_mode = upsample || opset < 11 ? "floor" : c.n.get_string("nearest_mode", "round_prefer_floor");
+    std::string coord = upsample || opset < 11
+                            ? "asymmetric"
+                            : c.n.get_string("coordinate_transformation_mode", "half_pixel");
+    const std::string nearest_mode =
+        upsample || opset < 11 ? "floor" : c.n.get_string("nearest_mode", "round_prefer_floor");
     std::vector<float> scales;
     Shape out(r);
     if (upsample) {
-        scales = opset < 9 ? c.n.attributes.count("scales") ? c.n.attributes.at("scales").fs : std::vector<float>{}
+        scales = opset < 9 ? c.n.attributes.count("scales") ? c.n.attributes.at("scales").fs
+                                                            : std::vector<float>{}
                            : as_floats(c.x(1));
     } else if (opset < 11) {
         scales = as_floats(c.x(1));
@@ -1000,7 +1026,9 @@ Outputs resize(const Ctx& c, int64_t opset, bool upsample) {
         for (size_t k = 0; k < next.size(); ++k) {
             const int64_t o = (static_cast<int64_t>(k) / nst[a]) % ns[a];
             const size_t base = k - static_cast<size_t>(o * nst[a]);
-            const size_t src_base = (base / static_cast<size_t>(nst[a] * ns[a])) * static_cast<size_t>(st[a] * cs[a]) + base % static_cast<size_t>(nst[a]);
+            const size_t src_base =
+                (base / static_cast<size_t>(nst[a] * ns[a])) * static_cast<size_t>(st[a] * cs[a]) +
+                base % static_cast<size_t>(nst[a]);
             double xo = 0;
             const double od = static_cast<double>(o);
             if (coord == "half_pixel") {
@@ -1074,7 +1102,9 @@ Outputs run_node(const Ctx& c, int64_t opset) {
         return unary(c, [a](float v) { return v >= 0 ? v : v * a; });
     }
     if (op == "Sigmoid") {
-        return unary(c, [](float v) { return static_cast<float>(1.0 / (1.0 + std::exp(-static_cast<double>(v)))); });
+        return unary(c, [](float v) {
+            return static_cast<float>(1.0 / (1.0 + std::exp(-static_cast<double>(v))));
+        });
     }
     if (op == "Tanh") {
         return unary(c, [](float v) { return std::tanh(v); });
@@ -1084,7 +1114,8 @@ Outputs run_node(const Ctx& c, int64_t opset) {
         return unary(c, [a, b](float v) { return std::max(0.0f, std::min(1.0f, a * v + b)); });
     }
     if (op == "HardSwish") {
-        return unary(c, [](float v) { return v * std::max(0.0f, std::min(1.0f, v / 6.0f + 0.5f)); });
+        return unary(c,
+                     [](float v) { return v * std::max(0.0f, std::min(1.0f, v / 6.0f + 0.5f)); });
     }
     if (op == "Abs") {
         return unary(c, [](float v) { return std::fabs(v); });
@@ -1114,7 +1145,8 @@ Outputs run_node(const Ctx& c, int64_t opset) {
         return clip(c, opset);
     }
     if (op == "PRelu") {
-        return binary(c, [](float v, float s) { return v < 0 ? v * s : v; }, nullptr);
+        return binary(
+            c, [](float v, float s) { return v < 0 ? v * s : v; }, nullptr);
     }
     if (op == "Add") {
         return binary(c, std::plus<float>(), std::plus<int64_t>());
@@ -1126,7 +1158,8 @@ Outputs run_node(const Ctx& c, int64_t opset) {
         return binary(c, std::multiplies<float>(), std::multiplies<int64_t>());
     }
     if (op == "Div") {
-        return binary(c, std::divides<float>(), [](int64_t a, int64_t b) { return b == 0 ? 0 : a / b; });
+        return binary(c, std::divides<float>(),
+                      [](int64_t a, int64_t b) { return b == 0 ? 0 : a / b; });
     }
     if (op == "Identity" || op == "Dropout") {
         Outputs r{*c.in.at(0)};
@@ -1172,7 +1205,8 @@ Outputs run_node(const Ctx& c, int64_t opset) {
         int64_t ax = n.get_int("axis", 1);
         ax = ax < 0 ? ax + static_cast<int64_t>(s.size()) : ax;  // Flatten: −r..r
         if (ax < 0 || ax > static_cast<int64_t>(s.size())) {
-            fail(n, fmt::format("axis {} is out of range for rank {}", n.get_int("axis", 1), s.size()));
+            fail(n, fmt::format("axis {} is out of range for rank {}", n.get_int("axis", 1),
+                                s.size()));
         }
         const auto axis = static_cast<size_t>(ax);
         int64_t a = 1, b = 1;
@@ -1220,13 +1254,54 @@ Outputs run_node(const Ctx& c, int64_t opset) {
 }  // namespace
 
 const std::set<std::string>& supported_ops() {
-    static const std::set<std::string> ops = {
-        "Abs", "Add", "AveragePool", "BatchNormalization", "Ceil", "Clip", "Concat", "Constant",
-        "Conv", "ConvTranspose", "DequantizeLinear", "Div", "Dropout", "Exp", "Flatten", "Floor",
-        "Gather", "Gemm", "GlobalAveragePool", "GlobalMaxPool", "HardSigmoid", "HardSwish",
-        "Identity", "LeakyRelu", "Log", "LogSoftmax", "MatMul", "MaxPool", "Mul", "Neg", "PRelu",
-        "Pad", "QuantizeLinear", "Reciprocal", "Relu", "Reshape", "Resize", "Shape", "Sigmoid",
-        "Slice", "Softmax", "Sqrt", "Squeeze", "Sub", "Tanh", "Transpose", "Unsqueeze", "Upsample"};
+    static const std::set<std::string> ops = {"Abs",
+                                              "Add",
+                                              "AveragePool",
+                                              "BatchNormalization",
+                                              "Ceil",
+                                              "Clip",
+                                              "Concat",
+                                              "Constant",
+                                              "Conv",
+                                              "ConvTranspose",
+                                              "DequantizeLinear",
+                                              "Div",
+                                              "Dropout",
+                                              "Exp",
+                                              "Flatten",
+                                              "Floor",
+                                              "Gather",
+                                              "Gemm",
+                                              "GlobalAveragePool",
+                                              "GlobalMaxPool",
+                                              "HardSigmoid",
+                                              "HardSwish",
+                                              "Identity",
+                                              "LeakyRelu",
+                                              "Log",
+                                              "LogSoftmax",
+                                              "MatMul",
+                                              "MaxPool",
+                                              "Mul",
+                                              "Neg",
+                                              "PRelu",
+                                              "Pad",
+                                              "QuantizeLinear",
+                                              "Reciprocal",
+                                              "Relu",
+                                              "Reshape",
+                                              "Resize",
+                                              "Shape",
+                                              "Sigmoid",
+                                              "Slice",
+                                              "Softmax",
+                                              "Sqrt",
+                                              "Squeeze",
+                                              "Sub",
+                                              "Tanh",
+                                              "Transpose",
+                                              "Unsqueeze",
+                                              "Upsample"};
     return ops;
 }
 
@@ -1268,7 +1343,8 @@ std::map<std::string, Value> evaluate(const Graph& g, const std::map<std::string
     for (const ValueInfo& o : g.outputs) {
         auto it = env.find(o.name);
         if (it == env.end()) {
-            throw sim::Error(fmt::format("{}: graph output '{}' was never computed", g.name, o.name));
+            throw sim::Error(
+                fmt::format("{}: graph output '{}' was never computed", g.name, o.name));
         }
         result[o.name] = it->second;
     }

@@ -57,7 +57,7 @@ struct ValueInfo {
 
 struct Graph {
     std::string name;
-    int64_t opset = 0;  // default domain
+    int64_t opset = 0;        // default domain
     std::vector<Node> nodes;  // topological order, as ONNX stores them
     std::map<std::string, Value> initializers;
     std::vector<ValueInfo> inputs;  // the graph inputs that are not initializers

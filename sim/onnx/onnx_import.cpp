@@ -43,9 +43,10 @@ Value to_value(const pb::TensorProto& t, const std::string& where) {
     const std::string& raw = t.raw_data();
     auto need = [&](size_t have, size_t bytes) {
         if (have != n) {
-            throw sim::Error(fmt::format("{}: {} values for a tensor of {} ({} bytes of raw data "
-                                         "per value)",
-                                         where, have, n, bytes));
+            throw sim::Error(
+                fmt::format("{}: {} values for a tensor of {} ({} bytes of raw data "
+                            "per value)",
+                            where, have, n, bytes));
         }
     };
     switch (t.data_type()) {
@@ -95,9 +96,9 @@ Value to_value(const pb::TensorProto& t, const std::string& where) {
     case pb::TensorProto::UINT16: {
         v.kind = Value::Kind::i64;
         const int32_t dt = t.data_type();
-        const size_t width = dt == pb::TensorProto::INT32 ? 4
+        const size_t width = dt == pb::TensorProto::INT32                                      ? 4
                              : (dt == pb::TensorProto::INT16 || dt == pb::TensorProto::UINT16) ? 2
-                                                                                                : 1;
+                                                                                               : 1;
         if (!raw.empty()) {
             need(raw.size() / width, width);
             for (size_t i = 0; i < n; ++i) {
@@ -116,9 +117,10 @@ Value to_value(const pb::TensorProto& t, const std::string& where) {
         break;
     }
     default:
-        throw sim::Error(fmt::format("{}: tensor data type {} is not supported (float, double, "
-                                     "int64, int32, int16, int8, uint8, bool are)",
-                                     where, t.data_type()));
+        throw sim::Error(
+            fmt::format("{}: tensor data type {} is not supported (float, double, "
+                        "int64, int32, int16, int8, uint8, bool are)",
+                        where, t.data_type()));
     }
     return v;
 }
@@ -174,8 +176,8 @@ Graph convert(const pb::ModelProto& m, const std::string& name, const ImportOpti
             case pb::AttributeProto::STRING: at.kind = Attribute::Kind::s, at.s = a.s(); break;
             case pb::AttributeProto::TENSOR:
                 at.kind = Attribute::Kind::t;
-                at.t = to_value(a.t(), fmt::format("{}: {} attribute '{}'", name,
-                                                   node.describe(), a.name()));
+                at.t = to_value(
+                    a.t(), fmt::format("{}: {} attribute '{}'", name, node.describe(), a.name()));
                 break;
             case pb::AttributeProto::FLOATS:
                 at.kind = Attribute::Kind::fs;
@@ -194,8 +196,8 @@ Graph convert(const pb::ModelProto& m, const std::string& name, const ImportOpti
             node.attributes[a.name()] = at;
         }
         const bool default_domain = node.domain.empty() || node.domain == "ai.onnx";
-        if (!default_domain || (!opts.supported_ops.empty() &&
-                                opts.supported_ops.count(node.op_type) == 0)) {
+        if (!default_domain ||
+            (!opts.supported_ops.empty() && opts.supported_ops.count(node.op_type) == 0)) {
             unsupported.insert(default_domain ? node.op_type : node.domain + "." + node.op_type);
         }
         g.nodes.push_back(std::move(node));
@@ -217,8 +219,9 @@ Graph import_model_bytes(const std::vector<uint8_t>& bytes, const std::string& n
     pb::ModelProto m;
     if (bytes.size() > static_cast<size_t>(std::numeric_limits<int>::max()) ||
         !m.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
-        throw sim::Error(name + ": not a valid ONNX model (the protobuf does not parse: "
-                                "truncated or not ONNX)");
+        throw sim::Error(name +
+                         ": not a valid ONNX model (the protobuf does not parse: "
+                         "truncated or not ONNX)");
     }
     if (!m.has_graph()) {
         throw sim::Error(name + ": the model has no graph");

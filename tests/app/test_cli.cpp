@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 
 #include "sim/core/npy.h"
+#include "sim/onnx/onnx_import.h"
 
 namespace {
 
@@ -374,6 +375,41 @@ TEST_F(Cli, DlpTimedRunEqualsItsEstimate) {
     EXPECT_EQ(no_net.rc, 2);
     EXPECT_NE(no_net.err.find("a DL processor run needs --network NETWORK.yaml"), std::string::npos)
         << no_net.err;
+}
+
+TEST_F(Cli, InferRunsAnOnnxModelOnTheReferenceEvaluator) {
+    const std::string t = "/usr/share/libonnx-testdata/data/node/test_basic_conv_with_padding";
+    if (!fs::exists(t)) {
+        GTEST_SKIP() << "libonnx-testdata is absent";
+    }
+    // The node test's inputs as .npy; its expected output from output_0.pb.
+    std::string inputs;
+    for (int i = 0; i < 2; ++i) {
+        const npu::onnx::Value v =
+            npu::onnx::read_tensor_file(t + "/test_data_set_0/input_" + std::to_string(i) + ".pb");
+        npu::sim::Tensor x(npu::sim::DType::f32, npu::sim::Shape(v.shape.begin(), v.shape.end()));
+        std::copy(v.f.begin(), v.f.end(), x.data<float>());
+        const std::vector<uint8_t> npy = npu::sim::encode_npy(x);
+        const fs::path p =
+            write("in" + std::to_string(i) + ".npy", std::string(npy.begin(), npy.end()));
+        inputs += " --input " + p.string();
+    }
+    const Result r = run("infer --onnx " + t + "/model.onnx" + inputs + " --out " +
+                         (dir / "out").string() + " --dump-all");
+    ASSERT_EQ(r.rc, 0) << r.err;
+    EXPECT_NE(r.out.find("output y: (1, 1, 5, 5)"), std::string::npos) << r.out;
+    const npu::onnx::Value want = npu::onnx::read_tensor_file(t + "/test_data_set_0/output_0.pb");
+    const npu::sim::Tensor got = npu::sim::read_npy((dir / "out" / "output_y.npy").string());
+    ASSERT_EQ(got.numel(), want.f.size());
+    for (size_t i = 0; i < want.f.size(); ++i) {
+        EXPECT_FLOAT_EQ(got.data<float>()[i], want.f[i]) << i;
+    }
+    EXPECT_TRUE(fs::exists(dir / "out" / "node_y.npy"));
+    const Result bad =
+        run("infer --onnx " + t + "/model.onnx --input " + (dir / "in0.npy").string());
+    EXPECT_EQ(bad.rc, 2);
+    EXPECT_NE(bad.err.find("takes 2 input(s); --input was given 1 time(s)"), std::string::npos)
+        << bad.err;
 }
 
 }  // namespace

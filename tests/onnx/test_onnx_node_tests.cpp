@@ -3,9 +3,9 @@
 // test_data_set_*/{input,output}_N.pb): every test whose ops the evaluator supports runs and is
 // compared with the expected outputs at ONNX's tolerances (rtol 1e-3, atol 1e-7; integer outputs
 // exactly). tests/onnx/node_tests_expected.txt records each test's outcome (pass, fail, skip:
-// an unsupported op or an opset before 7); a test expected to pass that does not fails this test, so a regression shows
-// up. NPUSIM_WRITE_NODE_EXPECTED=<file> writes the current outcomes; NPUSIM_NODE_TESTS_VERBOSE=1
-// prints why each failing test fails.
+// an unsupported op or an opset before 7); a test expected to pass that does not fails this test,
+// so a regression shows up. NPUSIM_WRITE_NODE_EXPECTED=<file> writes the current outcomes;
+// NPUSIM_NODE_TESTS_VERBOSE=1 prints why each failing test fails.
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -151,9 +151,10 @@ TEST(OnnxNodeTests, EverySupportedTestMatchesItsExpectedOutputs) {
     std::printf("ONNX node tests: %d passed / %d failed / %d skipped (unsupported op)\n", passed,
                 failed, skipped);
     if (const char* out = std::getenv("NPUSIM_WRITE_NODE_EXPECTED")) {
-        std::ofstream(out) << "# test outcome (pass, fail, skip) of the ONNX node tests, written by\n"
-                              "# NPUSIM_WRITE_NODE_EXPECTED=<file> npusim_onnx_tests\n"
-                           << current.str();
+        std::ofstream(out)
+            << "# test outcome (pass, fail, skip) of the ONNX node tests, written by\n"
+               "# NPUSIM_WRITE_NODE_EXPECTED=<file> npusim_onnx_tests\n"
+            << current.str();
     }
     EXPECT_EQ(regressions, 0);
     EXPECT_GT(passed, 100);

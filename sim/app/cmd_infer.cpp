@@ -1,0 +1,134 @@
+// npusim infer: an ONNX model on the float reference evaluator: outputs (and, on request, every
+// intermediate) as .npy, and a report with each node's output shapes and host time.
+#include <chrono>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "sim/app/app.h"
+#include "sim/core/error.h"
+#include "sim/core/files.h"
+#include "sim/core/npy.h"
+#include "sim/onnx/evaluator.h"
+#include "sim/onnx/onnx_import.h"
+
+namespace npu::app {
+
+namespace {
+
+onnx::Value from_tensor(const sim::Tensor& t) {
+    std::vector<int64_t> shape(t.shape().begin(), t.shape().end());
+    if (t.dtype() == sim::DType::f32 || t.dtype() == sim::DType::f16) {
+        std::vector<float> f(t.numel());
+        for (size_t i = 0; i < f.size(); ++i) {
+            f[i] = static_cast<float>(t.get_f64(i));
+        }
+        return onnx::Value::floats(shape, f);
+    }
+    std::vector<int64_t> v(t.numel());
+    for (size_t i = 0; i < v.size(); ++i) {
+        v[i] = static_cast<int64_t>(t.get_f64(i));
+    }
+    return onnx::Value::ints(shape, v);
+}
+
+sim::Tensor to_tensor(const onnx::Value& v) {
+    const sim::Shape shape(v.shape.begin(), v.shape.end());
+    if (!v.is_int()) {
+        sim::Tensor t(sim::DType::f32, shape);
+        std::copy(v.f.begin(), v.f.end(), t.data<float>());
+        return t;
+    }
+    sim::Tensor t(sim::DType::i32, shape);  // .npy of int64 values that fit int32
+    for (size_t i = 0; i < v.i.size(); ++i) {
+        if (v.i[i] < INT32_MIN || v.i[i] > INT32_MAX) {
+            throw sim::Error("an integer output does not fit int32 for .npy");
+        }
+        t.data<int32_t>()[i] = static_cast<int32_t>(v.i[i]);
+    }
+    return t;
+}
+
+std::string file_name(const std::string& tensor) {
+    std::string s;
+    for (char c : tensor) {
+        s += std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.' ? c : '_';
+    }
+    return s + ".npy";
+}
+
+}  // namespace
+
+int cmd_infer(const InferOptions& opts) {
+    const onnx::Graph g = onnx::import_model(opts.onnx, {onnx::supported_ops(), true});
+    std::map<std::string, onnx::Value> inputs;
+    if (opts.inputs.size() != g.inputs.size()) {
+        throw sim::Error(fmt::format("{} takes {} input(s); --input was given {} time(s)",
+                                     opts.onnx, g.inputs.size(), opts.inputs.size()));
+    }
+    for (size_t i = 0; i < opts.inputs.size(); ++i) {
+        onnx::Value v = from_tensor(sim::read_npy(opts.inputs[i]));
+        const onnx::ValueInfo& info = g.inputs[i];
+        bool fits = info.shape.size() == v.shape.size();
+        for (size_t a = 0; fits && a < v.shape.size(); ++a) {
+            fits = info.shape[a] < 0 || info.shape[a] == v.shape[a];
+        }
+        if (!fits) {
+            std::vector<std::string> dims;
+            for (int64_t d : info.shape) {
+                dims.push_back(d < 0 ? "?" : std::to_string(d));
+            }
+            throw sim::Error(fmt::format("{}: shape ({}), input '{}' of {} is ({})", opts.inputs[i],
+                                         fmt::join(v.shape, ", "), info.name, opts.onnx,
+                                         fmt::join(dims, ", ")));
+        }
+        inputs[info.name] = std::move(v);
+    }
+    nlohmann::ordered_json nodes = nlohmann::ordered_json::array();
+    std::map<std::string, onnx::Value> dumped;
+    onnx::EvalOptions eo;
+    auto last = std::chrono::steady_clock::now();
+    eo.on_value = [&](const std::string& name, const onnx::Value& v) {
+        const auto now = std::chrono::steady_clock::now();
+        nodes.push_back({{"output", name},
+                         {"shape", v.shape},
+                         {"host_ms", std::chrono::duration<double, std::milli>(now - last).count()}});
+        last = now;
+        if (opts.dump_all) {
+            dumped[name] = v;
+        }
+    };
+    const auto t0 = std::chrono::steady_clock::now();
+    const std::map<std::string, onnx::Value> out = onnx::evaluate(g, inputs, eo);
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    fmt::print("{}: {} nodes, opset {}, evaluated in {:.1f} ms\n", opts.onnx, g.nodes.size(), g.opset, ms);
+    for (const auto& [name, v] : out) {
+        fmt::print("output {}: ({})\n", name, fmt::join(v.shape, ", "));
+    }
+    if (!opts.out.empty()) {
+        sim::OutputDir dir(opts.out);
+        nlohmann::ordered_json outs = nlohmann::ordered_json::array();
+        for (const auto& [name, v] : out) {
+            dir.write_bytes("output_" + file_name(name), sim::encode_npy(to_tensor(v)));
+            outs.push_back({{"name", name}, {"file", "output_" + file_name(name)}, {"shape", v.shape}});
+        }
+        for (const auto& [name, v] : dumped) {
+            dir.write_bytes("node_" + file_name(name), sim::encode_npy(to_tensor(v)));
+        }
+        nlohmann::ordered_json j;
+        j["tool"] = "npusim";
+        j["version"] = version();
+        j["command"] = "infer";
+        j["model"] = opts.onnx;
+        j["opset"] = g.opset;
+        j["outputs"] = outs;
+        j["nodes"] = nodes;
+        j["host_ms"] = ms;
+        dir.write_text("report.json", j.dump(2) + "\n");
+        dir.commit();
+        fmt::print("wrote {} files to {}\n", dir.files().size(), dir.dir().string());
+    }
+    return kExitOk;
+}
+
+}  // namespace npu::app
