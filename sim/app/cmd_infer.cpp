@@ -52,7 +52,8 @@ sim::Tensor to_tensor(const onnx::Value& v) {
 std::string file_name(const std::string& tensor) {
     std::string s;
     for (char c : tensor) {
-        s += std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.' ? c : '_';
+        s += std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.' ? c
+                                                                                             : '_';
     }
     return s + ".npy";
 }
@@ -90,9 +91,10 @@ int cmd_infer(const InferOptions& opts) {
     auto last = std::chrono::steady_clock::now();
     eo.on_value = [&](const std::string& name, const onnx::Value& v) {
         const auto now = std::chrono::steady_clock::now();
-        nodes.push_back({{"output", name},
-                         {"shape", v.shape},
-                         {"host_ms", std::chrono::duration<double, std::milli>(now - last).count()}});
+        nodes.push_back(
+            {{"output", name},
+             {"shape", v.shape},
+             {"host_ms", std::chrono::duration<double, std::milli>(now - last).count()}});
         last = now;
         if (opts.dump_all) {
             dumped[name] = v;
@@ -100,8 +102,10 @@ int cmd_infer(const InferOptions& opts) {
     };
     const auto t0 = std::chrono::steady_clock::now();
     const std::map<std::string, onnx::Value> out = onnx::evaluate(g, inputs, eo);
-    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    fmt::print("{}: {} nodes, opset {}, evaluated in {:.1f} ms\n", opts.onnx, g.nodes.size(), g.opset, ms);
+    const double ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    fmt::print("{}: {} nodes, opset {}, evaluated in {:.1f} ms\n", opts.onnx, g.nodes.size(),
+               g.opset, ms);
     for (const auto& [name, v] : out) {
         fmt::print("output {}: ({})\n", name, fmt::join(v.shape, ", "));
     }
@@ -110,7 +114,8 @@ int cmd_infer(const InferOptions& opts) {
         nlohmann::ordered_json outs = nlohmann::ordered_json::array();
         for (const auto& [name, v] : out) {
             dir.write_bytes("output_" + file_name(name), sim::encode_npy(to_tensor(v)));
-            outs.push_back({{"name", name}, {"file", "output_" + file_name(name)}, {"shape", v.shape}});
+            outs.push_back(
+                {{"name", name}, {"file", "output_" + file_name(name)}, {"shape", v.shape}});
         }
         for (const auto& [name, v] : dumped) {
             dir.write_bytes("node_" + file_name(name), sim::encode_npy(to_tensor(v)));
