@@ -50,7 +50,8 @@ struct Builder {
         }
         return name;
     }
-    pb::NodeProto* node(const std::string& op, std::vector<std::string> in, const std::string& out) {
+    pb::NodeProto* node(const std::string& op, std::vector<std::string> in,
+                        const std::string& out) {
         pb::NodeProto* n = g->add_node();
         n->set_op_type(op);
         n->set_name(out);
@@ -86,7 +87,8 @@ struct Builder {
 // Runs both engines on a seeded input; returns the largest absolute difference.
 double compare(const Builder& b, const std::vector<int64_t>& in_shape) {
     const std::string model = b.bytes();
-    std::vector<float> x(static_cast<size_t>(in_shape[0] * in_shape[1] * in_shape[2] * in_shape[3]));
+    std::vector<float> x(
+        static_cast<size_t>(in_shape[0] * in_shape[1] * in_shape[2] * in_shape[3]));
     std::mt19937 rng(5);
     std::uniform_real_distribution<float> u(-1, 1);
     for (float& v : x) {
@@ -116,14 +118,16 @@ TEST(OnnxOpenCv, ConvPoolBatchNormGemmSoftmax) {
     Builder b;
     b.io(b.g->add_input(), "x", {1, 3, 32, 32});
     b.io(b.g->add_output(), "y", {1, 10});
-    auto* c1 = b.node("Conv", {"x", b.weight("w1", {8, 3, 3, 3}, 0.4f), b.weight("b1", {8}, 0.1f)}, "c1");
+    auto* c1 =
+        b.node("Conv", {"x", b.weight("w1", {8, 3, 3, 3}, 0.4f), b.weight("b1", {8}, 0.1f)}, "c1");
     Builder::ints(c1, "pads", {1, 1, 1, 1});
     Builder::ints(c1, "kernel_shape", {3, 3});  // OpenCV needs it spelt out
     b.node("Relu", {"c1"}, "r1");
     auto* p1 = b.node("MaxPool", {"r1"}, "p1");
     Builder::ints(p1, "kernel_shape", {2, 2});
     Builder::ints(p1, "strides", {2, 2});
-    auto* c2 = b.node("Conv", {"p1", b.weight("w2", {16, 8, 3, 3}, 0.2f), b.weight("b2", {16}, 0.1f)}, "c2");
+    auto* c2 = b.node(
+        "Conv", {"p1", b.weight("w2", {16, 8, 3, 3}, 0.2f), b.weight("b2", {16}, 0.1f)}, "c2");
     Builder::ints(c2, "strides", {2, 2});
     Builder::ints(c2, "pads", {1, 1, 1, 1});
     Builder::ints(c2, "kernel_shape", {3, 3});
@@ -135,7 +139,8 @@ TEST(OnnxOpenCv, ConvPoolBatchNormGemmSoftmax) {
     b.node("LeakyRelu", {"bn"}, "lr");
     b.node("GlobalAveragePool", {"lr"}, "gap");
     b.node("Flatten", {"gap"}, "flat");
-    auto* fc = b.node("Gemm", {"flat", b.weight("wf", {10, 16}, 0.5f), b.weight("bf", {10}, 0.1f)}, "fc");
+    auto* fc =
+        b.node("Gemm", {"flat", b.weight("wf", {10, 16}, 0.5f), b.weight("bf", {10}, 0.1f)}, "fc");
     Builder::integer(fc, "transB", 1);
     b.node("Softmax", {"fc"}, "y");
     const double d = compare(b, {1, 3, 32, 32});
@@ -147,7 +152,8 @@ TEST(OnnxOpenCv, ResidualDepthwiseConcatNetwork) {
     Builder b;
     b.io(b.g->add_input(), "x", {1, 4, 16, 16});
     b.io(b.g->add_output(), "y", {1, 6, 8, 8});
-    auto* c1 = b.node("Conv", {"x", b.weight("w1", {4, 4, 3, 3}, 0.3f), b.weight("b1", {4}, 0.1f)}, "c1");
+    auto* c1 =
+        b.node("Conv", {"x", b.weight("w1", {4, 4, 3, 3}, 0.3f), b.weight("b1", {4}, 0.1f)}, "c1");
     Builder::ints(c1, "pads", {1, 1, 1, 1});
     Builder::ints(c1, "kernel_shape", {3, 3});
     b.node("Add", {"c1", "x"}, "res");
@@ -161,7 +167,8 @@ TEST(OnnxOpenCv, ResidualDepthwiseConcatNetwork) {
     auto* ap = b.node("AveragePool", {"cat"}, "ap");
     Builder::ints(ap, "kernel_shape", {2, 2});
     Builder::ints(ap, "strides", {2, 2});
-    auto* c2 = b.node("Conv", {"ap", b.weight("w2", {6, 8, 1, 1}, 0.4f), b.weight("b2", {6}, 0.1f)}, "c2");
+    auto* c2 =
+        b.node("Conv", {"ap", b.weight("w2", {6, 8, 1, 1}, 0.4f), b.weight("b2", {6}, 0.1f)}, "c2");
     Builder::ints(c2, "kernel_shape", {1, 1});
     b.node("Sigmoid", {"c2"}, "y");
     const double d = compare(b, {1, 4, 16, 16});
