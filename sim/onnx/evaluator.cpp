@@ -130,12 +130,40 @@ Outputs unary(const Ctx& c, const std::function<float(float)>& f) {
     return {y};
 }
 
-Outputs binary(const Ctx& c, const std::function<float(float, float)>& f,
+// Opset 6 and older: `broadcast = 1` with `axis` lines B's dimensions up with A's starting
+// at `axis` (numpy aligns them at the end); PRelu's 1-D slope is per channel (axis 1).
+// Returns the shape B is read with.
+Shape legacy_b_shape(const Ctx& c, int64_t opset, const Shape& a, const Shape& b) {
+    if (opset >= 7 || b.empty() || a.size() <= b.size()) {
+        return b;
+    }
+    int64_t axis = -1;
+    if (c.n.op_type == "PRelu" && b.size() == 1 && a.size() >= 2 && b[0] == a[1] && b[0] != 1) {
+        axis = 1;
+    } else if (c.n.get_int("broadcast", 0) == 1 && c.n.attributes.count("axis") != 0) {
+        axis = c.n.get_int("axis", 0);
+        axis += axis < 0 ? static_cast<int64_t>(a.size()) : 0;
+    }
+    if (axis < 0) {
+        return b;
+    }
+    if (static_cast<size_t>(axis) + b.size() > a.size()) {
+        fail(c.n, fmt::format("legacy broadcast of {} at axis {} into {}", shape_str(b), axis,
+                              shape_str(a)));
+    }
+    Shape s(static_cast<size_t>(axis), 1);
+    s.insert(s.end(), b.begin(), b.end());
+    s.resize(a.size(), 1);
+    return s;
+}
+
+Outputs binary(const Ctx& c, int64_t opset, const std::function<float(float, float)>& f,
                const std::function<int64_t(int64_t, int64_t)>& fi) {
     const Value &a = c.x(0), &b = c.x(1);
-    const Shape out = broadcast(c.n, a.shape, b.shape);
+    const Shape b_shape = legacy_b_shape(c, opset, a.shape, b.shape);
+    const Shape out = broadcast(c.n, a.shape, b_shape);
     const std::vector<size_t> oa = broadcast_offsets(a.shape, out),
-                              ob = broadcast_offsets(b.shape, out);
+                              ob = broadcast_offsets(b_shape, out);
     if (a.is_int() && b.is_int() && fi) {
         std::vector<int64_t> r(oa.size());
         for (size_t k = 0; k < r.size(); ++k) {
@@ -1146,19 +1174,19 @@ Outputs run_node(const Ctx& c, int64_t opset) {
     }
     if (op == "PRelu") {
         return binary(
-            c, [](float v, float s) { return v < 0 ? v * s : v; }, nullptr);
+            c, opset, [](float v, float s) { return v < 0 ? v * s : v; }, nullptr);
     }
     if (op == "Add") {
-        return binary(c, std::plus<float>(), std::plus<int64_t>());
+        return binary(c, opset, std::plus<float>(), std::plus<int64_t>());
     }
     if (op == "Sub") {
-        return binary(c, std::minus<float>(), std::minus<int64_t>());
+        return binary(c, opset, std::minus<float>(), std::minus<int64_t>());
     }
     if (op == "Mul") {
-        return binary(c, std::multiplies<float>(), std::multiplies<int64_t>());
+        return binary(c, opset, std::multiplies<float>(), std::multiplies<int64_t>());
     }
     if (op == "Div") {
-        return binary(c, std::divides<float>(),
+        return binary(c, opset, std::divides<float>(),
                       [](int64_t a, int64_t b) { return b == 0 ? 0 : a / b; });
     }
     if (op == "Identity" || op == "Dropout") {

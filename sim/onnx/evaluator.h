@@ -1,7 +1,7 @@
 // The float reference evaluator for ONNX graphs: plain, obviously correct loops over our graph IR
 // (float32 data, int64 for shapes and indices); speed second. Supported ops and their semantics
-// follow the ONNX operator specification (opsets 7..17); docs/onnx.md lists them. Every
-// intermediate can be observed (`on_value`). Pure C++.
+// follow the ONNX operator specification (opsets 6..17; 6 for its legacy broadcast attributes);
+// docs/onnx.md lists them. Every intermediate can be observed (`on_value`). Pure C++.
 #pragma once
 
 #include <functional>

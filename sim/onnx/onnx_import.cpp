@@ -146,8 +146,8 @@ Graph convert(const pb::ModelProto& m, const std::string& name, const ImportOpti
             g.opset = op.version();
         }
     }
-    if (g.opset < 7 || g.opset > 17) {
-        throw sim::Error(fmt::format("{}: default-domain opset {}, expected 7..17", name, g.opset));
+    if (g.opset < 6 || g.opset > 17) {
+        throw sim::Error(fmt::format("{}: default-domain opset {}, expected 6..17", name, g.opset));
     }
     for (const auto& t : m.graph().initializer()) {
         g.initializers[t.name()] = to_value(t, fmt::format("{}: initializer '{}'", name, t.name()));

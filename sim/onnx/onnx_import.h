@@ -1,5 +1,5 @@
 // ONNX models into the graph IR, through Debian's libonnx protobuf classes: the model checker,
-// opsets 7..17 of the default domain, initializers (float, double, int64, int32, int8, uint8,
+// opsets 6..17 of the default domain, initializers (float, double, int64, int32, int8, uint8,
 // bool; raw or typed data), attributes. Every problem is one sim::Error naming the file, the node
 // and the reason; unsupported ops are listed all at once. Pure C++ (protobuf, no SystemC).
 #pragma once

@@ -1,9 +1,11 @@
 // The ONNX importer's errors and a seeded mutation run over real models (the node tests' Conv
 // and Gemm models): any bytes give a graph or one sim::Error.
 #include <filesystem>
+#include <map>
 #include <random>
 
 #include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
 
 #include "sim/core/error.h"
 #include "sim/core/files.h"
@@ -28,6 +30,74 @@ std::string error_of(const std::vector<uint8_t>& bytes, const onnx::ImportOption
         return e.what();
     }
     return "no error";
+}
+
+// A one-node float model: inputs A (shape a) and B (shape b), output Y, at `opset`.
+std::vector<uint8_t> binary_model(int64_t opset, const std::string& op,
+                                  const std::vector<int64_t>& a, const std::vector<int64_t>& b,
+                                  int64_t legacy_axis) {
+    ::onnx::ModelProto m;
+    m.set_ir_version(3);
+    m.add_opset_import()->set_version(opset);
+    ::onnx::GraphProto* g = m.mutable_graph();
+    g->set_name("g");
+    auto io = [](::onnx::ValueInfoProto* v, const std::string& name,
+                 const std::vector<int64_t>& shape) {
+        v->set_name(name);
+        auto* t = v->mutable_type()->mutable_tensor_type();
+        t->set_elem_type(::onnx::TensorProto::FLOAT);
+        for (int64_t d : shape) {
+            t->mutable_shape()->add_dim()->set_dim_value(d);
+        }
+    };
+    io(g->add_input(), "A", a);
+    io(g->add_input(), "B", b);
+    io(g->add_output(), "Y", a);
+    ::onnx::NodeProto* n = g->add_node();
+    n->set_op_type(op);
+    n->add_input("A");
+    n->add_input("B");
+    n->add_output("Y");
+    if (legacy_axis >= 0) {
+        ::onnx::AttributeProto* at = n->add_attribute();
+        at->set_name("broadcast");
+        at->set_type(::onnx::AttributeProto::INT);
+        at->set_i(1);
+        at = n->add_attribute();
+        at->set_name("axis");
+        at->set_type(::onnx::AttributeProto::INT);
+        at->set_i(legacy_axis);
+    }
+    std::string bytes;
+    m.SerializeToString(&bytes);
+    return {bytes.begin(), bytes.end()};
+}
+
+TEST(OnnxImport, OpsetsOutside6To17AreRefused) {
+    EXPECT_EQ(error_of(binary_model(5, "Add", {2}, {2}, -1)),
+              "m.onnx: default-domain opset 5, expected 6..17");
+    EXPECT_EQ(error_of(binary_model(18, "Add", {2}, {2}, -1)),
+              "m.onnx: default-domain opset 18, expected 6..17");
+    EXPECT_EQ(error_of(binary_model(6, "Add", {2}, {2}, -1)), "no error");
+}
+
+// Opset 6's `broadcast = 1, axis = 1`: B (3) is laid along A's axis 1, i.e. read as (1, 3, 1),
+// where numpy-style alignment would need B's length to match A's last axis (2).
+TEST(OnnxImport, Opset6LegacyBroadcastAlignsBAtAxis) {
+    const onnx::Graph g =
+        onnx::import_model_bytes(binary_model(6, "Add", {1, 3, 2}, {3}, 1), "m.onnx");
+    std::map<std::string, onnx::Value> in;
+    in["A"] = onnx::Value::floats({1, 3, 2}, {0, 1, 2, 3, 4, 5});
+    in["B"] = onnx::Value::floats({3}, {10, 20, 30});
+    const onnx::Value y = onnx::evaluate(g, in).at("Y");
+    EXPECT_EQ(y.shape, (std::vector<int64_t>{1, 3, 2}));
+    EXPECT_EQ(y.f, (std::vector<float>{10, 11, 22, 23, 34, 35}));
+    // PRelu at opset 6: a 1-D slope is per channel.
+    const onnx::Graph p =
+        onnx::import_model_bytes(binary_model(6, "PRelu", {1, 2, 2}, {2}, -1), "m.onnx");
+    in["A"] = onnx::Value::floats({1, 2, 2}, {-1, 1, -2, 2});
+    in["B"] = onnx::Value::floats({2}, {0.5f, 0.25f});
+    EXPECT_EQ(onnx::evaluate(p, in).at("Y").f, (std::vector<float>{-0.5f, 1, -0.5f, 2}));
 }
 
 TEST(OnnxImport, BrokenFilesAreOneClearError) {

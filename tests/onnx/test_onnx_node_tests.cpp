@@ -3,9 +3,10 @@
 // test_data_set_*/{input,output}_N.pb): every test whose ops the evaluator supports runs and is
 // compared with the expected outputs at ONNX's tolerances (rtol 1e-3, atol 1e-7; integer outputs
 // exactly). tests/onnx/node_tests_expected.txt records each test's outcome (pass, fail, skip:
-// an unsupported op or an opset before 7); a test expected to pass that does not fails this test,
-// so a regression shows up. NPUSIM_WRITE_NODE_EXPECTED=<file> writes the current outcomes;
-// NPUSIM_NODE_TESTS_VERBOSE=1 prints why each failing test fails.
+// an unsupported op or an opset before 6); a test expected to pass that does not fails this test,
+// so a regression shows up; the pytorch-converted and pytorch-operator suites likewise.
+// NPUSIM_WRITE_NODE_EXPECTED=<dir> writes the current outcomes there; NPUSIM_NODE_TESTS_VERBOSE=1
+// prints why each failing test fails.
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -23,7 +24,7 @@ namespace npu::test {
 namespace {
 
 namespace fs = std::filesystem;
-const char* kNodeDir = "/usr/share/libonnx-testdata/data/node";
+const char* kDataDir = "/usr/share/libonnx-testdata/data";
 
 std::vector<fs::path> sorted(const fs::path& dir, const std::string& prefix) {
     std::vector<fs::path> v;
@@ -65,7 +66,7 @@ std::string compare(const onnx::Value& got, const onnx::Value& want) {
     }
     for (size_t k = 0; k < want.f.size(); ++k) {
         const double w = want.f[k], g = got.f[k];
-        if (std::isnan(w) && std::isnan(g)) {
+        if ((std::isnan(w) && std::isnan(g)) || w == g) {  // NaN = NaN, inf = inf (as numpy)
             continue;
         }
         if (!(std::fabs(g - w) <= 1e-7 + 1e-3 * std::fabs(w))) {
@@ -86,7 +87,7 @@ std::string run_one(const fs::path& dir) {
         g = onnx::import_model((dir / "model.onnx").string(), o);
     } catch (const sim::Error& e) {
         const std::string what = e.what();
-        // An op we do not have, or a model older than the opsets we read (7..17).
+        // An op we do not have, or a model older than the opsets we read (6..17).
         return what.find("unsupported ops") != std::string::npos ||
                        what.find("default-domain opset") != std::string::npos
                    ? "skip"
@@ -115,13 +116,15 @@ std::string run_one(const fs::path& dir) {
     return "pass";
 }
 
-TEST(OnnxNodeTests, EverySupportedTestMatchesItsExpectedOutputs) {
-    if (!fs::exists(kNodeDir)) {
-        GTEST_SKIP() << kNodeDir << " is absent (install libonnx-testdata)";
+// Runs every test of one suite directory against its expectation file.
+void run_suite(const std::string& suite, const std::string& expected_file, int min_passed) {
+    const std::string dir_path = std::string(kDataDir) + "/" + suite;
+    if (!fs::exists(dir_path)) {
+        GTEST_SKIP() << dir_path << " is absent (install libonnx-testdata)";
     }
     std::map<std::string, std::string> expected;
     {
-        std::ifstream in(NPUSIM_SOURCE_DIR "/tests/onnx/node_tests_expected.txt");
+        std::ifstream in(std::string(NPUSIM_SOURCE_DIR "/tests/onnx/") + expected_file);
         std::string name, outcome;
         while (in >> name >> outcome) {
             if (name[0] != '#') {
@@ -133,7 +136,7 @@ TEST(OnnxNodeTests, EverySupportedTestMatchesItsExpectedOutputs) {
     }
     int passed = 0, failed = 0, skipped = 0, regressions = 0;
     std::ostringstream current;
-    for (const fs::path& dir : sorted(kNodeDir, "test_")) {
+    for (const fs::path& dir : sorted(dir_path, "test_")) {
         const std::string name = dir.filename().string();
         const std::string r = run_one(dir);
         if (std::getenv("NPUSIM_NODE_TESTS_VERBOSE") != nullptr && r != "pass" && r != "skip") {
@@ -148,16 +151,28 @@ TEST(OnnxNodeTests, EverySupportedTestMatchesItsExpectedOutputs) {
             ADD_FAILURE() << name << ": expected to pass, got " << r;
         }
     }
-    std::printf("ONNX node tests: %d passed / %d failed / %d skipped (unsupported op)\n", passed,
-                failed, skipped);
+    std::printf("ONNX %s tests: %d passed / %d failed / %d skipped (unsupported op)\n",
+                suite.c_str(), passed, failed, skipped);
     if (const char* out = std::getenv("NPUSIM_WRITE_NODE_EXPECTED")) {
-        std::ofstream(out)
-            << "# test outcome (pass, fail, skip) of the ONNX node tests, written by\n"
-               "# NPUSIM_WRITE_NODE_EXPECTED=<file> npusim_onnx_tests\n"
+        std::ofstream(std::string(out) + "/" + expected_file)
+            << "# test outcome (pass, fail, skip) of the ONNX " << suite << " tests, written by\n"
+            << "# NPUSIM_WRITE_NODE_EXPECTED=<dir> npusim_onnx_tests\n"
             << current.str();
     }
     EXPECT_EQ(regressions, 0);
-    EXPECT_GT(passed, 100);
+    EXPECT_GE(passed, min_passed);
+}
+
+TEST(OnnxNodeTests, EverySupportedTestMatchesItsExpectedOutputs) {
+    run_suite("node", "node_tests_expected.txt", 227);
+}
+
+TEST(OnnxNodeTests, PytorchConvertedSuite) {
+    run_suite("pytorch-converted", "pytorch_converted_expected.txt", 64);
+}
+
+TEST(OnnxNodeTests, PytorchOperatorSuite) {
+    run_suite("pytorch-operator", "pytorch_operator_expected.txt", 22);
 }
 
 }  // namespace
