@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "sim/core/error.h"
+#include "sim/onnx/conv_kernel.h"
 
 namespace npu::onnx {
 
@@ -48,6 +49,47 @@ std::string shape_str(const Shape& s) {
     return fmt::format("({})", fmt::join(s, ", "));
 }
 
+// The largest tensor a node may produce (512 MiB of float): a hostile or mistaken model gets
+// an error naming the node instead of exhausting memory.
+constexpr size_t kMaxElements = size_t{1} << 27;
+
+// The element count of an output shape about to be allocated.
+size_t checked_numel(const Node& n, const Shape& s) {
+    size_t count = 1;
+    for (int64_t d : s) {
+        if (d < 0) {
+            fail(n, fmt::format("output shape {} has a negative dimension", shape_str(s)));
+        }
+        if (d != 0 && count > kMaxElements / static_cast<size_t>(d)) {
+            fail(n, fmt::format("output shape {} has more than 2^27 elements", shape_str(s)));
+        }
+        count *= static_cast<size_t>(d);
+    }
+    return count;
+}
+
+// Fails unless `v` holds `count` values.
+void need_count(const Node& n, const Value& v, size_t count, const std::string& what) {
+    if (v.numel() != count) {
+        fail(n, fmt::format("{} has {} values, expected {}", what, v.numel(), count));
+    }
+}
+
+// Fails unless input `i` has a rank in [lo, hi].
+void need_rank(const Node& n, const Value& v, size_t lo, size_t hi, const std::string& what) {
+    if (v.shape.size() < lo || v.shape.size() > hi) {
+        fail(n, fmt::format("{} is {}: expected rank {}..{}", what, shape_str(v.shape), lo, hi));
+    }
+}
+
+// The first value of an optional scalar input (min/max of Clip, Pad's constant).
+float first_float(const Node& n, const std::vector<float>& v, const std::string& what) {
+    if (v.empty()) {
+        fail(n, what + " is empty");
+    }
+    return v[0];
+}
+
 Shape broadcast(const Node& n, const Shape& a, const Shape& b) {
     const size_t r = std::max(a.size(), b.size());
     Shape out(r);
@@ -59,6 +101,7 @@ Shape broadcast(const Node& n, const Shape& a, const Shape& b) {
         }
         out[i] = da == 1 ? db : da;
     }
+    checked_numel(n, out);
     return out;
 }
 
@@ -101,8 +144,8 @@ std::vector<int64_t> as_ints(const Value& v) {
         return v.i;
     }
     std::vector<int64_t> r;
-    for (float x : v.f) {
-        r.push_back(static_cast<int64_t>(x));
+    for (float x : v.f) {  // NaN -> 0 and saturation: a float-to-int cast out of range is UB
+        r.push_back(std::isnan(x) ? 0 : static_cast<int64_t>(std::clamp(x, -9.2e18f, 9.2e18f)));
     }
     return r;
 }
@@ -193,8 +236,15 @@ Window window(const Node& n, const Shape& in_spatial, const Shape& kernel, bool 
     w.strides = n.get_ints("strides", Shape(sr, 1));
     w.dilations = n.get_ints("dilations", Shape(sr, 1));
     const Shape pads = n.get_ints("pads", Shape(2 * sr, 0));
-    if (w.strides.size() != sr || w.dilations.size() != sr || pads.size() != 2 * sr) {
-        fail(n, "strides, dilations or pads do not match the spatial rank");
+    if (w.strides.size() != sr || w.dilations.size() != sr || pads.size() != 2 * sr ||
+        kernel.size() != sr) {
+        fail(n, "kernel, strides, dilations or pads do not match the spatial rank");
+    }
+    for (size_t a = 0; a < sr; ++a) {
+        if (kernel[a] < 1 || w.strides[a] < 1 || w.dilations[a] < 1 || pads[a] < 0 ||
+            pads[a + sr] < 0) {
+            fail(n, "kernel sizes, strides and dilations must be at least 1 and pads at least 0");
+        }
     }
     const std::string auto_pad = n.get_string("auto_pad", "NOTSET");
     w.pad_begin.assign(pads.begin(), pads.begin() + static_cast<std::ptrdiff_t>(sr));
@@ -249,52 +299,31 @@ Outputs conv(const Ctx& c) {
     const Value &x = c.x(0), &wv = c.x(1);
     const Planar p = planar(c.n, x.shape);
     const size_t sr = x.shape.size() - 2;
+    if (wv.shape.size() != x.shape.size()) {
+        fail(c.n,
+             fmt::format("weights {} for an input {}", shape_str(wv.shape), shape_str(x.shape)));
+    }
     const Shape kernel(wv.shape.begin() + 2, wv.shape.end());
     const Window win = window(c.n, Shape(x.shape.begin() + 2, x.shape.end()), kernel, false);
     const int64_t g = c.n.get_int("group", 1), m = wv.shape[0];
-    if (p.c % g != 0 || m % g != 0 || wv.shape[1] != p.c / g) {
+    if (g < 1 || p.c % g != 0 || m % g != 0 || wv.shape[1] != p.c / g) {
         fail(c.n, "weights and group do not match the input channels");
     }
-    const int64_t kh = sr == 2 ? kernel[0] : 1, kw = kernel[sr - 1];
-    const int64_t sh = sr == 2 ? win.strides[0] : 1, sw = win.strides[sr - 1];
-    const int64_t dh = sr == 2 ? win.dilations[0] : 1, dw = win.dilations[sr - 1];
-    const int64_t ph = sr == 2 ? win.pad_begin[0] : 0, pw = win.pad_begin[sr - 1];
-    const int64_t oh = sr == 2 ? win.out[0] : 1, ow = win.out[sr - 1];
+    ConvGeometry geo;
+    geo.n = p.n, geo.c = p.c, geo.h = p.h, geo.w = p.w, geo.m = m, geo.group = g;
+    geo.kh = sr == 2 ? kernel[0] : 1, geo.kw = kernel[sr - 1];
+    geo.sh = sr == 2 ? win.strides[0] : 1, geo.sw = win.strides[sr - 1];
+    geo.dh = sr == 2 ? win.dilations[0] : 1, geo.dw = win.dilations[sr - 1];
+    geo.ph = sr == 2 ? win.pad_begin[0] : 0, geo.pw = win.pad_begin[sr - 1];
+    geo.oh = sr == 2 ? win.out[0] : 1, geo.ow = win.out[sr - 1];
+    const int64_t oh = geo.oh, ow = geo.ow;
     const std::vector<float> xf = as_floats(x), wf = as_floats(wv);
-    const std::vector<float> bias =
-        c.has(2) ? as_floats(c.x(2)) : std::vector<float>(static_cast<size_t>(m), 0.0f);
-    const int64_t gc = p.c / g, gm = m / g;
-    std::vector<float> y(static_cast<size_t>(p.n * m * oh * ow));
-    for (int64_t b = 0; b < p.n; ++b) {
-        for (int64_t oc = 0; oc < m; ++oc) {
-            const int64_t grp = oc / gm;
-            for (int64_t oy = 0; oy < oh; ++oy) {
-                for (int64_t ox = 0; ox < ow; ++ox) {
-                    double acc = bias[static_cast<size_t>(oc)];
-                    for (int64_t ic = 0; ic < gc; ++ic) {
-                        for (int64_t ky = 0; ky < kh; ++ky) {
-                            const int64_t iy = oy * sh - ph + ky * dh;
-                            if (iy < 0 || iy >= p.h) {
-                                continue;
-                            }
-                            for (int64_t kx = 0; kx < kw; ++kx) {
-                                const int64_t ix = ox * sw - pw + kx * dw;
-                                if (ix < 0 || ix >= p.w) {
-                                    continue;
-                                }
-                                acc += static_cast<double>(xf[static_cast<size_t>(
-                                           ((b * p.c + grp * gc + ic) * p.h + iy) * p.w + ix)]) *
-                                       static_cast<double>(wf[static_cast<size_t>(
-                                           ((oc * gc + ic) * kh + ky) * kw + kx)]);
-                            }
-                        }
-                    }
-                    y[static_cast<size_t>(((b * m + oc) * oh + oy) * ow + ox)] =
-                        static_cast<float>(acc);
-                }
-            }
-        }
+    if (c.has(2) && c.x(2).numel() != static_cast<size_t>(m)) {
+        fail(c.n, fmt::format("bias has {} values for {} output channels", c.x(2).numel(), m));
     }
+    const std::vector<float> bias = c.has(2) ? as_floats(c.x(2)) : std::vector<float>();
+    std::vector<float> y(checked_numel(c.n, {p.n, m, oh, ow}));
+    conv2d(geo, xf.data(), wf.data(), bias.empty() ? nullptr : bias.data(), y.data());
     Shape out{p.n, m};
     if (sr == 2) {
         out.push_back(oh);
@@ -308,14 +337,31 @@ Outputs conv_transpose(const Ctx& c) {
     if (x.shape.size() != 4) {
         fail(c.n, "ConvTranspose: 2-D inputs are supported");
     }
+    need_rank(c.n, wv, 4, 4, "the weight tensor");
     const Planar p = planar(c.n, x.shape);
     const int64_t g = c.n.get_int("group", 1);
+    if (g < 1 || p.c % g != 0 || wv.shape[0] != p.c) {
+        fail(c.n, "weights and group do not match the input channels");
+    }
     const int64_t m = wv.shape[1] * g, kh = wv.shape[2], kw = wv.shape[3];
     const Shape st = c.n.get_ints("strides", {1, 1}), dl = c.n.get_ints("dilations", {1, 1});
     const Shape op = c.n.get_ints("output_padding", {0, 0});
     Shape pads = c.n.get_ints("pads", {0, 0, 0, 0});
     const std::string auto_pad = c.n.get_string("auto_pad", "NOTSET");
     Shape out_shape = c.n.get_ints("output_shape", {});
+    if (st.size() != 2 || dl.size() != 2 || op.size() != 2 || pads.size() != 4 ||
+        (!out_shape.empty() && out_shape.size() < 2)) {
+        fail(c.n, "strides, dilations, output_padding, pads or output_shape do not match 2-D");
+    }
+    for (size_t a = 0; a < 2; ++a) {
+        if (st[a] < 1 || dl[a] < 1 || op[a] < 0 || pads[a] < 0 || pads[a + 2] < 0) {
+            fail(c.n,
+                 "strides and dilations must be at least 1, pads and output_padding at least 0");
+        }
+    }
+    if (c.has(2)) {
+        need_count(c.n, c.x(2), static_cast<size_t>(m), "the bias");
+    }
     int64_t oh = st[0] * (p.h - 1) + op[0] + ((kh - 1) * dl[0] + 1) - pads[0] - pads[2];
     int64_t ow = st[1] * (p.w - 1) + op[1] + ((kw - 1) * dl[1] + 1) - pads[1] - pads[3];
     if (!out_shape.empty() || auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
@@ -331,7 +377,7 @@ Outputs conv_transpose(const Ctx& c) {
     const std::vector<float> xf = as_floats(x), wf = as_floats(wv);
     const std::vector<float> bias =
         c.has(2) ? as_floats(c.x(2)) : std::vector<float>(static_cast<size_t>(m), 0.0f);
-    std::vector<double> y(static_cast<size_t>(p.n * m * oh * ow), 0.0);
+    std::vector<double> y(checked_numel(c.n, {p.n, m, oh, ow}), 0.0);
     const int64_t gc = p.c / g, gm = m / g;
     for (int64_t b = 0; b < p.n; ++b) {
         for (int64_t ic = 0; ic < p.c; ++ic) {
@@ -390,7 +436,7 @@ Outputs pool(const Ctx& c, bool max) {
     const int64_t peh = sr == 2 ? win.pad_end[0] : 0, pew = win.pad_end[sr - 1];
     const int64_t oh = sr == 2 ? win.out[0] : 1, ow = win.out[sr - 1];
     const std::vector<float> xf = as_floats(x);
-    std::vector<float> y(static_cast<size_t>(p.n * p.c * oh * ow));
+    std::vector<float> y(checked_numel(c.n, {p.n, p.c, oh, ow}));
     std::vector<int64_t> idx(y.size(), 0);
     for (int64_t b = 0; b < p.n; ++b) {
         for (int64_t ch = 0; ch < p.c; ++ch) {
@@ -445,8 +491,9 @@ Outputs pool(const Ctx& c, bool max) {
 
 Outputs global_pool(const Ctx& c, bool max) {
     const Value& x = c.x(0);
+    need_rank(c.n, x, 3, 8, "the input");
     const int64_t n = x.shape[0], ch = x.shape[1];
-    const size_t plane = numel(x.shape) / static_cast<size_t>(n * ch);
+    const size_t plane = n * ch == 0 ? 0 : numel(x.shape) / static_cast<size_t>(n * ch);
     const std::vector<float> xf = as_floats(x);
     std::vector<float> y(static_cast<size_t>(n * ch));
     for (size_t k = 0; k < y.size(); ++k) {
@@ -467,10 +514,18 @@ Outputs batch_norm(const Ctx& c) {
         fail(c.n, "training_mode is not supported (inference only)");
     }
     const Value& x = c.x(0);
+    need_rank(c.n, x, 1, 8, "the input");
+    const int64_t ch = x.shape.size() > 1 ? x.shape[1] : 1;
+    const char* names[] = {"scale", "B", "mean", "var"};
+    for (size_t i = 1; i <= 4; ++i) {
+        need_count(c.n, c.x(i), static_cast<size_t>(ch), names[i - 1]);
+    }
     const std::vector<float> xf = as_floats(x), s = as_floats(c.x(1)), b = as_floats(c.x(2)),
                              mean = as_floats(c.x(3)), var = as_floats(c.x(4));
     const float eps = c.n.get_float("epsilon", 1e-5f);
-    const int64_t ch = x.shape.size() > 1 ? x.shape[1] : 1;
+    if (x.numel() == 0) {
+        return {Value::floats(x.shape, {})};
+    }
     const size_t plane = numel(x.shape) / static_cast<size_t>(x.shape[0] * ch);
     std::vector<float> y(xf.size());
     for (size_t k = 0; k < y.size(); ++k) {
@@ -494,7 +549,7 @@ Outputs softmax(const Ctx& c, int64_t opset, bool log) {
         for (size_t a = axis; a < r; ++a) {
             inner *= static_cast<size_t>(x.shape[a]);
         }
-        for (size_t o = 0; o < xf.size() / inner; ++o) {
+        for (size_t o = 0; inner != 0 && o < xf.size() / inner; ++o) {
             const float* p = xf.data() + o * inner;
             const float m = *std::max_element(p, p + inner);
             double sum = 0;
@@ -535,6 +590,8 @@ Outputs gemm(const Ctx& c) {
     const Value &a = c.x(0), &b = c.x(1);
     const bool ta = c.n.get_int("transA", 0) != 0, tb = c.n.get_int("transB", 0) != 0;
     const float alpha = c.n.get_float("alpha", 1.0f), beta = c.n.get_float("beta", 1.0f);
+    need_rank(c.n, a, 2, 2, "A");
+    need_rank(c.n, b, 2, 2, "B");
     const int64_t m = ta ? a.shape[1] : a.shape[0], k = ta ? a.shape[0] : a.shape[1];
     const int64_t n = tb ? b.shape[0] : b.shape[1];
     if ((tb ? b.shape[1] : b.shape[0]) != k) {
@@ -542,10 +599,14 @@ Outputs gemm(const Ctx& c) {
                               shape_str(b.shape)));
     }
     const std::vector<float> af = as_floats(a), bf = as_floats(b);
-    std::vector<float> y(static_cast<size_t>(m * n));
+    std::vector<float> y(checked_numel(c.n, {m, n}));
     std::vector<size_t> co;
     std::vector<float> cf;
     if (c.has(2)) {
+        if (broadcast(c.n, c.x(2).shape, {m, n}) != Shape{m, n}) {
+            fail(c.n,
+                 fmt::format("C {} does not broadcast to ({}, {})", shape_str(c.x(2).shape), m, n));
+        }
         co = broadcast_offsets(c.x(2).shape, {m, n});
         cf = as_floats(c.x(2));
     }
@@ -568,6 +629,8 @@ Outputs gemm(const Ctx& c) {
 }
 
 Outputs matmul(const Ctx& c) {
+    need_rank(c.n, c.x(0), 1, 8, "A");
+    need_rank(c.n, c.x(1), 1, 8, "B");
     Shape as = c.x(0).shape, bs = c.x(1).shape;
     const bool a1 = as.size() == 1, b1 = bs.size() == 1;
     if (a1) {
@@ -586,7 +649,8 @@ Outputs matmul(const Ctx& c) {
     const std::vector<size_t> oa = broadcast_offsets(Shape(as.begin(), as.end() - 2), batch),
                               ob = broadcast_offsets(Shape(bs.begin(), bs.end() - 2), batch);
     const std::vector<float> af = as_floats(c.x(0)), bf = as_floats(c.x(1));
-    std::vector<float> y(oa.size() * static_cast<size_t>(m * n));
+    std::vector<float> y(oa.size() * checked_numel(c.n, {m, n}));
+    checked_numel(c.n, {static_cast<int64_t>(oa.size()), m, n});
     for (size_t bt = 0; bt < oa.size(); ++bt) {
         const float* pa = af.data() + oa[bt] * static_cast<size_t>(m * k);
         const float* pb = bf.data() + ob[bt] * static_cast<size_t>(k * n);
@@ -625,8 +689,17 @@ Outputs concat(const Ctx& c) {
     Shape out = first.shape;
     out[axis] = 0;
     for (size_t i = 0; i < c.in.size(); ++i) {
-        out[axis] += c.x(i).shape[axis];
+        const Value& x = c.x(i);
+        for (size_t a = 0; a < out.size(); ++a) {
+            if (x.shape.size() != out.size() || x.is_int() != first.is_int() ||
+                (a != axis && x.shape[a] != first.shape[a])) {
+                fail(c.n, fmt::format("input {} is {} but input 0 is {}", i, shape_str(x.shape),
+                                      shape_str(first.shape)));
+            }
+        }
+        out[axis] += x.shape[axis];
     }
+    checked_numel(c.n, out);
     size_t outer = 1;
     for (size_t a = 0; a < axis; ++a) {
         outer *= static_cast<size_t>(out[a]);
@@ -658,10 +731,20 @@ Outputs reshape(const Ctx& c, const Shape& req, bool allowzero) {
     size_t known = 1;
     for (size_t a = 0; a < out.size(); ++a) {
         if (out[a] == 0 && !allowzero) {
-            out[a] = x.shape.at(a);
+            if (a >= x.shape.size()) {
+                fail(c.n, fmt::format("shape {} copies dimension {} of an input {}", shape_str(req),
+                                      a, shape_str(x.shape)));
+            }
+            out[a] = x.shape[a];
+        }
+        if (out[a] < -1 || (out[a] == -1 && infer >= 0)) {
+            fail(c.n, fmt::format("shape {}: at most one -1 and no other negative size",
+                                  shape_str(req)));
         }
         if (out[a] == -1) {
             infer = static_cast<int64_t>(a);
+        } else if (out[a] != 0 && known > (size_t{1} << 40) / static_cast<size_t>(out[a])) {
+            fail(c.n, fmt::format("cannot reshape {} into {}", shape_str(x.shape), shape_str(req)));
         } else {
             known *= static_cast<size_t>(out[a]);
         }
@@ -682,6 +765,14 @@ Outputs transpose(const Ctx& c) {
     if (perm.empty()) {
         for (size_t a = r; a-- > 0;) {
             perm.push_back(static_cast<int64_t>(a));
+        }
+    }
+    Shape sorted_perm = perm;
+    std::sort(sorted_perm.begin(), sorted_perm.end());
+    for (size_t a = 0; a < sorted_perm.size(); ++a) {
+        if (sorted_perm.size() != r || sorted_perm[a] != static_cast<int64_t>(a)) {
+            fail(c.n, fmt::format("perm ({}) is not a permutation of the {} axes",
+                                  fmt::join(perm, ", "), r));
         }
     }
     Shape out(r);
@@ -744,7 +835,11 @@ Outputs unsqueeze(const Ctx& c, int64_t opset) {
     const size_t r = x.shape.size() + axes.size();
     std::vector<bool> inserted(r, false);
     for (int64_t ax : axes) {
-        inserted[static_cast<size_t>(norm_axis(c.n, ax, r))] = true;
+        const auto a = static_cast<size_t>(norm_axis(c.n, ax, r));
+        if (inserted[a]) {
+            fail(c.n, fmt::format("axis {} is listed twice", ax));
+        }
+        inserted[a] = true;
     }
     Shape out;
     size_t k = 0;
@@ -774,6 +869,10 @@ Outputs slice(const Ctx& c, int64_t opset) {
             axes.push_back(static_cast<int64_t>(a));
         }
     }
+    if (starts.size() != axes.size() || ends.size() != axes.size() ||
+        (!steps.empty() && steps.size() != axes.size())) {
+        fail(c.n, "starts, ends, axes and steps have different lengths");
+    }
     Shape beg(r, 0), step(r, 1), out = x.shape;
     for (size_t k = 0; k < axes.size(); ++k) {
         const auto a = static_cast<size_t>(norm_axis(c.n, axes[k], r));
@@ -784,7 +883,9 @@ Outputs slice(const Ctx& c, int64_t opset) {
         int64_t b = starts[k], e = ends[k];
         b = b < 0 ? b + d : b;
         e = e < 0 ? e + d : e;
-        if (s > 0) {
+        if (d == 0) {
+            b = 0, out[a] = 0;
+        } else if (s > 0) {
             b = std::clamp<int64_t>(b, 0, d), e = std::clamp<int64_t>(e, 0, d);
             out[a] = e > b ? (e - b + s - 1) / s : 0;
         } else {
@@ -829,7 +930,8 @@ Outputs pad(const Ctx& c, int64_t opset) {
     } else {
         pads = as_ints(c.x(1));
         if (c.has(2)) {
-            value = as_floats(c.x(2)).at(0);
+            const std::vector<float> v = as_floats(c.x(2));
+            value = v.empty() ? 0.0f : v[0];
         }
     }
     if (pads.size() != 2 * r) {
@@ -837,8 +939,12 @@ Outputs pad(const Ctx& c, int64_t opset) {
     }
     Shape out(r);
     for (size_t a = 0; a < r; ++a) {
+        if (std::abs(pads[a]) > (int64_t{1} << 32) || std::abs(pads[a + r]) > (int64_t{1} << 32)) {
+            fail(c.n, fmt::format("pads of {} and {} on axis {}", pads[a], pads[a + r], a));
+        }
         out[a] = x.shape[a] + pads[a] + pads[a + r];
     }
+    checked_numel(c.n, out);
     const Shape ist = strides_of(x.shape);
     const std::vector<float> xf = as_floats(x);
     std::vector<float> y;
@@ -852,12 +958,15 @@ Outputs pad(const Ctx& c, int64_t opset) {
             if (i < 0 || i >= d) {
                 if (mode == "constant") {
                     inside = false;
+                } else if (d == 0 && (mode == "edge" || mode == "reflect")) {
+                    fail(c.n, fmt::format("{} padding of an empty axis {}", mode, a));
                 } else if (mode == "edge") {
                     i = std::clamp<int64_t>(i, 0, d - 1);
                 } else if (mode == "reflect") {
-                    while (i < 0 || i >= d) {
-                        i = i < 0 ? -i : 2 * (d - 1) - i;
-                    }
+                    // Reflection repeats with period 2(d - 1) (numpy's "reflect").
+                    const int64_t period = 2 * (d - 1);
+                    i = period == 0 ? 0 : ((i % period) + period) % period;
+                    i = i >= d ? period - i : i;
                 } else {
                     fail(c.n, "mode " + mode + " is not constant, reflect or edge");
                 }
@@ -882,6 +991,7 @@ Outputs gather(const Ctx& c) {
     Shape out(x.shape.begin(), x.shape.begin() + static_cast<std::ptrdiff_t>(axis));
     out.insert(out.end(), ind.shape.begin(), ind.shape.end());
     out.insert(out.end(), x.shape.begin() + static_cast<std::ptrdiff_t>(axis) + 1, x.shape.end());
+    checked_numel(c.n, out);
     size_t outer = 1, inner = 1;
     for (size_t a = 0; a < axis; ++a) {
         outer *= static_cast<size_t>(x.shape[a]);
@@ -944,6 +1054,16 @@ Outputs shape_op(const Ctx& c) {
     return {Value::ints({static_cast<int64_t>(v.size())}, v)};
 }
 
+// Scale and zero point of Quantize/DequantizeLinear: one value, or one per element of `axis`.
+void check_qparams(const Ctx& c, const Value& x, int64_t axis) {
+    const size_t want =
+        c.x(1).numel() <= 1 ? 1 : static_cast<size_t>(x.shape[static_cast<size_t>(axis)]);
+    need_count(c.n, c.x(1), want, "the scale");
+    if (c.has(2)) {
+        need_count(c.n, c.x(2), want, "the zero point");
+    }
+}
+
 // Per-tensor or per-axis parameters broadcast along `axis`.
 size_t param_index(const Value& p, const Shape& s, int64_t axis, size_t k) {
     if (p.numel() <= 1) {
@@ -959,6 +1079,7 @@ Outputs quantize_linear(const Ctx& c) {
     const Value& scale = c.x(1);
     const int64_t axis =
         scale.numel() > 1 ? norm_axis(c.n, c.n.get_int("axis", 1), x.shape.size()) : 0;
+    check_qparams(c, x, axis);
     const bool has_zp = c.has(2);
     const int32_t type = has_zp ? c.x(2).onnx_type : 2;  // uint8 by default
     const int64_t lo = type == 3 ? -128 : 0, hi = type == 3 ? 127 : 255;
@@ -967,7 +1088,8 @@ Outputs quantize_linear(const Ctx& c) {
     std::vector<int64_t> y(xf.size());
     for (size_t k = 0; k < y.size(); ++k) {
         const size_t p = param_index(scale, x.shape, axis, k);
-        const double q = std::nearbyint(static_cast<double>(xf[k]) / static_cast<double>(sf[p]));
+        double q = std::nearbyint(static_cast<double>(xf[k]) / static_cast<double>(sf[p]));
+        q = std::isnan(q) ? 0.0 : std::clamp(q, -1e12, 1e12);  // x/0: saturate, not UB
         y[k] = std::clamp<int64_t>(static_cast<int64_t>(q) + zp[zp.size() == 1 ? 0 : p], lo, hi);
     }
     Value v = Value::ints(x.shape, y);
@@ -980,6 +1102,7 @@ Outputs dequantize_linear(const Ctx& c) {
     const Value& scale = c.x(1);
     const int64_t axis =
         scale.numel() > 1 ? norm_axis(c.n, c.n.get_int("axis", 1), x.shape.size()) : 0;
+    check_qparams(c, x, axis);
     const std::vector<int64_t> xi = as_ints(x);
     const std::vector<float> sf = as_floats(scale);
     const std::vector<int64_t> zp = c.has(2) ? as_ints(c.x(2)) : std::vector<int64_t>{0};
@@ -1012,6 +1135,9 @@ Outputs resize(const Ctx& c, int64_t opset, bool upsample) {
     } else {
         if (c.has(3) && c.x(3).numel() > 0) {
             const Shape sizes = as_ints(c.x(3));
+            if (sizes.size() != r) {
+                fail(c.n, "scales or sizes do not match the rank");
+            }
             for (size_t a = 0; a < r; ++a) {
                 scales.push_back(static_cast<float>(sizes[a]) / static_cast<float>(x.shape[a]));
                 out[a] = sizes[a];
@@ -1033,11 +1159,16 @@ Outputs resize(const Ctx& c, int64_t opset, bool upsample) {
         fail(c.n, "coordinate_transformation_mode tf_crop_and_resize is not supported");
     }
     for (size_t a = 0; a < r; ++a) {
+        if (!(scales[a] > 0.0f && scales[a] < 1e9f)) {
+            fail(c.n, fmt::format("scale {} on axis {} (expected a positive, finite scale)",
+                                  scales[a], a));
+        }
         if (out[a] == 0) {
             out[a] = static_cast<int64_t>(
                 std::floor(static_cast<double>(x.shape[a]) * static_cast<double>(scales[a])));
         }
     }
+    checked_numel(c.n, out);
     std::vector<float> cur = as_floats(x);
     Shape cs = x.shape;
     for (size_t a = 0; a < r; ++a) {
@@ -1110,10 +1241,10 @@ Outputs clip(const Ctx& c, int64_t opset) {
         lo = c.n.get_float("min", lo), hi = c.n.get_float("max", hi);
     } else {
         if (c.has(1)) {
-            lo = as_floats(c.x(1)).at(0);
+            lo = first_float(c.n, as_floats(c.x(1)), "min");
         }
         if (c.has(2)) {
-            hi = as_floats(c.x(2)).at(0);
+            hi = first_float(c.n, as_floats(c.x(2)), "max");
         }
     }
     return unary(c, [lo, hi](float v) { return std::min(std::max(v, lo), hi); });

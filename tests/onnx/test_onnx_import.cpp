@@ -11,6 +11,7 @@
 #include "sim/core/files.h"
 #include "sim/onnx/evaluator.h"
 #include "sim/onnx/onnx_import.h"
+#include "tests/fuzz/fuzz_onnx_target.h"
 
 namespace npu::test {
 namespace {
@@ -118,28 +119,49 @@ TEST(OnnxImport, BrokenFilesAreOneClearError) {
     EXPECT_EQ(g.inputs.size(), 2u);  // x and W are graph inputs in the node tests
 }
 
-TEST(OnnxImport, MutatedModelsImportOrFailCleanly) {
+// The libFuzzer target's entry point on seeded mutations of real models: the importer gives a
+// graph or one error, and a graph that imports runs on constant inputs or gives one error.
+TEST(OnnxImport, MutatedModelsImportAndRunOrFailCleanly) {
     NODE_TEST_OR_SKIP(conv, std::string("test_basic_conv_with_padding"));
     NODE_TEST_OR_SKIP(gemm, std::string("test_gemm_all_attributes"));
+    NODE_TEST_OR_SKIP(pool, std::string("test_maxpool_2d_pads"));
+    NODE_TEST_OR_SKIP(resize, std::string("test_resize_upsample_scales_linear"));
+    const std::vector<uint8_t>* seeds[] = {&conv, &gemm, &pool, &resize};
     std::mt19937 rng(3);
-    int ok = 0, refused = 0;
-    for (int t = 0; t < 3000; ++t) {
-        std::vector<uint8_t> b = t % 2 == 0 ? conv : gemm;
+    int outcome[3] = {0, 0, 0};
+    for (int t = 0; t < 4000; ++t) {
+        std::vector<uint8_t> b = *seeds[t % 4];
         for (int e = 0; e < 1 + t % 3; ++e) {
             b[rng() % b.size()] = static_cast<uint8_t>(rng());
         }
-        try {
-            onnx::ImportOptions o;
-            o.supported_ops = onnx::supported_ops();
-            onnx::import_model_bytes(b, "m.onnx", o);
-            ++ok;
-        } catch (const sim::Error& e) {
-            EXPECT_EQ(std::string(e.what()).rfind("m.onnx: ", 0), 0u) << e.what();
-            ++refused;
-        }
+        ++outcome[fuzz::onnx_model(b.data(), b.size())];
     }
-    EXPECT_GT(ok, 100);
-    EXPECT_GT(refused, 100);
+    EXPECT_GT(outcome[0], 100);  // refused by the importer
+    EXPECT_GT(outcome[2], 100);  // imported and ran
+}
+
+// Pad in reflect mode with pads wider than the axis repeats the reflection, as numpy does:
+// np.pad([1, 2, 3], (4, 0), "reflect") = [1 2 3 2 1 2 3], np.pad([7], (2, 1), "reflect") = [7 7 7
+// 7]. (A width-1 axis once made the reflection loop forever; found by fuzz_onnx.)
+TEST(OnnxEvaluator, PadReflectBeyondTheAxisRepeatsLikeNumpy) {
+    auto pad = [](std::vector<float> x, int64_t before, int64_t after) {
+        onnx::Graph g;
+        g.opset = 6;
+        g.inputs.push_back({"x", 1, {static_cast<int64_t>(x.size())}});
+        g.outputs.push_back({"y", 1, {}});
+        onnx::Node n;
+        n.op_type = "Pad", n.inputs = {"x"}, n.outputs = {"y"};
+        n.attributes["mode"].kind = onnx::Attribute::Kind::s;
+        n.attributes["mode"].s = "reflect";
+        n.attributes["pads"].kind = onnx::Attribute::Kind::is;
+        n.attributes["pads"].is = {before, after};
+        g.nodes.push_back(n);
+        std::map<std::string, onnx::Value> in;
+        in["x"] = onnx::Value::floats({static_cast<int64_t>(x.size())}, x);
+        return onnx::evaluate(g, in).at("y").f;
+    };
+    EXPECT_EQ(pad({1, 2, 3}, 4, 0), (std::vector<float>{1, 2, 3, 2, 1, 2, 3}));
+    EXPECT_EQ(pad({7}, 2, 1), (std::vector<float>{7, 7, 7, 7}));
 }
 
 }  // namespace
