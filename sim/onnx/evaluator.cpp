@@ -241,9 +241,11 @@ Window window(const Node& n, const Shape& in_spatial, const Shape& kernel, bool 
         fail(n, "kernel, strides, dilations or pads do not match the spatial rank");
     }
     for (size_t a = 0; a < sr; ++a) {
+        constexpr int64_t kBig = int64_t{1} << 31;
         if (kernel[a] < 1 || w.strides[a] < 1 || w.dilations[a] < 1 || pads[a] < 0 ||
-            pads[a + sr] < 0) {
-            fail(n, "kernel sizes, strides and dilations must be at least 1 and pads at least 0");
+            pads[a + sr] < 0 || kernel[a] > kBig || w.strides[a] > kBig || w.dilations[a] > kBig ||
+            pads[a] > kBig || pads[a + sr] > kBig) {
+            fail(n, "kernel sizes, strides and dilations must be 1..2^31 and pads 0..2^31");
         }
     }
     const std::string auto_pad = n.get_string("auto_pad", "NOTSET");
@@ -354,9 +356,11 @@ Outputs conv_transpose(const Ctx& c) {
         fail(c.n, "strides, dilations, output_padding, pads or output_shape do not match 2-D");
     }
     for (size_t a = 0; a < 2; ++a) {
-        if (st[a] < 1 || dl[a] < 1 || op[a] < 0 || pads[a] < 0 || pads[a + 2] < 0) {
-            fail(c.n,
-                 "strides and dilations must be at least 1, pads and output_padding at least 0");
+        constexpr int64_t kBig = int64_t{1} << 31;
+        if (st[a] < 1 || dl[a] < 1 || op[a] < 0 || pads[a] < 0 || pads[a + 2] < 0 || st[a] > kBig ||
+            dl[a] > kBig || op[a] > kBig || pads[a] > kBig || pads[a + 2] > kBig ||
+            (!out_shape.empty() && std::abs(out_shape[out_shape.size() - 2 + a]) > kBig)) {
+            fail(c.n, "strides and dilations must be 1..2^31, pads and output_padding 0..2^31");
         }
     }
     if (c.has(2)) {
@@ -876,10 +880,14 @@ Outputs slice(const Ctx& c, int64_t opset) {
     Shape beg(r, 0), step(r, 1), out = x.shape;
     for (size_t k = 0; k < axes.size(); ++k) {
         const auto a = static_cast<size_t>(norm_axis(c.n, axes[k], r));
-        const int64_t d = x.shape[a], s = steps.empty() ? 1 : steps[k];
+        const int64_t d = x.shape[a];
+        int64_t s = steps.empty() ? 1 : steps[k];
         if (s == 0) {
             fail(c.n, "a step of 0");
         }
+        // A step longer than the axis takes at most one element: clamp it so that the
+        // arithmetic below cannot overflow (steps of INT64_MAX are common in exported models).
+        s = std::clamp<int64_t>(s, -std::max<int64_t>(d, 1), std::max<int64_t>(d, 1));
         int64_t b = starts[k], e = ends[k];
         b = b < 0 ? b + d : b;
         e = e < 0 ? e + d : e;
@@ -1307,18 +1315,32 @@ Outputs run_node(const Ctx& c, int64_t opset) {
         return binary(
             c, opset, [](float v, float s) { return v < 0 ? v * s : v; }, nullptr);
     }
+    // Integer arithmetic wraps around (two's complement, as numpy's int64 does): computed in
+    // uint64, where overflow is defined. Division by zero gives 0, INT64_MIN / -1 wraps.
+    auto wrap = [](uint64_t v) {
+        return static_cast<int64_t>(v);
+    };
+    auto u = [](int64_t v) {
+        return static_cast<uint64_t>(v);
+    };
     if (op == "Add") {
-        return binary(c, opset, std::plus<float>(), std::plus<int64_t>());
+        return binary(c, opset, std::plus<float>(),
+                      [&](int64_t a, int64_t b) { return wrap(u(a) + u(b)); });
     }
     if (op == "Sub") {
-        return binary(c, opset, std::minus<float>(), std::minus<int64_t>());
+        return binary(c, opset, std::minus<float>(),
+                      [&](int64_t a, int64_t b) { return wrap(u(a) - u(b)); });
     }
     if (op == "Mul") {
-        return binary(c, opset, std::multiplies<float>(), std::multiplies<int64_t>());
+        return binary(c, opset, std::multiplies<float>(),
+                      [&](int64_t a, int64_t b) { return wrap(u(a) * u(b)); });
     }
     if (op == "Div") {
-        return binary(c, opset, std::divides<float>(),
-                      [](int64_t a, int64_t b) { return b == 0 ? 0 : a / b; });
+        return binary(c, opset, std::divides<float>(), [](int64_t a, int64_t b) {
+            return b == 0    ? 0
+                   : b == -1 ? static_cast<int64_t>(0 - static_cast<uint64_t>(a))
+                             : a / b;
+        });
     }
     if (op == "Identity" || op == "Dropout") {
         Outputs r{*c.in.at(0)};

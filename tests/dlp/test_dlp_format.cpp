@@ -156,7 +156,7 @@ TEST(DlpFormat, RoundTripsOnOddShapesForEveryThreadNumber) {
         // Every padding lane is zero: the count of lanes >= C.
         size_t zeros = 0;
         for (size_t i = 0; i < ddr.size(); ++i) {
-            zeros += (i % f.n) >= f.c ? 1 : 0;
+            zeros += (i % f.n) >= f.c ? 1u : 0u;
             if ((i % f.n) >= f.c) {
                 ASSERT_EQ(ddr[i], 0);
             }

@@ -35,7 +35,7 @@ inline int onnx_model(const uint8_t* data, size_t size) {
             }
             n *= static_cast<size_t>(d);
         }
-        if (n > (1u << 16)) {
+        if (n > (1u << 12)) {
             return 1;
         }
         const bool integer = in.onnx_type != 1 && in.onnx_type != 10 && in.onnx_type != 11;
