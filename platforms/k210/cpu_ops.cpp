@@ -209,6 +209,62 @@ void dequantize_v3(const uint8_t* q, size_t count, float scale, float bias, floa
     }
 }
 
+void quantize_v3(const float* x, size_t count, float scale, float bias, uint8_t* out) {
+    const float inv = 1.0f / scale;
+    for (size_t i = 0; i < count; ++i) {
+        const float v = std::round((x[i] - bias) * inv);
+        out[i] = static_cast<uint8_t>(std::isnan(v) ? 0.0f : std::clamp(v, 0.0f, 255.0f));
+    }
+}
+
+void add_v3(const float* a, const float* b, size_t count, float* out) {
+    for (size_t i = 0; i < count; ++i) {
+        out[i] = a[i] + b[i];
+    }
+}
+
+void global_average_pool_v3(const float* in, size_t channels, size_t kernel_size, float* out) {
+    for (size_t c = 0; c < channels; ++c) {
+        float sum = 0.0f;
+        for (size_t i = 0; i < kernel_size; ++i) {
+            sum += *in++;
+        }
+        out[c] = sum / static_cast<float>(kernel_size);
+    }
+}
+
+void softmax_v3(const float* in, size_t channels, float* out) {
+    float max = std::numeric_limits<float>::min();
+    for (size_t c = 0; c < channels; ++c) {
+        max = std::fmax(max, in[c]);
+    }
+    float sum = 0.0f;
+    for (size_t c = 0; c < channels; ++c) {
+        out[c] = std::exp(in[c] - max);
+        sum += out[c];
+    }
+    for (size_t c = 0; c < channels; ++c) {
+        out[c] /= sum;
+    }
+}
+
+void fully_connected_v3(const float* in, const float* weights, const float* bias,
+                        size_t in_channels, size_t out_channels, uint32_t act, float* out,
+                        bool fma) {
+    for (size_t o = 0; o < out_channels; ++o) {
+        const float* w = weights + o * in_channels;
+        float sum = 0.0f;
+        for (size_t i = 0; i < in_channels; ++i) {
+            sum = mul_add(in[i], w[i], sum, fma);
+        }
+        float v = sum + bias[o];
+        if (act == 1 || act == 2) {
+            v = std::max(v, 0.0f);
+        }
+        out[o] = act == 2 ? std::min(v, 6.0f) : v;
+    }
+}
+
 void dequantize_v4(const uint8_t* q, size_t count, int32_t zero_point, float scale, float* out,
                    bool fma) {
     const float s = 1.0f / scale;

@@ -109,6 +109,21 @@ int32_t mul_and_carry_shift(int32_t value, int32_t mul, int32_t shift);
 
 void dequantize_v3(const uint8_t* q, size_t count, float scale, float bias, float* out,
                    bool fma = true);
+// The SDK's (kpu.c) float CPU layers of kmodel v3, in its order of operations:
+// QUANTIZE q = clamp(roundf((x − bias) · (1/scale)), 0, 255);
+void quantize_v3(const float* x, size_t count, float scale, float bias, uint8_t* out);
+// ADD out = a + b;
+void add_v3(const float* a, const float* b, size_t count, float* out);
+// GLOBAL_AVERAGE_POOL2D per channel: the sum in order, divided by the kernel size;
+void global_average_pool_v3(const float* in, size_t channels, size_t kernel_size, float* out);
+// SOFTMAX: max (starting from FLT_MIN, as the SDK does), expf(x − max), sum, divide;
+void softmax_v3(const float* in, size_t channels, float* out);
+// FULLY_CONNECTED: per output, Σ x[i] · w[o·in + i] in order (a fused fmadd.s with `fma`), plus
+// bias[o], then the activation (0 linear, 1 ReLU, 2 ReLU6).
+void fully_connected_v3(const float* in, const float* weights, const float* bias,
+                        size_t in_channels, size_t out_channels, uint32_t act, float* out,
+                        bool fma = true);
+
 // x = q · (1/scale) + (−zp · (1/scale)), as riscv_dequantize.
 void dequantize_v4(const uint8_t* q, size_t count, int32_t zero_point, float scale, float* out,
                    bool fma = true);

@@ -223,8 +223,9 @@ void K210Driver::kpu_conv(kpu::LayerArgs a, bool dma_to_main, uint64_t dma_dst_i
 void K210Driver::cpu_layer(size_t index) {
     const CpuLayerWork w =
         run_cpu_layer(*m_model, index, *m_mem, m_p.config().cpu.fused_multiply_add);
-    cpu(static_cast<uint64_t>(
-        std::ceil(m_p.config().cpu.cycles_per_element * static_cast<double>(w.elements))));
+    const CpuModel& c = m_p.config().cpu;
+    cpu(static_cast<uint64_t>(std::ceil(c.cycles_per_element * static_cast<double>(w.elements) +
+                                        c.cycles_per_mac * static_cast<double>(w.macs))));
 }
 
 void K210Driver::run_v3() {

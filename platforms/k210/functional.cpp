@@ -124,6 +124,9 @@ FunctionalResult run_functional(const Kmodel& m, const sim::Tensor& input,
         if (opts.on_layer) {
             opts.on_layer(l, i + 1, m.layers.size());
         }
+        if (opts.on_layer_memory) {
+            opts.on_layer_memory(l, mem);
+        }
     }
     result.outputs = read_outputs(m, mem);
     return result;

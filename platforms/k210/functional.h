@@ -9,6 +9,7 @@
 
 #include "models/k210_kpu/kpu_func.h"
 #include "platforms/k210/kmodel.h"
+#include "platforms/k210/kmodel_runtime.h"
 #include "sim/core/tensor.h"
 
 namespace npu::k210 {
@@ -33,6 +34,8 @@ struct FunctionalOptions {
     uint64_t max_main_bytes = 6u << 20;
     // Called after each layer with the layers done so far (for a progress line).
     std::function<void(const FunctionalLayer&, size_t done, size_t total)> on_layer;
+    // Called after each layer with the memories, to read what it wrote (npusim regress).
+    std::function<void(const FunctionalLayer&, RuntimeMemory&)> on_layer_memory;
 };
 
 // Throws sim::Error for an input that does not fit, an unsupported layer or a malformed body.

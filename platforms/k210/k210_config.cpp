@@ -25,6 +25,7 @@ K210Config read_k210_config(const sim::ConfigNode& p) {
         c.cpu.clock_hz = cpu->get_hz("clock_hz", c.cpu.clock_hz);
         c.cpu.cycles_per_element =
             cpu->get<double>("cycles_per_element", c.cpu.cycles_per_element, 0.0, 1e6);
+        c.cpu.cycles_per_mac = cpu->get<double>("cycles_per_mac", c.cpu.cycles_per_mac, 0.0, 1e6);
         c.cpu.interrupt_cycles =
             cpu->get<uint64_t>("interrupt_cycles", c.cpu.interrupt_cycles, 0u, 1u << 30);
         c.cpu.layer_dispatch_cycles =

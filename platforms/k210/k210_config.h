@@ -7,19 +7,9 @@
 #include "models/k210_dma/dmac.h"
 #include "models/k210_kpu/kpu_config.h"
 #include "platforms/common/platform_config.h"
+#include "platforms/k210/cpu_model.h"
 
 namespace npu::k210 {
-
-// What the RISC-V core's work costs, in CPU cycles (documented model, not a core simulation).
-struct CpuModel {
-    uint64_t clock_hz = 400'000'000;
-    double cycles_per_element = 4;    // elementwise layers (dequantize, ...): per output element
-    uint64_t interrupt_cycles = 200;  // entering and leaving an interrupt handler
-    uint64_t layer_dispatch_cycles = 500;  // per layer: decode the body, set up the next step
-    // Values, not time: a·b + c in CPU layers is one fused fmadd.s, as GCC compiles the K210
-    // runtimes (docs/k210_platform.md); false gives a separate multiply and add.
-    bool fused_multiply_add = true;
-};
 
 struct K210Config {
     platform::PlatformConfig platform;  // name, quantum, CPU bus, memories (the 6 MiB SRAM)

@@ -246,11 +246,142 @@ CpuLayerWork v3_dequantize(const Kmodel& m, const KmodelLayer& l, RuntimeMemory&
     return {d.count};
 }
 
+// Reads `count` floats at main+`address` after checking the range.
+std::vector<float> read_floats(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem,
+                               uint32_t address, uint64_t count, const char* what) {
+    if (count > (uint64_t{1} << 28)) {
+        fail(m, l, fmt::format("the {} count {} is too large", what, count));
+    }
+    check_range(m, l, {kMainMemory, kFloat32, address, static_cast<uint32_t>(count * 4)}, what);
+    std::vector<float> v(count);
+    mem.read(kMainMemory, address, v.data(), count * 4);
+    return v;
+}
+
+void write_floats(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem, uint32_t address,
+                  const std::vector<float>& v) {
+    check_range(m, l, {kMainMemory, kFloat32, address, static_cast<uint32_t>(v.size() * 4)},
+                "output", -1, true);
+    mem.write(kMainMemory, address, v.data(), v.size() * 4);
+}
+
+CpuLayerWork v3_quantize(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem) {
+    sim::ByteReader r = body_reader(m, l, "QUANTIZE body");
+    r.u32("flags");
+    const uint32_t in = r.u32("main_mem_in_address"), out = r.u32("mem_out_address");
+    const uint32_t count = r.u32("count");
+    const float scale = r.f32("scale"), bias = r.f32("bias");
+    const std::vector<float> x = read_floats(m, l, mem, in, count, "input");
+    check_range(m, l, {kMainMemory, kUint8, out, count}, "output", -1, true);
+    std::vector<uint8_t> q(count);
+    quantize_v3(x.data(), count, scale, bias, q.data());
+    mem.write(kMainMemory, out, q.data(), q.size());
+    return {count, 0};
+}
+
+CpuLayerWork v3_add(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem) {
+    sim::ByteReader r = body_reader(m, l, "ADD body");
+    r.u32("flags");
+    const uint32_t a = r.u32("main_mem_in_a_address"), b = r.u32("main_mem_in_b_address");
+    const uint32_t out = r.u32("main_mem_out_address"), count = r.u32("count");
+    const std::vector<float> va = read_floats(m, l, mem, a, count, "input a");
+    const std::vector<float> vb = read_floats(m, l, mem, b, count, "input b");
+    std::vector<float> y(count);
+    add_v3(va.data(), vb.data(), count, y.data());
+    write_floats(m, l, mem, out, y);
+    return {count, 0};
+}
+
+CpuLayerWork v3_global_average_pool(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem) {
+    sim::ByteReader r = body_reader(m, l, "GLOBAL_AVERAGE_POOL2D body");
+    r.u32("flags");
+    const uint32_t in = r.u32("main_mem_in_address"), out = r.u32("main_mem_out_address");
+    const uint32_t kernel = r.u32("kernel_size"), channels = r.u32("channels");
+    const std::vector<float> x = read_floats(m, l, mem, in, uint64_t{kernel} * channels, "input");
+    std::vector<float> y(channels);
+    global_average_pool_v3(x.data(), channels, kernel, y.data());
+    write_floats(m, l, mem, out, y);
+    return {uint64_t{kernel} * channels, 0};
+}
+
+CpuLayerWork v3_softmax(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem) {
+    sim::ByteReader r = body_reader(m, l, "SOFTMAX body");
+    r.u32("flags");
+    const uint32_t in = r.u32("main_mem_in_address"), out = r.u32("main_mem_out_address");
+    const uint32_t channels = r.u32("channels");
+    const std::vector<float> x = read_floats(m, l, mem, in, channels, "input");
+    std::vector<float> y(channels);
+    softmax_v3(x.data(), channels, y.data());
+    write_floats(m, l, mem, out, y);
+    return {uint64_t{channels} * 3, 0};  // max, exp and divide passes
+}
+
+CpuLayerWork v3_fully_connected(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem,
+                                bool fma) {
+    sim::ByteReader r = body_reader(m, l, "FULLY_CONNECTED body");
+    r.u32("flags");
+    const uint32_t in = r.u32("main_mem_in_address"), out = r.u32("main_mem_out_address");
+    const uint32_t ic = r.u32("in_channels"), oc = r.u32("out_channels"), act = r.u32("act");
+    if (act > 2) {
+        fail(m, l, fmt::format("act {} is not 0 (linear), 1 (relu) or 2 (relu6)", act));
+    }
+    const uint64_t params = uint64_t{ic} * oc + oc;
+    if (params > r.remaining() / 4) {
+        fail(m, l,
+             fmt::format("{}x{} weights and {} biases need {} bytes, the body has {}", oc, ic, oc,
+                         params * 4, r.remaining()));
+    }
+    std::vector<float> w(params);
+    for (float& v : w) {
+        v = r.f32("weights");
+    }
+    const std::vector<float> x = read_floats(m, l, mem, in, ic, "input");
+    std::vector<float> y(oc);
+    fully_connected_v3(x.data(), w.data(), w.data() + uint64_t{ic} * oc, ic, oc, act, y.data(),
+                       fma);
+    write_floats(m, l, mem, out, y);
+    return {oc, uint64_t{ic} * oc};
+}
+
+CpuLayerWork v3_upload(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem) {
+    sim::ByteReader r = body_reader(m, l, "K210_UPLOAD body");
+    r.u32("flags");
+    const uint32_t in = r.u32("main_mem_in_address"), line = r.u32("kpu_mem_out_address");
+    const uint32_t w = r.u32("width"), h = r.u32("height"), c = r.u32("channels");
+    if (w < 1 || h < 1 || c < 1 || w > 4096 || h > 4096 || c > 4096) {
+        fail(m, l, fmt::format("{}x{}x{} (c x h x w) is not a KPU feature map (1..4096)", c, h, w));
+    }
+    const uint64_t bytes = uint64_t{c} * h * w;
+    check_range(m, l, {kMainMemory, kUint8, in, static_cast<uint32_t>(bytes)}, "input");
+    const uint64_t lines =
+        kpu::fmap_lines(static_cast<int>(c), static_cast<int>(w), static_cast<int>(h));
+    if (uint64_t{line} + lines > kpu::kRamLines) {
+        fail(m, l, fmt::format("{} lines at line {} run past the 2 MiB AI SRAM", lines, line));
+    }
+    std::vector<uint8_t> x(bytes);
+    mem.read(kMainMemory, in, x.data(), x.size());
+    upload_fmap(
+        mem, uint64_t{line} * kpu::kLineBytes,
+        kpu::FmapGeometry::natural(static_cast<int>(c), static_cast<int>(w), static_cast<int>(h)),
+        1, x.data());
+    return {bytes, 0};
+}
+
 }  // namespace
 
 bool layer_supported(int version, uint32_t type) {
     if (version == 3) {
-        return type == op::kV3Conv || type == op::kV3Dequantize;
+        switch (type) {
+        case op::kV3Conv:
+        case op::kV3Dequantize:
+        case op::kV3Quantize:
+        case op::kV3Add:
+        case op::kV3GlobalAveragePool:
+        case op::kV3Softmax:
+        case op::kV3FullyConnected:
+        case op::kV3Upload: return true;
+        default: return false;
+        }
     }
     switch (type) {
     case op::kV4Concat:
@@ -438,8 +569,15 @@ std::vector<sim::Tensor> read_outputs(const Kmodel& m, RuntimeMemory& mem) {
 CpuLayerWork run_cpu_layer(const Kmodel& m, size_t index, RuntimeMemory& mem, bool fma) {
     const KmodelLayer& l = m.layers.at(index);
     if (m.version == 3) {
-        if (l.type == op::kV3Dequantize) {
-            return v3_dequantize(m, l, mem, fma);
+        switch (l.type) {
+        case op::kV3Dequantize: return v3_dequantize(m, l, mem, fma);
+        case op::kV3Quantize: return v3_quantize(m, l, mem);
+        case op::kV3Add: return v3_add(m, l, mem);
+        case op::kV3GlobalAveragePool: return v3_global_average_pool(m, l, mem);
+        case op::kV3Softmax: return v3_softmax(m, l, mem);
+        case op::kV3FullyConnected: return v3_fully_connected(m, l, mem, fma);
+        case op::kV3Upload: return v3_upload(m, l, mem);
+        default: break;
         }
     } else {
         switch (l.type) {

@@ -65,7 +65,61 @@ void write_conv(Out& o, const ConvLayerSpec& c) {
     o.patch_u32(head + 20, static_cast<uint32_t>(act));
 }
 
+RawLayerSpec raw(uint32_t type, std::initializer_list<uint32_t> words) {
+    Out o;
+    for (uint32_t w : words) {
+        o.u32(w);
+    }
+    return {type, o.bytes};
+}
+
+uint32_t bits(float f) {
+    uint32_t v = 0;
+    std::memcpy(&v, &f, 4);
+    return v;
+}
+
 }  // namespace
+
+RawLayerSpec quantize_layer(uint32_t in_address, uint32_t out_address, uint32_t count, float scale,
+                            float bias) {
+    return raw(11, {0, in_address, out_address, count, bits(scale), bits(bias)});
+}
+
+RawLayerSpec add_layer(uint32_t a_address, uint32_t b_address, uint32_t out_address,
+                       uint32_t count) {
+    return raw(1, {0, a_address, b_address, out_address, count});
+}
+
+RawLayerSpec global_average_pool_layer(uint32_t in_address, uint32_t out_address,
+                                       uint32_t kernel_size, uint32_t channels) {
+    return raw(5, {0, in_address, out_address, kernel_size, channels});
+}
+
+RawLayerSpec softmax_layer(uint32_t in_address, uint32_t out_address, uint32_t channels) {
+    return raw(15, {0, in_address, out_address, channels});
+}
+
+RawLayerSpec fully_connected_layer(uint32_t in_address, uint32_t out_address, uint32_t in_channels,
+                                   uint32_t out_channels, uint32_t act,
+                                   const std::vector<float>& weights,
+                                   const std::vector<float>& bias) {
+    RawLayerSpec l = raw(18, {0, in_address, out_address, in_channels, out_channels, act});
+    Out o;
+    o.bytes = std::move(l.body);
+    for (float w : weights) {
+        o.f32(w);
+    }
+    for (float b : bias) {
+        o.f32(b);
+    }
+    return {18, o.bytes};
+}
+
+RawLayerSpec upload_layer(uint32_t in_address, uint32_t kpu_line, uint32_t width, uint32_t height,
+                          uint32_t channels) {
+    return raw(10243, {0, in_address, kpu_line, width, height, channels});
+}
 
 std::vector<uint8_t> write_kmodel_v3(const V3ModelSpec& spec) {
     Out o;
@@ -91,6 +145,9 @@ std::vector<uint8_t> write_kmodel_v3(const V3ModelSpec& spec) {
         if (const auto* c = std::get_if<ConvLayerSpec>(&spec.layers[i])) {
             type = kConv;
             write_conv(o, *c);
+        } else if (const auto* raw = std::get_if<RawLayerSpec>(&spec.layers[i])) {
+            type = raw->type;
+            o.raw(raw->body.data(), raw->body.size());
         } else {
             const auto& d = std::get<DequantizeSpec>(spec.layers[i]);
             type = kDequantize;

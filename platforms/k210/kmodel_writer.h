@@ -27,6 +27,28 @@ struct DequantizeSpec {
     float scale = 1, bias = 0;
 };
 
+// Any other layer: its type and its body bytes (see the builders below).
+struct RawLayerSpec {
+    uint32_t type = 0;
+    std::vector<uint8_t> body;
+};
+
+// Bodies of the SDK's CPU layers (kpu.h structs, all fields little-endian uint32/float).
+RawLayerSpec quantize_layer(uint32_t in_address, uint32_t out_address, uint32_t count, float scale,
+                            float bias);
+RawLayerSpec add_layer(uint32_t a_address, uint32_t b_address, uint32_t out_address,
+                       uint32_t count);
+RawLayerSpec global_average_pool_layer(uint32_t in_address, uint32_t out_address,
+                                       uint32_t kernel_size, uint32_t channels);
+RawLayerSpec softmax_layer(uint32_t in_address, uint32_t out_address, uint32_t channels);
+// weights [out][in], then bias [out]; act 0 linear, 1 relu, 2 relu6.
+RawLayerSpec fully_connected_layer(uint32_t in_address, uint32_t out_address, uint32_t in_channels,
+                                   uint32_t out_channels, uint32_t act,
+                                   const std::vector<float>& weights,
+                                   const std::vector<float>& bias);
+RawLayerSpec upload_layer(uint32_t in_address, uint32_t kpu_line, uint32_t width, uint32_t height,
+                          uint32_t channels);
+
 struct OutputSpec {
     uint32_t address = 0;  // in the working buffer
     uint32_t size = 0;     // bytes (f32)
@@ -37,7 +59,7 @@ struct V3ModelSpec {
     uint32_t main_mem_usage = 0;
     uint32_t max_start_address = 0;
     std::vector<OutputSpec> outputs;
-    std::vector<std::variant<ConvLayerSpec, DequantizeSpec>> layers;
+    std::vector<std::variant<ConvLayerSpec, DequantizeSpec, RawLayerSpec>> layers;
 };
 
 std::vector<uint8_t> write_kmodel_v3(const V3ModelSpec& spec);

@@ -226,17 +226,17 @@ TEST_F(K210Platform, BatchesThatOverflowTheMainOutputAreAClearError) {
 }
 
 TEST_F(K210Platform, UnsupportedLayerIsAClearError) {
-    // The bundled demo with its first DEQUANTIZE (layer 2) relabelled SOFTMAX (type 15): the
+    // The bundled demo with its first DEQUANTIZE (layer 2) relabelled LOGISTIC (type 25): the
     // layer header table starts after 7 header words and 2 outputs of 8 bytes.
     std::vector<uint8_t> bytes = k210::build_demo_model().kmodel;
     ASSERT_EQ(boost::endian::load_little_u32(bytes.data() + 44 + 2 * 8), 12u);
-    boost::endian::store_little_u32(bytes.data() + 44 + 2 * 8, 15);
+    boost::endian::store_little_u32(bytes.data() + 44 + 2 * 8, 25);
     const k210::Kmodel m = k210::parse_kmodel(bytes, "demo.kmodel");
     sim::Tensor img(sim::DType::u8, {1, 3, 120, 160});
     const Inference r = infer(m, img);
     EXPECT_FALSE(r.result.done);
     EXPECT_EQ(r.result.error,
-              "demo.kmodel: layer 2 is SOFTMAX (type 0xf): not supported by the K210 runtime "
+              "demo.kmodel: layer 2 is LOGISTIC (type 0x19): not supported by the K210 runtime "
               "model (supported: docs/k210_platform.md)");
 }
 

@@ -1,0 +1,734 @@
+#include "platforms/k210/compiler.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "models/k210_kpu/kpu_cost.h"
+#include "models/k210_kpu/kpu_layer_builder.h"
+#include "models/k210_kpu/kpu_layout.h"
+#include "platforms/k210/cpu_model.h"
+#include "platforms/k210/kmodel_writer.h"
+#include "sim/core/error.h"
+#include "sim/onnx/evaluator.h"
+
+namespace npu::k210 {
+
+namespace {
+
+using Shape = std::vector<int64_t>;
+
+struct Range {
+    double lo = std::numeric_limits<double>::infinity();
+    double hi = -std::numeric_limits<double>::infinity();
+};
+
+std::string shape_str(const Shape& s) {
+    return fmt::format("{}", fmt::join(s, "x"));
+}
+
+int64_t numel(const Shape& s) {
+    int64_t n = 1;
+    for (int64_t d : s) {
+        n *= d;
+    }
+    return n;
+}
+
+class Compiler {
+public:
+    Compiler(const onnx::Graph& g, const CompileOptions& o)
+        : m_g(g)
+        , m_o(o) {}
+
+    CompiledModel run() {
+        check_io();
+        calibrate();
+        index_consumers();
+        start();
+        for (size_t i = 0; i < m_g.nodes.size(); ++i) {
+            if (m_done.count(i) == 0) {
+                node(i);
+            }
+        }
+        finish();
+        return std::move(m_out);
+    }
+
+private:
+    enum class Loc { Kpu, MainU8, MainF32 };
+
+    [[noreturn]] void fail(const std::string& why) const {
+        throw sim::Error(fmt::format("{}: {}", m_o.model_name, why));
+    }
+    [[noreturn]] void fail(const onnx::Node& n, const std::string& why) const {
+        fail(fmt::format("{}: {}", n.describe(), why));
+    }
+
+    void check_io() {
+        if (m_g.inputs.size() != 1 || m_g.outputs.size() != 1) {
+            fail(fmt::format("{} inputs and {} outputs: the K210 compiler takes one of each",
+                             m_g.inputs.size(), m_g.outputs.size()));
+        }
+        const onnx::ValueInfo& in = m_g.inputs[0];
+        if (in.shape.size() != 4 || in.shape[0] != 1 ||
+            std::any_of(in.shape.begin(), in.shape.end(), [](int64_t d) { return d < 1; })) {
+            fail(fmt::format("input '{}' is {}: expected a static 1 x C x H x W image", in.name,
+                             shape_str(in.shape)));
+        }
+        if (m_o.calibration.empty()) {
+            fail("the calibration set is empty (give at least one input sample)");
+        }
+    }
+
+    // Runs the float reference on every calibration sample; records each tensor's range and
+    // shape.
+    void calibrate() {
+        onnx::EvalOptions eo;
+        eo.on_value = [&](const std::string& name, const onnx::Value& v) {
+            observe(name, v);
+        };
+        for (const auto& sample : m_o.calibration) {
+            for (const auto& [name, v] : sample) {
+                observe(name, v);
+            }
+            onnx::evaluate(m_g, sample, eo);
+        }
+    }
+    void observe(const std::string& name, const onnx::Value& v) {
+        Range& r = m_ranges[name];
+        for (float f : v.f) {
+            r.lo = std::min(r.lo, static_cast<double>(f));
+            r.hi = std::max(r.hi, static_cast<double>(f));
+        }
+        m_shapes[name] = v.shape;
+    }
+
+    void index_consumers() {
+        for (size_t i = 0; i < m_g.nodes.size(); ++i) {
+            for (const std::string& in : m_g.nodes[i].inputs) {
+                if (!in.empty() && m_g.initializers.count(in) == 0) {
+                    m_consumers[in].push_back(i);
+                }
+            }
+        }
+    }
+
+    // The node that alone consumes tensor `t` (not a graph output), or nullptr.
+    const onnx::Node* sole_consumer(const std::string& t, size_t* index = nullptr) const {
+        auto it = m_consumers.find(t);
+        if (it == m_consumers.end() || it->second.size() != 1 || t == m_g.outputs[0].name) {
+            return nullptr;
+        }
+        if (index != nullptr) {
+            *index = it->second[0];
+        }
+        return &m_g.nodes[it->second[0]];
+    }
+
+    const onnx::Value& init(const onnx::Node& n, size_t i, const char* what) const {
+        if (i >= n.inputs.size() || m_g.initializers.count(n.inputs[i]) == 0) {
+            fail(n, fmt::format("its {} is not a constant initializer", what));
+        }
+        return m_g.initializers.at(n.inputs[i]);
+    }
+    bool has_init(const onnx::Node& n, size_t i) const {
+        return i < n.inputs.size() && !n.inputs[i].empty() &&
+               m_g.initializers.count(n.inputs[i]) != 0;
+    }
+
+    QuantParams qparams(const std::string& t) const {
+        auto it = m_ranges.find(t);
+        if (it == m_ranges.end() || !(it->second.hi >= it->second.lo)) {
+            fail(fmt::format("tensor '{}' has no calibrated range", t));
+        }
+        return quant_params_u8(it->second.lo, it->second.hi);
+    }
+
+    uint32_t alloc_main(uint64_t bytes) {
+        const uint32_t at = m_main;
+        const uint64_t next = (uint64_t{m_main} + bytes + 7) / 8 * 8;
+        if (next > (6u << 20)) {
+            fail(fmt::format("the working buffer would need {} bytes (the K210 has 6 MiB)", next));
+        }
+        m_main = static_cast<uint32_t>(next);
+        return at;
+    }
+    uint32_t alloc_kpu(uint64_t lines, const std::string& what) {
+        if (m_kpu_next + lines > m_kpu_top) {
+            fail(fmt::format(
+                "{} needs {} more 64-byte lines of KPU RAM; {} of the {} lines are taken (the "
+                "model does not fit the 2 MiB KPU RAM)",
+                what, lines, m_kpu_next + (kpu::kRamLines - m_kpu_top), kpu::kRamLines));
+        }
+        const auto at = static_cast<uint32_t>(m_kpu_next);
+        m_kpu_next += lines;
+        return at;
+    }
+
+    void start() {
+        const onnx::ValueInfo& in = m_g.inputs[0];
+        m_out.input_name = in.name;
+        m_out.output_name = m_g.outputs[0].name;
+        m_out.input_shape = in.shape;
+        m_out.input_q = qparams(in.name);
+        const int c = static_cast<int>(in.shape[1]), h = static_cast<int>(in.shape[2]),
+                  w = static_cast<int>(in.shape[3]);
+        const uint64_t lines = kpu::fmap_lines(c, w, h);
+        if (lines > kpu::kRamLines) {
+            fail(fmt::format("the input ({}) does not fit the 2 MiB KPU RAM", shape_str(in.shape)));
+        }
+        m_kpu_top = kpu::kRamLines - lines;  // the input sits at the top, as the SDK places it
+        m_cur = in.name, m_loc = Loc::Kpu, m_line = static_cast<uint32_t>(m_kpu_top);
+        m_shape = in.shape, m_q = m_out.input_q;
+        auto it = m_consumers.find(in.name);
+        if (it == m_consumers.end() || it->second.size() != 1 ||
+            m_g.nodes[it->second[0]].op_type != "Conv") {
+            fail(
+                "the input must feed exactly one Conv: a kmodel v3 starts with a KPU layer "
+                "that reads the uploaded image");
+        }
+    }
+
+    CompiledLayer& add_layer(const std::string& nodes, const std::string& target,
+                             const std::string& kind) {
+        CompiledLayer l;
+        l.nodes = nodes, l.target = target, l.kind = kind;
+        l.kmodel_layer = static_cast<int>(m_spec.layers.size()) - 1;  // called after the push
+        m_out.layers.push_back(l);
+        return m_out.layers.back();
+    }
+
+    uint64_t cpu_cycles(uint64_t elements, uint64_t macs) const {
+        const CpuModel c;
+        return c.layer_dispatch_cycles + static_cast<uint64_t>(std::ceil(
+                                             c.cycles_per_element * static_cast<double>(elements) +
+                                             c.cycles_per_mac * static_cast<double>(macs)));
+    }
+
+    // The current tensor as float32 in the working buffer (dense NCHW).
+    void to_f32(const std::string& why) {
+        to_main_u8();
+        if (m_loc == Loc::MainF32) {
+            return;
+        }
+        const uint64_t n = static_cast<uint64_t>(numel(m_shape));
+        const uint32_t out = alloc_main(n * 4);
+        const float scale = static_cast<float>(m_q.scale);
+        m_spec.layers.push_back(DequantizeSpec{m_addr, out, static_cast<uint32_t>(n), scale,
+                                               static_cast<float>(-m_q.zero_point * m_q.scale)});
+        CompiledLayer& l = add_layer(m_cur, "CPU", "DEQUANTIZE");
+        l.why_cpu = why;
+        l.in_shape = l.out_shape = m_shape;
+        l.in_q = m_q;
+        l.est_cycles = cpu_cycles(n, 0);
+        l.onnx_output = m_cur;
+        l.out_float = true, l.out_address = out, l.lsb = m_q;
+        m_loc = Loc::MainF32, m_addr = out;
+    }
+    // The current tensor as dense uint8 in the working buffer.
+    void to_main_u8() {
+        if (m_loc != Loc::Kpu) {
+            return;
+        }
+        auto* conv =
+            m_last_conv >= 0
+                ? std::get_if<ConvLayerSpec>(&m_spec.layers[static_cast<size_t>(m_last_conv)])
+                : nullptr;
+        if (conv == nullptr) {
+            fail(fmt::format("tensor '{}' is the uploaded input, not a KPU layer output", m_cur));
+        }
+        conv->main_mem_out = true;
+        conv->main_mem_out_address = alloc_main(static_cast<uint64_t>(numel(m_shape)));
+        m_loc = Loc::MainU8, m_addr = conv->main_mem_out_address;
+    }
+    // The current tensor quantized in KPU RAM.
+    void to_kpu(const onnx::Node& n) {
+        if (m_loc == Loc::Kpu) {
+            return;
+        }
+        if (m_shape.size() != 4) {
+            fail(n, fmt::format("its input {} is not a 1 x C x H x W feature map",
+                                shape_str(m_shape)));
+        }
+        const uint64_t count = static_cast<uint64_t>(numel(m_shape));
+        if (m_loc == Loc::MainF32) {
+            m_q = qparams(m_cur);
+            const uint32_t out = alloc_main(count);
+            m_spec.layers.push_back(quantize_layer(
+                m_addr, out, static_cast<uint32_t>(count), static_cast<float>(m_q.scale),
+                static_cast<float>(-m_q.zero_point * m_q.scale)));
+            CompiledLayer& l = add_layer(m_cur, "CPU", "QUANTIZE");
+            l.why_cpu = "float tensor into a KPU layer";
+            l.in_shape = l.out_shape = m_shape;
+            l.out_q = l.lsb = m_q;
+            l.est_cycles = cpu_cycles(count, 0);
+            l.out_address = out;
+            m_loc = Loc::MainU8, m_addr = out;
+        }
+        const int c = static_cast<int>(m_shape[1]), h = static_cast<int>(m_shape[2]),
+                  w = static_cast<int>(m_shape[3]);
+        const uint32_t line = alloc_kpu(kpu::fmap_lines(c, w, h), "K210_UPLOAD of " + m_cur);
+        m_spec.layers.push_back(upload_layer(m_addr, line, static_cast<uint32_t>(w),
+                                             static_cast<uint32_t>(h), static_cast<uint32_t>(c)));
+        CompiledLayer& l = add_layer(m_cur, "CPU", "K210_UPLOAD");
+        l.why_cpu = "feature map into the KPU RAM layout";
+        l.in_shape = l.out_shape = m_shape;
+        l.est_cycles = cpu_cycles(count, 0);
+        l.out_in_kpu = true, l.out_address = line, l.lsb = m_q;
+        m_loc = Loc::Kpu, m_line = line, m_last_conv = -1;
+    }
+
+    // Why Conv `n` cannot be a KPU layer on the current tensor ("" if it can).
+    std::string kpu_refusal(const onnx::Node& n, const onnx::Value& w) const {
+        if (w.shape.size() != 4) {
+            return "its weights are not 4-D (1-D convolutions are not KPU layers)";
+        }
+        const int64_t kh = w.shape[2], kw = w.shape[3];
+        if (kh != kw || (kh != 1 && kh != 3)) {
+            return fmt::format("kernel {}x{} (the KPU has 1x1 and 3x3)", kh, kw);
+        }
+        const Shape dil = n.get_ints("dilations", {1, 1});
+        if (std::any_of(dil.begin(), dil.end(), [](int64_t d) { return d != 1; })) {
+            return "dilation (the KPU has none)";
+        }
+        const Shape st = n.get_ints("strides", {1, 1});
+        const bool s1 = st == Shape{1, 1}, s2 = st == Shape{2, 2};
+        if (!s1 && !(s2 && kh == 3)) {
+            return fmt::format("strides {} (the KPU has 1, and 2 for 3x3 via pool type 5)",
+                               shape_str(st));
+        }
+        const std::string ap = n.get_string("auto_pad", "NOTSET");
+        const Shape pads = n.get_ints("pads", {0, 0, 0, 0});
+        const int64_t p = kh / 2;
+        const bool same = (ap == "NOTSET" && pads == Shape{p, p, p, p}) ||
+                          (ap == "VALID" && p == 0) ||
+                          ((ap == "SAME_UPPER" || ap == "SAME_LOWER") && s1);
+        if (!same) {
+            return fmt::format("padding {} (the KPU pads {} on every side)", shape_str(pads), p);
+        }
+        const int64_t c = m_shape[1], h = m_shape[2], wd = m_shape[3];
+        const int64_t g = n.get_int("group", 1);
+        if (g != 1 && !(g == c && w.shape[0] == c)) {
+            return fmt::format("{} groups (the KPU has dense and depthwise convolutions)", g);
+        }
+        if (h < 4 || wd < 4 || h > 255 || wd > 320) {
+            return fmt::format("a {}x{} input (KPU layers here take 4x4 to 320x255)", wd, h);
+        }
+        if (s2 && (h % 2 != 0 || wd % 2 != 0)) {
+            return fmt::format("stride 2 on an odd size {}x{}", wd, h);
+        }
+        return "";
+    }
+
+    void conv(size_t index) {
+        const onnx::Node& n = m_g.nodes[index];
+        if (n.inputs.empty() || n.inputs[0] != m_cur) {
+            fail(n, "it does not take the previous layer's output (only chains are compiled)");
+        }
+        if (m_shape.size() != 4) {
+            fail(n, fmt::format("its input {} is not a 1 x C x H x W feature map",
+                                shape_str(m_shape)));
+        }
+        const onnx::Value& wv = init(n, 1, "weight tensor");
+        const std::string refusal = kpu_refusal(n, wv);
+        if (!refusal.empty()) {
+            fail(n, "cannot run on the KPU: " + refusal +
+                        "; kmodel v3 has no CPU convolution to fall back to");
+        }
+        to_kpu(n);
+        const int c = static_cast<int>(m_shape[1]), h = static_cast<int>(m_shape[2]),
+                  w = static_cast<int>(m_shape[3]);
+        const int m = static_cast<int>(wv.shape[0]), k = static_cast<int>(wv.shape[2]);
+        const bool depthwise = n.get_int("group", 1) != 1;
+        const bool stride2 = n.get_ints("strides", {1, 1}) == Shape{2, 2};
+        std::vector<float> weights = wv.f;
+        std::vector<float> bias(static_cast<size_t>(m), 0.0f);
+        if (n.inputs.size() > 2 && !n.inputs[2].empty()) {
+            bias = init(n, 2, "bias").f;
+        }
+        std::vector<std::string> names{n.name};
+        std::vector<std::string> kind{
+            fmt::format("conv{}x{}{}{}", k, k, depthwise ? " dw" : "", stride2 ? " s2" : "")};
+        std::string t = n.outputs[0], pre = t;
+        size_t next_index = 0;
+        const onnx::Node* next = sole_consumer(t, &next_index);
+        if (next != nullptr && next->op_type == "BatchNormalization") {
+            fold_batch_norm(weights, bias, init(*next, 1, "scale").f, init(*next, 2, "B").f,
+                            init(*next, 3, "mean").f, init(*next, 4, "var").f,
+                            next->get_float("epsilon", 1e-5f));
+            m_done.insert(next_index), names.push_back(next->name), kind.push_back("bn");
+            t = pre = next->outputs[0];
+            next = sole_consumer(t, &next_index);
+        }
+        Activation act;
+        if (next != nullptr && activation_of(*next, act)) {
+            m_done.insert(next_index), names.push_back(next->name), kind.push_back(act.name());
+            t = next->outputs[0];
+            next = sole_consumer(t, &next_index);
+        }
+        const std::string act_out = t;
+        uint32_t pool = stride2 ? 5 : 0;
+        if (next != nullptr && !stride2) {
+            const uint32_t p = pool_of(*next, h, w);
+            if (p != 0) {
+                pool = p;
+                m_done.insert(next_index), names.push_back(next->name);
+                kind.push_back(next->op_type == "GlobalAveragePool" ? "global_avg_pool"
+                               : next->op_type == "GlobalMaxPool"   ? "global_max_pool"
+                                                                    : next->op_type);
+                t = next->outputs[0];
+            }
+        }
+        const QuantParams out_q = qparams(act_out);
+        const Range pre_range = m_ranges.at(pre);
+        const QuantizedConv q = quantize_conv(weights, bias, m, k, depthwise, m_q, out_q, act,
+                                              pre_range.lo, pre_range.hi);
+        kpu::LayerArgs args;
+        try {
+            args = kpu::build_layer({c, h, w, m, k, depthwise, pool, true}, m_line, 0);
+        } catch (const sim::Error& e) {
+            fail(n, std::string("cannot be a KPU layer: ") + e.what());
+        }
+        const kpu::FmapGeometry og = kpu::output_geometry(args);
+        args.image_dst_addr =
+            alloc_kpu(kpu::fmap_lines(og.channels, og.width, og.height), "the output of " + n.name);
+        args.arg_x = q.arg_x, args.arg_w = q.arg_w, args.arg_add = q.arg_add;
+        args.shr_x = args.shr_w = 0;
+        args.pad_value = q.pad_value;
+        ConvLayerSpec spec;
+        spec.args = args, spec.weights = q.weights, spec.bn = q.bn, spec.act = q.act;
+        m_last_conv = static_cast<int>(m_spec.layers.size());
+        m_spec.layers.push_back(spec);
+        CompiledLayer& l = add_layer(fmt::format("{}", fmt::join(names, "+")), "KPU",
+                                     fmt::format("{}", fmt::join(kind, " + ")));
+        l.in_shape = m_shape;
+        l.out_shape = {1, og.channels, og.height, og.width};
+        l.in_q = m_q, l.out_q = out_q;
+        l.weight_bytes = q.weights.size();
+        const kpu::LayerCost cost = kpu::layer_cost(args, true, kpu::KpuTiming{});
+        l.macs = cost.macs, l.est_cycles = cost.total_cycles;
+        l.act_error_lsb = q.max_act_error_lsb;
+        l.onnx_output = t;
+        l.out_in_kpu = true, l.out_address = args.image_dst_addr, l.lsb = out_q;
+        m_cur = t, m_loc = Loc::Kpu, m_line = args.image_dst_addr, m_q = out_q;
+        m_shape = l.out_shape;
+    }
+
+    bool activation_of(const onnx::Node& n, Activation& a) const {
+        if (n.op_type == "Relu") {
+            a.kind = Activation::Kind::Relu;
+            return true;
+        }
+        if (n.op_type == "LeakyRelu") {
+            a.kind = Activation::Kind::LeakyRelu;
+            a.alpha = n.get_float("alpha", 0.01f);
+            return true;
+        }
+        if (n.op_type == "Clip") {
+            a.kind = Activation::Kind::Clip;
+            a.lo = n.get_float("min", -std::numeric_limits<float>::infinity());
+            a.hi = n.get_float("max", std::numeric_limits<float>::infinity());
+            if (has_init(n, 1)) {
+                a.lo = init(n, 1, "min").f.at(0);
+            }
+            if (has_init(n, 2)) {
+                a.hi = init(n, 2, "max").f.at(0);
+            }
+            return true;
+        }
+        return false;
+    }
+
+    // The KPU pool type of pooling node `n` after an h x w layer, or 0 if it does not fit.
+    static uint32_t pool_of(const onnx::Node& n, int h, int w) {
+        const bool max = n.op_type == "MaxPool" || n.op_type == "GlobalMaxPool";
+        if (n.op_type == "GlobalAveragePool" || n.op_type == "GlobalMaxPool") {
+            if (h == 4 && w == 4) {
+                return max ? 3 : 4;
+            }
+            return h == 2 && w == 2 ? (max ? 1 : 2) : 0;
+        }
+        if (n.op_type != "MaxPool" && n.op_type != "AveragePool") {
+            return 0;
+        }
+        const Shape k = n.get_ints("kernel_shape");
+        const Shape st = n.get_ints("strides", {1, 1});
+        const Shape pads = n.get_ints("pads", {0, 0, 0, 0});
+        if (k.size() != 2 || k[0] != k[1] || st != k || pads != Shape{0, 0, 0, 0} ||
+            n.get_int("ceil_mode", 0) != 0 || n.get_string("auto_pad", "NOTSET") != "NOTSET" ||
+            n.outputs.size() > 1) {
+            return 0;
+        }
+        if (k[0] == 2) {
+            return max ? 1 : 2;
+        }
+        return k[0] == 4 ? (max ? 3 : 4) : 0;
+    }
+
+    void node(size_t index) {
+        const onnx::Node& n = m_g.nodes[index];
+        m_done.insert(index);
+        const std::string& op = n.op_type;
+        if (op == "Conv") {
+            conv(index);
+            return;
+        }
+        if (n.inputs.empty() || n.inputs[0] != m_cur) {
+            fail(n, "it does not take the previous layer's output (only chains are compiled)");
+        }
+        const std::string out = n.outputs.at(0);
+        if (op == "Flatten" || op == "Reshape" || op == "Squeeze" || op == "Unsqueeze" ||
+            op == "Identity" || op == "Dropout") {
+            to_main_u8();  // dense NCHW in the working buffer: reshaping moves nothing
+            m_cur = out;
+            m_shape = m_shapes.at(out);
+            return;
+        }
+        if (op == "GlobalAveragePool") {
+            to_f32("GlobalAveragePool on a " + shape_str(m_shape) +
+                   " map (the KPU pools 2x2 and 4x4 maps)");
+            const auto c = static_cast<uint32_t>(m_shape[1]);
+            const auto kernel = static_cast<uint32_t>(numel(m_shape) / m_shape[1]);
+            const uint32_t o = alloc_main(uint64_t{c} * 4);
+            m_spec.layers.push_back(global_average_pool_layer(m_addr, o, kernel, c));
+            CompiledLayer& l = add_layer(n.name, "CPU", "GLOBAL_AVERAGE_POOL2D");
+            l.why_cpu = "the KPU pools 2x2 and 4x4 maps in a layer";
+            l.in_shape = m_shape;
+            m_shape = {1, static_cast<int64_t>(c), 1, 1};
+            l.out_shape = m_shape;
+            l.est_cycles = cpu_cycles(uint64_t{kernel} * c, 0);
+            l.onnx_output = out;
+            l.out_float = true, l.out_address = o, l.lsb = qparams(out);
+            m_cur = out, m_addr = o;
+            return;
+        }
+        if (op == "Gemm") {
+            gemm(n);
+            return;
+        }
+        if (op == "Softmax") {
+            to_f32("Softmax");
+            const int64_t count = numel(m_shape);
+            if (std::count_if(m_shape.begin(), m_shape.end(), [](int64_t d) { return d > 1; }) >
+                1) {
+                fail(n, fmt::format("softmax over {} (the SDK's SOFTMAX takes one vector)",
+                                    shape_str(m_shape)));
+            }
+            const uint32_t o = alloc_main(static_cast<uint64_t>(count) * 4);
+            m_spec.layers.push_back(softmax_layer(m_addr, o, static_cast<uint32_t>(count)));
+            CompiledLayer& l = add_layer(n.name, "CPU", "SOFTMAX");
+            l.why_cpu = "the KPU has no softmax";
+            l.in_shape = l.out_shape = m_shape;
+            l.est_cycles = cpu_cycles(static_cast<uint64_t>(count) * 3, 0);
+            l.onnx_output = out;
+            l.out_float = true, l.out_address = o, l.lsb = qparams(out);
+            m_cur = out, m_addr = o;
+            return;
+        }
+        fail(n, fmt::format("{} has no K210 mapping in this compiler (KPU: Conv with "
+                            "BatchNormalization, Relu, LeakyRelu, Clip, MaxPool, AveragePool, "
+                            "GlobalAveragePool fused; CPU: Gemm, GlobalAveragePool, Softmax, "
+                            "Flatten, Reshape)",
+                            op));
+    }
+
+    void gemm(const onnx::Node& n) {
+        to_f32("Gemm (the K210 runs fully connected layers on the CPU)");
+        const onnx::Value& b = init(n, 1, "B");
+        if (b.shape.size() != 2 ||
+            numel(m_shape) != (n.get_int("transB", 0) != 0 ? b.shape[1] : b.shape[0]) ||
+            n.get_int("transA", 0) != 0) {
+            fail(n, fmt::format("A {} and B {} are not a vector times a matrix", shape_str(m_shape),
+                                shape_str(b.shape)));
+        }
+        const bool tb = n.get_int("transB", 0) != 0;
+        const auto in = static_cast<size_t>(tb ? b.shape[1] : b.shape[0]);
+        const auto out = static_cast<size_t>(tb ? b.shape[0] : b.shape[1]);
+        const float alpha = n.get_float("alpha", 1.0f), beta = n.get_float("beta", 1.0f);
+        std::vector<float> w(in * out), bias(out, 0.0f);
+        for (size_t o = 0; o < out; ++o) {
+            for (size_t i = 0; i < in; ++i) {
+                w[o * in + i] = alpha * (tb ? b.f[o * in + i] : b.f[i * out + o]);
+            }
+        }
+        if (has_init(n, 2)) {
+            const onnx::Value& cv = init(n, 2, "C");
+            for (size_t o = 0; o < out; ++o) {
+                bias[o] = beta * cv.f[cv.f.size() == 1 ? 0 : o];
+            }
+        }
+        std::vector<std::string> names{n.name};
+        std::string t = n.outputs[0];
+        uint32_t act = 0;
+        size_t next_index = 0;
+        const onnx::Node* next = sole_consumer(t, &next_index);
+        Activation a;
+        if (next != nullptr && activation_of(*next, a) &&
+            (a.kind == Activation::Kind::Relu ||
+             (a.kind == Activation::Kind::Clip && a.lo == 0 && a.hi == 6))) {
+            act = a.kind == Activation::Kind::Relu ? 1 : 2;
+            m_done.insert(next_index), names.push_back(next->name);
+            t = next->outputs[0];
+        }
+        const uint32_t o = alloc_main(out * 4);
+        m_spec.layers.push_back(fully_connected_layer(m_addr, o, static_cast<uint32_t>(in),
+                                                      static_cast<uint32_t>(out), act, w, bias));
+        CompiledLayer& l = add_layer(fmt::format("{}", fmt::join(names, "+")), "CPU",
+                                     act == 0 ? "FULLY_CONNECTED" : "FULLY_CONNECTED + relu");
+        l.why_cpu = "fully connected: the SDK's float layer";
+        l.in_shape = m_shape;
+        m_shape = {1, static_cast<int64_t>(out)};
+        l.out_shape = m_shape;
+        l.weight_bytes = (in * out + out) * 4;
+        l.macs = in * out;
+        l.est_cycles = cpu_cycles(out, in * out);
+        l.onnx_output = t;
+        l.out_float = true, l.out_address = o, l.lsb = qparams(t);
+        m_cur = t, m_addr = o;
+    }
+
+    void finish() {
+        if (m_cur != m_g.outputs[0].name) {
+            fail(fmt::format("the graph output '{}' is not the end of the chain ('{}')",
+                             m_g.outputs[0].name, m_cur));
+        }
+        to_f32("the model output is float");
+        const auto bytes = static_cast<uint32_t>(numel(m_shape) * 4);
+        m_spec.outputs = {{m_addr, bytes}};
+        m_spec.eight_bit = true;
+        m_spec.main_mem_usage = std::max<uint32_t>(m_main, 8);
+        m_spec.max_start_address = static_cast<uint32_t>(m_kpu_top);
+        m_out.kmodel = write_kmodel_v3(m_spec);
+        m_out.kpu_lines = static_cast<uint32_t>(m_kpu_next + (kpu::kRamLines - m_kpu_top));
+        m_out.main_mem_bytes = m_main;
+    }
+
+    const onnx::Graph& m_g;
+    const CompileOptions& m_o;
+    std::map<std::string, Range> m_ranges;
+    std::map<std::string, Shape> m_shapes;
+    std::map<std::string, std::vector<size_t>> m_consumers;
+    std::set<size_t> m_done;
+    V3ModelSpec m_spec;
+    CompiledModel m_out;
+    // The tensor the chain has reached and where it is.
+    std::string m_cur;
+    Loc m_loc = Loc::Kpu;
+    Shape m_shape;
+    QuantParams m_q;
+    uint32_t m_line = 0, m_addr = 0;
+    int m_last_conv = -1;
+    uint64_t m_kpu_next = 0, m_kpu_top = kpu::kRamLines;
+    uint32_t m_main = 0;
+};
+
+}  // namespace
+
+CompiledModel compile_k210(const onnx::Graph& g, const CompileOptions& opts) {
+    return Compiler(g, opts).run();
+}
+
+std::string compile_report(const CompiledModel& m) {
+    std::string s = fmt::format(
+        "kmodel v3, {} bytes; input '{}' {} quantized as q = round(x / {:.6g}) + {}; KPU RAM {} "
+        "of 32768 lines; working buffer {} bytes\n",
+        m.kmodel.size(), m.input_name, shape_str(m.input_shape), m.input_q.scale,
+        m.input_q.zero_point, m.kpu_lines, m.main_mem_bytes);
+    s += fmt::format("{:>3}  {:<4} {:<44} {:<12} {:<12} {:>9} {:>10} {:>9}  {}\n", "#", "on",
+                     "layer", "in", "out", "weights", "est.cyc", "act.err", "nodes / why CPU");
+    for (const CompiledLayer& l : m.layers) {
+        s += fmt::format("{:>3}  {:<4} {:<44} {:<12} {:<12} {:>9} {:>10} {:>9}  {}{}\n",
+                         l.kmodel_layer, l.target, l.kind, shape_str(l.in_shape),
+                         shape_str(l.out_shape), l.weight_bytes, l.est_cycles,
+                         l.target == "KPU" ? fmt::format("{} LSB", l.act_error_lsb) : "-", l.nodes,
+                         l.why_cpu.empty() ? "" : " (" + l.why_cpu + ")");
+    }
+    return s;
+}
+
+nlohmann::ordered_json compile_report_json(const CompiledModel& m) {
+    auto q = [](const QuantParams& p) {
+        return nlohmann::ordered_json{{"scale", p.scale}, {"zero_point", p.zero_point}};
+    };
+    nlohmann::ordered_json layers = nlohmann::ordered_json::array();
+    for (const CompiledLayer& l : m.layers) {
+        layers.push_back({{"kmodel_layer", l.kmodel_layer},
+                          {"target", l.target},
+                          {"kind", l.kind},
+                          {"nodes", l.nodes},
+                          {"why_cpu", l.why_cpu},
+                          {"in_shape", l.in_shape},
+                          {"out_shape", l.out_shape},
+                          {"in_q", q(l.in_q)},
+                          {"out_q", q(l.out_q)},
+                          {"weight_bytes", l.weight_bytes},
+                          {"macs", l.macs},
+                          {"est_cycles", l.est_cycles},
+                          {"act_error_lsb", l.act_error_lsb},
+                          {"onnx_output", l.onnx_output},
+                          {"out_memory", l.out_in_kpu ? "kpu" : "main"},
+                          {"out_address", l.out_address},
+                          {"out_dtype", l.out_float ? "f32" : "u8"},
+                          {"lsb", q(l.lsb)}});
+    }
+    return {{"format", "npusim k210 compile report 1"},
+            {"kmodel_version", 3},
+            {"kmodel_bytes", m.kmodel.size()},
+            {"input", {{"name", m.input_name}, {"shape", m.input_shape}, {"quant", q(m.input_q)}}},
+            {"output", m.output_name},
+            {"kpu_lines", m.kpu_lines},
+            {"main_mem_bytes", m.main_mem_bytes},
+            {"layers", layers}};
+}
+
+CompiledModel read_compile_report(const nlohmann::ordered_json& j, const std::string& name) {
+    try {
+        if (j.at("format") != "npusim k210 compile report 1") {
+            throw sim::Error(name + ": not an npusim k210 compile report");
+        }
+        auto q = [](const nlohmann::ordered_json& v) {
+            return QuantParams{v.at("scale").get<double>(), v.at("zero_point").get<int32_t>()};
+        };
+        CompiledModel m;
+        m.input_name = j.at("input").at("name").get<std::string>();
+        m.input_shape = j.at("input").at("shape").get<std::vector<int64_t>>();
+        m.input_q = q(j.at("input").at("quant"));
+        m.output_name = j.at("output").get<std::string>();
+        m.kpu_lines = j.at("kpu_lines").get<uint32_t>();
+        m.main_mem_bytes = j.at("main_mem_bytes").get<uint32_t>();
+        for (const auto& l : j.at("layers")) {
+            CompiledLayer c;
+            c.kmodel_layer = l.at("kmodel_layer").get<int>();
+            c.target = l.at("target").get<std::string>();
+            c.kind = l.at("kind").get<std::string>();
+            c.nodes = l.at("nodes").get<std::string>();
+            c.why_cpu = l.at("why_cpu").get<std::string>();
+            c.in_shape = l.at("in_shape").get<std::vector<int64_t>>();
+            c.out_shape = l.at("out_shape").get<std::vector<int64_t>>();
+            c.in_q = q(l.at("in_q"));
+            c.out_q = q(l.at("out_q"));
+            c.weight_bytes = l.at("weight_bytes").get<uint64_t>();
+            c.macs = l.at("macs").get<uint64_t>();
+            c.est_cycles = l.at("est_cycles").get<uint64_t>();
+            c.act_error_lsb = l.at("act_error_lsb").get<int>();
+            c.onnx_output = l.at("onnx_output").get<std::string>();
+            c.out_in_kpu = l.at("out_memory") == "kpu";
+            c.out_address = l.at("out_address").get<uint32_t>();
+            c.out_float = l.at("out_dtype") == "f32";
+            c.lsb = q(l.at("lsb"));
+            m.layers.push_back(c);
+        }
+        if (m.input_shape.size() != 4 || !(m.input_q.scale > 0)) {
+            throw sim::Error(name + ": the input is not a 1 x C x H x W image with a scale > 0");
+        }
+        return m;
+    } catch (const nlohmann::json::exception& e) {
+        throw sim::Error(fmt::format("{}: not a valid compile report ({})", name, e.what()));
+    }
+}
+
+}  // namespace npu::k210
