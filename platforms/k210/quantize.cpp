@@ -75,8 +75,8 @@ std::string Activation::name() const {
     switch (kind) {
     case Kind::Linear: return "linear";
     case Kind::Relu: return "relu";
-    case Kind::LeakyRelu: return fmt::format("leaky_relu({})", alpha);
-    case Kind::Clip: return fmt::format("clip({}, {})", lo, hi);
+    case Kind::LeakyRelu: return fmt::format("leaky_relu({:.4g})", alpha);
+    case Kind::Clip: return fmt::format("clip({:.4g}, {:.4g})", lo, hi);
     }
     return "?";
 }

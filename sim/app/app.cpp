@@ -39,6 +39,8 @@ int main(int argc, char** argv) {
         "  npusim run --platform configs/selfcheck.yaml    memory/router/DMI self-check\n"
         "  npusim info --platform configs/k210.yaml        address and register maps\n"
         "  npusim info --model M.kmodel                    a kmodel's layers\n"
+        "  npusim compile --target k210 m.onnx --calibrate samples.npy -o m.kmodel\n"
+        "  npusim regress --onnx m.onnx --model m.kmodel --inputs test.npy --out r\n"
         "  npusim aipp --out out         the built-in Ascend AIPP job on the built-in scene\n"
         "  npusim layout explain --layout 1W16C8BHL --shape 1,32,7,9   KL730 layout map\n"
         "Exit codes: 0 ok, 1 a check failed, 2 bad arguments/config/input, 3 internal error.");
@@ -121,6 +123,57 @@ int main(int argc, char** argv) {
     infer->add_option("--out", infer_opts.out, "Directory for the outputs and report.json");
     infer->add_flag("--dump-all", infer_opts.dump_all, "Also write every node output as .npy");
 
+    CompileOptions compile_opts;
+    CLI::App* compile = app.add_subcommand(
+        "compile",
+        "Compile an ONNX model for the K210 KPU: calibrate, quantize, fuse, write a kmodel v3 "
+        "and its report (<output>.json)");
+    compile->add_option("--target", compile_opts.target, "Target NPU (k210)")
+        ->capture_default_str();
+    compile->add_option("onnx", compile_opts.onnx, "ONNX model (float)")
+        ->required()
+        ->check(CLI::ExistingFile);
+    compile
+        ->add_option("--calibrate", compile_opts.calibrate,
+                     "Calibration samples: a .npy (one input or a batch) or a directory of them")
+        ->required()
+        ->check(CLI::ExistingPath);
+    compile->add_option("-o,--output", compile_opts.output, "The kmodel to write")->required();
+
+    RegressOptions regress_opts;
+    CLI::App* regress = app.add_subcommand(
+        "regress",
+        "Compare a compiled kmodel on the simulated K210 with its float ONNX model, per layer "
+        "and per output; exit 1 when a tolerance is exceeded");
+    regress->add_option("--onnx", regress_opts.onnx, "The float ONNX model")
+        ->required()
+        ->check(CLI::ExistingFile);
+    regress->add_option("--model", regress_opts.model, "The compiled kmodel")
+        ->required()
+        ->check(CLI::ExistingFile);
+    regress
+        ->add_option("--report", regress_opts.report, "Its compile report (default: <model>.json)")
+        ->check(CLI::ExistingFile);
+    regress
+        ->add_option("--inputs", regress_opts.inputs,
+                     "Samples: a .npy (one input or a batch) or a directory of them")
+        ->required()
+        ->check(CLI::ExistingPath);
+    regress->add_option("--labels", regress_opts.labels, "Class labels (.npy) for accuracy")
+        ->check(CLI::ExistingFile);
+    regress->add_option("--out", regress_opts.out,
+                        "Directory for report.json, report.txt, junit.xml");
+    regress
+        ->add_option("--tolerances", regress_opts.tolerances,
+                     "YAML with max_lsb, min_cosine, min_top1_agreement")
+        ->check(CLI::ExistingFile);
+    regress->add_option("--max-lsb", regress_opts.max_lsb,
+                        "Largest error per mapped layer, in LSBs of its quantization (default 8)");
+    regress->add_option("--min-cosine", regress_opts.min_cosine,
+                        "Smallest cosine similarity per layer (default 0.99)");
+    regress->add_option("--min-top1", regress_opts.min_top1,
+                        "Smallest top-1 agreement of the output (default 0.95)");
+
     LayoutOptions layout_opts;
     CLI::App* layout = app.add_subcommand(
         "layout",
@@ -177,6 +230,12 @@ int main(int argc, char** argv) {
         }
         if (infer->parsed()) {
             return cmd_infer(infer_opts);
+        }
+        if (compile->parsed()) {
+            return cmd_compile(compile_opts);
+        }
+        if (regress->parsed()) {
+            return cmd_regress(regress_opts);
         }
         if (layout->parsed()) {
             return cmd_layout(layout_opts);

@@ -60,7 +60,26 @@ struct InferOptions {
     bool dump_all = false;            // also every node output
 };
 
+struct CompileOptions {
+    std::string target = "k210";
+    std::string onnx;       // float model
+    std::string calibrate;  // .npy file or directory of .npy samples
+    std::string output;     // kmodel path; the report goes to <output>.json
+};
+
+struct RegressOptions {
+    std::string onnx, model;  // the float reference and the compiled kmodel
+    std::string report;       // compile report JSON; empty = <model>.json
+    std::string inputs;       // .npy file or directory of samples
+    std::string labels;       // optional .npy of class labels (accuracy)
+    std::string out;          // directory for report.json, junit.xml, report.txt
+    std::string tolerances;   // optional YAML: max_lsb, min_cosine, min_top1_agreement
+    double max_lsb = -1, min_cosine = -1, min_top1 = -1;  // < 0: from the file or the default
+};
+
 int cmd_run(const RunOptions& opts);
+int cmd_compile(const CompileOptions& opts);
+int cmd_regress(const RegressOptions& opts);
 int cmd_infer(const InferOptions& opts);
 int cmd_layout(const LayoutOptions& opts);
 int cmd_aipp(const AippOptions& opts);

@@ -2,13 +2,16 @@
 // calibrated on its 64 calibration digits, compiled to a kmodel v3, and the kmodel runs on the
 // functional K210 (the same layer code as the timed platform) on the 297 held-out digits.
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <random>
 
 #include <gtest/gtest.h>
 
 #include "platforms/k210/compiler.h"
 #include "platforms/k210/functional.h"
 #include "platforms/k210/kmodel.h"
+#include "sim/core/error.h"
 #include "sim/core/npy.h"
 #include "sim/onnx/evaluator.h"
 #include "sim/onnx/onnx_import.h"
@@ -70,6 +73,245 @@ TEST(K210Compiler, DigitsModelOnTheSimulatedKpuKeepsItsAccuracy) {
     EXPECT_EQ(correct_float, 290);
     EXPECT_GE(correct_sim, 285);  // at most 5 digits lost to uint8 quantization
     EXPECT_GE(agree, 290);
+}
+
+}  // namespace
+}  // namespace npu::test
+
+namespace npu::test {
+namespace {
+
+// A chain of nodes built directly in our graph IR, with seeded random weights.
+struct Net {
+    onnx::Graph g;
+    std::mt19937 rng{7};
+    std::string last;
+
+    explicit Net(std::vector<int64_t> input) {
+        g.opset = 13;
+        g.inputs.push_back({"x", 1, std::move(input)});
+        last = "x";
+    }
+    std::string weight(const std::string& name, std::vector<int64_t> shape, float scale,
+                       float offset = 0) {
+        size_t n = 1;
+        for (int64_t d : shape) {
+            n *= static_cast<size_t>(d);
+        }
+        std::uniform_real_distribution<float> u(-scale, scale);
+        std::vector<float> v(n);
+        for (float& e : v) {
+            e = offset + u(rng);
+        }
+        g.initializers[name] = onnx::Value::floats(std::move(shape), std::move(v));
+        return name;
+    }
+    onnx::Node& node(const std::string& op, const std::string& name,
+                     std::vector<std::string> extra_inputs = {}) {
+        onnx::Node n;
+        n.op_type = op, n.name = name;
+        n.inputs = {last};
+        n.inputs.insert(n.inputs.end(), extra_inputs.begin(), extra_inputs.end());
+        n.outputs = {name + "_out"};
+        last = n.outputs[0];
+        g.nodes.push_back(n);
+        return g.nodes.back();
+    }
+    static void ints(onnx::Node& n, const std::string& a, std::vector<int64_t> v) {
+        n.attributes[a].kind = onnx::Attribute::Kind::is;
+        n.attributes[a].is = std::move(v);
+    }
+    static void set_int(onnx::Node& n, const std::string& a, int64_t v) {
+        n.attributes[a].kind = onnx::Attribute::Kind::i;
+        n.attributes[a].i = v;
+    }
+    static void set_float(onnx::Node& n, const std::string& a, float v) {
+        n.attributes[a].kind = onnx::Attribute::Kind::f;
+        n.attributes[a].f = v;
+    }
+    onnx::Node& conv(const std::string& name, int64_t cin, int64_t cout, int64_t k,
+                     int64_t group = 1, int64_t stride = 1) {
+        onnx::Node& n = node("Conv", name,
+                             {weight(name + "_w", {cout, cin / group, k, k}, 0.5f),
+                              weight(name + "_b", {cout}, 0.2f)});
+        ints(n, "pads", {k / 2, k / 2, k / 2, k / 2});
+        ints(n, "strides", {stride, stride});
+        set_int(n, "group", group);
+        return n;
+    }
+    void bn(const std::string& name, int64_t c) {
+        node("BatchNormalization", name,
+             {weight(name + "_s", {c}, 0.3f, 1), weight(name + "_b", {c}, 0.2f),
+              weight(name + "_m", {c}, 0.2f), weight(name + "_v", {c}, 0.3f, 1)});
+    }
+    void pool(const std::string& op, const std::string& name, int64_t k) {
+        onnx::Node& n = node(op, name);
+        ints(n, "kernel_shape", {k, k});
+        ints(n, "strides", {k, k});
+    }
+    void finish() { g.outputs.push_back({last, 1, {}}); }
+
+    std::vector<std::map<std::string, onnx::Value>> samples(size_t count) {
+        std::vector<std::map<std::string, onnx::Value>> v;
+        std::uniform_real_distribution<float> u(-1, 1);
+        for (size_t i = 0; i < count; ++i) {
+            std::vector<float> x(static_cast<size_t>(g.inputs[0].shape[1] * g.inputs[0].shape[2] *
+                                                     g.inputs[0].shape[3]));
+            for (float& e : x) {
+                e = u(rng);
+            }
+            v.push_back({{"x", onnx::Value::floats(g.inputs[0].shape, x)}});
+        }
+        return v;
+    }
+};
+
+struct Agreement {
+    double max_abs = 0, cosine = 0, out_range = 0;
+    std::vector<std::string> kinds;
+};
+
+// Compiles `net` (calibrated on 32 samples), runs 16 other samples on the functional K210 and
+// compares the output with the float reference.
+Agreement compile_and_compare(Net& net) {
+    k210::CompileOptions o;
+    o.calibration = net.samples(32);
+    o.model_name = "m.onnx";
+    const k210::CompiledModel cm = k210::compile_k210(net.g, o);
+    const k210::Kmodel km = k210::parse_kmodel(cm.kmodel, "m.kmodel");
+    Agreement a;
+    for (const k210::CompiledLayer& l : cm.layers) {
+        a.kinds.push_back(l.target + " " + l.kind);
+    }
+    double dot = 0, ss = 0, rr = 0, lo = 1e30, hi = -1e30;
+    for (const auto& s : net.samples(16)) {
+        const std::vector<float> ref = onnx::evaluate(net.g, s).at(net.last).f;
+        sim::Tensor in(sim::DType::u8, sim::Shape(cm.input_shape.begin(), cm.input_shape.end()));
+        for (size_t k = 0; k < ref.size() || k < in.numel(); ++k) {
+            if (k < in.numel()) {
+                in.data<uint8_t>()[k] = cm.input_q.quantize(s.at("x").f[k]);
+            }
+        }
+        const k210::FunctionalResult r = k210::run_functional(km, in);
+        const float* y = r.outputs.at(0).data<float>();
+        for (size_t k = 0; k < ref.size(); ++k) {
+            a.max_abs = std::max(a.max_abs, std::fabs(static_cast<double>(y[k] - ref[k])));
+            const double ys = y[k], rs = ref[k];
+            dot += ys * rs, ss += ys * ys, rr += rs * rs;
+            lo = std::min(lo, static_cast<double>(ref[k])),
+            hi = std::max(hi, static_cast<double>(ref[k]));
+        }
+    }
+    a.cosine = dot / std::sqrt(ss * rr);
+    a.out_range = hi - lo;
+    return a;
+}
+
+// Every fusion: BN, LeakyRelu, average pool 2x2; depthwise with Clip (ReLU6) and max pool 4x4;
+// a linear 1x1 with a fused 4x4 global average pool (mean 4x4); then Gemm + Relu
+// (FULLY_CONNECTED act 1) and Softmax on the CPU.
+TEST(K210Compiler, EveryFusionPathAgreesWithTheFloatModel) {
+    Net n({1, 3, 32, 32});
+    n.conv("c1", 3, 8, 3);
+    n.bn("bn1", 8);
+    Net::set_float(n.node("LeakyRelu", "lr1"), "alpha", 0.1f);
+    n.pool("AveragePool", "ap1", 2);  // 16x16
+    n.conv("dw", 8, 8, 3, 8);
+    n.node("Clip", "relu6", {n.weight("lo", {}, 0, 0), n.weight("hi", {}, 0, 6)});
+    n.pool("MaxPool", "mp4", 4);  // 4x4
+    n.conv("c3", 8, 16, 1);
+    n.node("GlobalAveragePool", "gap");  // fused: mean 4x4
+    Net::set_int(n.node("Flatten", "flat"), "axis", 1);
+    onnx::Node& fc =
+        n.node("Gemm", "fc", {n.weight("fc_w", {10, 16}, 0.5f), n.weight("fc_b", {10}, 0.1f)});
+    Net::set_int(fc, "transB", 1);
+    n.node("Relu", "fc_relu");
+    n.node("Softmax", "sm");
+    n.finish();
+    const Agreement a = compile_and_compare(n);
+    EXPECT_EQ(a.kinds, (std::vector<std::string>{"KPU conv3x3 + bn + leaky_relu(0.1) + AveragePool",
+                                                 "KPU conv3x3 dw + clip(0, 6) + MaxPool",
+                                                 "KPU conv1x1 + global_avg_pool", "CPU DEQUANTIZE",
+                                                 "CPU FULLY_CONNECTED + relu", "CPU SOFTMAX"}));
+    std::printf("fusion net: softmax max |err| %.4f, cosine %.6f\n", a.max_abs, a.cosine);
+    EXPECT_GT(a.cosine, 0.999);
+    EXPECT_LT(a.max_abs, 0.05);  // probabilities
+}
+
+// Stride 2 (pool type 5), a global average pool the KPU cannot fuse (8x8: CPU), and a reshape
+// between two KPU layers (the map leaves the KPU and is uploaded again: K210_UPLOAD).
+TEST(K210Compiler, FallbackPathsAgreeWithTheFloatModel) {
+    Net n({1, 4, 16, 16});
+    n.conv("s2", 4, 8, 3, 1, 2);  // 8x8
+    n.node("Relu", "r1");
+    onnx::Node& rs = n.node("Reshape", "rs", {"shape"});
+    n.g.initializers["shape"] = onnx::Value::ints({4}, {1, 8, 8, 8});
+    (void)rs;
+    n.conv("c2", 8, 8, 3);
+    n.node("Relu", "r2");
+    n.node("GlobalAveragePool", "gap8");  // 8x8: on the CPU
+    Net::set_int(n.node("Flatten", "flat"), "axis", 1);
+    onnx::Node& fc =
+        n.node("Gemm", "fc", {n.weight("fc_w", {8, 5}, 0.5f), n.weight("fc_b", {5}, 0.1f)});
+    (void)fc;
+    n.finish();
+    const Agreement a = compile_and_compare(n);
+    EXPECT_EQ(a.kinds, (std::vector<std::string>{
+                           "KPU conv3x3 s2 + relu", "CPU K210_UPLOAD", "KPU conv3x3 + relu",
+                           "CPU DEQUANTIZE", "CPU GLOBAL_AVERAGE_POOL2D", "CPU FULLY_CONNECTED"}));
+    std::printf("fallback net: max |err| %.4f of an output range %.3f, cosine %.6f\n", a.max_abs,
+                a.out_range, a.cosine);
+    EXPECT_GT(a.cosine, 0.999);
+    EXPECT_LT(a.max_abs, 0.03 * a.out_range);
+}
+
+std::string compile_error(Net& n, size_t samples = 2) {
+    k210::CompileOptions o;
+    o.calibration = n.samples(samples);
+    o.model_name = "m.onnx";
+    try {
+        k210::compile_k210(n.g, o);
+    } catch (const sim::Error& e) {
+        return e.what();
+    }
+    return "no error";
+}
+
+TEST(K210Compiler, BadInputsAreOneExactError) {
+    {
+        Net n({1, 3, 16, 16});
+        n.conv("c5", 3, 4, 5);
+        n.finish();
+        EXPECT_EQ(compile_error(n),
+                  "m.onnx: Conv 'c5': cannot run on the KPU: kernel 5x5 (the KPU has 1x1 and "
+                  "3x3); kmodel v3 has no CPU convolution to fall back to");
+    }
+    {
+        Net n({1, 3, 240, 320});
+        n.conv("big", 3, 64, 3);
+        n.finish();
+        EXPECT_EQ(compile_error(n, 1),
+                  "m.onnx: the output of big needs 76800 more 64-byte lines of KPU RAM; 3600 of "
+                  "the 32768 lines are taken (the model does not fit the 2 MiB KPU RAM)");
+    }
+    {
+        Net n({1, 3, 16, 16});
+        n.conv("c", 3, 4, 3);
+        n.finish();
+        EXPECT_EQ(compile_error(n, 0),
+                  "m.onnx: the calibration set is empty (give at least one input sample)");
+    }
+    {
+        Net n({1, 3, 16, 16});
+        n.conv("c", 3, 4, 3);
+        n.node("Sigmoid", "sig");
+        n.finish();
+        EXPECT_EQ(compile_error(n),
+                  "m.onnx: Sigmoid 'sig': Sigmoid has no K210 mapping in this compiler (KPU: "
+                  "Conv with BatchNormalization, Relu, LeakyRelu, Clip, MaxPool, AveragePool, "
+                  "GlobalAveragePool fused; CPU: Gemm, GlobalAveragePool, Softmax, Flatten, "
+                  "Reshape)");
+    }
 }
 
 }  // namespace
