@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "platforms/k210/compiler.h"
 #include "platforms/k210/demo_model.h"
 #include "platforms/k210/driver.h"
 #include "platforms/k210/functional.h"
@@ -13,12 +14,15 @@
 #include "platforms/k210/kmodel.h"
 #include "platforms/k210/kmodel_runtime.h"
 #include "sim/app/app.h"
+#include "sim/app/embedded.h"
 #include "sim/app/platform_loader.h"
 #include "sim/app/progress.h"
 #include "sim/core/error.h"
 #include "sim/core/files.h"
 #include "sim/core/image.h"
 #include "sim/core/npy.h"
+#include "sim/onnx/evaluator.h"
+#include "sim/onnx/onnx_import.h"
 #include "sim/tlm/kernel.h"
 
 namespace npu::app {
@@ -130,6 +134,13 @@ void reshape_demo_outputs(const k210::DemoModel* demo, std::vector<sim::Tensor>&
     }
 }
 
+std::string input_name(const RunOptions& opts) {
+    return !opts.input.empty()     ? opts.input
+           : !opts.model.empty()   ? ""
+           : opts.demo == "digits" ? "<built-in held-out digit 0>"
+                                   : "<built-in scene>";
+}
+
 nlohmann::ordered_json report_head(const RunOptions& opts, const LoadedPlatform& p,
                                    const k210::Kmodel& model, const sim::Tensor& input,
                                    const std::string& conversion) {
@@ -147,7 +158,7 @@ nlohmann::ordered_json report_head(const RunOptions& opts, const LoadedPlatform&
                   {"version", model.version},
                   {"layers", model.layers.size()},
                   {"kpu_layers", model.convs.size()}};
-    j["input"] = {{"file", opts.input.empty() ? "<built-in scene>" : opts.input},
+    j["input"] = {{"file", input_name(opts)},
                   {"shape", input.shape()},
                   {"dtype", sim::dtype_name(input.dtype())},
                   {"preprocessing", conversion}};
@@ -166,6 +177,112 @@ nlohmann::ordered_json write_outputs(sim::OutputDir& out, const std::vector<sim:
     return outs;
 }
 
+// The default job: our digits CNN (platforms/k210/digits, embedded in the binary) compiled for
+// the K210, every held-out digit through the functional K210 and the float reference, and one
+// digit through the timed platform (by the caller).
+struct DigitsDemo {
+    k210::CompiledModel compiled;
+    sim::Tensor input;  // the digit the timed run uses, quantized
+    std::string conversion;
+    nlohmann::ordered_json summary;
+    std::string predictions_csv;
+};
+
+const EmbeddedBlob& blob(const char* name) {
+    for (const EmbeddedBlob& b : embedded_digits()) {
+        if (std::strcmp(b.name, name) == 0) {
+            return b;
+        }
+    }
+    throw sim::Error(std::string("internal: no embedded ") + name);
+}
+
+sim::Tensor blob_npy(const char* name) {
+    const EmbeddedBlob& b = blob(name);
+    return sim::parse_npy(b.data, b.size, std::string("<built-in ") + name + ">");
+}
+
+DigitsDemo run_digits(const LoadedPlatform& p) {
+    const EmbeddedBlob& model = blob("digits_cnn.onnx");
+    const onnx::Graph g =
+        onnx::import_model_bytes(std::vector<uint8_t>(model.data, model.data + model.size),
+                                 "<built-in digits_cnn.onnx>", {onnx::supported_ops(), true});
+    const sim::Tensor calib = blob_npy("calib_images.npy"), images = blob_npy("test_images.npy"),
+                      labels = blob_npy("test_labels.npy");
+    const std::vector<int64_t> shape{1, 1, 16, 16};
+    const size_t per = 256;
+    auto sample = [&](const sim::Tensor& t, size_t i) {
+        const float* f = t.data<float>() + i * per;
+        return onnx::Value::floats(shape, std::vector<float>(f, f + per));
+    };
+    k210::CompileOptions co;
+    co.model_name = "<built-in digits_cnn.onnx>";
+    for (size_t i = 0; i < static_cast<size_t>(calib.dim(0)); ++i) {
+        co.calibration.push_back({{"image", sample(calib, i)}});
+    }
+    DigitsDemo d;
+    d.compiled = k210::compile_k210(g, co);
+    const k210::Kmodel km = k210::parse_kmodel(d.compiled.kmodel, "<built-in digits.kmodel>");
+    k210::FunctionalOptions fo;
+    fo.fidelity = p.k210->kpu.fidelity;
+    fo.fused_multiply_add = p.k210->cpu.fused_multiply_add;
+    const auto n = static_cast<size_t>(images.dim(0));
+    size_t ok_float = 0, ok_sim = 0, agree = 0;
+    d.predictions_csv = "digit,label,float,k210\n";
+    std::string table = fmt::format("{:>7} {:>6} {:>6} {:>6}\n", "digit", "label", "float", "K210");
+    auto quantized = [&](size_t i) {
+        sim::Tensor t(sim::DType::u8, {1, 1, 16, 16});
+        const float* f = images.data<float>() + i * per;
+        for (size_t k = 0; k < per; ++k) {
+            t.data<uint8_t>()[k] = d.compiled.input_q.quantize(static_cast<double>(f[k]));
+        }
+        return t;
+    };
+    for (size_t i = 0; i < n; ++i) {
+        const std::vector<float> yf =
+            onnx::evaluate(g, {{"image", sample(images, i)}}).at("logits").f;
+        const k210::FunctionalResult r = k210::run_functional(km, quantized(i), fo);
+        const float* ys = r.outputs.at(0).data<float>();
+        const auto pf = std::max_element(yf.begin(), yf.end()) - yf.begin();
+        const auto ps = std::max_element(ys, ys + 10) - ys;
+        const int64_t label = labels.data<int32_t>()[i];
+        ok_float += pf == label ? 1u : 0u, ok_sim += ps == label ? 1u : 0u;
+        agree += pf == ps ? 1u : 0u;
+        d.predictions_csv += fmt::format("{},{},{},{}\n", i, label, pf, ps);
+        if (i < 10) {
+            table += fmt::format("{:>7} {:>6} {:>6} {:>6}\n", i, label, pf, ps);
+        }
+    }
+    const double dn = static_cast<double>(n);
+    fmt::print(
+        "npusim {}: the digits CNN of platforms/k210/digits (trained on scikit-learn's "
+        "handwritten digits), compiled for the K210:\n\n{}\n",
+        version(), k210::compile_report(d.compiled));
+    fmt::print("predictions on the held-out digits (first 10 of {}):\n{}", n, table);
+    fmt::print(
+        "accuracy on {} held-out digits: float {:.2f} % ({}), simulated K210 {:.2f} % ({}); "
+        "top-1 agreement {}/{}\n\n",
+        n, 100.0 * static_cast<double>(ok_float) / dn, ok_float,
+        100.0 * static_cast<double>(ok_sim) / dn, ok_sim, agree, n);
+    d.summary = {{"model", "platforms/k210/digits/digits_cnn.onnx"},
+                 {"digits", n},
+                 {"accuracy_float", static_cast<double>(ok_float) / dn},
+                 {"accuracy_k210", static_cast<double>(ok_sim) / dn},
+                 {"top1_agreement", static_cast<double>(agree) / dn}};
+    d.input = quantized(0);
+    d.conversion = fmt::format(
+        "held-out digit 0 (label {}): float 0..1 quantized as q = round(x / {:.6g}) + {}",
+        labels.data<int32_t>()[0], d.compiled.input_q.scale, d.compiled.input_q.zero_point);
+    return d;
+}
+
+void write_digits_files(sim::OutputDir& out, const DigitsDemo& d) {
+    out.write_bytes("digits.kmodel", d.compiled.kmodel);
+    out.write_text("digits.kmodel.json", k210::compile_report_json(d.compiled).dump(2) + "\n");
+    out.write_text("predictions.csv", d.predictions_csv);
+    out.write_bytes("input.npy", sim::encode_npy(d.input));
+}
+
 // --functional: the values only, through the same layer code, with no SystemC and no time.
 int run_values_only(const RunOptions& opts, const LoadedPlatform& p, const k210::Kmodel& model,
                     const k210::DemoModel* demo, const sim::Tensor& input,
@@ -181,8 +298,8 @@ int run_values_only(const RunOptions& opts, const LoadedPlatform& p, const k210:
     reshape_demo_outputs(demo, r.outputs);
     fmt::print("npusim {}: {} (kmodel v{}), functional run (values only, no timing)\n", version(),
                model.name, model.version);
-    fmt::print("input: {} {} ({})\n\n", opts.input.empty() ? "<built-in scene>" : opts.input,
-               sim::shape_str(input.shape()), conversion);
+    fmt::print("input: {} {} ({})\n\n", input_name(opts), sim::shape_str(input.shape()),
+               conversion);
     fmt::print("{:>4}  {:<14} {:<30} {:>11} {:>10}\n", "#", "layer", "shape", "MACs", "elements");
     uint64_t macs = 0;
     size_t conv = 0;
@@ -224,25 +341,36 @@ int run_values_only(const RunOptions& opts, const LoadedPlatform& p, const k210:
 
 int cmd_run_k210(const RunOptions& opts, const LoadedPlatform& p) {
     // (cmd_run has checked the options every platform shares, e.g. --trace needs --out.)
-    // No --model: the bundled demo network (our own kmodel writer) on its synthetic scene.
-    const bool demo = opts.model.empty();
-    const k210::DemoModel demo_model = demo ? k210::build_demo_model() : k210::DemoModel{};
-    const k210::Kmodel model = demo
-                                   ? k210::parse_kmodel(demo_model.kmodel, "<built-in demo.kmodel>")
-                                   : k210::load_kmodel(opts.model);
-    if (!demo && opts.input.empty()) {
+    // No --model: a bundled job. `--demo digits` (default): our digits CNN compiled from ONNX;
+    // `--demo edges`: a blur/Sobel network written with our kmodel writer, on a synthetic scene.
+    if (opts.model.empty() && opts.demo != "digits" && opts.demo != "edges") {
+        throw sim::Error(fmt::format("--demo {}: expected digits or edges", opts.demo));
+    }
+    const bool digits = opts.model.empty() && opts.demo == "digits";
+    const bool demo = opts.model.empty() && opts.demo == "edges";
+    if (!opts.model.empty() && opts.input.empty()) {
         throw sim::Error(
             "--model needs --input FILE (.npy uint8 NCHW, or an image: PNG, JPEG, BMP)");
     }
-    std::string conversion = "none (built-in scene)";
-    const sim::Tensor input =
-        opts.input.empty() ? demo_model.input
-                           : read_input(opts.input, k210::model_input_shape(model), conversion);
-    std::unique_ptr<sim::OutputDir> out;
+    std::unique_ptr<sim::OutputDir> out;  // first: a bad --out fails before any work
     if (!opts.out.empty()) {
         out = std::make_unique<sim::OutputDir>(opts.out);
     }
+    std::unique_ptr<DigitsDemo> dd = digits ? std::make_unique<DigitsDemo>(run_digits(p)) : nullptr;
+    const k210::DemoModel demo_model = demo ? k210::build_demo_model() : k210::DemoModel{};
+    const k210::Kmodel model =
+        digits ? k210::parse_kmodel(dd->compiled.kmodel, "<built-in digits.kmodel>")
+        : demo ? k210::parse_kmodel(demo_model.kmodel, "<built-in demo.kmodel>")
+               : k210::load_kmodel(opts.model);
+    std::string conversion = digits ? dd->conversion : "none (built-in scene)";
+    const sim::Tensor input =
+        digits               ? dd->input
+        : opts.input.empty() ? demo_model.input
+                             : read_input(opts.input, k210::model_input_shape(model), conversion);
     if (opts.functional) {
+        if (digits && out) {
+            write_digits_files(*out, *dd);
+        }
         return run_values_only(opts, p, model, demo ? &demo_model : nullptr, input, conversion,
                                out.get());
     }
@@ -269,8 +397,8 @@ int cmd_run_k210(const RunOptions& opts, const LoadedPlatform& p) {
     const double cpu_hz = static_cast<double>(p.k210->cpu.clock_hz);
     fmt::print("npusim {}: {} (kmodel v{}) on {} ({})\n", version(), model.name, model.version,
                p.config.name, p.source);
-    fmt::print("input: {} {} ({})\n\n", opts.input.empty() ? "<built-in scene>" : opts.input,
-               sim::shape_str(input.shape()), conversion);
+    fmt::print("input: {} {} ({})\n\n", input_name(opts), sim::shape_str(input.shape()),
+               conversion);
     fmt::print("{:>4}  {:<14} {:<30} {:>11} {:>10} {:>10} {:>6}\n", "#", "layer", "shape", "MACs",
                "KPU cyc", "time us", "util");
     uint64_t macs = 0, kpu_cycles = 0;
@@ -309,6 +437,10 @@ int cmd_run_k210(const RunOptions& opts, const LoadedPlatform& p) {
         j["outputs"] = write_outputs(*out, r.outputs);
         if (demo) {
             write_demo_files(*out, demo_model, input, r.outputs);
+        }
+        if (digits) {
+            j["digits"] = dd->summary;
+            write_digits_files(*out, *dd);
         }
         j["stats"] = soc.stats().to_json();
         out->write_text("report.json", j.dump(2) + "\n");

@@ -57,8 +57,77 @@ protected:
 
 const std::string kSelfcheck = " --platform " NPUSIM_SOURCE_DIR "/configs/selfcheck.yaml";
 
-TEST_F(Cli, DefaultRunIsTheBundledModelOnTheK210) {
-    const Result r = run("run --out " + (dir / "demo").string());
+// The README's first command: our digits CNN compiled for the K210, accuracy float vs simulated
+// over the 297 held-out digits (290 each, as the compiler test measures), one digit timed.
+TEST_F(Cli, DefaultRunIsTheDigitsModelOnTheK210) {
+    const Result r = run("run --out " + (dir / "digits").string());
+    ASSERT_EQ(r.rc, 0) << r.err;
+    EXPECT_EQ(r.err, "");
+    EXPECT_NE(r.out.find("accuracy on 297 held-out digits: float 97.64 % (290), simulated K210 "
+                         "97.64 % (290); top-1 agreement 297/297"),
+              std::string::npos)
+        << r.out;
+    EXPECT_NE(r.out.find("   0  K210_CONV      1x16x16 -> 8x8x8 3x3                 18432"),
+              std::string::npos)
+        << r.out;
+    for (const char* f : {"digits.kmodel", "digits.kmodel.json", "predictions.csv", "input.npy",
+                          "output_0.npy", "report.json", "layers.csv"}) {
+        EXPECT_TRUE(fs::exists(dir / "digits" / f)) << f;
+    }
+    const auto j = nlohmann::json::parse(slurp(dir / "digits" / "report.json"));
+    EXPECT_EQ(j["digits"]["accuracy_k210"], 290.0 / 297);
+    EXPECT_EQ(j["layers"].size(), 5u);
+    // The written kmodel and input run again through --model/--input to the same output.
+    const Result again =
+        run("run --model " + (dir / "digits" / "digits.kmodel").string() + " --input " +
+            (dir / "digits" / "input.npy").string() + " --out " + (dir / "again").string());
+    ASSERT_EQ(again.rc, 0) << again.err;
+    EXPECT_EQ(slurp(dir / "digits" / "output_0.npy"), slurp(dir / "again" / "output_0.npy"));
+}
+
+// npusim compile and npusim regress on the digits model's files.
+TEST_F(Cli, CompileThenRegressTheDigitsModel) {
+    const std::string d = NPUSIM_SOURCE_DIR "/platforms/k210/digits/";
+    const std::string km = (dir / "digits.kmodel").string();
+    Result c = run("compile --target k210 " + d + "digits_cnn.onnx --calibrate " + d +
+                   "calib_images.npy -o " + km);
+    ASSERT_EQ(c.rc, 0) << c.err;
+    EXPECT_NE(c.out.find("(calibrated on 64 samples)"), std::string::npos) << c.out;
+    EXPECT_TRUE(fs::exists(km + ".json"));
+    Result r =
+        run("regress --onnx " + d + "digits_cnn.onnx --model " + km + " --inputs " + d +
+            "test_images.npy --labels " + d + "test_labels.npy --out " + (dir / "reg").string());
+    ASSERT_EQ(r.rc, 0) << r.out << r.err;
+    EXPECT_NE(r.out.find("top-1 agreement 297/297 (100.00 %) ok"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("accuracy: float 290/297 (97.64 %), simulated K210 290/297 (97.64 %)"),
+              std::string::npos);
+    const auto j = nlohmann::json::parse(slurp(dir / "reg" / "report.json"));
+    EXPECT_EQ(j["passed"], true);
+    EXPECT_EQ(j["layers"].size(), 5u);
+    EXPECT_NE(slurp(dir / "reg" / "junit.xml")
+                  .find("<testsuite name=\"npusim.regress\" "
+                        "tests=\"6\" failures=\"0\">"),
+              std::string::npos);
+    // A tolerance of 1 LSB is exceeded by the 3x3 layers: exit 1, and the first diverging layer.
+    r = run("regress --onnx " + d + "digits_cnn.onnx --model " + km + " --inputs " + d +
+            "test_images.npy --max-lsb 1 --out " + (dir / "strict").string());
+    EXPECT_EQ(r.rc, 1);
+    EXPECT_NE(r.out.find("first diverging layer: 0 (/features/features.3/MaxPool_output_0)"),
+              std::string::npos)
+        << r.out;
+    EXPECT_NE(slurp(dir / "strict" / "junit.xml").find("<failure message=\"max 2.00 LSB"),
+              std::string::npos);
+    // An empty calibration directory is one clear error.
+    fs::create_directories(dir / "empty");
+    c = run("compile " + d + "digits_cnn.onnx --calibrate " + (dir / "empty").string() + " -o " +
+            km);
+    EXPECT_EQ(c.rc, 2);
+    EXPECT_EQ(c.err,
+              "npusim: error: " + (dir / "empty").string() + ": no .npy files in this directory\n");
+}
+
+TEST_F(Cli, EdgesDemoRunsOnTheK210) {
+    const Result r = run("run --demo edges --out " + (dir / "demo").string());
     ASSERT_EQ(r.rc, 0) << r.err;
     EXPECT_EQ(r.err, "");
     EXPECT_NE(
@@ -93,7 +162,7 @@ TEST_F(Cli, DefaultRunIsTheBundledModelOnTheK210) {
 }
 
 TEST_F(Cli, ImageInputIsResizedAndSaysSo) {
-    ASSERT_EQ(run("run --out " + (dir / "demo").string()).rc, 0);
+    ASSERT_EQ(run("run --demo edges --out " + (dir / "demo").string()).rc, 0);
     // input.png is 160x120 already; a PNG of another size is resized.
     const Result r = run("run --model " + (dir / "demo" / "demo.kmodel").string() + " --input " +
                          (dir / "demo" / "output_1_edges_pooled.png").string());
@@ -198,8 +267,8 @@ TEST_F(Cli, InfoPrintsTheMapOfAFile) {
 }
 
 TEST_F(Cli, FunctionalRunGivesTheTimedRunsValues) {
-    ASSERT_EQ(run("run --out " + (dir / "timed").string()).rc, 0);
-    const Result r = run("run --functional --out " + (dir / "functional").string());
+    ASSERT_EQ(run("run --demo edges --out " + (dir / "timed").string()).rc, 0);
+    const Result r = run("run --demo edges --functional --out " + (dir / "functional").string());
     ASSERT_EQ(r.rc, 0) << r.err;
     // MACs = OC·H·W·k²·IC per KPU layer: 5·120·160·9·3 + 2·120·160·5 + 1·120·160·5
     EXPECT_NE(r.out.find("functional run: 5 layers, 2880000 MACs, 2 outputs"), std::string::npos)
@@ -216,7 +285,7 @@ TEST_F(Cli, FunctionalRunGivesTheTimedRunsValues) {
 }
 
 TEST_F(Cli, InfoListsTheLayersOfAModel) {
-    ASSERT_EQ(run("run --out " + (dir / "demo").string()).rc, 0);
+    ASSERT_EQ(run("run --demo edges --out " + (dir / "demo").string()).rc, 0);
     const Result r = run("info --model " + (dir / "demo" / "demo.kmodel").string());
     ASSERT_EQ(r.rc, 0) << r.err;
     EXPECT_NE(r.out.find("kmodel v3 (nncase v0.1, Kendryte SDK)"), std::string::npos) << r.out;
@@ -277,11 +346,11 @@ TEST_F(Cli, ProgressLineOnRequest) {
     // Off by default (stderr is not a terminal here); --progress always ends with the last layer.
     const Result quiet = run("run");
     EXPECT_EQ(quiet.err, "");
-    const Result r = run("run --progress");
+    const Result r = run("run --demo edges --progress");
     ASSERT_EQ(r.rc, 0) << r.err;
     EXPECT_NE(r.err.find("npusim: layer 5/5 (DEQUANTIZE), "), std::string::npos) << r.err;
     EXPECT_EQ(r.err.back(), '\n');
-    const Result f = run("run --functional --progress");
+    const Result f = run("run --demo edges --functional --progress");
     EXPECT_NE(f.err.find("npusim: layer 5/5 (DEQUANTIZE), "), std::string::npos) << f.err;
 }
 
