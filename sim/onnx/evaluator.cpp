@@ -388,8 +388,8 @@ Outputs conv_transpose(const Ctx& c) {
             const int64_t grp = ic / gc;
             for (int64_t iy = 0; iy < p.h; ++iy) {
                 for (int64_t ix = 0; ix < p.w; ++ix) {
-                    const double v =
-                        xf[static_cast<size_t>(((b * p.c + ic) * p.h + iy) * p.w + ix)];
+                    const double v = static_cast<double>(
+                        xf[static_cast<size_t>(((b * p.c + ic) * p.h + iy) * p.w + ix)]);
                     for (int64_t om = 0; om < gm; ++om) {
                         const int64_t oc = grp * gm + om;
                         for (int64_t ky = 0; ky < kh; ++ky) {
@@ -459,7 +459,7 @@ Outputs pool(const Ctx& c, bool max) {
                                 continue;
                             }
                             const int64_t off = ((b * p.c + ch) * p.h + iy) * p.w + ix;
-                            const double v = xf[static_cast<size_t>(off)];
+                            const auto v = static_cast<double>(xf[static_cast<size_t>(off)]);
                             if (max) {
                                 if (v > acc) {
                                     // Indices: row-major, or column-major with storage_order 1.
@@ -503,7 +503,7 @@ Outputs global_pool(const Ctx& c, bool max) {
     for (size_t k = 0; k < y.size(); ++k) {
         double acc = max ? -std::numeric_limits<double>::infinity() : 0.0;
         for (size_t i = 0; i < plane; ++i) {
-            const double v = xf[k * plane + i];
+            const auto v = static_cast<double>(xf[k * plane + i]);
             acc = max ? std::max(acc, v) : acc + v;
         }
         y[k] = static_cast<float>(max ? acc : acc / static_cast<double>(plane));

@@ -82,6 +82,13 @@ TEST(OnnxImport, OpsetsOutside6To17AreRefused) {
     EXPECT_EQ(error_of(binary_model(6, "Add", {2}, {2}, -1)), "no error");
 }
 
+// ONNX's strict shape inference refuses shapes that contradict each other, before evaluation.
+TEST(OnnxImport, InconsistentShapesAreRefusedByShapeInference) {
+    EXPECT_EQ(error_of(binary_model(13, "Add", {2, 3}, {4}, -1)),
+              "m.onnx: ONNX shape inference finds it inconsistent: [ShapeInferenceError] Shape "
+              "inference error(s): (op_type:Add): [ShapeInferenceError] Incompatible dimensions");
+}
+
 // Opset 6's `broadcast = 1, axis = 1`: B (3) is laid along A's axis 1, i.e. read as (1, 3, 1),
 // where numpy-style alignment would need B's length to match A's last axis (2).
 TEST(OnnxImport, Opset6LegacyBroadcastAlignsBAtAxis) {
