@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <set>
 
 #include <fmt/format.h>
@@ -59,7 +60,14 @@ public:
     }
 
 private:
-    enum class Loc { Kpu, MainU8, MainF32 };
+    // Where a computed tensor is: in KPU RAM (row layout, from a line), in the working buffer as
+    // dense uint8 and/or float32; `q` is the parameters of its uint8 copies.
+    struct Where {
+        Shape shape;
+        QuantParams q;
+        std::optional<uint32_t> kpu, u8, f32;
+        int conv = -1;  // the K210_CONV spec that produced it (its DMA gives the u8 copy)
+    };
 
     [[noreturn]] void fail(const std::string& why) const {
         throw sim::Error(fmt::format("{}: {}", m_o.model_name, why));
@@ -182,8 +190,8 @@ private:
             fail(fmt::format("the input ({}) does not fit the 2 MiB KPU RAM", shape_str(in.shape)));
         }
         m_kpu_top = kpu::kRamLines - lines;  // the input sits at the top, as the SDK places it
-        m_cur = in.name, m_loc = Loc::Kpu, m_line = static_cast<uint32_t>(m_kpu_top);
-        m_shape = in.shape, m_q = m_out.input_q;
+        Where& x = m_t[in.name];
+        x.shape = in.shape, x.q = m_out.input_q, x.kpu = static_cast<uint32_t>(m_kpu_top);
         auto it = m_consumers.find(in.name);
         if (it == m_consumers.end() || it->second.size() != 1 ||
             m_g.nodes[it->second[0]].op_type != "Conv") {
@@ -209,81 +217,93 @@ private:
                                              c.cycles_per_mac * static_cast<double>(macs)));
     }
 
-    // The current tensor as float32 in the working buffer (dense NCHW).
-    void to_f32(const std::string& why) {
-        to_main_u8();
-        if (m_loc == Loc::MainF32) {
-            return;
+    // A computed tensor, or an error naming the node that wants it.
+    Where& tensor(const onnx::Node& n, size_t input) {
+        if (input >= n.inputs.size() || m_t.count(n.inputs[input]) == 0) {
+            fail(n, fmt::format("its input {} is not computed by a compiled layer", input));
         }
-        const uint64_t n = static_cast<uint64_t>(numel(m_shape));
-        const uint32_t out = alloc_main(n * 4);
-        const float scale = static_cast<float>(m_q.scale);
-        m_spec.layers.push_back(DequantizeSpec{m_addr, out, static_cast<uint32_t>(n), scale,
-                                               static_cast<float>(-m_q.zero_point * m_q.scale)});
-        CompiledLayer& l = add_layer(m_cur, "CPU", "DEQUANTIZE");
-        l.why_cpu = why;
-        l.in_shape = l.out_shape = m_shape;
-        l.in_q = m_q;
-        l.est_cycles = cpu_cycles(n, 0);
-        l.onnx_output = m_cur;
-        l.out_float = true, l.out_address = out, l.lsb = m_q;
-        m_loc = Loc::MainF32, m_addr = out;
-    }
-    // The current tensor as dense uint8 in the working buffer.
-    void to_main_u8() {
-        if (m_loc != Loc::Kpu) {
-            return;
-        }
-        auto* conv =
-            m_last_conv >= 0
-                ? std::get_if<ConvLayerSpec>(&m_spec.layers[static_cast<size_t>(m_last_conv)])
-                : nullptr;
-        if (conv == nullptr) {
-            fail(fmt::format("tensor '{}' is the uploaded input, not a KPU layer output", m_cur));
-        }
-        conv->main_mem_out = true;
-        conv->main_mem_out_address = alloc_main(static_cast<uint64_t>(numel(m_shape)));
-        m_loc = Loc::MainU8, m_addr = conv->main_mem_out_address;
-    }
-    // The current tensor quantized in KPU RAM.
-    void to_kpu(const onnx::Node& n) {
-        if (m_loc == Loc::Kpu) {
-            return;
-        }
-        if (m_shape.size() != 4) {
-            fail(n, fmt::format("its input {} is not a 1 x C x H x W feature map",
-                                shape_str(m_shape)));
-        }
-        const uint64_t count = static_cast<uint64_t>(numel(m_shape));
-        if (m_loc == Loc::MainF32) {
-            m_q = qparams(m_cur);
-            const uint32_t out = alloc_main(count);
-            m_spec.layers.push_back(quantize_layer(
-                m_addr, out, static_cast<uint32_t>(count), static_cast<float>(m_q.scale),
-                static_cast<float>(-m_q.zero_point * m_q.scale)));
-            CompiledLayer& l = add_layer(m_cur, "CPU", "QUANTIZE");
-            l.why_cpu = "float tensor into a KPU layer";
-            l.in_shape = l.out_shape = m_shape;
-            l.out_q = l.lsb = m_q;
-            l.est_cycles = cpu_cycles(count, 0);
-            l.out_address = out;
-            m_loc = Loc::MainU8, m_addr = out;
-        }
-        const int c = static_cast<int>(m_shape[1]), h = static_cast<int>(m_shape[2]),
-                  w = static_cast<int>(m_shape[3]);
-        const uint32_t line = alloc_kpu(kpu::fmap_lines(c, w, h), "K210_UPLOAD of " + m_cur);
-        m_spec.layers.push_back(upload_layer(m_addr, line, static_cast<uint32_t>(w),
-                                             static_cast<uint32_t>(h), static_cast<uint32_t>(c)));
-        CompiledLayer& l = add_layer(m_cur, "CPU", "K210_UPLOAD");
-        l.why_cpu = "feature map into the KPU RAM layout";
-        l.in_shape = l.out_shape = m_shape;
-        l.est_cycles = cpu_cycles(count, 0);
-        l.out_in_kpu = true, l.out_address = line, l.lsb = m_q;
-        m_loc = Loc::Kpu, m_line = line, m_last_conv = -1;
+        return m_t.at(n.inputs[input]);
     }
 
-    // Why Conv `n` cannot be a KPU layer on the current tensor ("" if it can).
-    std::string kpu_refusal(const onnx::Node& n, const onnx::Value& w) const {
+    // Tensor `t` as float32 in the working buffer (dense NCHW).
+    Where& to_f32(const std::string& t, const std::string& why) {
+        Where& w = m_t.at(t);
+        if (w.f32) {
+            return w;
+        }
+        to_main_u8(t);
+        const uint64_t n = static_cast<uint64_t>(numel(w.shape));
+        const uint32_t out = alloc_main(n * 4);
+        m_spec.layers.push_back(DequantizeSpec{*w.u8, out, static_cast<uint32_t>(n),
+                                               static_cast<float>(w.q.scale),
+                                               static_cast<float>(-w.q.zero_point * w.q.scale)});
+        CompiledLayer& l = add_layer(t, "CPU", "DEQUANTIZE");
+        l.why_cpu = why;
+        l.in_shape = l.out_shape = w.shape;
+        l.in_q = w.q;
+        l.est_cycles = cpu_cycles(n, 0);
+        l.onnx_output = t;
+        l.out_float = true, l.out_address = out, l.lsb = w.q;
+        w.f32 = out;
+        return w;
+    }
+    // Tensor `t` as dense uint8 in the working buffer (a KPU output: by the layer's DMA).
+    Where& to_main_u8(const std::string& t) {
+        Where& w = m_t.at(t);
+        if (w.u8) {
+            return w;
+        }
+        if (w.conv >= 0) {
+            auto& conv = std::get<ConvLayerSpec>(m_spec.layers[static_cast<size_t>(w.conv)]);
+            conv.main_mem_out = true;
+            conv.main_mem_out_address = alloc_main(static_cast<uint64_t>(numel(w.shape)));
+            w.u8 = conv.main_mem_out_address;
+            return w;
+        }
+        if (!w.f32) {
+            fail(fmt::format("tensor '{}' (the input) has no uint8 copy in the working buffer", t));
+        }
+        w.q = qparams(t);
+        const uint64_t count = static_cast<uint64_t>(numel(w.shape));
+        const uint32_t out = alloc_main(count);
+        m_spec.layers.push_back(quantize_layer(*w.f32, out, static_cast<uint32_t>(count),
+                                               static_cast<float>(w.q.scale),
+                                               static_cast<float>(-w.q.zero_point * w.q.scale)));
+        CompiledLayer& l = add_layer(t, "CPU", "QUANTIZE");
+        l.why_cpu = "float tensor into a KPU layer";
+        l.in_shape = l.out_shape = w.shape;
+        l.out_q = l.lsb = w.q;
+        l.est_cycles = cpu_cycles(count, 0);
+        l.out_address = out;
+        w.u8 = out;
+        return w;
+    }
+    // Tensor `t` quantized in KPU RAM.
+    Where& to_kpu(const std::string& t, const onnx::Node& n) {
+        Where& w = m_t.at(t);
+        if (w.kpu) {
+            return w;
+        }
+        if (w.shape.size() != 4) {
+            fail(n, fmt::format("its input {} is not a 1 x C x H x W feature map",
+                                shape_str(w.shape)));
+        }
+        to_main_u8(t);
+        const int c = static_cast<int>(w.shape[1]), h = static_cast<int>(w.shape[2]),
+                  wd = static_cast<int>(w.shape[3]);
+        const uint32_t line = alloc_kpu(kpu::fmap_lines(c, wd, h), "K210_UPLOAD of " + t);
+        m_spec.layers.push_back(upload_layer(*w.u8, line, static_cast<uint32_t>(wd),
+                                             static_cast<uint32_t>(h), static_cast<uint32_t>(c)));
+        CompiledLayer& l = add_layer(t, "CPU", "K210_UPLOAD");
+        l.why_cpu = "feature map into the KPU RAM layout";
+        l.in_shape = l.out_shape = w.shape;
+        l.est_cycles = cpu_cycles(static_cast<uint64_t>(numel(w.shape)), 0);
+        l.out_in_kpu = true, l.out_address = line, l.lsb = w.q;
+        w.kpu = line;
+        return w;
+    }
+
+    static std::string kpu_refusal(const onnx::Node& n, const onnx::Value& w, const Shape& in) {
         if (w.shape.size() != 4) {
             return "its weights are not 4-D (1-D convolutions are not KPU layers)";
         }
@@ -310,7 +330,7 @@ private:
         if (!same) {
             return fmt::format("padding {} (the KPU pads {} on every side)", shape_str(pads), p);
         }
-        const int64_t c = m_shape[1], h = m_shape[2], wd = m_shape[3];
+        const int64_t c = in[1], h = in[2], wd = in[3];
         const int64_t g = n.get_int("group", 1);
         if (g != 1 && !(g == c && w.shape[0] == c)) {
             return fmt::format("{} groups (the KPU has dense and depthwise convolutions)", g);
@@ -326,22 +346,21 @@ private:
 
     void conv(size_t index) {
         const onnx::Node& n = m_g.nodes[index];
-        if (n.inputs.empty() || n.inputs[0] != m_cur) {
-            fail(n, "it does not take the previous layer's output (only chains are compiled)");
-        }
-        if (m_shape.size() != 4) {
+        const std::string src = n.inputs.empty() ? "" : n.inputs[0];
+        const Shape in_shape = tensor(n, 0).shape;
+        if (in_shape.size() != 4) {
             fail(n, fmt::format("its input {} is not a 1 x C x H x W feature map",
-                                shape_str(m_shape)));
+                                shape_str(in_shape)));
         }
         const onnx::Value& wv = init(n, 1, "weight tensor");
-        const std::string refusal = kpu_refusal(n, wv);
+        const std::string refusal = kpu_refusal(n, wv, in_shape);
         if (!refusal.empty()) {
             fail(n, "cannot run on the KPU: " + refusal +
                         "; kmodel v3 has no CPU convolution to fall back to");
         }
-        to_kpu(n);
-        const int c = static_cast<int>(m_shape[1]), h = static_cast<int>(m_shape[2]),
-                  w = static_cast<int>(m_shape[3]);
+        const Where& x = to_kpu(src, n);
+        const int c = static_cast<int>(in_shape[1]), h = static_cast<int>(in_shape[2]),
+                  w = static_cast<int>(in_shape[3]);
         const int m = static_cast<int>(wv.shape[0]), k = static_cast<int>(wv.shape[2]);
         const bool depthwise = n.get_int("group", 1) != 1;
         const bool stride2 = n.get_ints("strides", {1, 1}) == Shape{2, 2};
@@ -385,11 +404,11 @@ private:
         }
         const QuantParams out_q = qparams(act_out);
         const Range pre_range = m_ranges.at(pre);
-        const QuantizedConv q = quantize_conv(weights, bias, m, k, depthwise, m_q, out_q, act,
+        const QuantizedConv q = quantize_conv(weights, bias, m, k, depthwise, x.q, out_q, act,
                                               pre_range.lo, pre_range.hi);
         kpu::LayerArgs args;
         try {
-            args = kpu::build_layer({c, h, w, m, k, depthwise, pool, true}, m_line, 0);
+            args = kpu::build_layer({c, h, w, m, k, depthwise, pool, true}, *x.kpu, 0);
         } catch (const sim::Error& e) {
             fail(n, std::string("cannot be a KPU layer: ") + e.what());
         }
@@ -401,21 +420,21 @@ private:
         args.pad_value = q.pad_value;
         ConvLayerSpec spec;
         spec.args = args, spec.weights = q.weights, spec.bn = q.bn, spec.act = q.act;
-        m_last_conv = static_cast<int>(m_spec.layers.size());
+        const int spec_index = static_cast<int>(m_spec.layers.size());
         m_spec.layers.push_back(spec);
         CompiledLayer& l = add_layer(fmt::format("{}", fmt::join(names, "+")), "KPU",
                                      fmt::format("{}", fmt::join(kind, " + ")));
-        l.in_shape = m_shape;
+        l.in_shape = in_shape;
         l.out_shape = {1, og.channels, og.height, og.width};
-        l.in_q = m_q, l.out_q = out_q;
+        l.in_q = x.q, l.out_q = out_q;
         l.weight_bytes = q.weights.size();
         const kpu::LayerCost cost = kpu::layer_cost(args, true, kpu::KpuTiming{});
         l.macs = cost.macs, l.est_cycles = cost.total_cycles;
         l.act_error_lsb = q.max_act_error_lsb;
         l.onnx_output = t;
         l.out_in_kpu = true, l.out_address = args.image_dst_addr, l.lsb = out_q;
-        m_cur = t, m_loc = Loc::Kpu, m_line = args.image_dst_addr, m_q = out_q;
-        m_shape = l.out_shape;
+        Where& y = m_t[t];
+        y.shape = l.out_shape, y.q = out_q, y.kpu = args.image_dst_addr, y.conv = spec_index;
     }
 
     bool activation_of(const onnx::Node& n, Activation& a) const {
@@ -477,33 +496,29 @@ private:
             conv(index);
             return;
         }
-        if (n.inputs.empty() || n.inputs[0] != m_cur) {
-            fail(n, "it does not take the previous layer's output (only chains are compiled)");
-        }
         const std::string out = n.outputs.at(0);
         if (op == "Flatten" || op == "Reshape" || op == "Squeeze" || op == "Unsqueeze" ||
             op == "Identity" || op == "Dropout") {
-            to_main_u8();  // dense NCHW in the working buffer: reshaping moves nothing
-            m_cur = out;
-            m_shape = m_shapes.at(out);
+            // Dense NCHW in the working buffer: reshaping moves nothing.
+            const Where& w = to_main_u8_or_f32(n);
+            Where& y = m_t[out];
+            y.shape = m_shapes.at(out), y.q = w.q, y.u8 = w.u8, y.f32 = w.f32;
             return;
         }
         if (op == "GlobalAveragePool") {
-            to_f32("GlobalAveragePool on a " + shape_str(m_shape) +
-                   " map (the KPU pools 2x2 and 4x4 maps)");
-            const auto c = static_cast<uint32_t>(m_shape[1]);
-            const auto kernel = static_cast<uint32_t>(numel(m_shape) / m_shape[1]);
+            const Shape s = tensor(n, 0).shape;
+            const Where& w = to_f32(n.inputs[0], "GlobalAveragePool on a " + shape_str(s) +
+                                                     " map (the KPU pools 2x2 and 4x4 maps)");
+            const auto c = static_cast<uint32_t>(s.at(1));
+            const auto kernel = static_cast<uint32_t>(numel(s) / s[1]);
             const uint32_t o = alloc_main(uint64_t{c} * 4);
-            m_spec.layers.push_back(global_average_pool_layer(m_addr, o, kernel, c));
+            m_spec.layers.push_back(global_average_pool_layer(*w.f32, o, kernel, c));
             CompiledLayer& l = add_layer(n.name, "CPU", "GLOBAL_AVERAGE_POOL2D");
             l.why_cpu = "the KPU pools 2x2 and 4x4 maps in a layer";
-            l.in_shape = m_shape;
-            m_shape = {1, static_cast<int64_t>(c), 1, 1};
-            l.out_shape = m_shape;
+            l.in_shape = s;
+            l.out_shape = {1, static_cast<int64_t>(c), 1, 1};
             l.est_cycles = cpu_cycles(uint64_t{kernel} * c, 0);
-            l.onnx_output = out;
-            l.out_float = true, l.out_address = o, l.lsb = qparams(out);
-            m_cur = out, m_addr = o;
+            float_output(l, out, o);
             return;
         }
         if (op == "Gemm") {
@@ -511,38 +526,133 @@ private:
             return;
         }
         if (op == "Softmax") {
-            to_f32("Softmax");
-            const int64_t count = numel(m_shape);
-            if (std::count_if(m_shape.begin(), m_shape.end(), [](int64_t d) { return d > 1; }) >
-                1) {
+            const Shape s = tensor(n, 0).shape;
+            const Where& w = to_f32(n.inputs[0], "Softmax");
+            if (std::count_if(s.begin(), s.end(), [](int64_t d) { return d > 1; }) > 1) {
                 fail(n, fmt::format("softmax over {} (the SDK's SOFTMAX takes one vector)",
-                                    shape_str(m_shape)));
+                                    shape_str(s)));
             }
+            const int64_t count = numel(s);
             const uint32_t o = alloc_main(static_cast<uint64_t>(count) * 4);
-            m_spec.layers.push_back(softmax_layer(m_addr, o, static_cast<uint32_t>(count)));
+            m_spec.layers.push_back(softmax_layer(*w.f32, o, static_cast<uint32_t>(count)));
             CompiledLayer& l = add_layer(n.name, "CPU", "SOFTMAX");
             l.why_cpu = "the KPU has no softmax";
-            l.in_shape = l.out_shape = m_shape;
+            l.in_shape = l.out_shape = s;
             l.est_cycles = cpu_cycles(static_cast<uint64_t>(count) * 3, 0);
-            l.onnx_output = out;
-            l.out_float = true, l.out_address = o, l.lsb = qparams(out);
-            m_cur = out, m_addr = o;
+            float_output(l, out, o);
+            return;
+        }
+        if (op == "Add") {
+            add(n);
+            return;
+        }
+        if (op == "Concat") {
+            concat(n);
             return;
         }
         fail(n, fmt::format("{} has no K210 mapping in this compiler (KPU: Conv with "
                             "BatchNormalization, Relu, LeakyRelu, Clip, MaxPool, AveragePool, "
-                            "GlobalAveragePool fused; CPU: Gemm, GlobalAveragePool, Softmax, "
-                            "Flatten, Reshape)",
+                            "GlobalAveragePool fused; CPU: Add (+ Relu), Concat, Gemm, "
+                            "GlobalAveragePool, Softmax, Flatten, Reshape)",
                             op));
     }
 
+    // A CPU layer's float output `t` at working-buffer byte `at`.
+    void float_output(CompiledLayer& l, const std::string& t, uint32_t at) {
+        l.onnx_output = t;
+        l.out_float = true, l.out_address = at, l.lsb = qparams(t);
+        Where& y = m_t[t];
+        y.shape = l.out_shape, y.f32 = at, y.q = qparams(t);
+    }
+
+    const Where& to_main_u8_or_f32(const onnx::Node& n) {
+        const Where& w = tensor(n, 0);
+        return w.u8 || w.f32 ? w : to_main_u8(n.inputs[0]);
+    }
+
+    // Add of two same-shaped tensors: the SDK's float ADD. A Relu that alone follows is the
+    // clamp at 0 of the QUANTIZE that brings the sum back to uint8 (zero point 0).
+    void add(const onnx::Node& n) {
+        const Shape s = tensor(n, 0).shape;
+        if (n.inputs.size() != 2 || tensor(n, 1).shape != s) {
+            fail(n,
+                 fmt::format("an Add of {} and {} (the SDK's ADD takes two tensors of one shape)",
+                             shape_str(s), shape_str(tensor(n, 1).shape)));
+        }
+        const uint32_t a = *to_f32(n.inputs[0], "Add: the SDK's float ADD").f32;
+        const uint32_t b = *to_f32(n.inputs[1], "Add: the SDK's float ADD").f32;
+        const auto count = static_cast<uint64_t>(numel(s));
+        const uint32_t o = alloc_main(count * 4);
+        m_spec.layers.push_back(k210::add_layer(a, b, o, static_cast<uint32_t>(count)));
+        CompiledLayer& l = add_layer(n.name, "CPU", "ADD");
+        l.why_cpu = "the KPU has no elementwise add";
+        l.in_shape = l.out_shape = s;
+        l.est_cycles = cpu_cycles(count, 0);
+        float_output(l, n.outputs[0], o);
+        size_t next_index = 0;
+        const onnx::Node* next = sole_consumer(n.outputs[0], &next_index);
+        Activation act;
+        if (next != nullptr && next->op_type == "Relu") {
+            m_done.insert(next_index);
+            const std::string r = next->outputs[0];
+            const QuantParams q = qparams(r);  // range from 0: zero point 0, negatives clamp
+            const uint32_t u = alloc_main(count);
+            m_spec.layers.push_back(quantize_layer(o, u, static_cast<uint32_t>(count),
+                                                   static_cast<float>(q.scale),
+                                                   static_cast<float>(-q.zero_point * q.scale)));
+            CompiledLayer& lq = add_layer(next->name, "CPU", "QUANTIZE (= relu)");
+            lq.why_cpu = "relu after a CPU add: the clamp of the quantization";
+            lq.in_shape = lq.out_shape = s;
+            lq.out_q = lq.lsb = q;
+            lq.est_cycles = cpu_cycles(count, 0);
+            lq.onnx_output = r;
+            lq.out_address = u;
+            Where& y = m_t[r];
+            y.shape = s, y.q = q, y.u8 = u;
+        }
+    }
+
+    // Concat along channels of 1 x C x H x W maps (or along any axis with only 1s before it):
+    // the SDK's CONCAT copies the inputs' bytes one after another, here of float copies.
+    void concat(const onnx::Node& n) {
+        const Shape s0 = tensor(n, 0).shape;
+        const int64_t axis = n.get_int("axis", 1) < 0
+                                 ? n.get_int("axis", 1) + static_cast<int64_t>(s0.size())
+                                 : n.get_int("axis", 1);
+        for (int64_t a = 0; a < axis; ++a) {
+            if (s0.at(static_cast<size_t>(a)) != 1) {
+                fail(n, fmt::format("a concat along axis {} of {} is not a plain byte "
+                                    "concatenation (dimensions before the axis must be 1)",
+                                    axis, shape_str(s0)));
+            }
+        }
+        std::vector<std::pair<uint32_t, uint32_t>> ranges;
+        for (size_t i = 0; i < n.inputs.size(); ++i) {
+            const Shape si = tensor(n, i).shape;
+            const Where& w = to_f32(n.inputs[i], "Concat: the SDK's CONCAT");
+            ranges.emplace_back(*w.f32, static_cast<uint32_t>(numel(si) * 4));
+        }
+        const Shape out_shape = m_shapes.at(n.outputs[0]);
+        const auto bytes = static_cast<uint64_t>(numel(out_shape)) * 4;
+        const uint32_t o = alloc_main(bytes);
+        m_spec.layers.push_back(concat_layer(o, ranges));
+        CompiledLayer& l = add_layer(n.name, "CPU", "CONCAT");
+        l.why_cpu = "the KPU has no concatenation";
+        l.in_shape = s0;
+        l.out_shape = out_shape;
+        l.est_cycles = cpu_cycles(bytes / 4, 0);
+        float_output(l, n.outputs[0], o);
+    }
+
     void gemm(const onnx::Node& n) {
-        to_f32("Gemm (the K210 runs fully connected layers on the CPU)");
+        const Shape s = tensor(n, 0).shape;
+        const Where& x =
+            to_f32(n.inputs[0], "Gemm (the K210 runs fully connected layers on the CPU)");
         const onnx::Value& b = init(n, 1, "B");
         if (b.shape.size() != 2 ||
-            numel(m_shape) != (n.get_int("transB", 0) != 0 ? b.shape[1] : b.shape[0]) ||
+            numel(s) != (n.get_int("transB", 0) != 0 ? b.shape[1] : b.shape[0]) ||
             n.get_int("transA", 0) != 0) {
-            fail(n, fmt::format("A {} and B {} are not a vector times a matrix", shape_str(m_shape),
+            fail(n, fmt::format("A {} and B {} are not a vector times a matrix", shape_str(s),
                                 shape_str(b.shape)));
         }
         const bool tb = n.get_int("transB", 0) != 0;
@@ -575,30 +685,27 @@ private:
             t = next->outputs[0];
         }
         const uint32_t o = alloc_main(out * 4);
-        m_spec.layers.push_back(fully_connected_layer(m_addr, o, static_cast<uint32_t>(in),
+        m_spec.layers.push_back(fully_connected_layer(*x.f32, o, static_cast<uint32_t>(in),
                                                       static_cast<uint32_t>(out), act, w, bias));
         CompiledLayer& l = add_layer(fmt::format("{}", fmt::join(names, "+")), "CPU",
                                      act == 0 ? "FULLY_CONNECTED" : "FULLY_CONNECTED + relu");
         l.why_cpu = "fully connected: the SDK's float layer";
-        l.in_shape = m_shape;
-        m_shape = {1, static_cast<int64_t>(out)};
-        l.out_shape = m_shape;
+        l.in_shape = s;
+        l.out_shape = {1, static_cast<int64_t>(out)};
         l.weight_bytes = (in * out + out) * 4;
         l.macs = in * out;
         l.est_cycles = cpu_cycles(out, in * out);
-        l.onnx_output = t;
-        l.out_float = true, l.out_address = o, l.lsb = qparams(t);
-        m_cur = t, m_addr = o;
+        float_output(l, t, o);
     }
 
     void finish() {
-        if (m_cur != m_g.outputs[0].name) {
-            fail(fmt::format("the graph output '{}' is not the end of the chain ('{}')",
-                             m_g.outputs[0].name, m_cur));
+        const std::string& t = m_g.outputs[0].name;
+        if (m_t.count(t) == 0) {
+            fail(fmt::format("the graph output '{}' is not computed by a compiled layer", t));
         }
-        to_f32("the model output is float");
-        const auto bytes = static_cast<uint32_t>(numel(m_shape) * 4);
-        m_spec.outputs = {{m_addr, bytes}};
+        const Where& w = to_f32(t, "the model output is float");
+        const auto bytes = static_cast<uint32_t>(numel(w.shape) * 4);
+        m_spec.outputs = {{*w.f32, bytes}};
         m_spec.eight_bit = true;
         m_spec.main_mem_usage = std::max<uint32_t>(m_main, 8);
         m_spec.max_start_address = static_cast<uint32_t>(m_kpu_top);
@@ -615,13 +722,8 @@ private:
     std::set<size_t> m_done;
     V3ModelSpec m_spec;
     CompiledModel m_out;
-    // The tensor the chain has reached and where it is.
-    std::string m_cur;
-    Loc m_loc = Loc::Kpu;
-    Shape m_shape;
-    QuantParams m_q;
-    uint32_t m_line = 0, m_addr = 0;
-    int m_last_conv = -1;
+    // Every computed tensor and its copies.
+    std::map<std::string, Where> m_t;
     uint64_t m_kpu_next = 0, m_kpu_top = kpu::kRamLines;
     uint32_t m_main = 0;
 };

@@ -343,6 +343,32 @@ CpuLayerWork v3_fully_connected(const Kmodel& m, const KmodelLayer& l, RuntimeMe
     return {oc, uint64_t{ic} * oc};
 }
 
+CpuLayerWork v3_concat(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem) {
+    sim::ByteReader r = body_reader(m, l, "CONCAT body");
+    r.u32("flags");
+    const uint32_t out = r.u32("main_mem_out_address"), count = r.u32("input_count");
+    if (count > r.remaining() / 8) {
+        fail(m, l,
+             fmt::format("{} inputs need {} bytes, the body has {}", count, uint64_t{count} * 8,
+                         r.remaining()));
+    }
+    std::vector<uint8_t> y;
+    for (uint32_t i = 0; i < count; ++i) {
+        const uint32_t start = r.u32("inputs_mem.start"), size = r.u32("inputs_mem.size");
+        check_range(m, l, {kMainMemory, kUint8, start, size}, "input");
+        if (y.size() + size > m.main_mem_bytes) {
+            fail(m, l, "the inputs together are larger than the working buffer");
+        }
+        const size_t at = y.size();
+        y.resize(at + size);
+        mem.read(kMainMemory, start, y.data() + at, size);
+    }
+    check_range(m, l, {kMainMemory, kUint8, out, static_cast<uint32_t>(y.size())}, "output", -1,
+                true);
+    mem.write(kMainMemory, out, y.data(), y.size());
+    return {y.size() / 4, 0};  // bytes copied, counted as 4-byte elements
+}
+
 CpuLayerWork v3_upload(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem) {
     sim::ByteReader r = body_reader(m, l, "K210_UPLOAD body");
     r.u32("flags");
@@ -379,6 +405,7 @@ bool layer_supported(int version, uint32_t type) {
         case op::kV3GlobalAveragePool:
         case op::kV3Softmax:
         case op::kV3FullyConnected:
+        case op::kV3Concat:
         case op::kV3Upload: return true;
         default: return false;
         }
@@ -576,6 +603,7 @@ CpuLayerWork run_cpu_layer(const Kmodel& m, size_t index, RuntimeMemory& mem, bo
         case op::kV3GlobalAveragePool: return v3_global_average_pool(m, l, mem);
         case op::kV3Softmax: return v3_softmax(m, l, mem);
         case op::kV3FullyConnected: return v3_fully_connected(m, l, mem, fma);
+        case op::kV3Concat: return v3_concat(m, l, mem);
         case op::kV3Upload: return v3_upload(m, l, mem);
         default: break;
         }

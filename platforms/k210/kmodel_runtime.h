@@ -16,7 +16,8 @@ namespace npu::k210 {
 // v3 layer types and v4 opcodes the runtime dispatches on.
 namespace op {
 constexpr uint32_t kV3Add = 1, kV3GlobalAveragePool = 5, kV3Quantize = 11, kV3Dequantize = 12,
-                   kV3Softmax = 15, kV3FullyConnected = 18, kV3Conv = 10240, kV3Upload = 10243;
+                   kV3Softmax = 15, kV3Concat = 16, kV3FullyConnected = 18, kV3Conv = 10240,
+                   kV3Upload = 10243;
 constexpr uint32_t kV4Concat = 0x01, kV4Dequantize = 0x03, kV4Pad = 0x05, kV4Quantize = 0x06,
                    kV4MemoryCopy = 0x09, kV4Transpose = 0x0C, kV4QuantizedBinary = 0x11,
                    kV4Upload = 0x2001, kV4Conv = 0x2002;

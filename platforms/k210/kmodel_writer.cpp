@@ -116,6 +116,19 @@ RawLayerSpec fully_connected_layer(uint32_t in_address, uint32_t out_address, ui
     return {18, o.bytes};
 }
 
+RawLayerSpec concat_layer(uint32_t out_address,
+                          const std::vector<std::pair<uint32_t, uint32_t>>& inputs) {
+    Out o;
+    o.u32(0);
+    o.u32(out_address);
+    o.u32(static_cast<uint32_t>(inputs.size()));
+    for (const auto& [start, size] : inputs) {
+        o.u32(start);
+        o.u32(size);
+    }
+    return {16, o.bytes};
+}
+
 RawLayerSpec upload_layer(uint32_t in_address, uint32_t kpu_line, uint32_t width, uint32_t height,
                           uint32_t channels) {
     return raw(10243, {0, in_address, kpu_line, width, height, channels});

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -46,6 +47,9 @@ RawLayerSpec fully_connected_layer(uint32_t in_address, uint32_t out_address, ui
                                    uint32_t out_channels, uint32_t act,
                                    const std::vector<float>& weights,
                                    const std::vector<float>& bias);
+// CONCAT: the inputs' bytes ({start, size} in the working buffer) one after another.
+RawLayerSpec concat_layer(uint32_t out_address,
+                          const std::vector<std::pair<uint32_t, uint32_t>>& inputs);
 RawLayerSpec upload_layer(uint32_t in_address, uint32_t kpu_line, uint32_t width, uint32_t height,
                           uint32_t channels);
 

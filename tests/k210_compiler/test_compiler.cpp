@@ -265,6 +265,43 @@ TEST(K210Compiler, FallbackPathsAgreeWithTheFloatModel) {
     EXPECT_LT(a.max_abs, 0.03 * a.out_range);
 }
 
+// Branches: a residual block (the Add on the CPU, its Relu as the clamp of the QUANTIZE that
+// takes the sum back to uint8, then K210_UPLOAD for the next KPU layer), and a channel Concat
+// of a KPU layer's output with a layer that reads it too.
+TEST(K210Compiler, ResidualAndConcatBranchesAgreeWithTheFloatModel) {
+    Net n({1, 3, 16, 16});
+    n.conv("c1", 3, 8, 3);
+    n.node("Relu", "r1");
+    const std::string t1 = n.last;
+    n.conv("c2", 8, 8, 3);
+    n.bn("bn2", 8);
+    n.node("Add", "add", {t1});
+    n.node("Relu", "r3");
+    n.conv("c3", 8, 4, 1);
+    n.node("Relu", "r4");
+    const std::string t4 = n.last;
+    n.conv("c4", 4, 4, 3);
+    onnx::Node& cat = n.node("Concat", "cat", {});
+    cat.inputs = {t4, "c4_out"};
+    Net::set_int(cat, "axis", 1);
+    n.node("GlobalAveragePool", "gap");  // 16x16: on the CPU
+    Net::set_int(n.node("Flatten", "flat"), "axis", 1);
+    onnx::Node& fc =
+        n.node("Gemm", "fc", {n.weight("fc_w", {8, 3}, 0.5f), n.weight("fc_b", {3}, 0.1f)});
+    (void)fc;
+    n.finish();
+    const Agreement a = compile_and_compare(n);
+    EXPECT_EQ(a.kinds, (std::vector<std::string>{
+                           "KPU conv3x3 + relu", "KPU conv3x3 + bn", "CPU DEQUANTIZE",
+                           "CPU DEQUANTIZE", "CPU ADD", "CPU QUANTIZE (= relu)", "CPU K210_UPLOAD",
+                           "KPU conv1x1 + relu", "KPU conv3x3", "CPU DEQUANTIZE", "CPU DEQUANTIZE",
+                           "CPU CONCAT", "CPU GLOBAL_AVERAGE_POOL2D", "CPU FULLY_CONNECTED"}));
+    std::printf("branch net: max |err| %.4f of an output range %.3f, cosine %.6f\n", a.max_abs,
+                a.out_range, a.cosine);
+    EXPECT_GT(a.cosine, 0.999);
+    EXPECT_LT(a.max_abs, 0.03 * a.out_range);
+}
+
 std::string compile_error(Net& n, size_t samples = 2) {
     k210::CompileOptions o;
     o.calibration = n.samples(samples);
@@ -309,8 +346,8 @@ TEST(K210Compiler, BadInputsAreOneExactError) {
         EXPECT_EQ(compile_error(n),
                   "m.onnx: Sigmoid 'sig': Sigmoid has no K210 mapping in this compiler (KPU: "
                   "Conv with BatchNormalization, Relu, LeakyRelu, Clip, MaxPool, AveragePool, "
-                  "GlobalAveragePool fused; CPU: Gemm, GlobalAveragePool, Softmax, Flatten, "
-                  "Reshape)");
+                  "GlobalAveragePool fused; CPU: Add (+ Relu), Concat, Gemm, GlobalAveragePool, "
+                  "Softmax, Flatten, Reshape)");
     }
 }
 
