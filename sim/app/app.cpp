@@ -140,7 +140,8 @@ int main(int argc, char** argv) {
         ->check(CLI::ExistingFile);
     compile
         ->add_option("--calibrate", compile_opts.calibrate,
-                     "Calibration samples: a .npy (one input or a batch) or a directory of them")
+                     "Calibration samples: a .npy (one input or a batch), an image (PNG/JPEG/BMP, "
+                     "pixels / 255) or a directory of them")
         ->required()
         ->check(CLI::ExistingPath);
     compile->add_option("-o,--output", compile_opts.output, "The kmodel to write")->required();

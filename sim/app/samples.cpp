@@ -1,11 +1,13 @@
 #include "sim/app/samples.h"
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 
 #include <fmt/format.h>
 
 #include "sim/core/error.h"
+#include "sim/core/image.h"
 #include "sim/core/npy.h"
 
 namespace npu::app {
@@ -19,26 +21,66 @@ std::vector<std::string> npy_files(const std::string& path) {
     }
     std::vector<std::string> files;
     for (const auto& e : fs::directory_iterator(path)) {
-        if (e.path().extension() == ".npy") {
+        std::string ext = e.path().extension().string();
+        std::transform(ext.begin(), ext.end(), ext.begin(),
+                       [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+        if (ext == ".npy" || ext == ".png" || ext == ".jpg" || ext == ".jpeg" || ext == ".bmp") {
             files.push_back(e.path().string());
         }
     }
     std::sort(files.begin(), files.end());
     if (files.empty()) {
-        throw sim::Error(path + ": no .npy files in this directory");
+        throw sim::Error(path + ": no .npy or image files in this directory");
     }
     return files;
 }
 
+bool is_npy(const std::string& f) {
+    return f.size() >= 4 && f.compare(f.size() - 4, 4, ".npy") == 0;
+}
+
+// An image as one sample of `shape` (1 x C x H x W, C 1 or 3).
+onnx::Value image_sample(const std::string& f, const std::vector<int64_t>& shape, double scale) {
+    if (shape.size() != 4 || shape[0] != 1 || (shape[1] != 1 && shape[1] != 3)) {
+        throw sim::Error(
+            fmt::format("{}: an image gives a 1 x 1 or 1 x 3 x H x W input, the model "
+                        "takes ({})",
+                        f, fmt::join(shape, ", ")));
+    }
+    sim::Tensor img = sim::read_image(f);
+    if (img.dim(2) != shape[2] || img.dim(3) != shape[3]) {
+        img = sim::resize_bilinear(img, shape[2], shape[3]);
+    }
+    const auto plane = static_cast<size_t>(shape[2] * shape[3]);
+    const uint8_t* p = img.data<uint8_t>();
+    std::vector<float> v(plane * static_cast<size_t>(shape[1]));
+    for (size_t i = 0; i < plane; ++i) {
+        if (shape[1] == 1) {
+            const double y = 0.299 * p[i] + 0.587 * p[plane + i] + 0.114 * p[2 * plane + i];
+            v[i] = static_cast<float>(y * scale);
+        } else {
+            for (size_t c = 0; c < 3; ++c) {
+                v[c * plane + i] = static_cast<float>(p[c * plane + i] * scale);
+            }
+        }
+    }
+    return onnx::Value::floats(shape, std::move(v));
+}
+
 }  // namespace
 
-std::vector<onnx::Value> read_samples(const std::string& path, const std::vector<int64_t>& shape) {
+std::vector<onnx::Value> read_samples(const std::string& path, const std::vector<int64_t>& shape,
+                                      double image_scale) {
     std::vector<onnx::Value> out;
     size_t per = 1;
     for (int64_t d : shape) {
         per *= static_cast<size_t>(d);
     }
     for (const std::string& f : npy_files(path)) {
+        if (!is_npy(f)) {
+            out.push_back(image_sample(f, shape, image_scale));
+            continue;
+        }
         const sim::Tensor t = sim::read_npy(f);
         const sim::Shape& s = t.shape();
         const bool one = std::vector<int64_t>(s.begin(), s.end()) == shape;

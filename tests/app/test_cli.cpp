@@ -1,6 +1,7 @@
 // The npusim program as a user runs it: exit codes, one-line errors, outputs whole or not at all,
 // and determinism of the default run.
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -10,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <sys/wait.h>
 
+#include "sim/core/image.h"
 #include "sim/core/npy.h"
 #include "sim/onnx/onnx_import.h"
 
@@ -117,13 +119,35 @@ TEST_F(Cli, CompileThenRegressTheDigitsModel) {
         << r.out;
     EXPECT_NE(slurp(dir / "strict" / "junit.xml").find("<failure message=\"max 2.00 LSB"),
               std::string::npos);
+    // Images calibrate too: the first 8 calibration digits as 16x16 PNGs (pixel = 255 x value),
+    // read back as 1-channel luminance / 255; the compile gives the same input quantization.
+    const npu::sim::Tensor calib = npu::sim::read_npy(d + "calib_images.npy");
+    fs::create_directories(dir / "png");
+    for (int i = 0; i < 8; ++i) {
+        std::vector<uint8_t> rgb(3 * 256);
+        for (int k = 0; k < 256; ++k) {
+            const auto v =
+                static_cast<uint8_t>(std::lround(calib.data<float>()[i * 256 + k] * 255));
+            rgb[static_cast<size_t>(k)] = rgb[static_cast<size_t>(256 + k)] =
+                rgb[static_cast<size_t>(512 + k)] = v;
+        }
+        const std::vector<uint8_t> png = npu::sim::encode_png(rgb.data(), 3, 16, 16);
+        std::ofstream(dir / "png" / fmt::format("d{}.png", i), std::ios::binary)
+            .write(reinterpret_cast<const char*>(png.data()),
+                   static_cast<std::streamsize>(png.size()));
+    }
+    c = run("compile " + d + "digits_cnn.onnx --calibrate " + (dir / "png").string() + " -o " +
+            (dir / "png.kmodel").string());
+    ASSERT_EQ(c.rc, 0) << c.err;
+    EXPECT_NE(c.out.find("(calibrated on 8 samples)"), std::string::npos) << c.out;
+    EXPECT_NE(c.out.find("quantized as q = round(x / 0.00392157) + 0"), std::string::npos);
     // An empty calibration directory is one clear error.
     fs::create_directories(dir / "empty");
     c = run("compile " + d + "digits_cnn.onnx --calibrate " + (dir / "empty").string() + " -o " +
             km);
     EXPECT_EQ(c.rc, 2);
-    EXPECT_EQ(c.err,
-              "npusim: error: " + (dir / "empty").string() + ": no .npy files in this directory\n");
+    EXPECT_EQ(c.err, "npusim: error: " + (dir / "empty").string() +
+                         ": no .npy or image files in this directory\n");
 }
 
 TEST_F(Cli, EdgesDemoRunsOnTheK210) {
