@@ -34,7 +34,9 @@ int main(int argc, char** argv) {
     app.require_subcommand(1, 1);
     app.footer(
         "Examples:\n"
-        "  npusim run --out out          run the bundled K210 model; PNGs and reports in out/\n"
+        "  npusim run --out out          our digits CNN compiled for the K210, run; reports in "
+        "out/\n"
+        "  npusim run --demo edges --out out   a blur/Sobel K210 network, with PNGs\n"
         "  npusim run --model M.kmodel --input img.png --out out --trace\n"
         "  npusim run --platform configs/selfcheck.yaml    memory/router/DMI self-check\n"
         "  npusim info --platform configs/k210.yaml        address and register maps\n"
