@@ -740,12 +740,16 @@ std::string compile_report(const CompiledModel& m) {
         "of 32768 lines; working buffer {} bytes\n",
         m.kmodel.size(), m.input_name, shape_str(m.input_shape), m.input_q.scale,
         m.input_q.zero_point, m.kpu_lines, m.main_mem_bytes);
-    s += fmt::format("{:>3}  {:<4} {:<44} {:<12} {:<12} {:>9} {:>10} {:>9}  {}\n", "#", "on",
-                     "layer", "in", "out", "weights", "est.cyc", "act.err", "nodes / why CPU");
+    s += fmt::format("{:>3}  {:<4} {:<44} {:<12} {:<12} {:<18} {:>9} {:>10} {:>9}  {}\n", "#", "on",
+                     "layer", "in", "out", "out q (scale, zp)", "weights", "est.cyc", "act.err",
+                     "nodes / why CPU");
     for (const CompiledLayer& l : m.layers) {
-        s += fmt::format("{:>3}  {:<4} {:<44} {:<12} {:<12} {:>9} {:>10} {:>9}  {}{}\n",
+        // The uint8 parameters of the output (for float outputs: of its calibrated range, the
+        // LSB regress measures errors in).
+        const std::string q = fmt::format("{:.4g}, {}", l.lsb.scale, l.lsb.zero_point);
+        s += fmt::format("{:>3}  {:<4} {:<44} {:<12} {:<12} {:<18} {:>9} {:>10} {:>9}  {}{}\n",
                          l.kmodel_layer, l.target, l.kind, shape_str(l.in_shape),
-                         shape_str(l.out_shape), l.weight_bytes, l.est_cycles,
+                         shape_str(l.out_shape), q, l.weight_bytes, l.est_cycles,
                          l.target == "KPU" ? fmt::format("{} LSB", l.act_error_lsb) : "-", l.nodes,
                          l.why_cpu.empty() ? "" : " (" + l.why_cpu + ")");
     }
