@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <optional>
 #include <set>
@@ -31,6 +32,12 @@ std::string shape_str(const Shape& s) {
     return fmt::format("{}", fmt::join(s, "x"));
 }
 
+// Thrown while compiling for v3 when a layer needs kmodel v4; compile_k210 then starts over in
+// v4 (or, with v3 forced, reports it as the error).
+struct NeedsV4 {
+    std::string why;
+};
+
 int64_t numel(const Shape& s) {
     int64_t n = 1;
     for (int64_t d : s) {
@@ -41,9 +48,10 @@ int64_t numel(const Shape& s) {
 
 class Compiler {
 public:
-    Compiler(const onnx::Graph& g, const CompileOptions& o)
+    Compiler(const onnx::Graph& g, const CompileOptions& o, bool v4)
         : m_g(g)
-        , m_o(o) {}
+        , m_o(o)
+        , m_v4(v4) {}
 
     CompiledModel run() {
         check_io();
@@ -74,6 +82,37 @@ private:
     }
     [[noreturn]] void fail(const onnx::Node& n, const std::string& why) const {
         fail(fmt::format("{}: {}", n.describe(), why));
+    }
+    // What only kmodel v4 has: in a v3 compilation, give up (compile_k210 decides what next).
+    void needs_v4(const std::string& why) const {
+        if (!m_v4) {
+            throw NeedsV4{why};
+        }
+    }
+
+    // Ranges in the working buffer (v4 nodes name their memory).
+    static MemoryRange main_u8(uint32_t at, uint64_t n) {
+        return {kMainMemory, kUint8, at, static_cast<uint32_t>(n)};
+    }
+    static MemoryRange main_f32(uint32_t at, uint64_t n) {
+        return {kMainMemory, kFloat32, at, static_cast<uint32_t>(n * 4)};
+    }
+    static Shape4 shape4(const Shape& s) {
+        Shape4 r{1, 1, 1, 1};
+        const size_t k = std::min<size_t>(s.size(), 4);
+        for (size_t i = 0; i < k; ++i) {  // right-aligned: (C) -> (1, 1, 1, C)
+            r[4 - k + i] = static_cast<int32_t>(s[s.size() - k + i]);
+        }
+        for (size_t i = 0; i + 4 < s.size(); ++i) {
+            r[0] *= static_cast<int32_t>(s[i]);
+        }
+        return r;
+    }
+    uint32_t add_constants(const std::vector<float>& v) {
+        const auto at = static_cast<uint32_t>(m_constants.size());
+        m_constants.resize(at + v.size() * 4);
+        std::memcpy(m_constants.data() + at, v.data(), v.size() * 4);
+        return at;
     }
 
     void check_io() {
@@ -189,15 +228,22 @@ private:
         if (lines > kpu::kRamLines) {
             fail(fmt::format("the input ({}) does not fit the 2 MiB KPU RAM", shape_str(in.shape)));
         }
-        m_kpu_top = kpu::kRamLines - lines;  // the input sits at the top, as the SDK places it
         Where& x = m_t[in.name];
-        x.shape = in.shape, x.q = m_out.input_q, x.kpu = static_cast<uint32_t>(m_kpu_top);
+        x.shape = in.shape, x.q = m_out.input_q;
+        if (m_v4) {
+            // nncase's runtime takes the u8 image in memory and uploads it with a kpu_upload
+            // node before the first KPU layer that reads it.
+            x.u8 = alloc_main(static_cast<uint64_t>(numel(in.shape)));
+            return;
+        }
+        m_kpu_top = kpu::kRamLines - lines;  // the input sits at the top, as the SDK places it
+        x.kpu = static_cast<uint32_t>(m_kpu_top);
         auto it = m_consumers.find(in.name);
         if (it == m_consumers.end() || it->second.size() != 1 ||
             m_g.nodes[it->second[0]].op_type != "Conv") {
-            fail(
-                "the input must feed exactly one Conv: a kmodel v3 starts with a KPU layer "
-                "that reads the uploaded image");
+            needs_v4(
+                "the input does not feed exactly one Conv (a kmodel v3 starts with a KPU layer "
+                "that reads the uploaded image)");
         }
     }
 
@@ -234,9 +280,15 @@ private:
         to_main_u8(t);
         const uint64_t n = static_cast<uint64_t>(numel(w.shape));
         const uint32_t out = alloc_main(n * 4);
-        m_spec.layers.push_back(DequantizeSpec{*w.u8, out, static_cast<uint32_t>(n),
-                                               static_cast<float>(w.q.scale),
-                                               static_cast<float>(-w.q.zero_point * w.q.scale)});
+        if (m_v4) {
+            m_spec.layers.push_back(v4_dequantize_node(main_u8(*w.u8, n), main_f32(out, n),
+                                                       w.q.zero_point,
+                                                       static_cast<float>(1.0 / w.q.scale)));
+        } else {
+            m_spec.layers.push_back(
+                DequantizeSpec{*w.u8, out, static_cast<uint32_t>(n), static_cast<float>(w.q.scale),
+                               static_cast<float>(-w.q.zero_point * w.q.scale)});
+        }
         CompiledLayer& l = add_layer(t, "CPU", "DEQUANTIZE");
         l.why_cpu = why;
         l.in_shape = l.out_shape = w.shape;
@@ -266,9 +318,7 @@ private:
         w.q = qparams(t);
         const uint64_t count = static_cast<uint64_t>(numel(w.shape));
         const uint32_t out = alloc_main(count);
-        m_spec.layers.push_back(quantize_layer(*w.f32, out, static_cast<uint32_t>(count),
-                                               static_cast<float>(w.q.scale),
-                                               static_cast<float>(-w.q.zero_point * w.q.scale)));
+        push_quantize(*w.f32, out, count, w.q);
         CompiledLayer& l = add_layer(t, "CPU", "QUANTIZE");
         l.why_cpu = "float tensor into a KPU layer";
         l.in_shape = l.out_shape = w.shape;
@@ -278,6 +328,18 @@ private:
         w.u8 = out;
         return w;
     }
+    void push_quantize(uint32_t f32_at, uint32_t u8_at, uint64_t count, const QuantParams& q) {
+        if (m_v4) {
+            m_spec.layers.push_back(v4_quantize_node(main_f32(f32_at, count), main_u8(u8_at, count),
+                                                     q.zero_point,
+                                                     static_cast<float>(1.0 / q.scale)));
+        } else {
+            m_spec.layers.push_back(quantize_layer(f32_at, u8_at, static_cast<uint32_t>(count),
+                                                   static_cast<float>(q.scale),
+                                                   static_cast<float>(-q.zero_point * q.scale)));
+        }
+    }
+
     // Tensor `t` quantized in KPU RAM.
     Where& to_kpu(const std::string& t, const onnx::Node& n) {
         Where& w = m_t.at(t);
@@ -291,9 +353,20 @@ private:
         to_main_u8(t);
         const int c = static_cast<int>(w.shape[1]), h = static_cast<int>(w.shape[2]),
                   wd = static_cast<int>(w.shape[3]);
-        const uint32_t line = alloc_kpu(kpu::fmap_lines(c, wd, h), "K210_UPLOAD of " + t);
-        m_spec.layers.push_back(upload_layer(*w.u8, line, static_cast<uint32_t>(wd),
-                                             static_cast<uint32_t>(h), static_cast<uint32_t>(c)));
+        const uint64_t lines = kpu::fmap_lines(c, wd, h);
+        const uint32_t line = alloc_kpu(lines, "K210_UPLOAD of " + t);
+        if (m_v4) {
+            const auto count = static_cast<uint64_t>(numel(w.shape));
+            m_spec.layers.push_back(
+                v4_upload_node(main_u8(*w.u8, count),
+                               {kKpuMemory, kUint8, static_cast<uint32_t>(line * kpu::kLineBytes),
+                                static_cast<uint32_t>(lines * kpu::kLineBytes)},
+                               {1, c, h, wd}));
+        } else {
+            m_spec.layers.push_back(upload_layer(*w.u8, line, static_cast<uint32_t>(wd),
+                                                 static_cast<uint32_t>(h),
+                                                 static_cast<uint32_t>(c)));
+        }
         CompiledLayer& l = add_layer(t, "CPU", "K210_UPLOAD");
         l.why_cpu = "feature map into the KPU RAM layout";
         l.in_shape = l.out_shape = w.shape;
@@ -355,8 +428,12 @@ private:
         const onnx::Value& wv = init(n, 1, "weight tensor");
         const std::string refusal = kpu_refusal(n, wv, in_shape);
         if (!refusal.empty()) {
-            fail(n, "cannot run on the KPU: " + refusal +
-                        "; kmodel v3 has no CPU convolution to fall back to");
+            needs_v4(
+                fmt::format("{} cannot run on the KPU ({}): it needs a CPU convolution, "
+                            "which kmodel v3 does not have",
+                            n.describe(), refusal));
+            cpu_conv(index, wv, in_shape, refusal);
+            return;
         }
         const Where& x = to_kpu(src, n);
         const int c = static_cast<int>(in_shape[1]), h = static_cast<int>(in_shape[2]),
@@ -437,6 +514,184 @@ private:
         y.shape = l.out_shape, y.q = out_q, y.kpu = args.image_dst_addr, y.conv = spec_index;
     }
 
+    // ONNX pads of a 2-D window op as nncase paddings (h, w): explicit pads, VALID, or SAME_*
+    // computed from the input size.
+    std::pair<Padding, Padding> window_pads(const onnx::Node& n, const Shape& in, const Shape& k,
+                                            const Shape& st, const Shape& dil) const {
+        const std::string ap = n.get_string("auto_pad", "NOTSET");
+        if (ap == "SAME_UPPER" || ap == "SAME_LOWER") {
+            Padding p[2];
+            for (size_t a = 0; a < 2; ++a) {
+                const int64_t size = in[2 + a];
+                const int64_t out = (size + st[a] - 1) / st[a];
+                const int64_t total =
+                    std::max<int64_t>(0, (out - 1) * st[a] + (k[a] - 1) * dil[a] + 1 - size);
+                const int64_t small = total / 2, big = total - small;
+                p[a].before = static_cast<int32_t>(ap == "SAME_UPPER" ? small : big);
+                p[a].after = static_cast<int32_t>(ap == "SAME_UPPER" ? big : small);
+            }
+            return {p[0], p[1]};
+        }
+        if (ap != "NOTSET" && ap != "VALID") {
+            fail(n, "auto_pad '" + ap + "' is not NOTSET, VALID, SAME_UPPER or SAME_LOWER");
+        }
+        const Shape pads = ap == "VALID" ? Shape{0, 0, 0, 0} : n.get_ints("pads", {0, 0, 0, 0});
+        if (pads.size() != 4) {
+            fail(n, fmt::format("pads {} are not 2-D", shape_str(pads)));
+        }
+        return {Padding{static_cast<int32_t>(pads[0]), static_cast<int32_t>(pads[2])},
+                Padding{static_cast<int32_t>(pads[1]), static_cast<int32_t>(pads[3])}};
+    }
+
+    static ValueRange fused_range(const Activation& a) {
+        ValueRange r;
+        if (a.kind == Activation::Kind::Relu) {
+            r.min = 0;
+        } else if (a.kind == Activation::Kind::Clip) {
+            r.min = std::max(static_cast<float>(a.lo), r.min);
+            r.max = std::min(static_cast<float>(a.hi), r.max);
+        }
+        return r;
+    }
+
+    // A convolution the KPU cannot run: nncase v0.2's float conv2d on the CPU, with a
+    // BatchNormalization folded in and a Relu or Clip as its fused activation.
+    void cpu_conv(size_t index, const onnx::Value& wv, const Shape& in_shape,
+                  const std::string& refusal) {
+        const onnx::Node& n = m_g.nodes[index];
+        if (wv.shape.size() != 4) {
+            fail(n, "its weights are not 4-D (only 2-D convolutions are compiled)");
+        }
+        const Where& x = to_f32(n.inputs[0], "Conv on the CPU");
+        const Shape k{wv.shape[2], wv.shape[3]};
+        const Shape st = n.get_ints("strides", {1, 1}), dil = n.get_ints("dilations", {1, 1});
+        if (st.size() != 2 || dil.size() != 2) {
+            fail(n, "strides and dilations must have 2 values");
+        }
+        const auto [ph, pw] = window_pads(n, in_shape, k, st, dil);
+        const int64_t m = wv.shape[0];
+        std::vector<float> weights = wv.f;
+        std::vector<float> bias(static_cast<size_t>(m), 0.0f);
+        if (has_init(n, 2)) {
+            bias = init(n, 2, "bias").f;
+        }
+        std::vector<std::string> names{n.name};
+        std::vector<std::string> kind{fmt::format("conv{}x{} (float)", k[0], k[1])};
+        std::string t = n.outputs[0];
+        size_t next_index = 0;
+        const onnx::Node* next = sole_consumer(t, &next_index);
+        if (next != nullptr && next->op_type == "BatchNormalization") {
+            fold_batch_norm(weights, bias, init(*next, 1, "scale").f, init(*next, 2, "B").f,
+                            init(*next, 3, "mean").f, init(*next, 4, "var").f,
+                            next->get_float("epsilon", 1e-5f));
+            m_done.insert(next_index), names.push_back(next->name), kind.push_back("bn");
+            t = next->outputs[0];
+            next = sole_consumer(t, &next_index);
+        }
+        Activation act;
+        if (next != nullptr && activation_of(*next, act) &&
+            act.kind != Activation::Kind::LeakyRelu) {
+            m_done.insert(next_index), names.push_back(next->name), kind.push_back(act.name());
+            t = next->outputs[0];
+        } else {
+            act = Activation{};
+        }
+        V4Conv2d c;
+        const uint64_t n_in = static_cast<uint64_t>(numel(in_shape));
+        c.in = main_f32(*x.f32, n_in);
+        c.in_shape = shape4(in_shape);
+        c.groups = static_cast<int32_t>(n.get_int("group", 1));
+        c.out_channels = static_cast<int32_t>(m);
+        c.pad_h = ph, c.pad_w = pw;
+        c.filter_h = static_cast<int32_t>(k[0]), c.filter_w = static_cast<int32_t>(k[1]);
+        c.stride_h = static_cast<int32_t>(st[0]), c.stride_w = static_cast<int32_t>(st[1]);
+        c.dilation_h = static_cast<int32_t>(dil[0]), c.dilation_w = static_cast<int32_t>(dil[1]);
+        c.act = fused_range(act);
+        c.weights = std::move(weights);
+        c.bias = std::move(bias);
+        const int64_t oh =
+            windowed_output_size(c.in_shape[2], c.filter_h, c.stride_h, c.dilation_h, ph);
+        const int64_t ow =
+            windowed_output_size(c.in_shape[3], c.filter_w, c.stride_w, c.dilation_w, pw);
+        const Shape out_shape{1, m, oh, ow};
+        if (m_shapes.count(t) == 0 || m_shapes.at(t) != out_shape) {
+            fail(n, fmt::format("its output would be {}, the reference computes {}",
+                                shape_str(out_shape),
+                                m_shapes.count(t) != 0 ? shape_str(m_shapes.at(t)) : "nothing"));
+        }
+        const auto n_out = static_cast<uint64_t>(numel(out_shape));
+        const uint32_t o = alloc_main(n_out * 4);
+        c.out = main_f32(o, n_out);
+        const uint64_t macs = n_out * static_cast<uint64_t>(in_shape[1] / c.groups * k[0] * k[1]);
+        const uint64_t wbytes = (c.weights.size() + c.bias.size()) * 4;
+        m_spec.layers.push_back(v4_node(c));
+        CompiledLayer& l = add_layer(fmt::format("{}", fmt::join(names, "+")), "CPU",
+                                     fmt::format("{}", fmt::join(kind, " + ")));
+        l.why_cpu = refusal;
+        l.in_shape = in_shape;
+        l.out_shape = out_shape;
+        l.weight_bytes = wbytes;
+        l.macs = macs;
+        l.est_cycles = cpu_cycles(n_out, macs);
+        float_output(l, t, o);
+    }
+
+    // MaxPool, AveragePool, GlobalMaxPool, GlobalAveragePool not fused into a KPU layer:
+    // nncase v0.2's float reduce_window2d.
+    void cpu_pool(const onnx::Node& n) {
+        const Shape s = tensor(n, 0).shape;
+        if (s.size() != 4) {
+            fail(n, fmt::format("its input {} is not a 1 x C x H x W feature map", shape_str(s)));
+        }
+        const bool global = n.op_type.rfind("Global", 0) == 0;
+        const bool max = n.op_type.find("Max") != std::string::npos;
+        const Shape k = global ? Shape{s[2], s[3]} : n.get_ints("kernel_shape");
+        const Shape st = global ? Shape{1, 1} : n.get_ints("strides", {1, 1});
+        const Shape dil = global ? Shape{1, 1} : n.get_ints("dilations", {1, 1});
+        if (k.size() != 2 || st.size() != 2 || dil.size() != 2) {
+            fail(n, "kernel_shape, strides and dilations must have 2 values");
+        }
+        if (n.get_int("ceil_mode", 0) != 0 || n.outputs.size() > 1 ||
+            (!max && n.get_int("count_include_pad", 0) != 0)) {
+            fail(n,
+                 "ceil_mode, a second output (indices) and count_include_pad are not "
+                 "supported by the K210 CPU pooling");
+        }
+        const auto [ph, pw] =
+            global ? std::pair<Padding, Padding>{} : window_pads(n, s, k, st, dil);
+        const Where& x = to_f32(n.inputs[0], n.op_type);
+        V4ReduceWindow2d w;
+        const uint64_t n_in = static_cast<uint64_t>(numel(s));
+        w.in = main_f32(*x.f32, n_in);
+        w.op = max ? ReduceOp::max : ReduceOp::mean;
+        w.in_shape = shape4(s);
+        w.pad_h = ph, w.pad_w = pw;
+        w.filter_h = static_cast<int32_t>(k[0]), w.filter_w = static_cast<int32_t>(k[1]);
+        w.stride_h = static_cast<int32_t>(st[0]), w.stride_w = static_cast<int32_t>(st[1]);
+        w.dilation_h = static_cast<int32_t>(dil[0]), w.dilation_w = static_cast<int32_t>(dil[1]);
+        w.init_value = max ? std::numeric_limits<float>::lowest() : 0.0f;
+        const Shape out_shape{
+            s[0], s[1],
+            windowed_output_size(w.in_shape[2], w.filter_h, w.stride_h, w.dilation_h, ph),
+            windowed_output_size(w.in_shape[3], w.filter_w, w.stride_w, w.dilation_w, pw)};
+        if (m_shapes.at(n.outputs[0]) != out_shape) {
+            fail(n, fmt::format("its output would be {}, the reference computes {}",
+                                shape_str(out_shape), shape_str(m_shapes.at(n.outputs[0]))));
+        }
+        const auto n_out = static_cast<uint64_t>(numel(out_shape));
+        const uint32_t o = alloc_main(n_out * 4);
+        w.out = main_f32(o, n_out);
+        m_spec.layers.push_back(v4_node(w));
+        CompiledLayer& l =
+            add_layer(n.name, "CPU",
+                      fmt::format("reduce_window2d {} {}x{}", max ? "max" : "mean", k[0], k[1]));
+        l.why_cpu = "pooling not fused into a KPU layer";
+        l.in_shape = s;
+        l.out_shape = out_shape;
+        l.est_cycles = cpu_cycles(n_out * static_cast<uint64_t>(k[0] * k[1]), 0);
+        float_output(l, n.outputs[0], o);
+    }
+
     bool activation_of(const onnx::Node& n, Activation& a) const {
         if (n.op_type == "Relu") {
             a.kind = Activation::Kind::Relu;
@@ -505,6 +760,13 @@ private:
             y.shape = m_shapes.at(out), y.q = w.q, y.u8 = w.u8, y.f32 = w.f32;
             return;
         }
+        if (op == "MaxPool" || op == "AveragePool" || op == "GlobalMaxPool" ||
+            (op == "GlobalAveragePool" && m_v4)) {
+            needs_v4(n.describe() +
+                     " is not fused into a KPU layer: the CPU pooling of kmodel v4 runs it");
+            cpu_pool(n);
+            return;
+        }
         if (op == "GlobalAveragePool") {
             const Shape s = tensor(n, 0).shape;
             const Where& w = to_f32(n.inputs[0], "GlobalAveragePool on a " + shape_str(s) +
@@ -534,7 +796,15 @@ private:
             }
             const int64_t count = numel(s);
             const uint32_t o = alloc_main(static_cast<uint64_t>(count) * 4);
-            m_spec.layers.push_back(softmax_layer(*w.f32, o, static_cast<uint32_t>(count)));
+            if (m_v4) {
+                V4Softmax sm;
+                sm.in = main_f32(*w.f32, static_cast<uint64_t>(count));
+                sm.out = main_f32(o, static_cast<uint64_t>(count));
+                sm.inner_size = static_cast<int32_t>(count), sm.outer_size = 1, sm.beta = 1;
+                m_spec.layers.push_back(v4_node(sm));
+            } else {
+                m_spec.layers.push_back(softmax_layer(*w.f32, o, static_cast<uint32_t>(count)));
+            }
             CompiledLayer& l = add_layer(n.name, "CPU", "SOFTMAX");
             l.why_cpu = "the KPU has no softmax";
             l.in_shape = l.out_shape = s;
@@ -583,7 +853,15 @@ private:
         const uint32_t b = *to_f32(n.inputs[1], "Add: the SDK's float ADD").f32;
         const auto count = static_cast<uint64_t>(numel(s));
         const uint32_t o = alloc_main(count * 4);
-        m_spec.layers.push_back(k210::add_layer(a, b, o, static_cast<uint32_t>(count)));
+        if (m_v4) {
+            V4Binary bn;
+            bn.a = main_f32(a, count), bn.b = main_f32(b, count), bn.out = main_f32(o, count);
+            bn.op = BinaryOp::add;
+            bn.a_shape = bn.b_shape = bn.out_shape = shape4(s);
+            m_spec.layers.push_back(v4_node(bn));
+        } else {
+            m_spec.layers.push_back(k210::add_layer(a, b, o, static_cast<uint32_t>(count)));
+        }
         CompiledLayer& l = add_layer(n.name, "CPU", "ADD");
         l.why_cpu = "the KPU has no elementwise add";
         l.in_shape = l.out_shape = s;
@@ -597,9 +875,7 @@ private:
             const std::string r = next->outputs[0];
             const QuantParams q = qparams(r);  // range from 0: zero point 0, negatives clamp
             const uint32_t u = alloc_main(count);
-            m_spec.layers.push_back(quantize_layer(o, u, static_cast<uint32_t>(count),
-                                                   static_cast<float>(q.scale),
-                                                   static_cast<float>(-q.zero_point * q.scale)));
+            push_quantize(o, u, count, q);
             CompiledLayer& lq = add_layer(next->name, "CPU", "QUANTIZE (= relu)");
             lq.why_cpu = "relu after a CPU add: the clamp of the quantization";
             lq.in_shape = lq.out_shape = s;
@@ -635,7 +911,23 @@ private:
         const Shape out_shape = m_shapes.at(n.outputs[0]);
         const auto bytes = static_cast<uint64_t>(numel(out_shape)) * 4;
         const uint32_t o = alloc_main(bytes);
-        m_spec.layers.push_back(concat_layer(o, ranges));
+        if (m_v4) {
+            V4Concat cc;
+            cc.out = {kMainMemory, kFloat32, o, static_cast<uint32_t>(bytes)};
+            int64_t inner = 4;
+            for (size_t a = static_cast<size_t>(axis) + 1; a < s0.size(); ++a) {
+                inner *= s0[a];
+            }
+            cc.inner_size = static_cast<uint32_t>(inner), cc.outer_size = 1;
+            for (size_t i = 0; i < n.inputs.size(); ++i) {
+                cc.inputs.push_back({kMainMemory, kFloat32, ranges[i].first, ranges[i].second});
+                cc.dims.push_back(
+                    static_cast<int32_t>(tensor(n, i).shape.at(static_cast<size_t>(axis))));
+            }
+            m_spec.layers.push_back(v4_node(cc));
+        } else {
+            m_spec.layers.push_back(concat_layer(o, ranges));
+        }
         CompiledLayer& l = add_layer(n.name, "CPU", "CONCAT");
         l.why_cpu = "the KPU has no concatenation";
         l.in_shape = s0;
@@ -685,11 +977,38 @@ private:
             t = next->outputs[0];
         }
         const uint32_t o = alloc_main(out * 4);
-        m_spec.layers.push_back(fully_connected_layer(*x.f32, o, static_cast<uint32_t>(in),
-                                                      static_cast<uint32_t>(out), act, w, bias));
-        CompiledLayer& l = add_layer(fmt::format("{}", fmt::join(names, "+")), "CPU",
-                                     act == 0 ? "FULLY_CONNECTED" : "FULLY_CONNECTED + relu");
-        l.why_cpu = "fully connected: the SDK's float layer";
+        if (m_v4) {
+            V4Matmul mm;
+            std::vector<float> b_in_out(in * out);  // matmul's B is [in][out]
+            for (size_t oo = 0; oo < out; ++oo) {
+                for (size_t i = 0; i < in; ++i) {
+                    b_in_out[i * out + oo] = w[oo * in + i];
+                }
+            }
+            mm.a = main_f32(*x.f32, in);
+            mm.b = {kConstMemory, kFloat32, add_constants(b_in_out),
+                    static_cast<uint32_t>(in * out * 4)};
+            mm.out = main_f32(o, out);
+            mm.a_rows = 1, mm.a_cols = static_cast<int32_t>(in);
+            mm.b_cols = static_cast<int32_t>(out);
+            if (act != 0) {
+                mm.act.min = 0;
+            }
+            if (act == 2) {
+                mm.act.max = 6;
+            }
+            mm.bias = bias;
+            m_spec.layers.push_back(v4_node(mm));
+        } else {
+            m_spec.layers.push_back(fully_connected_layer(
+                *x.f32, o, static_cast<uint32_t>(in), static_cast<uint32_t>(out), act, w, bias));
+        }
+        const char* fc = m_v4 ? "matmul" : "FULLY_CONNECTED";
+        CompiledLayer& l =
+            add_layer(fmt::format("{}", fmt::join(names, "+")), "CPU",
+                      act == 0 ? fc : fmt::format("{} + {}", fc, act == 1 ? "relu" : "relu6"));
+        l.why_cpu = m_v4 ? "fully connected: nncase's float matmul"
+                         : "fully connected: the SDK's float layer";
         l.in_shape = s;
         l.out_shape = {1, static_cast<int64_t>(out)};
         l.weight_bytes = (in * out + out) * 4;
@@ -705,11 +1024,34 @@ private:
         }
         const Where& w = to_f32(t, "the model output is float");
         const auto bytes = static_cast<uint32_t>(numel(w.shape) * 4);
-        m_spec.outputs = {{*w.f32, bytes}};
-        m_spec.eight_bit = true;
-        m_spec.main_mem_usage = std::max<uint32_t>(m_main, 8);
-        m_spec.max_start_address = static_cast<uint32_t>(m_kpu_top);
-        m_out.kmodel = write_kmodel_v3(m_spec);
+        if (m_v4) {
+            V4ModelSpec v4;
+            v4.main_mem = std::max<uint32_t>(m_main, 8);
+            KmodelIo in;
+            in.range = main_u8(*m_t.at(m_out.input_name).u8,
+                               static_cast<uint64_t>(numel(m_out.input_shape)));
+            for (size_t i = 0; i < 4; ++i) {
+                in.shape[i] = static_cast<int32_t>(m_out.input_shape[i]);
+            }
+            v4.inputs = {in};
+            v4.outputs = {{kMainMemory, kFloat32, *w.f32, bytes}};
+            v4.constants = m_constants;
+            for (auto& layer : m_spec.layers) {
+                if (auto* c = std::get_if<ConvLayerSpec>(&layer)) {
+                    v4.nodes.emplace_back(std::move(*c));
+                } else {
+                    v4.nodes.emplace_back(std::move(std::get<RawLayerSpec>(layer)));
+                }
+            }
+            m_out.kmodel = write_kmodel_v4(v4);
+        } else {
+            m_spec.outputs = {{*w.f32, bytes}};
+            m_spec.eight_bit = true;
+            m_spec.main_mem_usage = std::max<uint32_t>(m_main, 8);
+            m_spec.max_start_address = static_cast<uint32_t>(m_kpu_top);
+            m_out.kmodel = write_kmodel_v3(m_spec);
+        }
+        m_out.kmodel_version = m_v4 ? 4 : 3;
         m_out.kpu_lines = static_cast<uint32_t>(m_kpu_next + (kpu::kRamLines - m_kpu_top));
         m_out.main_mem_bytes = m_main;
     }
@@ -720,7 +1062,9 @@ private:
     std::map<std::string, Shape> m_shapes;
     std::map<std::string, std::vector<size_t>> m_consumers;
     std::set<size_t> m_done;
-    V3ModelSpec m_spec;
+    bool m_v4 = false;
+    V3ModelSpec m_spec;                // the layers (v4: ConvLayerSpec and RawLayerSpec nodes)
+    std::vector<uint8_t> m_constants;  // v4
     CompiledModel m_out;
     // Every computed tensor and its copies.
     std::map<std::string, Where> m_t;
@@ -731,15 +1075,38 @@ private:
 }  // namespace
 
 CompiledModel compile_k210(const onnx::Graph& g, const CompileOptions& opts) {
-    return Compiler(g, opts).run();
+    if (opts.kmodel_version != 0 && opts.kmodel_version != 3 && opts.kmodel_version != 4) {
+        throw sim::Error(fmt::format("{}: kmodel version {} (expected 3 or 4)", opts.model_name,
+                                     opts.kmodel_version));
+    }
+    if (opts.kmodel_version == 4) {
+        CompiledModel m = Compiler(g, opts, true).run();
+        m.version_why = "asked for";
+        return m;
+    }
+    try {
+        CompiledModel m = Compiler(g, opts, false).run();
+        m.version_why = opts.kmodel_version == 3 ? "asked for"
+                                                 : "every layer maps to kmodel v3, which the "
+                                                   "Kendryte SDK runs without nncase";
+        return m;
+    } catch (const NeedsV4& v4) {
+        if (opts.kmodel_version == 3) {
+            throw sim::Error(
+                fmt::format("{}: {}; compile for kmodel v4 instead", opts.model_name, v4.why));
+        }
+        CompiledModel m = Compiler(g, opts, true).run();
+        m.version_why = v4.why;
+        return m;
+    }
 }
 
 std::string compile_report(const CompiledModel& m) {
     std::string s = fmt::format(
-        "kmodel v3, {} bytes; input '{}' {} quantized as q = round(x / {:.6g}) + {}; KPU RAM {} "
-        "of 32768 lines; working buffer {} bytes\n",
-        m.kmodel.size(), m.input_name, shape_str(m.input_shape), m.input_q.scale,
-        m.input_q.zero_point, m.kpu_lines, m.main_mem_bytes);
+        "kmodel v{} ({}), {} bytes; input '{}' {} quantized as q = round(x / {:.6g}) + {}; KPU "
+        "RAM {} of 32768 lines; working buffer {} bytes\n",
+        m.kmodel_version, m.version_why, m.kmodel.size(), m.input_name, shape_str(m.input_shape),
+        m.input_q.scale, m.input_q.zero_point, m.kpu_lines, m.main_mem_bytes);
     s += fmt::format("{:>3}  {:<4} {:<44} {:<12} {:<12} {:<18} {:>9} {:>10} {:>9}  {}\n", "#", "on",
                      "layer", "in", "out", "out q (scale, zp)", "weights", "est.cyc", "act.err",
                      "nodes / why CPU");
@@ -782,7 +1149,8 @@ nlohmann::ordered_json compile_report_json(const CompiledModel& m) {
                           {"lsb", q(l.lsb)}});
     }
     return {{"format", "npusim k210 compile report 1"},
-            {"kmodel_version", 3},
+            {"kmodel_version", m.kmodel_version},
+            {"kmodel_version_why", m.version_why},
             {"kmodel_bytes", m.kmodel.size()},
             {"input", {{"name", m.input_name}, {"shape", m.input_shape}, {"quant", q(m.input_q)}}},
             {"output", m.output_name},
@@ -804,6 +1172,8 @@ CompiledModel read_compile_report(const nlohmann::ordered_json& j, const std::st
         m.input_shape = j.at("input").at("shape").get<std::vector<int64_t>>();
         m.input_q = q(j.at("input").at("quant"));
         m.output_name = j.at("output").get<std::string>();
+        m.kmodel_version = j.at("kmodel_version").get<int>();
+        m.version_why = j.value("kmodel_version_why", std::string());
         m.kpu_lines = j.at("kpu_lines").get<uint32_t>();
         m.main_mem_bytes = j.at("main_mem_bytes").get<uint32_t>();
         for (const auto& l : j.at("layers")) {

@@ -2,7 +2,9 @@
 // sample inputs, fuses Conv -> BatchNormalization -> activation -> pooling into KPU layers,
 // quantizes them (platforms/k210/quantize.h), maps what the KPU cannot do to the SDK's float
 // CPU layers, allocates the 2 MiB KPU RAM and the working buffer, and writes a kmodel v3 that
-// our runner (and the Kendryte SDK's kpu_run_kmodel) executes. Pure C++. docs/k210_compiler.md.
+// our runner (and the Kendryte SDK's kpu_run_kmodel) executes, or a kmodel v4 (nncase v0.2's
+// format, run by the SDK's nncase v0 runtime) when a layer needs a float CPU convolution or
+// pooling that v3 lacks. Pure C++. docs/k210_compiler.md.
 #pragma once
 
 #include <cstdint>
@@ -21,6 +23,10 @@ struct CompileOptions {
     // Calibration inputs: one map of graph-input values per sample (at least one).
     std::vector<std::map<std::string, onnx::Value>> calibration;
     std::string model_name = "model.onnx";  // for messages
+    // 3 or 4; 0 chooses: v3 (the Kendryte SDK runs it without nncase, and its runtime is the
+    // faster one) unless a layer needs what only v4 has (a CPU convolution, pooling or a model
+    // whose input does not go straight to a KPU layer).
+    int kmodel_version = 0;
 };
 
 // One line of the compile report: one kmodel layer (or a KPU layer with its fused nodes).
@@ -45,7 +51,9 @@ struct CompiledLayer {
 };
 
 struct CompiledModel {
-    std::vector<uint8_t> kmodel;  // kmodel v3
+    std::vector<uint8_t> kmodel;  // kmodel v3 or v4
+    int kmodel_version = 3;
+    std::string version_why;  // why that version
     std::string input_name, output_name;
     std::vector<int64_t> input_shape;  // 1 x C x H x W
     QuantParams input_q;  // the float input is quantized as q = clamp(round(x / s) + z)
@@ -55,8 +63,8 @@ struct CompiledModel {
 };
 
 // Throws sim::Error naming the model, the node and the reason: an op with no KPU or CPU mapping,
-// a convolution the KPU cannot run (kmodel v3 has no CPU convolution), a model larger than the
-// KPU RAM, an empty calibration set.
+// a convolution the KPU cannot run in a model forced to v3 (kmodel v3 has no CPU convolution), a
+// model larger than the KPU RAM, an empty calibration set.
 CompiledModel compile_k210(const onnx::Graph& g, const CompileOptions& opts);
 
 // The report as a table a person reads.

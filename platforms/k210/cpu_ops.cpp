@@ -5,6 +5,9 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <utility>
+
+#include <fmt/format.h>
 
 namespace npu::k210 {
 
@@ -166,6 +169,179 @@ V4QuantizedBinary read_v4_quantized_binary(sim::ByteReader& r) {
     q.out_mul = r.i32("output_mul");
     q.out_shift = r.i32("output_shift");
     return q;
+}
+
+namespace {
+
+ValueRange read_value_range(sim::ByteReader& r, const char* what) {
+    ValueRange v;
+    v.min = r.f32(what);
+    v.max = r.f32(what);
+    return v;
+}
+
+Padding read_padding(sim::ByteReader& r, const char* what) {
+    const size_t at = r.pos();
+    Padding p;
+    p.before = r.i32(what);
+    p.after = r.i32(what);
+    if (std::abs(int64_t{p.before}) > (1 << 24) || std::abs(int64_t{p.after}) > (1 << 24)) {
+        r.fail(at, what, fmt::format("is ({}, {}), expected within ±2^24", p.before, p.after));
+    }
+    return p;
+}
+
+// A positive geometry field (filter, stride, dilation): 1..65535.
+int32_t read_positive(sim::ByteReader& r, const char* what) {
+    const size_t at = r.pos();
+    const int32_t v = r.i32(what);
+    if (v < 1 || v > 65535) {
+        r.fail(at, what, fmt::format("is {}, expected 1..65535", v));
+    }
+    return v;
+}
+
+Shape4 read_dims(sim::ByteReader& r, const char* what) {
+    const size_t at = r.pos();
+    const Shape4 s = read_shape(r, what);
+    for (int32_t d : s) {
+        if (d < 0 || d > (1 << 24)) {
+            r.fail(at, what,
+                   fmt::format("({}, {}, {}, {}) has a dimension outside 0..2^24", s[0], s[1], s[2],
+                               s[3]));
+        }
+    }
+    return s;
+}
+
+std::vector<float> read_floats(sim::ByteReader& r, uint64_t n, const char* what) {
+    if (n > r.remaining() / 4) {
+        r.fail(r.pos(), what,
+               fmt::format("{} floats do not fit in the {} bytes that follow", n, r.remaining()));
+    }
+    std::vector<float> v(static_cast<size_t>(n));
+    for (float& f : v) {
+        f = r.f32(what);
+    }
+    return v;
+}
+
+BinaryOp read_binary_op(sim::ByteReader& r, const char* what) {
+    const size_t at = r.pos();
+    const uint32_t op = r.u32(what);
+    if (op > static_cast<uint32_t>(BinaryOp::max)) {
+        r.fail(at, what, fmt::format("is {}, expected 0..5 (add, sub, mul, div, min, max)", op));
+    }
+    return static_cast<BinaryOp>(op);
+}
+
+}  // namespace
+
+V4Binary read_v4_binary(sim::ByteReader& r) {
+    V4Binary b;
+    b.a = read_memory_range(r, "binary input_a");
+    b.b = read_memory_range(r, "binary input_b");
+    b.out = read_memory_range(r, "binary output");
+    b.op = read_binary_op(r, "binary binary_op");
+    b.a_shape = read_dims(r, "binary in_a_shape");
+    b.b_shape = read_dims(r, "binary in_b_shape");
+    b.out_shape = read_dims(r, "binary out_shape");
+    b.act = read_value_range(r, "binary fused_activation");
+    return b;
+}
+
+V4Conv2d read_v4_conv2d(sim::ByteReader& r) {
+    V4Conv2d c;
+    c.in = read_memory_range(r, "conv2d input");
+    c.out = read_memory_range(r, "conv2d output");
+    c.in_shape = read_dims(r, "conv2d in_shape");
+    const size_t at_groups = r.pos();
+    c.groups = r.i32("conv2d groups");
+    c.out_channels = r.i32("conv2d out_channels");
+    if (c.groups < 1 || c.out_channels < 1 || c.in_shape[1] % c.groups != 0 ||
+        c.out_channels % c.groups != 0) {
+        r.fail(at_groups, "conv2d groups",
+               fmt::format("groups {} and out_channels {} with {} input channels: expected "
+                           "groups ≥ 1 dividing both channel counts",
+                           c.groups, c.out_channels, c.in_shape[1]));
+    }
+    c.pad_h = read_padding(r, "conv2d padding_h");
+    c.pad_w = read_padding(r, "conv2d padding_w");
+    c.filter_h = read_positive(r, "conv2d filter_h");
+    c.filter_w = read_positive(r, "conv2d filter_w");
+    c.stride_h = read_positive(r, "conv2d stride_h");
+    c.stride_w = read_positive(r, "conv2d stride_w");
+    c.dilation_h = read_positive(r, "conv2d dilation_h");
+    c.dilation_w = read_positive(r, "conv2d dilation_w");
+    c.act = read_value_range(r, "conv2d fused_activation");
+    const uint64_t n = static_cast<uint64_t>(c.out_channels) *
+                       static_cast<uint64_t>(c.in_shape[1] / c.groups) *
+                       static_cast<uint64_t>(c.filter_h) * static_cast<uint64_t>(c.filter_w);
+    c.weights = read_floats(r, n, "conv2d weights");
+    c.bias = read_floats(r, static_cast<uint64_t>(c.out_channels), "conv2d bias");
+    return c;
+}
+
+V4Matmul read_v4_matmul(sim::ByteReader& r) {
+    V4Matmul m;
+    m.a = read_memory_range(r, "matmul input_a");
+    m.b = read_memory_range(r, "matmul input_b");
+    m.out = read_memory_range(r, "matmul output");
+    const size_t at = r.pos();
+    m.a_rows = r.i32("matmul a_rows");
+    m.a_cols = r.i32("matmul a_cols");
+    m.b_cols = r.i32("matmul b_cols");
+    for (int32_t d : {m.a_rows, m.a_cols, m.b_cols}) {
+        if (d < 0 || d > (1 << 24)) {
+            r.fail(at, "matmul a_rows, a_cols, b_cols",
+                   fmt::format("({}, {}, {}): expected each within 0..2^24", m.a_rows, m.a_cols,
+                               m.b_cols));
+        }
+    }
+    m.act = read_value_range(r, "matmul fused_activation");
+    m.bias = read_floats(r, static_cast<uint64_t>(m.b_cols), "matmul bias");
+    return m;
+}
+
+V4ReduceWindow2d read_v4_reduce_window2d(sim::ByteReader& r) {
+    V4ReduceWindow2d w;
+    w.in = read_memory_range(r, "reduce_window2d input");
+    w.out = read_memory_range(r, "reduce_window2d output");
+    const size_t at = r.pos();
+    const uint32_t op = r.u32("reduce_window2d reduce_op");
+    if (op > static_cast<uint32_t>(ReduceOp::sum)) {
+        r.fail(at, "reduce_window2d reduce_op",
+               fmt::format("is {}, expected 0..3 (mean, min, max, sum)", op));
+    }
+    w.op = static_cast<ReduceOp>(op);
+    w.in_shape = read_dims(r, "reduce_window2d in_shape");
+    w.pad_h = read_padding(r, "reduce_window2d padding_h");
+    w.pad_w = read_padding(r, "reduce_window2d padding_w");
+    w.filter_h = read_positive(r, "reduce_window2d filter_h");
+    w.filter_w = read_positive(r, "reduce_window2d filter_w");
+    w.stride_h = read_positive(r, "reduce_window2d stride_h");
+    w.stride_w = read_positive(r, "reduce_window2d stride_w");
+    w.dilation_h = read_positive(r, "reduce_window2d dilation_h");
+    w.dilation_w = read_positive(r, "reduce_window2d dilation_w");
+    w.init_value = r.f32("reduce_window2d init_value");
+    w.act = read_value_range(r, "reduce_window2d fused_activation");
+    return w;
+}
+
+V4Softmax read_v4_softmax(sim::ByteReader& r) {
+    V4Softmax s;
+    s.in = read_memory_range(r, "softmax input");
+    s.out = read_memory_range(r, "softmax output");
+    const size_t at = r.pos();
+    s.inner_size = r.i32("softmax inner_size");
+    s.outer_size = r.i32("softmax outer_size");
+    if (s.inner_size < 1 || s.outer_size < 0) {
+        r.fail(at, "softmax inner_size",
+               fmt::format("inner_size {}, outer_size {}: expected inner ≥ 1, outer ≥ 0",
+                           s.inner_size, s.outer_size));
+    }
+    s.beta = r.f32("softmax beta");
+    return s;
 }
 
 // ---------------------------------------------------------------- kernels
@@ -377,6 +553,184 @@ void quantized_binary(const uint8_t* a, const uint8_t* b, const V4QuantizedBinar
                     out[offset4(os, o)] = clamp_u8(wrap(int64_t{v} + p.out_offset));
                 }
             }
+        }
+    }
+}
+
+// ---------------------------------------------------------------- v4 float kernels
+
+namespace {
+
+// std::clamp(v, lo, hi) as nncase's apply_activation evaluates it (NaN passes through).
+float activate(float v, const ValueRange& a) {
+    return v < a.min ? a.min : (a.max < v ? a.max : v);
+}
+
+// The first and one-past-last filter taps of a window starting at `origin` that fall inside
+// 0..size (nncase's filter_*_start / filter_*_end).
+std::pair<int64_t, int64_t> taps(int64_t origin, int64_t size, int64_t filter, int64_t dilation) {
+    const int64_t start = std::max<int64_t>(0, (-origin + dilation - 1) / dilation);
+    const int64_t end = std::min<int64_t>(filter, (size - origin + dilation - 1) / dilation);
+    return {start, end};
+}
+
+}  // namespace
+
+int64_t windowed_output_size(int32_t size, int32_t filter, int32_t stride, int32_t dilation,
+                             const Padding& p) {
+    const int64_t effective = (int64_t{filter} - 1) * dilation + 1;
+    const int64_t num = int64_t{size} + p.before + p.after - effective + stride;
+    // C++ division truncates toward zero, as nncase's int32 division does.
+    return num / stride;
+}
+
+void binary_f32(const float* a, const float* b, const V4Binary& p, float* out) {
+    const auto op = [&](float x, float y) {
+        switch (p.op) {
+        case BinaryOp::add: return x + y;
+        case BinaryOp::sub: return x - y;
+        case BinaryOp::mul: return x * y;
+        case BinaryOp::div: return x / y;
+        case BinaryOp::min: return y < x ? y : x;  // std::min
+        case BinaryOp::max: return x < y ? y : x;  // std::max
+        }
+        return 0.0f;
+    };
+    const Shape4& os = p.out_shape;
+    Shape4 o{}, ia{}, ib{};
+    for (o[0] = 0; o[0] < os[0]; ++o[0]) {
+        for (o[1] = 0; o[1] < os[1]; ++o[1]) {
+            for (o[2] = 0; o[2] < os[2]; ++o[2]) {
+                for (o[3] = 0; o[3] < os[3]; ++o[3]) {
+                    for (size_t k = 0; k < 4; ++k) {
+                        ia[k] = p.a_shape[k] == 1 ? 0 : o[k];
+                        ib[k] = p.b_shape[k] == 1 ? 0 : o[k];
+                    }
+                    out[offset4(os, o)] =
+                        activate(op(a[offset4(p.a_shape, ia)], b[offset4(p.b_shape, ib)]), p.act);
+                }
+            }
+        }
+    }
+}
+
+uint64_t conv2d_f32(const float* in, const V4Conv2d& p, float* out, bool fma) {
+    const Shape4& s = p.in_shape;
+    const int64_t oh = windowed_output_size(s[2], p.filter_h, p.stride_h, p.dilation_h, p.pad_h);
+    const int64_t ow = windowed_output_size(s[3], p.filter_w, p.stride_w, p.dilation_w, p.pad_w);
+    const int64_t g_ic = s[1] / p.groups, g_oc = p.out_channels / p.groups;
+    const int64_t plane = int64_t{s[2]} * s[3];
+    const int64_t fsize = int64_t{p.filter_h} * p.filter_w;
+    uint64_t macs = 0;
+    for (int64_t n = 0; n < s[0]; ++n) {
+        const float* in_n = in + n * s[1] * plane;
+        for (int64_t g = 0; g < p.groups; ++g) {
+            const float* in_g = in_n + g * g_ic * plane;
+            const float* w_g = p.weights.data() + g * g_oc * g_ic * fsize;
+            for (int64_t oc = 0; oc < g_oc; ++oc) {
+                const float* w_oc = w_g + oc * g_ic * fsize;
+                for (int64_t oy = 0; oy < oh; ++oy) {
+                    const int64_t y0 = oy * p.stride_h - p.pad_h.before;
+                    const auto [ky0, ky1] = taps(y0, s[2], p.filter_h, p.dilation_h);
+                    for (int64_t ox = 0; ox < ow; ++ox) {
+                        const int64_t x0 = ox * p.stride_w - p.pad_w.before;
+                        const auto [kx0, kx1] = taps(x0, s[3], p.filter_w, p.dilation_w);
+                        float v = p.bias[static_cast<size_t>(g * g_oc + oc)];
+                        for (int64_t ic = 0; ic < g_ic; ++ic) {
+                            const float* in_c = in_g + ic * plane;
+                            const float* w_ic = w_oc + ic * fsize;
+                            for (int64_t ky = ky0; ky < ky1; ++ky) {
+                                const int64_t y = y0 + p.dilation_h * ky;
+                                for (int64_t kx = kx0; kx < kx1; ++kx) {
+                                    const int64_t x = x0 + p.dilation_w * kx;
+                                    v = mul_add(in_c[y * s[3] + x], w_ic[ky * p.filter_w + kx], v,
+                                                fma);
+                                }
+                            }
+                        }
+                        if (ky1 > ky0 && kx1 > kx0) {
+                            macs += static_cast<uint64_t>(g_ic * (ky1 - ky0) * (kx1 - kx0));
+                        }
+                        *out++ = activate(v, p.act);
+                    }
+                }
+            }
+        }
+    }
+    return macs;
+}
+
+uint64_t matmul_f32(const float* a, const float* b, const V4Matmul& p, float* out, bool fma) {
+    const auto rows = static_cast<size_t>(p.a_rows), cols = static_cast<size_t>(p.a_cols),
+               bcols = static_cast<size_t>(p.b_cols);
+    for (size_t r = 0; r < rows; ++r) {
+        for (size_t c = 0; c < bcols; ++c) {
+            float v = p.bias[c];
+            for (size_t i = 0; i < cols; ++i) {
+                v = mul_add(a[r * cols + i], b[i * bcols + c], v, fma);
+            }
+            out[r * bcols + c] = activate(v, p.act);
+        }
+    }
+    return static_cast<uint64_t>(rows) * cols * bcols;
+}
+
+void reduce_window2d_f32(const float* in, const V4ReduceWindow2d& p, float* out) {
+    const Shape4& s = p.in_shape;
+    const int64_t oh = windowed_output_size(s[2], p.filter_h, p.stride_h, p.dilation_h, p.pad_h);
+    const int64_t ow = windowed_output_size(s[3], p.filter_w, p.stride_w, p.dilation_w, p.pad_w);
+    const int64_t plane = int64_t{s[2]} * s[3];
+    for (int64_t nc = 0; nc < int64_t{s[0]} * s[1]; ++nc) {
+        const float* in_c = in + nc * plane;
+        for (int64_t oy = 0; oy < oh; ++oy) {
+            const int64_t y0 = oy * p.stride_h - p.pad_h.before;
+            const auto [ky0, ky1] = taps(y0, s[2], p.filter_h, p.dilation_h);
+            for (int64_t ox = 0; ox < ow; ++ox) {
+                const int64_t x0 = ox * p.stride_w - p.pad_w.before;
+                const auto [kx0, kx1] = taps(x0, s[3], p.filter_w, p.dilation_w);
+                float v = p.init_value;
+                int32_t count = 0;
+                for (int64_t ky = ky0; ky < ky1; ++ky) {
+                    for (int64_t kx = kx0; kx < kx1; ++kx) {
+                        const float x =
+                            in_c[(y0 + p.dilation_h * ky) * s[3] + x0 + p.dilation_w * kx];
+                        switch (p.op) {
+                        case ReduceOp::mean:
+                        case ReduceOp::sum: v = v + x; break;
+                        case ReduceOp::min: v = x < v ? x : v; break;
+                        case ReduceOp::max: v = v < x ? x : v; break;
+                        }
+                        ++count;
+                    }
+                }
+                if (p.op == ReduceOp::mean) {
+                    v = v / static_cast<float>(count);
+                }
+                *out++ = activate(v, p.act);
+            }
+        }
+    }
+}
+
+void softmax_v4(const float* in, const V4Softmax& p, float* out) {
+    const auto inner = static_cast<size_t>(p.inner_size);
+    for (int32_t b = 0; b < p.outer_size; ++b) {
+        const float* src = in + static_cast<size_t>(b) * inner;
+        float* dst = out + static_cast<size_t>(b) * inner;
+        float max = src[0];  // std::max_element: the first of the largest
+        for (size_t i = 1; i < inner; ++i) {
+            if (max < src[i]) {
+                max = src[i];
+            }
+        }
+        float sum = 0.0f;
+        for (size_t i = 0; i < inner; ++i) {
+            const float v = std::exp((src[i] - max) * p.beta);
+            sum += v;
+            dst[i] = v;
+        }
+        for (size_t i = 0; i < inner; ++i) {
+            dst[i] /= sum;
         }
     }
 }

@@ -9,6 +9,7 @@
 
 #include <array>
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 #include "platforms/k210/kmodel.h"
@@ -94,6 +95,73 @@ struct V4QuantizedBinary {
 };
 V4QuantizedBinary read_v4_quantized_binary(sim::ByteReader& r);
 
+// The float neutral ops of nncase v0.2 (neutral_ops_body.h at kendryte/nncase f6dcc80; the
+// kernels of neutral_kernels.h). `fused_activation` is a clamp to [min, max].
+struct ValueRange {
+    float min = -std::numeric_limits<float>::max();
+    float max = std::numeric_limits<float>::max();
+};
+
+// binary {memory_range a, b, out, u32 op, shape a, b, out, value_range fused_activation}; f32,
+// broadcasting as quantized_binary.
+struct V4Binary {
+    MemoryRange a, b, out;
+    BinaryOp op = BinaryOp::add;
+    Shape4 a_shape{}, b_shape{}, out_shape{};
+    ValueRange act;
+};
+V4Binary read_v4_binary(sim::ByteReader& r);
+
+// conv2d {memory_range in, out, shape in_shape, i32 groups, out_channels, padding h, w, i32
+// filter_h, filter_w, stride_h, stride_w, dilation_h, dilation_w, value_range fused_activation,
+// f32 weights[out_channels · in_c / groups · filter_h · filter_w] (OIHW), f32 bias[out_channels]}.
+// The reader checks the geometry it needs to size the weights (groups divide both channel counts,
+// filters, strides and dilations positive, paddings within ±2^24).
+struct V4Conv2d {
+    MemoryRange in, out;
+    Shape4 in_shape{};
+    int32_t groups = 1, out_channels = 0;
+    Padding pad_h, pad_w;
+    int32_t filter_h = 1, filter_w = 1, stride_h = 1, stride_w = 1, dilation_h = 1, dilation_w = 1;
+    ValueRange act;
+    std::vector<float> weights, bias;
+};
+V4Conv2d read_v4_conv2d(sim::ByteReader& r);
+
+// matmul {memory_range a, b, out, i32 a_rows, a_cols, b_cols, value_range fused_activation,
+// f32 bias[b_cols]}: out[r][c] = Σ_i a[r][i] · b[i][c] + bias[c] (b is usually const memory).
+struct V4Matmul {
+    MemoryRange a, b, out;
+    int32_t a_rows = 0, a_cols = 0, b_cols = 0;
+    ValueRange act;
+    std::vector<float> bias;
+};
+V4Matmul read_v4_matmul(sim::ByteReader& r);
+
+// reduce_window2d {memory_range in, out, u32 reduce_op, shape in_shape, padding h, w, i32
+// filter_h, filter_w, stride_h, stride_w, dilation_h, dilation_w, f32 init_value, value_range
+// fused_activation}: pooling; mean divides by the number of in-bounds taps.
+enum class ReduceOp : uint32_t { mean = 0, min, max, sum };
+struct V4ReduceWindow2d {
+    MemoryRange in, out;
+    ReduceOp op = ReduceOp::mean;
+    Shape4 in_shape{};
+    Padding pad_h, pad_w;
+    int32_t filter_h = 1, filter_w = 1, stride_h = 1, stride_w = 1, dilation_h = 1, dilation_w = 1;
+    float init_value = 0;
+    ValueRange act;
+};
+V4ReduceWindow2d read_v4_reduce_window2d(sim::ByteReader& r);
+
+// softmax {memory_range in, out, i32 inner_size, outer_size, f32 beta}: per block of inner_size,
+// max, expf((x − max) · beta), their sum in order, divide.
+struct V4Softmax {
+    MemoryRange in, out;
+    int32_t inner_size = 0, outer_size = 0;
+    float beta = 1;
+};
+V4Softmax read_v4_softmax(sim::ByteReader& r);
+
 // ---------------------------------------------------------------- kernels
 
 // The RISC-V `fcvt.w.s` conversion: round to nearest, ties to even (`rne`) or away from zero
@@ -138,6 +206,18 @@ void pad(const uint8_t* in, size_t elem, const Shape4& in_shape,
 void transpose(const uint8_t* in, size_t elem, const Shape4& in_shape, const Shape4& perm,
                uint8_t* out);
 void quantized_binary(const uint8_t* a, const uint8_t* b, const V4QuantizedBinary& p, uint8_t* out);
+
+// nncase get_windowed_output_size: (size + before + after − ((filter − 1)·dilation + 1) +
+// stride) / stride, in 64 bits (negative when the window does not fit).
+int64_t windowed_output_size(int32_t size, int32_t filter, int32_t stride, int32_t dilation,
+                             const Padding& p);
+// The v4 float kernels in nncase's loop order (a fused fmadd.s with `fma`); shapes and ranges
+// already validated against the buffers. Each returns the multiply-accumulates it did.
+void binary_f32(const float* a, const float* b, const V4Binary& p, float* out);
+uint64_t conv2d_f32(const float* in, const V4Conv2d& p, float* out, bool fma = true);
+uint64_t matmul_f32(const float* a, const float* b, const V4Matmul& p, float* out, bool fma = true);
+void reduce_window2d_f32(const float* in, const V4ReduceWindow2d& p, float* out);
+void softmax_v4(const float* in, const V4Softmax& p, float* out);
 
 Shape4 padded_shape(const Shape4& in, const std::array<Padding, 4>& paddings);
 Shape4 transposed_shape(const Shape4& in, const Shape4& perm);

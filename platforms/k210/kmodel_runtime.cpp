@@ -200,6 +200,158 @@ CpuLayerWork v4_quantized_binary(const Kmodel& m, const KmodelLayer& l, RuntimeM
     return {out.size()};
 }
 
+// An f32 range read as floats: the first `n` of them (the caller checked the size).
+std::vector<float> read_floats(RuntimeMemory& mem, const MemoryRange& r, uint64_t n) {
+    std::vector<float> v(static_cast<size_t>(n));
+    mem.read(r.memory_type, r.start, v.data(), v.size() * 4);
+    return v;
+}
+void write_floats(RuntimeMemory& mem, const MemoryRange& r, const std::vector<float>& v) {
+    mem.write(r.memory_type, r.start, v.data(), v.size() * 4);
+}
+
+// No float node may compute more than this many multiply-accumulates or window taps: a hostile
+// body cannot keep the host busy for hours (a real K210 layer of 2^32 MACs runs minutes).
+constexpr uint64_t kMaxCpuWork = uint64_t{1} << 32;
+
+void check_work(const Kmodel& m, const KmodelLayer& l, uint64_t outputs, uint64_t per_output) {
+    if (per_output != 0 && outputs > kMaxCpuWork / per_output) {
+        fail(m, l,
+             fmt::format("{} outputs of {} taps each exceed the {} operations a CPU node may "
+                         "take",
+                         outputs, per_output, kMaxCpuWork));
+    }
+}
+
+void check_broadcast(const Kmodel& m, const KmodelLayer& l, const Shape4& a, const Shape4& b,
+                     const Shape4& out) {
+    for (size_t k = 0; k < 4; ++k) {
+        for (const Shape4* s : {&a, &b}) {
+            if ((*s)[k] != 1 && (*s)[k] != out[k]) {
+                fail(m, l,
+                     fmt::format("an input shape ({}, {}, {}, {}) does not broadcast to the "
+                                 "output ({}, {}, {}, {})",
+                                 (*s)[0], (*s)[1], (*s)[2], (*s)[3], out[0], out[1], out[2],
+                                 out[3]));
+            }
+        }
+    }
+}
+
+CpuLayerWork v4_binary(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem) {
+    sim::ByteReader r = body_reader(m, l, "binary body");
+    const V4Binary b = read_v4_binary(r);
+    check_range(m, l, b.a, "input_a", kFloat32);
+    check_range(m, l, b.b, "input_b", kFloat32);
+    check_range(m, l, b.out, "output", kFloat32, true);
+    check_broadcast(m, l, b.a_shape, b.b_shape, b.out_shape);
+    const uint64_t na = shape_elements(b.a_shape), nb = shape_elements(b.b_shape),
+                   no = shape_elements(b.out_shape);
+    need(m, l, b.a, "input_a", na * 4);
+    need(m, l, b.b, "input_b", nb * 4);
+    need(m, l, b.out, "output", no * 4);
+    const std::vector<float> a = read_floats(mem, b.a, na), bb = read_floats(mem, b.b, nb);
+    std::vector<float> out(static_cast<size_t>(no));
+    binary_f32(a.data(), bb.data(), b, out.data());
+    write_floats(mem, b.out, out);
+    return {no};
+}
+
+CpuLayerWork v4_conv2d(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem, bool fma) {
+    sim::ByteReader r = body_reader(m, l, "conv2d body");
+    const V4Conv2d c = read_v4_conv2d(r);
+    check_range(m, l, c.in, "input", kFloat32);
+    check_range(m, l, c.out, "output", kFloat32, true);
+    const int64_t oh =
+        windowed_output_size(c.in_shape[2], c.filter_h, c.stride_h, c.dilation_h, c.pad_h);
+    const int64_t ow =
+        windowed_output_size(c.in_shape[3], c.filter_w, c.stride_w, c.dilation_w, c.pad_w);
+    if (oh < 1 || ow < 1) {
+        fail(m, l,
+             fmt::format("a {}x{} filter (dilation {}x{}, stride {}x{}) leaves no output on the "
+                         "{}x{} input with its padding",
+                         c.filter_h, c.filter_w, c.dilation_h, c.dilation_w, c.stride_h, c.stride_w,
+                         c.in_shape[2], c.in_shape[3]));
+    }
+    const uint64_t n_in = shape_elements(c.in_shape);
+    const uint64_t n_out = static_cast<uint64_t>(c.in_shape[0]) *
+                           static_cast<uint64_t>(c.out_channels) * static_cast<uint64_t>(oh) *
+                           static_cast<uint64_t>(ow);
+    need(m, l, c.in, "input", n_in * 4);
+    need(m, l, c.out, "output", n_out * 4);
+    check_work(m, l, n_out,
+               static_cast<uint64_t>(c.in_shape[1] / c.groups) * static_cast<uint64_t>(c.filter_h) *
+                   static_cast<uint64_t>(c.filter_w));
+    const std::vector<float> in = read_floats(mem, c.in, n_in);
+    std::vector<float> out(static_cast<size_t>(n_out));
+    const uint64_t macs = conv2d_f32(in.data(), c, out.data(), fma);
+    write_floats(mem, c.out, out);
+    return {n_out, macs};
+}
+
+CpuLayerWork v4_matmul(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem, bool fma) {
+    sim::ByteReader r = body_reader(m, l, "matmul body");
+    const V4Matmul mm = read_v4_matmul(r);
+    check_range(m, l, mm.a, "input_a", kFloat32);
+    check_range(m, l, mm.b, "input_b", kFloat32);
+    check_range(m, l, mm.out, "output", kFloat32, true);
+    const auto rows = static_cast<uint64_t>(mm.a_rows), cols = static_cast<uint64_t>(mm.a_cols),
+               bcols = static_cast<uint64_t>(mm.b_cols);
+    need(m, l, mm.a, "input_a", rows * cols * 4);
+    need(m, l, mm.b, "input_b", cols * bcols * 4);
+    need(m, l, mm.out, "output", rows * bcols * 4);
+    check_work(m, l, rows * bcols, cols);
+    const std::vector<float> a = read_floats(mem, mm.a, rows * cols);
+    const std::vector<float> b = read_floats(mem, mm.b, cols * bcols);
+    std::vector<float> out(static_cast<size_t>(rows * bcols));
+    const uint64_t macs = matmul_f32(a.data(), b.data(), mm, out.data(), fma);
+    write_floats(mem, mm.out, out);
+    return {out.size(), macs};
+}
+
+CpuLayerWork v4_reduce_window2d(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem) {
+    sim::ByteReader r = body_reader(m, l, "reduce_window2d body");
+    const V4ReduceWindow2d w = read_v4_reduce_window2d(r);
+    check_range(m, l, w.in, "input", kFloat32);
+    check_range(m, l, w.out, "output", kFloat32, true);
+    const int64_t oh =
+        windowed_output_size(w.in_shape[2], w.filter_h, w.stride_h, w.dilation_h, w.pad_h);
+    const int64_t ow =
+        windowed_output_size(w.in_shape[3], w.filter_w, w.stride_w, w.dilation_w, w.pad_w);
+    if (oh < 1 || ow < 1) {
+        fail(m, l,
+             fmt::format("a {}x{} window leaves no output on the {}x{} input with its padding",
+                         w.filter_h, w.filter_w, w.in_shape[2], w.in_shape[3]));
+    }
+    const uint64_t n_in = shape_elements(w.in_shape);
+    const uint64_t n_out = static_cast<uint64_t>(w.in_shape[0]) *
+                           static_cast<uint64_t>(w.in_shape[1]) * static_cast<uint64_t>(oh) *
+                           static_cast<uint64_t>(ow);
+    need(m, l, w.in, "input", n_in * 4);
+    need(m, l, w.out, "output", n_out * 4);
+    check_work(m, l, n_out, static_cast<uint64_t>(w.filter_h) * static_cast<uint64_t>(w.filter_w));
+    const std::vector<float> in = read_floats(mem, w.in, n_in);
+    std::vector<float> out(static_cast<size_t>(n_out));
+    reduce_window2d_f32(in.data(), w, out.data());
+    write_floats(mem, w.out, out);
+    return {n_out * static_cast<uint64_t>(w.filter_h) * static_cast<uint64_t>(w.filter_w)};
+}
+
+CpuLayerWork v4_softmax(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem) {
+    sim::ByteReader r = body_reader(m, l, "softmax body");
+    const V4Softmax s = read_v4_softmax(r);
+    check_range(m, l, s.in, "input", kFloat32);
+    check_range(m, l, s.out, "output", kFloat32, true);
+    const uint64_t n = static_cast<uint64_t>(s.inner_size) * static_cast<uint64_t>(s.outer_size);
+    need(m, l, s.in, "input", n * 4);
+    need(m, l, s.out, "output", n * 4);
+    const std::vector<float> in = read_floats(mem, s.in, n);
+    std::vector<float> out(static_cast<size_t>(n));
+    softmax_v4(in.data(), s, out.data());
+    write_floats(mem, s.out, out);
+    return {n * 3};
+}
+
 CpuLayerWork v4_upload(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem) {
     sim::ByteReader r = body_reader(m, l, "kpu_upload body");
     const V4Upload u = read_v4_upload(r);
@@ -419,6 +571,11 @@ bool layer_supported(int version, uint32_t type) {
     case op::kV4Transpose:
     case op::kV4QuantizedBinary:
     case op::kV4Upload:
+    case op::kV4Binary:
+    case op::kV4Conv2d:
+    case op::kV4Matmul:
+    case op::kV4ReduceWindow2d:
+    case op::kV4Softmax:
     case op::kV4Conv: return true;
     default: return false;
     }
@@ -617,6 +774,11 @@ CpuLayerWork run_cpu_layer(const Kmodel& m, size_t index, RuntimeMemory& mem, bo
         case op::kV4Transpose: return v4_transpose(m, l, mem);
         case op::kV4QuantizedBinary: return v4_quantized_binary(m, l, mem);
         case op::kV4Upload: return v4_upload(m, l, mem);
+        case op::kV4Binary: return v4_binary(m, l, mem);
+        case op::kV4Conv2d: return v4_conv2d(m, l, mem, fma);
+        case op::kV4Matmul: return v4_matmul(m, l, mem, fma);
+        case op::kV4ReduceWindow2d: return v4_reduce_window2d(m, l, mem);
+        case op::kV4Softmax: return v4_softmax(m, l, mem);
         default: break;
         }
     }

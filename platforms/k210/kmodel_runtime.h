@@ -18,9 +18,10 @@ namespace op {
 constexpr uint32_t kV3Add = 1, kV3GlobalAveragePool = 5, kV3Quantize = 11, kV3Dequantize = 12,
                    kV3Softmax = 15, kV3Concat = 16, kV3FullyConnected = 18, kV3Conv = 10240,
                    kV3Upload = 10243;
-constexpr uint32_t kV4Concat = 0x01, kV4Dequantize = 0x03, kV4Pad = 0x05, kV4Quantize = 0x06,
-                   kV4MemoryCopy = 0x09, kV4Transpose = 0x0C, kV4QuantizedBinary = 0x11,
-                   kV4Upload = 0x2001, kV4Conv = 0x2002;
+constexpr uint32_t kV4Binary = 0x00, kV4Concat = 0x01, kV4Conv2d = 0x02, kV4Dequantize = 0x03,
+                   kV4Matmul = 0x04, kV4Pad = 0x05, kV4Quantize = 0x06, kV4ReduceWindow2d = 0x08,
+                   kV4MemoryCopy = 0x09, kV4Softmax = 0x0B, kV4Transpose = 0x0C,
+                   kV4QuantizedBinary = 0x11, kV4Upload = 0x2001, kV4Conv = 0x2002;
 }  // namespace op
 
 // Whether the simulator runs this v3 layer type / v4 opcode; a model with any other fails to run
@@ -69,7 +70,8 @@ void check_kpu_conv(const Kmodel& m, const KpuConvLayer& c);
 
 struct CpuLayerWork {
     uint64_t elements = 0;  // output elements computed (the CPU time model's unit)
-    uint64_t macs = 0;      // multiply-accumulates (FULLY_CONNECTED), costed separately
+    uint64_t macs = 0;      // multiply-accumulates (FULLY_CONNECTED, conv2d, matmul), costed
+                            // separately
 };
 
 // Runs layer `l` of `m` (not a KPU convolution) against `mem`. Throws sim::Error for an

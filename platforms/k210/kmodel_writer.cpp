@@ -178,4 +178,225 @@ std::vector<uint8_t> write_kmodel_v3(const V3ModelSpec& spec) {
     return o.bytes;
 }
 
+// ---------------------------------------------------------------- kmodel v4
+
+namespace {
+
+void range(Out& o, const MemoryRange& r) {
+    o.u32(r.memory_type);
+    o.u32(r.datatype);
+    o.u32(r.start);
+    o.u32(r.size);
+}
+void shape(Out& o, const Shape4& s) {
+    for (int32_t d : s) {
+        o.u32(static_cast<uint32_t>(d));
+    }
+}
+void padding(Out& o, const Padding& p) {
+    o.u32(static_cast<uint32_t>(p.before));
+    o.u32(static_cast<uint32_t>(p.after));
+}
+void value_range(Out& o, const ValueRange& v) {
+    o.f32(v.min);
+    o.f32(v.max);
+}
+void i32s(Out& o, std::initializer_list<int32_t> v) {
+    for (int32_t x : v) {
+        o.u32(static_cast<uint32_t>(x));
+    }
+}
+
+RawLayerSpec quant_node(uint32_t opcode, const MemoryRange& in, const MemoryRange& out,
+                        int32_t zero_point, float scale) {
+    Out o;
+    range(o, in);
+    range(o, out);
+    o.u32(static_cast<uint32_t>(zero_point));
+    o.f32(scale);
+    return {opcode, o.bytes};
+}
+
+// The skip to the next absolute multiple of `a`, written as zero bytes; returns its length.
+uint32_t align_skip(Out& o, size_t a) {
+    const size_t before = o.pos();
+    o.align(a);
+    return static_cast<uint32_t>(o.pos() - before);
+}
+
+void write_kpu_conv2d(Out& o, const ConvLayerSpec& c) {
+    const kpu::FmapGeometry og = kpu::output_geometry(c.args);
+    const auto out_bytes = static_cast<uint32_t>(og.channels * og.height * og.width);
+    range(o, c.main_mem_out ? MemoryRange{kMainMemory, kUint8, c.main_mem_out_address, out_bytes}
+                            : MemoryRange{kMainMemory, kUint8, 0, 0});
+    o.u32(1);  // batches
+    o.u32(0);  // reserved0
+    const size_t args = o.pos();
+    for (int i = 0; i < 12; ++i) {
+        o.u64(0);  // patched below, once the skips are known
+    }
+    kpu::LayerArgs a = c.args;
+    a.bwsx_base_addr = align_skip(o, 256);
+    for (const kpu::BnParam& p : c.bn) {
+        o.u64(kpu::encode_bn(p));
+    }
+    a.active_addr = align_skip(o, 256);
+    uint8_t table[kpu::kActTableBytes];
+    kpu::encode_act(c.act, table);
+    o.raw(table, sizeof(table));
+    a.para_start_addr = align_skip(o, 256);
+    o.raw(c.weights.data(), c.weights.size());
+    const auto words = kpu::encode(a);
+    for (size_t i = 0; i < words.size(); ++i) {
+        boost::endian::store_little_u64(o.bytes.data() + args + 8 * i, words[i]);
+    }
+}
+
+}  // namespace
+
+RawLayerSpec v4_quantize_node(const MemoryRange& in, const MemoryRange& out, int32_t zero_point,
+                              float scale) {
+    return quant_node(0x06, in, out, zero_point, scale);
+}
+
+RawLayerSpec v4_dequantize_node(const MemoryRange& in, const MemoryRange& out, int32_t zero_point,
+                                float scale) {
+    return quant_node(0x03, in, out, zero_point, scale);
+}
+
+RawLayerSpec v4_upload_node(const MemoryRange& in, const MemoryRange& out, const Shape4& s) {
+    Out o;
+    range(o, in);
+    range(o, out);
+    shape(o, s);
+    return {0x2001, o.bytes};
+}
+
+RawLayerSpec v4_node(const V4Binary& b) {
+    Out o;
+    range(o, b.a);
+    range(o, b.b);
+    range(o, b.out);
+    o.u32(static_cast<uint32_t>(b.op));
+    shape(o, b.a_shape);
+    shape(o, b.b_shape);
+    shape(o, b.out_shape);
+    value_range(o, b.act);
+    return {0x00, o.bytes};
+}
+
+RawLayerSpec v4_node(const V4Conv2d& c) {
+    Out o;
+    range(o, c.in);
+    range(o, c.out);
+    shape(o, c.in_shape);
+    i32s(o, {c.groups, c.out_channels});
+    padding(o, c.pad_h);
+    padding(o, c.pad_w);
+    i32s(o, {c.filter_h, c.filter_w, c.stride_h, c.stride_w, c.dilation_h, c.dilation_w});
+    value_range(o, c.act);
+    for (float w : c.weights) {
+        o.f32(w);
+    }
+    for (float b : c.bias) {
+        o.f32(b);
+    }
+    return {0x02, o.bytes};
+}
+
+RawLayerSpec v4_node(const V4Matmul& m) {
+    Out o;
+    range(o, m.a);
+    range(o, m.b);
+    range(o, m.out);
+    i32s(o, {m.a_rows, m.a_cols, m.b_cols});
+    value_range(o, m.act);
+    for (float b : m.bias) {
+        o.f32(b);
+    }
+    return {0x04, o.bytes};
+}
+
+RawLayerSpec v4_node(const V4ReduceWindow2d& w) {
+    Out o;
+    range(o, w.in);
+    range(o, w.out);
+    o.u32(static_cast<uint32_t>(w.op));
+    shape(o, w.in_shape);
+    padding(o, w.pad_h);
+    padding(o, w.pad_w);
+    i32s(o, {w.filter_h, w.filter_w, w.stride_h, w.stride_w, w.dilation_h, w.dilation_w});
+    o.f32(w.init_value);
+    value_range(o, w.act);
+    return {0x08, o.bytes};
+}
+
+RawLayerSpec v4_node(const V4Softmax& s) {
+    Out o;
+    range(o, s.in);
+    range(o, s.out);
+    i32s(o, {s.inner_size, s.outer_size});
+    o.f32(s.beta);
+    return {0x0B, o.bytes};
+}
+
+RawLayerSpec v4_node(const V4Concat& c) {
+    Out o;
+    range(o, c.out);
+    o.u32(c.inner_size);
+    o.u32(c.outer_size);
+    o.u32(static_cast<uint32_t>(c.inputs.size()));
+    for (const MemoryRange& r : c.inputs) {
+        range(o, r);
+    }
+    for (int32_t d : c.dims) {
+        o.u32(static_cast<uint32_t>(d));
+    }
+    return {0x01, o.bytes};
+}
+
+std::vector<uint8_t> write_kmodel_v4(const V4ModelSpec& spec) {
+    Out o;
+    o.u32(0x4B4D444C);  // 'KMDL' as a multi-character constant: bytes "LDMK"
+    o.u32(4);
+    o.u32(0);  // flags
+    o.u32(1);  // target K210
+    o.u32(static_cast<uint32_t>(spec.constants.size()));
+    o.u32(spec.main_mem);
+    o.u32(static_cast<uint32_t>(spec.nodes.size()));
+    o.u32(static_cast<uint32_t>(spec.inputs.size()));
+    o.u32(static_cast<uint32_t>(spec.outputs.size()));
+    o.u32(0);  // reserved0
+    for (const KmodelIo& in : spec.inputs) {
+        range(o, in.range);
+    }
+    for (const KmodelIo& in : spec.inputs) {
+        shape(o, {in.shape[0], in.shape[1], in.shape[2], in.shape[3]});
+    }
+    for (const MemoryRange& out : spec.outputs) {
+        range(o, out);
+    }
+    o.raw(spec.constants.data(), spec.constants.size());
+    const size_t headers = o.pos();
+    for (size_t i = 0; i < spec.nodes.size(); ++i) {
+        o.u32(0);
+        o.u32(0);
+    }
+    for (size_t i = 0; i < spec.nodes.size(); ++i) {
+        const size_t start = o.pos();
+        uint32_t opcode = 0;
+        if (const auto* c = std::get_if<ConvLayerSpec>(&spec.nodes[i])) {
+            opcode = 0x2002;
+            write_kpu_conv2d(o, *c);
+        } else {
+            const auto& raw = std::get<RawLayerSpec>(spec.nodes[i]);
+            opcode = raw.type;
+            o.raw(raw.body.data(), raw.body.size());
+        }
+        o.patch_u32(headers + 8 * i, opcode);
+        o.patch_u32(headers + 8 * i + 4, static_cast<uint32_t>(o.pos() - start));
+    }
+    return o.bytes;
+}
+
 }  // namespace npu::k210

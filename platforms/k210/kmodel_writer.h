@@ -11,6 +11,8 @@
 #include <vector>
 
 #include "models/k210_kpu/kpu_func.h"
+#include "platforms/k210/cpu_ops.h"
+#include "platforms/k210/kmodel.h"
 
 namespace npu::k210 {
 
@@ -67,5 +69,36 @@ struct V3ModelSpec {
 };
 
 std::vector<uint8_t> write_kmodel_v3(const V3ModelSpec& spec);
+
+// ---------------------------------------------------------------- kmodel v4 (nncase v0.2)
+// Header, inputs (ranges, then shapes), outputs, constants, node headers, then bodies one after
+// another (../shared/reference/k210_kpu.md §4.2). A ConvLayerSpec becomes a kpu_conv2d node
+// (batches 1; its tables at absolute 256-byte alignment with the skipped byte counts stored in
+// bwsx_base_addr, active_addr and para_start_addr, as nncase writes them; main_mem_out is a CPU
+// download of the whole map to main memory). Every other node is a RawLayerSpec built below.
+
+// quantize (float -> u8) and dequantize nodes: q = x · scale + zp, x = (q − zp) / scale, with
+// nncase v0.2's inverse step `scale`.
+RawLayerSpec v4_quantize_node(const MemoryRange& in, const MemoryRange& out, int32_t zero_point,
+                              float scale);
+RawLayerSpec v4_dequantize_node(const MemoryRange& in, const MemoryRange& out, int32_t zero_point,
+                                float scale);
+RawLayerSpec v4_upload_node(const MemoryRange& in, const MemoryRange& out, const Shape4& shape);
+RawLayerSpec v4_node(const V4Binary& b);
+RawLayerSpec v4_node(const V4Conv2d& c);
+RawLayerSpec v4_node(const V4Matmul& m);
+RawLayerSpec v4_node(const V4ReduceWindow2d& w);
+RawLayerSpec v4_node(const V4Softmax& s);
+RawLayerSpec v4_node(const V4Concat& c);
+
+struct V4ModelSpec {
+    uint32_t main_mem = 0;
+    std::vector<KmodelIo> inputs;
+    std::vector<MemoryRange> outputs;
+    std::vector<uint8_t> constants;
+    std::vector<std::variant<ConvLayerSpec, RawLayerSpec>> nodes;
+};
+
+std::vector<uint8_t> write_kmodel_v4(const V4ModelSpec& spec);
 
 }  // namespace npu::k210

@@ -133,8 +133,8 @@ int main(int argc, char** argv) {
     CompileOptions compile_opts;
     CLI::App* compile = app.add_subcommand(
         "compile",
-        "Compile an ONNX model for the K210 KPU: calibrate, quantize, fuse, write a kmodel v3 "
-        "and its report (<output>.json)");
+        "Compile an ONNX model for the K210 KPU: calibrate, quantize, fuse, write a kmodel (v3, "
+        "or v4 when a layer needs a CPU convolution) and its report (<output>.json)");
     compile->add_option("--target", compile_opts.target, "Target NPU (k210)")
         ->capture_default_str();
     compile->add_option("onnx", compile_opts.onnx, "ONNX model (float)")
@@ -147,6 +147,12 @@ int main(int argc, char** argv) {
         ->required()
         ->check(CLI::ExistingPath);
     compile->add_option("-o,--output", compile_opts.output, "The kmodel to write")->required();
+    compile
+        ->add_option("--kmodel-version", compile_opts.kmodel_version,
+                     "auto: v3 (run by the Kendryte SDK itself) unless a layer needs nncase "
+                     "v0.2's CPU convolution or pooling, then v4; or 3, 4 to insist")
+        ->check(CLI::IsMember({"auto", "3", "4"}))
+        ->capture_default_str();
 
     RegressOptions regress_opts;
     CLI::App* regress = app.add_subcommand(
@@ -181,6 +187,12 @@ int main(int argc, char** argv) {
                         "Smallest cosine similarity per layer (default 0.99)");
     regress->add_option("--min-top1", regress_opts.min_top1,
                         "Smallest top-1 agreement of the output (default 0.95)");
+    regress->add_flag("--timed", regress_opts.timed,
+                      "Also run the first sample on the timed K210 platform: its outputs must "
+                      "equal the functional run's bit for bit; per-layer time and cycles are "
+                      "reported");
+    regress->add_option("--platform", regress_opts.platform,
+                        "Platform YAML for --timed (default: built-in k210)");
 
     LayoutOptions layout_opts;
     CLI::App* layout = app.add_subcommand(

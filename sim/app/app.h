@@ -63,9 +63,10 @@ struct InferOptions {
 
 struct CompileOptions {
     std::string target = "k210";
-    std::string onnx;       // float model
-    std::string calibrate;  // .npy file or directory of .npy samples
-    std::string output;     // kmodel path; the report goes to <output>.json
+    std::string onnx;                     // float model
+    std::string calibrate;                // .npy file or directory of .npy samples
+    std::string output;                   // kmodel path; the report goes to <output>.json
+    std::string kmodel_version = "auto";  // auto, 3 or 4
 };
 
 struct RegressOptions {
@@ -76,6 +77,8 @@ struct RegressOptions {
     std::string out;          // directory for report.json, junit.xml, report.txt
     std::string tolerances;   // optional YAML: max_lsb, min_cosine, min_top1_agreement
     double max_lsb = -1, min_cosine = -1, min_top1 = -1;  // < 0: from the file or the default
+    bool timed = false;    // also run the first sample on the timed K210 platform
+    std::string platform;  // its YAML (empty: the built-in k210)
 };
 
 int cmd_run(const RunOptions& opts);

@@ -1,5 +1,6 @@
-// npusim compile --target k210: an ONNX model, calibrated on sample inputs, into a kmodel v3
-// (platforms/k210/compiler.h), with the compile report printed and written beside it as JSON.
+// npusim compile --target k210: an ONNX model, calibrated on sample inputs, into a kmodel v3, or
+// v4 when a layer needs nncase v0.2's CPU nodes (platforms/k210/compiler.h), with the compile
+// report printed and written beside it as JSON.
 #include <fmt/format.h>
 
 #include "platforms/k210/compiler.h"
@@ -23,6 +24,7 @@ int cmd_compile(const CompileOptions& opts) {
     }
     k210::CompileOptions co;
     co.model_name = opts.onnx;
+    co.kmodel_version = opts.kmodel_version == "auto" ? 0 : std::stoi(opts.kmodel_version);
     for (onnx::Value& v : read_samples(opts.calibrate, g.inputs[0].shape)) {
         co.calibration.push_back({{g.inputs[0].name, std::move(v)}});
     }

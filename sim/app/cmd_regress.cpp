@@ -10,15 +10,20 @@
 
 #include "models/k210_kpu/kpu_layout.h"
 #include "platforms/k210/compiler.h"
+#include "platforms/k210/driver.h"
 #include "platforms/k210/functional.h"
+#include "platforms/k210/k210_platform.h"
 #include "platforms/k210/kmodel.h"
 #include "sim/app/app.h"
+#include "sim/app/platform_loader.h"
 #include "sim/app/samples.h"
 #include "sim/core/config.h"
 #include "sim/core/error.h"
 #include "sim/core/files.h"
+#include "sim/core/trace.h"
 #include "sim/onnx/evaluator.h"
 #include "sim/onnx/onnx_import.h"
+#include "sim/tlm/kernel.h"
 
 namespace npu::app {
 
@@ -125,6 +130,56 @@ std::string xml_escape(const std::string& s) {
         }
     }
     return o;
+}
+
+// The first sample on the timed K210 platform (bus, MMIO, interrupts, DMA, the CPU time model):
+// its outputs against the functional run's, and what each layer cost.
+struct TimedRun {
+    bool equal = false;
+    double inference_ms = 0;
+    uint64_t kpu_cycles = 0, cpu_cycles = 0;
+    std::vector<k210::LayerRun> layers;
+    std::vector<uint64_t> layer_kpu_cycles;  // per kmodel layer
+};
+
+TimedRun run_timed(const k210::Kmodel& km, const sim::Tensor& in, const std::string& platform) {
+    const LoadedPlatform p = load_platform(platform);
+    if (!p.k210) {
+        throw sim::Error(fmt::format("--platform {}: not a k210 platform", p.source));
+    }
+    k210::FunctionalOptions fo;
+    fo.fused_multiply_add = p.k210->cpu.fused_multiply_add;
+    const k210::FunctionalResult want = k210::run_functional(km, in, fo);
+    sim::install_report_handler({}, false);
+    sim::TraceWriter trace(false);
+    k210::K210Platform soc("k210", *p.k210, trace);
+    k210::K210Driver driver("driver", soc, trace);
+    driver.load(km, in);
+    sc_core::sc_start();
+    const k210::RunResult& r = driver.result();
+    if (!r.error.empty()) {
+        throw sim::Error(r.error);
+    }
+    if (!r.done) {
+        throw sim::Error("the timed run did not finish (a layer never completed)");
+    }
+    TimedRun t;
+    t.equal = r.outputs.size() == want.outputs.size();
+    for (size_t i = 0; t.equal && i < r.outputs.size(); ++i) {
+        t.equal = r.outputs[i] == want.outputs[i];
+    }
+    t.inference_ms = static_cast<double>(r.end_ps - r.load_end_ps) / 1e9;
+    t.layers = r.layers;
+    for (const k210::LayerRun& l : r.layers) {
+        uint64_t k = 0;
+        for (int i = 0; i < l.kpu_layers; ++i) {
+            k += soc.kpu.layers().at(static_cast<size_t>(l.kpu_layer + i)).cost.total_cycles;
+        }
+        t.layer_kpu_cycles.push_back(k);
+        t.kpu_cycles += k;
+        t.cpu_cycles += l.cpu_cycles;
+    }
+    return t;
 }
 
 }  // namespace
@@ -260,6 +315,44 @@ int cmd_regress(const RegressOptions& opts) {
     junit_cases += fmt::format(
         "    <testcase classname=\"npusim.regress.output\" name=\"top1_agreement\">{}</testcase>\n",
         top1_ok ? "" : fmt::format("<failure message=\"{:.4f} below {}\"/>", top1, tol.min_top1));
+    nlohmann::ordered_json jt;
+    if (opts.timed) {
+        sim::Tensor in(sim::DType::u8, sim::Shape(cm.input_shape.begin(), cm.input_shape.end()));
+        for (size_t k = 0; k < samples[0].f.size(); ++k) {
+            in.data<uint8_t>()[k] = cm.input_q.quantize(static_cast<double>(samples[0].f[k]));
+        }
+        const TimedRun t = run_timed(km, in, opts.platform);
+        failures += t.equal ? 0 : 1;
+        table += fmt::format(
+            "timed platform, sample 0: {:.3f} ms per inference, {} KPU cycles, {} CPU cycles; "
+            "outputs {} the functional run's\n",
+            t.inference_ms, t.kpu_cycles, t.cpu_cycles, t.equal ? "equal" : "DIFFER FROM");
+        table += fmt::format("{:>3}  {:<16} {:>10} {:>10} {:>10}\n", "#", "kmodel layer", "time us",
+                             "KPU cyc", "CPU cyc");
+        nlohmann::ordered_json tl = nlohmann::ordered_json::array();
+        for (size_t i = 0; i < t.layers.size(); ++i) {
+            const k210::LayerRun& l = t.layers[i];
+            const double us = static_cast<double>(l.end_ps - l.start_ps) / 1e6;
+            table += fmt::format("{:>3}  {:<16} {:>10.1f} {:>10} {:>10}\n", l.index, l.type, us,
+                                 t.layer_kpu_cycles[i], l.cpu_cycles);
+            tl.push_back({{"kmodel_layer", l.index},
+                          {"type", l.type},
+                          {"time_us", us},
+                          {"kpu_cycles", t.layer_kpu_cycles[i]},
+                          {"cpu_cycles", l.cpu_cycles}});
+        }
+        jt = {{"sample", 0},
+              {"platform", opts.platform.empty() ? "<built-in k210>" : opts.platform},
+              {"outputs_equal_functional", t.equal},
+              {"inference_ms", t.inference_ms},
+              {"kpu_cycles", t.kpu_cycles},
+              {"cpu_cycles", t.cpu_cycles},
+              {"layers", tl}};
+        junit_cases += fmt::format(
+            "    <testcase classname=\"npusim.regress.timed\" "
+            "name=\"timed_equals_functional\">{}</testcase>\n",
+            t.equal ? "" : "<failure message=\"the timed platform's outputs differ\"/>");
+    }
     fmt::print("{}", table);
     if (!opts.out.empty()) {
         nlohmann::ordered_json j;
@@ -287,15 +380,19 @@ int cmd_regress(const RegressOptions& opts) {
                              {"simulated", static_cast<double>(correct_sim) / n}};
         }
         j["first_diverging_layer"] = first_diverging;
+        if (opts.timed) {
+            j["timed"] = jt;
+        }
         j["passed"] = failures == 0;
         sim::OutputDir dir(opts.out);
         dir.write_text("report.json", j.dump(2) + "\n");
         dir.write_text("report.txt", table);
-        dir.write_text("junit.xml",
-                       fmt::format("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n"
-                                   "  <testsuite name=\"npusim.regress\" tests=\"{}\" "
-                                   "failures=\"{}\">\n{}  </testsuite>\n</testsuites>\n",
-                                   mapped.size() + 1, failures, junit_cases));
+        dir.write_text(
+            "junit.xml",
+            fmt::format("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n"
+                        "  <testsuite name=\"npusim.regress\" tests=\"{}\" "
+                        "failures=\"{}\">\n{}  </testsuite>\n</testsuites>\n",
+                        mapped.size() + 1 + (opts.timed ? 1 : 0), failures, junit_cases));
         dir.commit();
         fmt::print("wrote report.json, report.txt and junit.xml to {}\n", dir.dir().string());
     }

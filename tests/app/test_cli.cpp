@@ -88,6 +88,46 @@ TEST_F(Cli, DefaultRunIsTheDigitsModelOnTheK210) {
 }
 
 // npusim compile and npusim regress on the digits model's files.
+// The digits model as a kmodel v4 (nncase v0.2's format: kpu_upload, kpu_conv2d, dequantize,
+// matmul): the report names the version and why, the file is a 'KMDL' v4, and regress measures
+// the same agreement and accuracy as for v3.
+TEST_F(Cli, CompileAsKmodelV4ThenRegress) {
+    const std::string d = NPUSIM_SOURCE_DIR "/platforms/k210/digits/";
+    const std::string km = (dir / "digits4.kmodel").string();
+    Result c = run("compile --target k210 " + d + "digits_cnn.onnx --calibrate " + d +
+                   "calib_images.npy -o " + km + " --kmodel-version 4");
+    ASSERT_EQ(c.rc, 0) << c.err;
+    EXPECT_NE(c.out.find("kmodel v4 (asked for), 5524 bytes"), std::string::npos) << c.out;
+    EXPECT_NE(c.out.find("CPU  matmul"), std::string::npos) << c.out;
+    EXPECT_EQ(slurp(km).substr(0, 8), std::string("LDMK\x04\0\0\0", 8));
+    Result r = run("regress --onnx " + d + "digits_cnn.onnx --model " + km + " --inputs " + d +
+                   "test_images.npy --labels " + d + "test_labels.npy --timed --out " +
+                   (dir / "reg4").string());
+    ASSERT_EQ(r.rc, 0) << r.out << r.err;
+    // --timed: the first digit on the timed platform equals the functional run, layer by layer
+    // timed: the upload, three KPU layers, the dequantize and the matmul.
+    EXPECT_NE(r.out.find("outputs equal the functional run's"), std::string::npos) << r.out;
+    const auto j = nlohmann::json::parse(slurp(dir / "reg4" / "report.json"));
+    EXPECT_EQ(j["timed"]["outputs_equal_functional"], true);
+    EXPECT_EQ(j["timed"]["layers"].size(), 6u);
+    EXPECT_EQ(j["timed"]["layers"][1]["type"], "kpu_conv2d");
+    // The compiler's estimate of each KPU layer (layer_cost on the ideal parameter bus) is within
+    // 0.1 % of the timed platform's, which fetches the tables over its modelled SRAM bus.
+    const auto rep = nlohmann::json::parse(slurp(km + ".json"));
+    for (size_t k = 1; k <= 3; ++k) {
+        const auto timed = j["timed"]["layers"][k]["kpu_cycles"].get<uint64_t>();
+        const auto est = rep["layers"][k]["est_cycles"].get<uint64_t>();
+        EXPECT_GE(timed, est) << k;
+        EXPECT_LT(timed - est, est / 1000) << k;
+    }
+    EXPECT_NE(r.out.find("top-1 agreement 297/297 (100.00 %) ok"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("accuracy: float 290/297 (97.64 %), simulated K210 290/297 (97.64 %)"),
+              std::string::npos);
+    c = run("compile " + d + "digits_cnn.onnx --calibrate " + d + "calib_images.npy -o " + km +
+            " --kmodel-version 5");
+    EXPECT_NE(c.rc, 0);
+}
+
 TEST_F(Cli, CompileThenRegressTheDigitsModel) {
     const std::string d = NPUSIM_SOURCE_DIR "/platforms/k210/digits/";
     const std::string km = (dir / "digits.kmodel").string();

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "models/k210_kpu/kpu_func.h"
+#include "platforms/k210/compiler.h"
 #include "platforms/k210/cpu_ops.h"
 #include "platforms/k210/demo_model.h"
 #include "platforms/k210/driver.h"
@@ -18,6 +19,7 @@
 #include "sim/core/error.h"
 #include "sim/core/files.h"
 #include "sim/tlm/kernel.h"
+#include "tests/k210_compiler/net.h"
 #include "tests/tlm/sc_harness.h"
 
 namespace npu::test {
@@ -252,6 +254,37 @@ TEST_F(K210Platform, InputOfTheWrongShapeIsRefused) {
         EXPECT_STREQ(e.what(),
                      "input is (1, 3, 240, 320) of f32, the model expects u8 (1, 3, 240, 320)");
     }
+}
+
+// A kmodel v4 from our compiler, with float CPU convolutions (5x5 on the image, dilated, 3x3 on a
+// 2x2 map), CPU pooling, matmul and softmax between two KPU layers: the timed platform equals the
+// functional run bit for bit, and the 5x5 layer's CPU time is the documented formula worked by
+// hand: 8 x 16 x 16 = 2048 outputs; with 2 rows/columns of padding the in-bounds taps per axis
+// are 3 + 4 + 12 x 5 + 4 + 3 = 74, so MACs = 8 x 74 x 74 x 3 = 131424, and cycles =
+// 500 + 4 x 2048 + 3 x 131424 = 402964 (layer_dispatch_cycles 500, cycles_per_element 4,
+// cycles_per_mac 3).
+TEST_F(K210Platform, CompiledKmodelV4WithCpuConvolutionsRunsAsFunctionally) {
+    Net n = cpu_conv_net();
+    k210::CompileOptions o;
+    o.calibration = n.samples(8);
+    o.model_name = "m.onnx";
+    const k210::CompiledModel cm = k210::compile_k210(n.g, o);
+    ASSERT_EQ(cm.kmodel_version, 4);
+    const k210::Kmodel m = k210::parse_kmodel(cm.kmodel, "m.kmodel");
+    sim::Tensor img(sim::DType::u8, {1, 3, 16, 16});
+    std::mt19937 rng(3);
+    for (size_t i = 0; i < img.numel(); ++i) {
+        img.data<uint8_t>()[i] = static_cast<uint8_t>(rng());
+    }
+    const Inference run = infer(m, img);
+    ASSERT_TRUE(run.result.done) << run.result.error;
+    const k210::FunctionalResult want = k210::run_functional(m, img);
+    ASSERT_EQ(run.result.outputs.size(), 1u);
+    EXPECT_TRUE(run.result.outputs[0] == want.outputs[0]);
+    EXPECT_EQ(run.kpu_layers, 2u);
+    ASSERT_GT(run.result.layers.size(), 1u);
+    EXPECT_EQ(run.result.layers[1].type, "conv2d");
+    EXPECT_EQ(run.result.layers[1].cpu_cycles, 402964u);
 }
 
 }  // namespace

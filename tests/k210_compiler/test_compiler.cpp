@@ -16,6 +16,7 @@
 #include "sim/core/npy.h"
 #include "sim/onnx/evaluator.h"
 #include "sim/onnx/onnx_import.h"
+#include "tests/k210_compiler/net.h"
 
 namespace npu::test {
 namespace {
@@ -83,104 +84,24 @@ namespace npu::test {
 namespace {
 
 // A chain of nodes built directly in our graph IR, with seeded random weights.
-struct Net {
-    onnx::Graph g;
-    std::mt19937 rng{7};
-    std::string last;
-
-    explicit Net(std::vector<int64_t> input) {
-        g.opset = 13;
-        g.inputs.push_back({"x", 1, std::move(input)});
-        last = "x";
-    }
-    std::string weight(const std::string& name, std::vector<int64_t> shape, float scale,
-                       float offset = 0) {
-        size_t n = 1;
-        for (int64_t d : shape) {
-            n *= static_cast<size_t>(d);
-        }
-        std::uniform_real_distribution<float> u(-scale, scale);
-        std::vector<float> v(n);
-        for (float& e : v) {
-            e = offset + u(rng);
-        }
-        g.initializers[name] = onnx::Value::floats(std::move(shape), std::move(v));
-        return name;
-    }
-    onnx::Node& node(const std::string& op, const std::string& name,
-                     std::vector<std::string> extra_inputs = {}) {
-        onnx::Node n;
-        n.op_type = op, n.name = name;
-        n.inputs = {last};
-        n.inputs.insert(n.inputs.end(), extra_inputs.begin(), extra_inputs.end());
-        n.outputs = {name + "_out"};
-        last = n.outputs[0];
-        g.nodes.push_back(n);
-        return g.nodes.back();
-    }
-    static void ints(onnx::Node& n, const std::string& a, std::vector<int64_t> v) {
-        n.attributes[a].kind = onnx::Attribute::Kind::is;
-        n.attributes[a].is = std::move(v);
-    }
-    static void set_int(onnx::Node& n, const std::string& a, int64_t v) {
-        n.attributes[a].kind = onnx::Attribute::Kind::i;
-        n.attributes[a].i = v;
-    }
-    static void set_float(onnx::Node& n, const std::string& a, float v) {
-        n.attributes[a].kind = onnx::Attribute::Kind::f;
-        n.attributes[a].f = v;
-    }
-    onnx::Node& conv(const std::string& name, int64_t cin, int64_t cout, int64_t k,
-                     int64_t group = 1, int64_t stride = 1) {
-        onnx::Node& n = node("Conv", name,
-                             {weight(name + "_w", {cout, cin / group, k, k}, 0.5f),
-                              weight(name + "_b", {cout}, 0.2f)});
-        ints(n, "pads", {k / 2, k / 2, k / 2, k / 2});
-        ints(n, "strides", {stride, stride});
-        set_int(n, "group", group);
-        return n;
-    }
-    void bn(const std::string& name, int64_t c) {
-        node("BatchNormalization", name,
-             {weight(name + "_s", {c}, 0.3f, 1), weight(name + "_b", {c}, 0.2f),
-              weight(name + "_m", {c}, 0.2f), weight(name + "_v", {c}, 0.3f, 1)});
-    }
-    void pool(const std::string& op, const std::string& name, int64_t k) {
-        onnx::Node& n = node(op, name);
-        ints(n, "kernel_shape", {k, k});
-        ints(n, "strides", {k, k});
-    }
-    void finish() { g.outputs.push_back({last, 1, {}}); }
-
-    std::vector<std::map<std::string, onnx::Value>> samples(size_t count) {
-        std::vector<std::map<std::string, onnx::Value>> v;
-        std::uniform_real_distribution<float> u(-1, 1);
-        for (size_t i = 0; i < count; ++i) {
-            std::vector<float> x(static_cast<size_t>(g.inputs[0].shape[1] * g.inputs[0].shape[2] *
-                                                     g.inputs[0].shape[3]));
-            for (float& e : x) {
-                e = u(rng);
-            }
-            v.push_back({{"x", onnx::Value::floats(g.inputs[0].shape, x)}});
-        }
-        return v;
-    }
-};
-
 struct Agreement {
     double max_abs = 0, cosine = 0, out_range = 0;
     std::vector<std::string> kinds;
+    int version = 0;
 };
 
 // Compiles `net` (calibrated on 32 samples), runs 16 other samples on the functional K210 and
 // compares the output with the float reference.
-Agreement compile_and_compare(Net& net) {
+Agreement compile_and_compare(Net& net, int version = 0) {
     k210::CompileOptions o;
     o.calibration = net.samples(32);
     o.model_name = "m.onnx";
+    o.kmodel_version = version;
     const k210::CompiledModel cm = k210::compile_k210(net.g, o);
     const k210::Kmodel km = k210::parse_kmodel(cm.kmodel, "m.kmodel");
+    EXPECT_EQ(km.version, cm.kmodel_version);
     Agreement a;
+    a.version = cm.kmodel_version;
     for (const k210::CompiledLayer& l : cm.layers) {
         a.kinds.push_back(l.target + " " + l.kind);
     }
@@ -211,7 +132,7 @@ Agreement compile_and_compare(Net& net) {
 // Every fusion: BN, LeakyRelu, average pool 2x2; depthwise with Clip (ReLU6) and max pool 4x4;
 // a linear 1x1 with a fused 4x4 global average pool (mean 4x4); then Gemm + Relu
 // (FULLY_CONNECTED act 1) and Softmax on the CPU.
-TEST(K210Compiler, EveryFusionPathAgreesWithTheFloatModel) {
+Net fusion_net() {
     Net n({1, 3, 32, 32});
     n.conv("c1", 3, 8, 3);
     n.bn("bn1", 8);
@@ -229,7 +150,13 @@ TEST(K210Compiler, EveryFusionPathAgreesWithTheFloatModel) {
     n.node("Relu", "fc_relu");
     n.node("Softmax", "sm");
     n.finish();
+    return n;
+}
+
+TEST(K210Compiler, EveryFusionPathAgreesWithTheFloatModel) {
+    Net n = fusion_net();
     const Agreement a = compile_and_compare(n);
+    EXPECT_EQ(a.version, 3);
     EXPECT_EQ(a.kinds, (std::vector<std::string>{"KPU conv3x3 + bn + leaky_relu(0.1) + AveragePool",
                                                  "KPU conv3x3 dw + clip(0, 6) + MaxPool",
                                                  "KPU conv1x1 + global_avg_pool", "CPU DEQUANTIZE",
@@ -241,7 +168,7 @@ TEST(K210Compiler, EveryFusionPathAgreesWithTheFloatModel) {
 
 // Stride 2 (pool type 5), a global average pool the KPU cannot fuse (8x8: CPU), and a reshape
 // between two KPU layers (the map leaves the KPU and is uploaded again: K210_UPLOAD).
-TEST(K210Compiler, FallbackPathsAgreeWithTheFloatModel) {
+Net fallback_net() {
     Net n({1, 4, 16, 16});
     n.conv("s2", 4, 8, 3, 1, 2);  // 8x8
     n.node("Relu", "r1");
@@ -256,6 +183,11 @@ TEST(K210Compiler, FallbackPathsAgreeWithTheFloatModel) {
         n.node("Gemm", "fc", {n.weight("fc_w", {8, 5}, 0.5f), n.weight("fc_b", {5}, 0.1f)});
     (void)fc;
     n.finish();
+    return n;
+}
+
+TEST(K210Compiler, FallbackPathsAgreeWithTheFloatModel) {
+    Net n = fallback_net();
     const Agreement a = compile_and_compare(n);
     EXPECT_EQ(a.kinds, (std::vector<std::string>{
                            "KPU conv3x3 s2 + relu", "CPU K210_UPLOAD", "KPU conv3x3 + relu",
@@ -269,7 +201,7 @@ TEST(K210Compiler, FallbackPathsAgreeWithTheFloatModel) {
 // Branches: a residual block (the Add on the CPU, its Relu as the clamp of the QUANTIZE that
 // takes the sum back to uint8, then K210_UPLOAD for the next KPU layer), and a channel Concat
 // of a KPU layer's output with a layer that reads it too.
-TEST(K210Compiler, ResidualAndConcatBranchesAgreeWithTheFloatModel) {
+Net branch_net() {
     Net n({1, 3, 16, 16});
     n.conv("c1", 3, 8, 3);
     n.node("Relu", "r1");
@@ -291,6 +223,11 @@ TEST(K210Compiler, ResidualAndConcatBranchesAgreeWithTheFloatModel) {
         n.node("Gemm", "fc", {n.weight("fc_w", {8, 3}, 0.5f), n.weight("fc_b", {3}, 0.1f)});
     (void)fc;
     n.finish();
+    return n;
+}
+
+TEST(K210Compiler, ResidualAndConcatBranchesAgreeWithTheFloatModel) {
+    Net n = branch_net();
     const Agreement a = compile_and_compare(n);
     EXPECT_EQ(a.kinds, (std::vector<std::string>{
                            "KPU conv3x3 + relu", "KPU conv3x3 + bn", "CPU DEQUANTIZE",
@@ -303,10 +240,44 @@ TEST(K210Compiler, ResidualAndConcatBranchesAgreeWithTheFloatModel) {
     EXPECT_LT(a.max_abs, 0.03 * a.out_range);
 }
 
-std::string compile_error(Net& n, size_t samples = 2) {
+TEST(K210Compiler, ConvolutionsTheKpuCannotRunMakeAKmodelV4ThatAgrees) {
+    Net n = cpu_conv_net();
+    const Agreement a = compile_and_compare(n);
+    EXPECT_EQ(a.version, 4);
+    EXPECT_EQ(a.kinds, (std::vector<std::string>{
+                           "CPU DEQUANTIZE", "CPU conv5x5 (float) + bn + relu", "CPU QUANTIZE",
+                           "CPU K210_UPLOAD", "KPU conv3x3 + relu + MaxPool", "CPU DEQUANTIZE",
+                           "CPU conv3x3 (float) + clip(0, 6)", "CPU reduce_window2d max 3x3",
+                           "CPU QUANTIZE", "CPU K210_UPLOAD", "KPU conv3x3 + relu + AveragePool",
+                           "CPU DEQUANTIZE", "CPU conv3x3 (float) + relu",
+                           "CPU reduce_window2d mean 2x2", "CPU matmul", "CPU SOFTMAX"}));
+    std::printf("cpu conv net (v4): softmax max |err| %.4f, cosine %.6f\n", a.max_abs, a.cosine);
+    EXPECT_GT(a.cosine, 0.999);
+    EXPECT_LT(a.max_abs, 0.05);  // probabilities
+}
+
+// The three v3 networks compiled as kmodel v4 (every layer kind through nncase v0.2's nodes)
+// agree with the float model as closely.
+TEST(K210Compiler, TheV3NetworksAsKmodelV4AgreeToo) {
+    for (Net (*make)() : {fusion_net, fallback_net, branch_net}) {
+        Net n = make();
+        const Agreement a3 = compile_and_compare(n, 3);
+        Net n4 = make();
+        const Agreement a4 = compile_and_compare(n4, 4);
+        EXPECT_EQ(a3.version, 3);
+        EXPECT_EQ(a4.version, 4);
+        std::printf("v3 cosine %.6f max |err| %.4f; v4 cosine %.6f max |err| %.4f\n", a3.cosine,
+                    a3.max_abs, a4.cosine, a4.max_abs);
+        EXPECT_GT(a4.cosine, 0.999);
+        EXPECT_LT(a4.max_abs, 0.03 * a4.out_range + 0.0);
+    }
+}
+
+std::string compile_error(Net& n, size_t samples = 2, int version = 0) {
     k210::CompileOptions o;
     o.calibration = n.samples(samples);
     o.model_name = "m.onnx";
+    o.kmodel_version = version;
     try {
         k210::compile_k210(n.g, o);
     } catch (const sim::Error& e) {
@@ -320,9 +291,10 @@ TEST(K210Compiler, BadInputsAreOneExactError) {
         Net n({1, 3, 16, 16});
         n.conv("c5", 3, 4, 5);
         n.finish();
-        EXPECT_EQ(compile_error(n),
-                  "m.onnx: Conv 'c5': cannot run on the KPU: kernel 5x5 (the KPU has 1x1 and "
-                  "3x3); kmodel v3 has no CPU convolution to fall back to");
+        EXPECT_EQ(compile_error(n, 2, 3),
+                  "m.onnx: Conv 'c5' cannot run on the KPU (kernel 5x5 (the KPU has 1x1 and "
+                  "3x3)): it needs a CPU convolution, which kmodel v3 does not have; compile for "
+                  "kmodel v4 instead");
     }
     {
         Net n({1, 3, 240, 320});

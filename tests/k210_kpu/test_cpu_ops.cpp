@@ -12,6 +12,7 @@
 #include "platforms/k210/cpu_ops.h"
 #include "platforms/k210/functional.h"
 #include "platforms/k210/kmodel_runtime.h"
+#include "platforms/k210/kmodel_writer.h"
 #include "sim/core/error.h"
 
 namespace npu::test {
@@ -243,15 +244,15 @@ TEST(CpuOps, TransposeWithABadPermutationIsAClearError) {
 TEST(CpuOps, UnsupportedNodeNamesItsIndexAndOpcode) {
     Body b;
     b.u32(0);
-    const k210::Kmodel m = one_node_model(0x0B, b);
+    const k210::Kmodel m = one_node_model(0x0E, b);
     MapMemory mem;
-    EXPECT_FALSE(k210::layer_supported(4, 0x0B));
+    EXPECT_FALSE(k210::layer_supported(4, 0x0E));
     try {
         k210::run_cpu_layer(m, 0, mem);
         FAIL();
     } catch (const sim::Error& e) {
         EXPECT_STREQ(e.what(),
-                     "t.kmodel: node 0 is softmax (opcode 0xb): not supported by the K210 "
+                     "t.kmodel: node 0 is unary (opcode 0xe): not supported by the K210 "
                      "runtime model (supported: docs/k210_platform.md)");
     }
 }
@@ -270,6 +271,187 @@ TEST(CpuOps, QuantizeNodeReadsItsBodyAndWritesU8) {
     EXPECT_EQ(k210::run_cpu_layer(m, 0, mem).elements, 2u);
     EXPECT_EQ(mem.mem[1][16], 6);
     EXPECT_EQ(mem.mem[1][17], 2);
+}
+
+// ---------------------------------------------------------------- v4 float nodes
+
+uint32_t fbits(float f) {
+    uint32_t v = 0;
+    std::memcpy(&v, &f, 4);
+    return v;
+}
+
+// A one-node model over a 256-byte main memory holding `in` floats from byte 0.
+struct FloatNode {
+    k210::Kmodel m;
+    MapMemory mem;
+    FloatNode(uint32_t opcode, const std::vector<uint8_t>& body, const std::vector<float>& in) {
+        m.name = "t.kmodel";
+        m.version = 4;
+        m.main_mem_bytes = 256;
+        m.bytes = body;
+        m.layers.push_back({opcode, 0, body.size(), k210::v4_opcode_name(opcode)});
+        mem.mem[1].assign(256, 0);
+        std::memcpy(mem.mem[1].data(), in.data(), in.size() * 4);
+    }
+    std::vector<float> out(uint32_t at, size_t n) const {
+        std::vector<float> v(n);
+        std::memcpy(v.data(), mem.mem.at(1).data() + at, n * 4);
+        return v;
+    }
+};
+
+// conv2d laid out field by field as nncase's conv2d_options::serialize writes it: 1x1x3x3 input
+// 1..9, one 2x2 filter of ones, bias 0.5, stride 1, no padding: each output is the sum of a 2x2
+// window plus 0.5; the fused activation clamps to [0, 20].
+TEST(CpuOps, Conv2dNodeWorkedByHand) {
+    Body b;
+    b.range(1, 0, 0, 36).range(1, 0, 128, 16);
+    b.u32(1).u32(1).u32(3).u32(3);                // in_shape
+    b.u32(1).u32(1);                              // groups, out_channels
+    b.u32(0).u32(0).u32(0).u32(0);                // padding_h, padding_w
+    b.u32(2).u32(2).u32(1).u32(1).u32(1).u32(1);  // filter, stride, dilation
+    b.u32(fbits(0)).u32(fbits(20));               // fused_activation
+    for (int i = 0; i < 4; ++i) {
+        b.u32(fbits(1));
+    }
+    b.u32(fbits(0.5f));
+    FloatNode n(k210::op::kV4Conv2d, b.bytes, {1, 2, 3, 4, 5, 6, 7, 8, 9});
+    const k210::CpuLayerWork w = k210::run_cpu_layer(n.m, 0, n.mem);
+    EXPECT_EQ(w.elements, 4u);
+    EXPECT_EQ(w.macs, 16u);
+    EXPECT_EQ(n.out(128, 4), (std::vector<float>{12.5f, 16.5f, 20.0f, 20.0f}));  // 24.5, 28.5 clamp
+
+    // Our writer lays the node out byte for byte the same.
+    k210::V4Conv2d c;
+    c.in = {1, 0, 0, 36}, c.out = {1, 0, 128, 16};
+    c.in_shape = {1, 1, 3, 3};
+    c.out_channels = 1, c.filter_h = c.filter_w = 2;
+    c.act.min = 0, c.act.max = 20;
+    c.weights = {1, 1, 1, 1}, c.bias = {0.5f};
+    EXPECT_EQ(k210::v4_node(c).body, b.bytes);
+    EXPECT_EQ(k210::v4_node(c).type, k210::op::kV4Conv2d);
+}
+
+// Padding 1 on every side, stride 2, dilation 1, two groups of one channel: out-of-bounds taps
+// are skipped (zero padding). Channel 0 (1..9) with a 3x3 filter of ones: the four corners of
+// the 2x2 output sum 1+2+4+5 = 12, 2+3+5+6 = 16, 4+5+7+8 = 24, 5+6+8+9 = 28; channel 1 is
+// channel 0 times 10 with a filter of twos: 20x.
+TEST(CpuOps, Conv2dPaddingStrideAndGroupsWorkedByHand) {
+    k210::V4Conv2d c;
+    c.in = {1, 0, 0, 72}, c.out = {1, 0, 128, 32};
+    c.in_shape = {1, 2, 3, 3};
+    c.groups = 2, c.out_channels = 2;
+    c.pad_h = {1, 1}, c.pad_w = {1, 1};
+    c.filter_h = c.filter_w = 3, c.stride_h = c.stride_w = 2;
+    c.weights.assign(9, 1.0f);
+    c.weights.resize(18, 2.0f);
+    c.bias = {0, 0};
+    std::vector<float> in{1, 2, 3, 4, 5, 6, 7, 8, 9};
+    for (int i = 0; i < 9; ++i) {
+        in.push_back(10.0f * in[static_cast<size_t>(i)]);
+    }
+    FloatNode n(k210::op::kV4Conv2d, k210::v4_node(c).body, in);
+    EXPECT_EQ(k210::run_cpu_layer(n.m, 0, n.mem).macs, 2u * 4u * 4u);  // 4 in-bounds taps each
+    EXPECT_EQ(n.out(128, 8), (std::vector<float>{12, 16, 24, 28, 240, 320, 480, 560}));
+}
+
+// Max 2x2 stride 1 with one padding row and column after; mean 2x2 stride 2 with the same
+// padding divides by the in-bounds taps only.
+TEST(CpuOps, ReduceWindow2dMaxAndMeanWorkedByHand) {
+    k210::V4ReduceWindow2d w;
+    w.in = {1, 0, 0, 36}, w.out = {1, 0, 128, 64};
+    w.op = k210::ReduceOp::max;
+    w.in_shape = {1, 1, 3, 3};
+    w.pad_h = {0, 1}, w.pad_w = {0, 1};
+    w.filter_h = w.filter_w = 2;
+    w.init_value = std::numeric_limits<float>::lowest();
+    const std::vector<float> in{1, 2, 3, 4, 5, 6, 7, 8, 9};
+    FloatNode mx(k210::op::kV4ReduceWindow2d, k210::v4_node(w).body, in);
+    k210::run_cpu_layer(mx.m, 0, mx.mem);
+    EXPECT_EQ(mx.out(128, 9), (std::vector<float>{5, 6, 6, 8, 9, 9, 8, 9, 9}));
+
+    w.op = k210::ReduceOp::mean;
+    w.stride_h = w.stride_w = 2;
+    w.init_value = 0;
+    FloatNode mean(k210::op::kV4ReduceWindow2d, k210::v4_node(w).body, in);
+    k210::run_cpu_layer(mean.m, 0, mean.mem);
+    EXPECT_EQ(mean.out(128, 4), (std::vector<float>{3, 4.5f, 7.5f, 9}));
+}
+
+// [1 2] x [[1 2 3] [4 5 6]] = [9 12 15]; bias (0.5, −20, 0); fused ReLU: (9.5, 0, 15). B is read
+// from const memory.
+TEST(CpuOps, MatmulNodeWorkedByHand) {
+    k210::V4Matmul mm;
+    mm.a = {1, 0, 0, 8}, mm.b = {0, 0, 0, 24}, mm.out = {1, 0, 64, 12};
+    mm.a_rows = 1, mm.a_cols = 2, mm.b_cols = 3;
+    mm.act.min = 0;
+    mm.bias = {0.5f, -20, 0};
+    FloatNode n(k210::op::kV4Matmul, k210::v4_node(mm).body, {1, 2});
+    n.m.constants_bytes = 24;
+    const float b[] = {1, 2, 3, 4, 5, 6};
+    std::memcpy(n.mem.mem[0].data(), b, 24);
+    EXPECT_EQ(k210::run_cpu_layer(n.m, 0, n.mem).macs, 6u);
+    EXPECT_EQ(n.out(64, 3), (std::vector<float>{9.5f, 0, 15}));
+}
+
+// Softmax of (1, 2, 3) and of (0, 0) (two blocks, beta 1): e^(x − max) / Σ.
+TEST(CpuOps, SoftmaxNodeNormalisesEachBlock) {
+    k210::V4Softmax sm;
+    sm.in = {1, 0, 0, 24}, sm.out = {1, 0, 64, 24};
+    sm.inner_size = 3, sm.outer_size = 2, sm.beta = 1;
+    FloatNode n(k210::op::kV4Softmax, k210::v4_node(sm).body, {1, 2, 3, 0, 0, 0});
+    k210::run_cpu_layer(n.m, 0, n.mem);
+    const std::vector<float> y = n.out(64, 6);
+    const double e2 = std::exp(-2.0), e1 = std::exp(-1.0), s = e2 + e1 + 1;
+    EXPECT_NEAR(y[0], e2 / s, 1e-7);
+    EXPECT_NEAR(y[1], e1 / s, 1e-7);
+    EXPECT_NEAR(y[2], 1 / s, 1e-7);
+    for (size_t i = 3; i < 6; ++i) {
+        EXPECT_NEAR(y[i], 1.0 / 3, 1e-7);
+    }
+}
+
+// (1, 1, 2, 1) + (1, 1, 1, 3) broadcasts to (1, 1, 2, 3); the fused activation clamps at 12.
+TEST(CpuOps, BinaryNodeBroadcastsAndClamps) {
+    k210::V4Binary bn;
+    bn.a = {1, 0, 0, 8}, bn.b = {1, 0, 8, 12}, bn.out = {1, 0, 64, 24};
+    bn.a_shape = {1, 1, 2, 1}, bn.b_shape = {1, 1, 1, 3}, bn.out_shape = {1, 1, 2, 3};
+    bn.act.max = 12;
+    FloatNode n(k210::op::kV4Binary, k210::v4_node(bn).body, {0, 10, 1, 2, 3});
+    k210::run_cpu_layer(n.m, 0, n.mem);
+    EXPECT_EQ(n.out(64, 6), (std::vector<float>{1, 2, 3, 11, 12, 12}));
+}
+
+// A conv2d whose groups do not divide its channels, and one whose filter leaves no output.
+TEST(CpuOps, Conv2dNodeWithImpossibleGeometryIsAClearError) {
+    k210::V4Conv2d c;
+    c.in = {1, 0, 0, 36}, c.out = {1, 0, 128, 16};
+    c.in_shape = {1, 3, 2, 2};
+    c.groups = 2, c.out_channels = 2;
+    c.weights.assign(2, 1.0f), c.bias = {0, 0};
+    FloatNode bad(k210::op::kV4Conv2d, k210::v4_node(c).body, {});
+    try {
+        k210::run_cpu_layer(bad.m, 0, bad.mem);
+        FAIL();
+    } catch (const sim::Error& e) {
+        EXPECT_STREQ(e.what(),
+                     "t.kmodel: at byte 0x30 (conv2d groups): groups 2 and out_channels 2 with 3 "
+                     "input channels: expected groups ≥ 1 dividing both channel counts");
+    }
+    c.in_shape = {1, 1, 2, 2};
+    c.groups = 1, c.out_channels = 1;
+    c.filter_h = c.filter_w = 3;
+    c.weights.assign(9, 1.0f), c.bias = {0};
+    FloatNode none(k210::op::kV4Conv2d, k210::v4_node(c).body, {});
+    try {
+        k210::run_cpu_layer(none.m, 0, none.mem);
+        FAIL();
+    } catch (const sim::Error& e) {
+        EXPECT_STREQ(e.what(),
+                     "t.kmodel: conv2d at byte 0x0: a 3x3 filter (dilation 1x1, stride 1x1) "
+                     "leaves no output on the 2x2 input with its padding");
+    }
 }
 
 }  // namespace
