@@ -56,6 +56,7 @@ public:
     CompiledModel run() {
         check_io();
         calibrate();
+        fold_constants();
         index_consumers();
         start();
         for (size_t i = 0; i < m_g.nodes.size(); ++i) {
@@ -154,8 +155,90 @@ private:
         m_shapes[name] = v.shape;
     }
 
+    // Exporters compute constants in the graph (PyTorch: Constant nodes for Clip bounds, Shape ->
+    // Gather -> Concat for a Reshape's shape). A node whose inputs are all constant runs once
+    // here, in the reference evaluator, and its outputs become initializers; Shape of a computed
+    // tensor is its calibrated (static) shape.
+    void fold_constants() {
+        for (size_t i = 0; i < m_g.nodes.size(); ++i) {
+            const onnx::Node& n = m_g.nodes[i];
+            if (n.outputs.empty()) {
+                continue;
+            }
+            if (n.op_type == "Shape" && n.inputs.size() == 1 && n.attributes.empty() &&
+                m_shapes.count(n.inputs[0]) != 0) {
+                const Shape& sh = m_shapes.at(n.inputs[0]);
+                m_g.initializers[n.outputs[0]] =
+                    onnx::Value::ints({static_cast<int64_t>(sh.size())}, sh);
+                m_done.insert(i);
+                continue;
+            }
+            if (is_identity(n)) {
+                bypass(i);
+                continue;
+            }
+            const bool all_const =
+                std::all_of(n.inputs.begin(), n.inputs.end(), [&](const std::string& in) {
+                    return in.empty() || m_g.initializers.count(in) != 0;
+                });
+            if (!all_const) {
+                continue;
+            }
+            onnx::Graph one;
+            one.opset = m_g.opset;
+            one.nodes = {n};
+            for (const std::string& in : n.inputs) {
+                if (!in.empty()) {
+                    one.initializers[in] = m_g.initializers.at(in);
+                }
+            }
+            for (const std::string& out : n.outputs) {
+                if (!out.empty()) {
+                    one.outputs.push_back({out, 1, {}});
+                }
+            }
+            const std::map<std::string, onnx::Value> values = onnx::evaluate(one, {});
+            for (const auto& [name, v] : values) {
+                m_g.initializers[name] = v;
+            }
+            m_done.insert(i);
+        }
+    }
+
+    // Nodes that pass their input through: Identity, Dropout (inference), and a Pad of zeros
+    // (PyTorch exports avg_pool2d as Pad + AveragePool).
+    bool is_identity(const onnx::Node& n) const {
+        if (n.inputs.empty() || n.inputs[0].empty() || n.outputs.size() != 1 ||
+            n.outputs[0] == m_g.outputs[0].name) {
+            return false;
+        }
+        if (n.op_type == "Identity" || n.op_type == "Dropout") {
+            return true;
+        }
+        if (n.op_type != "Pad") {
+            return false;
+        }
+        std::vector<int64_t> pads = n.get_ints("pads");  // opset < 11
+        if (n.inputs.size() > 1 && m_g.initializers.count(n.inputs[1]) != 0) {
+            pads = m_g.initializers.at(n.inputs[1]).i;
+        }
+        return !pads.empty() &&
+               std::all_of(pads.begin(), pads.end(), [](int64_t p) { return p == 0; });
+    }
+    // Node i's consumers read its input instead.
+    void bypass(size_t i) {
+        const std::string from = m_g.nodes[i].outputs[0], to = m_g.nodes[i].inputs[0];
+        for (onnx::Node& c : m_g.nodes) {
+            std::replace(c.inputs.begin(), c.inputs.end(), from, to);
+        }
+        m_done.insert(i);
+    }
+
     void index_consumers() {
         for (size_t i = 0; i < m_g.nodes.size(); ++i) {
+            if (m_done.count(i) != 0) {
+                continue;  // folded or bypassed
+            }
             for (const std::string& in : m_g.nodes[i].inputs) {
                 if (!in.empty() && m_g.initializers.count(in) == 0) {
                     m_consumers[in].push_back(i);
@@ -1056,7 +1139,7 @@ private:
         m_out.main_mem_bytes = m_main;
     }
 
-    const onnx::Graph& m_g;
+    onnx::Graph m_g;  // a copy: constant nodes are folded into its initializers
     const CompileOptions& m_o;
     std::map<std::string, Range> m_ranges;
     std::map<std::string, Shape> m_shapes;

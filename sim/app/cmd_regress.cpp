@@ -224,6 +224,7 @@ int cmd_regress(const RegressOptions& opts) {
                 }
             }
         };
+        ref[cm.input_name] = samples[s];  // a layer may map the input itself (a DEQUANTIZE)
         const std::map<std::string, onnx::Value> fout =
             onnx::evaluate(g, {{cm.input_name, samples[s]}}, eo);
         sim::Tensor in(sim::DType::u8, sim::Shape(cm.input_shape.begin(), cm.input_shape.end()));

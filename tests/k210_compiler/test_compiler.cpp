@@ -258,6 +258,66 @@ TEST(K210Compiler, ConvolutionsTheKpuCannotRunMakeAKmodelV4ThatAgrees) {
 
 // The three v3 networks compiled as kmodel v4 (every layer kind through nncase v0.2's nodes)
 // agree with the float model as closely.
+// A model exported by PyTorch (scripts/export_fallback_cnn.py) with layers the KPU cannot run:
+// its Constant nodes (Clip bounds) fold into constants, its Pad of zeros before AveragePool
+// passes through so the pool fuses, and the result is a kmodel v4 whose logits agree with the
+// float model on 16 random images (calibrated on 16 others).
+TEST(K210Compiler, PyTorchExportWithCpuLayersCompilesAndAgrees) {
+    const onnx::Graph g =
+        onnx::import_model(NPUSIM_SOURCE_DIR "/tests/k210_compiler/data/fallback_cnn.onnx");
+    std::mt19937 rng(11);
+    std::uniform_real_distribution<float> u(0, 1);
+    auto sample = [&] {
+        std::vector<float> x(3 * 32 * 32);
+        for (float& e : x) {
+            e = u(rng);
+        }
+        return onnx::Value::floats({1, 3, 32, 32}, x);
+    };
+    k210::CompileOptions o;
+    for (int i = 0; i < 16; ++i) {
+        o.calibration.push_back({{"image", sample()}});
+    }
+    const k210::CompiledModel cm = k210::compile_k210(g, o);
+    EXPECT_EQ(cm.kmodel_version, 4);
+    std::vector<std::string> kinds;
+    for (const k210::CompiledLayer& l : cm.layers) {
+        kinds.push_back(l.target + " " + l.kind);
+    }
+    EXPECT_EQ(kinds, (std::vector<std::string>{
+                         "CPU DEQUANTIZE", "CPU conv5x5 (float) + relu", "CPU QUANTIZE",
+                         "CPU K210_UPLOAD", "KPU conv3x3 + relu + MaxPool", "CPU DEQUANTIZE",
+                         "CPU conv3x3 (float) + clip(0, 6)", "CPU reduce_window2d max 3x3",
+                         "CPU QUANTIZE", "CPU K210_UPLOAD", "KPU conv3x3 + relu + AveragePool",
+                         "KPU conv3x3 + relu + global_avg_pool", "CPU DEQUANTIZE", "CPU matmul"}));
+    const k210::Kmodel km = k210::parse_kmodel(cm.kmodel, "m.kmodel");
+    double dot = 0, ss = 0, rr = 0;
+    int agree = 0;
+    for (int i = 0; i < 16; ++i) {
+        const onnx::Value x = sample();
+        const std::vector<float> ref = onnx::evaluate(g, {{"image", x}}).at("logits").f;
+        sim::Tensor in(sim::DType::u8, {1, 3, 32, 32});
+        for (size_t k = 0; k < in.numel(); ++k) {
+            in.data<uint8_t>()[k] = cm.input_q.quantize(x.f[k]);
+        }
+        const sim::Tensor out = k210::run_functional(km, in).outputs.at(0);
+        const float* y = out.data<float>();
+        for (size_t k = 0; k < ref.size(); ++k) {
+            const double ys = y[k], rs = ref[k];
+            dot += ys * rs, ss += ys * ys, rr += rs * rs;
+        }
+        agree += std::max_element(y, y + 10) - y ==
+                         std::max_element(ref.begin(), ref.end()) - ref.begin()
+                     ? 1
+                     : 0;
+    }
+    const double cosine = dot / std::sqrt(ss * rr);
+    std::printf("PyTorch fallback CNN (v4): logits cosine %.7f, top-1 agreement %d/16\n", cosine,
+                agree);
+    EXPECT_GT(cosine, 0.9999);
+    EXPECT_GE(agree, 15);
+}
+
 TEST(K210Compiler, TheV3NetworksAsKmodelV4AgreeToo) {
     for (Net (*make)() : {fusion_net, fallback_net, branch_net}) {
         Net n = make();
