@@ -372,7 +372,7 @@ private:
                 DequantizeSpec{*w.u8, out, static_cast<uint32_t>(n), static_cast<float>(w.q.scale),
                                static_cast<float>(-w.q.zero_point * w.q.scale)});
         }
-        CompiledLayer& l = add_layer(t, "CPU", "DEQUANTIZE");
+        CompiledLayer& l = add_layer(t, "CPU", m_v4 ? "dequantize" : "DEQUANTIZE");
         l.why_cpu = why;
         l.in_shape = l.out_shape = w.shape;
         l.in_q = w.q;
@@ -402,7 +402,7 @@ private:
         const uint64_t count = static_cast<uint64_t>(numel(w.shape));
         const uint32_t out = alloc_main(count);
         push_quantize(*w.f32, out, count, w.q);
-        CompiledLayer& l = add_layer(t, "CPU", "QUANTIZE");
+        CompiledLayer& l = add_layer(t, "CPU", m_v4 ? "quantize" : "QUANTIZE");
         l.why_cpu = "float tensor into a KPU layer";
         l.in_shape = l.out_shape = w.shape;
         l.out_q = l.lsb = w.q;
@@ -450,7 +450,7 @@ private:
                                                  static_cast<uint32_t>(h),
                                                  static_cast<uint32_t>(c)));
         }
-        CompiledLayer& l = add_layer(t, "CPU", "K210_UPLOAD");
+        CompiledLayer& l = add_layer(t, "CPU", m_v4 ? "kpu_upload" : "K210_UPLOAD");
         l.why_cpu = "feature map into the KPU RAM layout";
         l.in_shape = l.out_shape = w.shape;
         l.est_cycles = cpu_cycles(static_cast<uint64_t>(numel(w.shape)), 0);
@@ -888,7 +888,7 @@ private:
             } else {
                 m_spec.layers.push_back(softmax_layer(*w.f32, o, static_cast<uint32_t>(count)));
             }
-            CompiledLayer& l = add_layer(n.name, "CPU", "SOFTMAX");
+            CompiledLayer& l = add_layer(n.name, "CPU", m_v4 ? "softmax" : "SOFTMAX");
             l.why_cpu = "the KPU has no softmax";
             l.in_shape = l.out_shape = s;
             l.est_cycles = cpu_cycles(static_cast<uint64_t>(count) * 3, 0);
@@ -945,7 +945,7 @@ private:
         } else {
             m_spec.layers.push_back(k210::add_layer(a, b, o, static_cast<uint32_t>(count)));
         }
-        CompiledLayer& l = add_layer(n.name, "CPU", "ADD");
+        CompiledLayer& l = add_layer(n.name, "CPU", m_v4 ? "binary add" : "ADD");
         l.why_cpu = "the KPU has no elementwise add";
         l.in_shape = l.out_shape = s;
         l.est_cycles = cpu_cycles(count, 0);
@@ -959,7 +959,8 @@ private:
             const QuantParams q = qparams(r);  // range from 0: zero point 0, negatives clamp
             const uint32_t u = alloc_main(count);
             push_quantize(o, u, count, q);
-            CompiledLayer& lq = add_layer(next->name, "CPU", "QUANTIZE (= relu)");
+            CompiledLayer& lq =
+                add_layer(next->name, "CPU", m_v4 ? "quantize (= relu)" : "QUANTIZE (= relu)");
             lq.why_cpu = "relu after a CPU add: the clamp of the quantization";
             lq.in_shape = lq.out_shape = s;
             lq.out_q = lq.lsb = q;
@@ -1011,7 +1012,7 @@ private:
         } else {
             m_spec.layers.push_back(concat_layer(o, ranges));
         }
-        CompiledLayer& l = add_layer(n.name, "CPU", "CONCAT");
+        CompiledLayer& l = add_layer(n.name, "CPU", m_v4 ? "concat" : "CONCAT");
         l.why_cpu = "the KPU has no concatenation";
         l.in_shape = s0;
         l.out_shape = out_shape;

@@ -245,12 +245,12 @@ TEST(K210Compiler, ConvolutionsTheKpuCannotRunMakeAKmodelV4ThatAgrees) {
     const Agreement a = compile_and_compare(n);
     EXPECT_EQ(a.version, 4);
     EXPECT_EQ(a.kinds, (std::vector<std::string>{
-                           "CPU DEQUANTIZE", "CPU conv5x5 (float) + bn + relu", "CPU QUANTIZE",
-                           "CPU K210_UPLOAD", "KPU conv3x3 + relu + MaxPool", "CPU DEQUANTIZE",
+                           "CPU dequantize", "CPU conv5x5 (float) + bn + relu", "CPU quantize",
+                           "CPU kpu_upload", "KPU conv3x3 + relu + MaxPool", "CPU dequantize",
                            "CPU conv3x3 (float) + clip(0, 6)", "CPU reduce_window2d max 3x3",
-                           "CPU QUANTIZE", "CPU K210_UPLOAD", "KPU conv3x3 + relu + AveragePool",
-                           "CPU DEQUANTIZE", "CPU conv3x3 (float) + relu",
-                           "CPU reduce_window2d mean 2x2", "CPU matmul", "CPU SOFTMAX"}));
+                           "CPU quantize", "CPU kpu_upload", "KPU conv3x3 + relu + AveragePool",
+                           "CPU dequantize", "CPU conv3x3 (float) + relu",
+                           "CPU reduce_window2d mean 2x2", "CPU matmul", "CPU softmax"}));
     std::printf("cpu conv net (v4): softmax max |err| %.4f, cosine %.6f\n", a.max_abs, a.cosine);
     EXPECT_GT(a.cosine, 0.999);
     EXPECT_LT(a.max_abs, 0.05);  // probabilities
@@ -285,11 +285,11 @@ TEST(K210Compiler, PyTorchExportWithCpuLayersCompilesAndAgrees) {
         kinds.push_back(l.target + " " + l.kind);
     }
     EXPECT_EQ(kinds, (std::vector<std::string>{
-                         "CPU DEQUANTIZE", "CPU conv5x5 (float) + relu", "CPU QUANTIZE",
-                         "CPU K210_UPLOAD", "KPU conv3x3 + relu + MaxPool", "CPU DEQUANTIZE",
+                         "CPU dequantize", "CPU conv5x5 (float) + relu", "CPU quantize",
+                         "CPU kpu_upload", "KPU conv3x3 + relu + MaxPool", "CPU dequantize",
                          "CPU conv3x3 (float) + clip(0, 6)", "CPU reduce_window2d max 3x3",
-                         "CPU QUANTIZE", "CPU K210_UPLOAD", "KPU conv3x3 + relu + AveragePool",
-                         "KPU conv3x3 + relu + global_avg_pool", "CPU DEQUANTIZE", "CPU matmul"}));
+                         "CPU quantize", "CPU kpu_upload", "KPU conv3x3 + relu + AveragePool",
+                         "KPU conv3x3 + relu + global_avg_pool", "CPU dequantize", "CPU matmul"}));
     const k210::Kmodel km = k210::parse_kmodel(cm.kmodel, "m.kmodel");
     double dot = 0, ss = 0, rr = 0;
     int agree = 0;
@@ -316,6 +316,48 @@ TEST(K210Compiler, PyTorchExportWithCpuLayersCompilesAndAgrees) {
                 agree);
     EXPECT_GT(cosine, 0.9999);
     EXPECT_GE(agree, 15);
+}
+
+// The v4 float nodes our compiler writes (conv2d, reduce_window2d, matmul, softmax, quantize,
+// dequantize, kpu_upload, kpu_conv2d), mutated byte by byte inside their bodies: every run gives
+// outputs or one sim::Error naming the model (ASan checks the memory in CI).
+TEST(K210Compiler, MutatedKmodelV4NodesRunOrFailCleanly) {
+    Net n = cpu_conv_net();
+    k210::CompileOptions o;
+    o.calibration = n.samples(4);
+    const k210::CompiledModel cm = k210::compile_k210(n.g, o);
+    const k210::Kmodel clean = k210::parse_kmodel(cm.kmodel, "m");
+    const size_t bodies = clean.layers.front().body_offset;
+    sim::Tensor in(sim::DType::u8, {1, 3, 16, 16});
+    std::mt19937 rng(13);
+    for (size_t i = 0; i < in.numel(); ++i) {
+        in.data<uint8_t>()[i] = static_cast<uint8_t>(rng());
+    }
+    int ran = 0, errors = 0;
+    for (int t = 0; t < 400; ++t) {
+        std::vector<uint8_t> b = cm.kmodel;
+        for (int e = 0; e < 1 + t % 3; ++e) {
+            const size_t pos = bodies + rng() % (b.size() - bodies);
+            b[pos] = t % 2 == 0 ? static_cast<uint8_t>(rng())
+                                : static_cast<uint8_t>(b[pos] ^ (1u << (rng() % 8)));
+        }
+        k210::Kmodel m;
+        try {
+            m = k210::parse_kmodel(b, "m");
+        } catch (const sim::Error&) {
+            continue;
+        }
+        try {
+            k210::run_functional(m, in);
+            ++ran;
+        } catch (const sim::Error& e) {
+            EXPECT_EQ(std::string(e.what()).rfind("m: ", 0), 0u) << e.what();
+            ++errors;
+        }
+    }
+    std::printf("mutated v4 models: %d ran, %d refused\n", ran, errors);
+    EXPECT_GT(ran, 100);
+    EXPECT_GT(errors, 20);
 }
 
 TEST(K210Compiler, TheV3NetworksAsKmodelV4AgreeToo) {

@@ -292,7 +292,9 @@ struct FloatNode {
         m.bytes = body;
         m.layers.push_back({opcode, 0, body.size(), k210::v4_opcode_name(opcode)});
         mem.mem[1].assign(256, 0);
-        std::memcpy(mem.mem[1].data(), in.data(), in.size() * 4);
+        if (!in.empty()) {
+            std::memcpy(mem.mem[1].data(), in.data(), in.size() * 4);
+        }
     }
     std::vector<float> out(uint32_t at, size_t n) const {
         std::vector<float> v(n);
