@@ -76,7 +76,9 @@ CpuLayerWork v4_quantize(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& m
     const size_t count = in.size() / 4;
     need(m, l, p.out, "output", count);
     std::vector<float> x(count);
-    std::memcpy(x.data(), in.data(), count * 4);
+    if (count != 0) {  // (a range under 4 bytes: nothing to convert, and no data pointer)
+        std::memcpy(x.data(), in.data(), count * 4);
+    }
     std::vector<uint8_t> q(count);
     quantize_v4(x.data(), count, p.zero_point, p.scale, q.data(), fma);
     write_range(mem, {p.out.memory_type, kUint8, p.out.start, static_cast<uint32_t>(count)}, q);

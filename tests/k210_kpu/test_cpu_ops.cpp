@@ -281,6 +281,18 @@ uint32_t fbits(float f) {
     return v;
 }
 
+// Found by fuzz_kmodel (UBSan: memcpy from a null pointer): a quantize whose float range holds
+// under 4 bytes converts nothing.
+TEST(CpuOps, QuantizeOfARangeUnderFourBytesConvertsNothing) {
+    Body b;
+    b.range(1, 0, 0, 2).range(1, 1, 16, 2).u32(0).u32(fbits(1.0f));
+    const k210::Kmodel m = one_node_model(k210::op::kV4Quantize, b);
+    MapMemory mem;
+    mem.mem[1][16] = 77;
+    EXPECT_EQ(k210::run_cpu_layer(m, 0, mem).elements, 0u);
+    EXPECT_EQ(mem.mem[1][16], 77);
+}
+
 // A one-node model over a 256-byte main memory holding `in` floats from byte 0.
 struct FloatNode {
     k210::Kmodel m;
