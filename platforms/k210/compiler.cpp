@@ -705,7 +705,11 @@ private:
         const auto n_out = static_cast<uint64_t>(numel(out_shape));
         const uint32_t o = alloc_main(n_out * 4);
         c.out = main_f32(o, n_out);
-        const uint64_t macs = n_out * static_cast<uint64_t>(in_shape[1] / c.groups * k[0] * k[1]);
+        // What the run multiplies: the in-bounds taps only (padding adds none).
+        const uint64_t macs =
+            static_cast<uint64_t>(m) * static_cast<uint64_t>(in_shape[1] / c.groups) *
+            in_bounds_taps(c.in_shape[2], c.filter_h, c.stride_h, c.dilation_h, ph) *
+            in_bounds_taps(c.in_shape[3], c.filter_w, c.stride_w, c.dilation_w, pw);
         const uint64_t wbytes = (c.weights.size() + c.bias.size()) * 4;
         m_spec.layers.push_back(v4_node(c));
         CompiledLayer& l = add_layer(fmt::format("{}", fmt::join(names, "+")), "CPU",

@@ -584,6 +584,17 @@ int64_t windowed_output_size(int32_t size, int32_t filter, int32_t stride, int32
     return num / stride;
 }
 
+uint64_t in_bounds_taps(int32_t size, int32_t filter, int32_t stride, int32_t dilation,
+                        const Padding& p) {
+    uint64_t n = 0;
+    const int64_t outs = windowed_output_size(size, filter, stride, dilation, p);
+    for (int64_t o = 0; o < outs; ++o) {
+        const auto [k0, k1] = taps(o * stride - p.before, size, filter, dilation);
+        n += k1 > k0 ? static_cast<uint64_t>(k1 - k0) : 0u;
+    }
+    return n;
+}
+
 void binary_f32(const float* a, const float* b, const V4Binary& p, float* out) {
     const auto op = [&](float x, float y) {
         switch (p.op) {

@@ -211,6 +211,10 @@ void quantized_binary(const uint8_t* a, const uint8_t* b, const V4QuantizedBinar
 // stride) / stride, in 64 bits (negative when the window does not fit).
 int64_t windowed_output_size(int32_t size, int32_t filter, int32_t stride, int32_t dilation,
                              const Padding& p);
+// Σ over the outputs along one axis of the window taps that fall inside the input (what a
+// convolution multiplies; its MACs are N · OC · IC/groups · taps_h · taps_w).
+uint64_t in_bounds_taps(int32_t size, int32_t filter, int32_t stride, int32_t dilation,
+                        const Padding& p);
 // The v4 float kernels in nncase's loop order (a fused fmadd.s with `fma`); shapes and ranges
 // already validated against the buffers. Each returns the multiply-accumulates it did.
 void binary_f32(const float* a, const float* b, const V4Binary& p, float* out);

@@ -285,6 +285,8 @@ TEST_F(K210Platform, CompiledKmodelV4WithCpuConvolutionsRunsAsFunctionally) {
     ASSERT_GT(run.result.layers.size(), 1u);
     EXPECT_EQ(run.result.layers[1].type, "conv2d");
     EXPECT_EQ(run.result.layers[1].cpu_cycles, 402964u);
+    EXPECT_EQ(cm.layers[1].macs, 131424u);  // the compiler counts the same taps
+    EXPECT_EQ(cm.layers[1].est_cycles, 402964u);
 }
 
 }  // namespace
