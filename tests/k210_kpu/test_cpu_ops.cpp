@@ -179,11 +179,16 @@ public:
     std::map<uint32_t, std::vector<uint8_t>> mem{{0, std::vector<uint8_t>(64)},
                                                  {1, std::vector<uint8_t>(64)},
                                                  {2, std::vector<uint8_t>(64)}};
+    // Zero-length accesses do nothing (their pointers may be null), as in the real memories.
     void read(uint32_t t, uint64_t start, void* dst, size_t n) override {
-        std::memcpy(dst, mem.at(t).data() + start, n);
+        if (n != 0) {
+            std::memcpy(dst, mem.at(t).data() + start, n);
+        }
     }
     void write(uint32_t t, uint64_t start, const void* src, size_t n) override {
-        std::memcpy(mem.at(t).data() + start, src, n);
+        if (n != 0) {
+            std::memcpy(mem.at(t).data() + start, src, n);
+        }
     }
 };
 
