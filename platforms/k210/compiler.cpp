@@ -597,33 +597,48 @@ private:
         y.shape = l.out_shape, y.q = out_q, y.kpu = args.image_dst_addr, y.conv = spec_index;
     }
 
-    // ONNX pads of a 2-D window op as nncase paddings (h, w): explicit pads, VALID, or SAME_*
-    // computed from the input size.
-    std::pair<Padding, Padding> window_pads(const onnx::Node& n, const Shape& in, const Shape& k,
-                                            const Shape& st, const Shape& dil) const {
+    // The window of a Conv or pooling node with kernel `k` over `in`: its strides, dilations
+    // and pads (explicit, VALID, or SAME_* computed from the input size).
+    Window2d window_of(const onnx::Node& n, const Shape& in, const Shape& k) const {
+        const Shape st = n.get_ints("strides", {1, 1}), dil = n.get_ints("dilations", {1, 1});
+        if (k.size() != 2 || st.size() != 2 || dil.size() != 2) {
+            fail(n, "kernel_shape, strides and dilations must have 2 values");
+        }
+        Window2d w;
+        Padding* pad[2] = {&w.pad_h, &w.pad_w};
         const std::string ap = n.get_string("auto_pad", "NOTSET");
         if (ap == "SAME_UPPER" || ap == "SAME_LOWER") {
-            Padding p[2];
             for (size_t a = 0; a < 2; ++a) {
                 const int64_t size = in[2 + a];
                 const int64_t out = (size + st[a] - 1) / st[a];
                 const int64_t total =
                     std::max<int64_t>(0, (out - 1) * st[a] + (k[a] - 1) * dil[a] + 1 - size);
                 const int64_t small = total / 2, big = total - small;
-                p[a].before = static_cast<int32_t>(ap == "SAME_UPPER" ? small : big);
-                p[a].after = static_cast<int32_t>(ap == "SAME_UPPER" ? big : small);
+                pad[a]->before = static_cast<int32_t>(ap == "SAME_UPPER" ? small : big);
+                pad[a]->after = static_cast<int32_t>(ap == "SAME_UPPER" ? big : small);
             }
-            return {p[0], p[1]};
-        }
-        if (ap != "NOTSET" && ap != "VALID") {
+        } else if (ap == "NOTSET") {
+            const Shape pads = n.get_ints("pads", {0, 0, 0, 0});
+            if (pads.size() != 4) {
+                fail(n, fmt::format("pads {} are not 2-D", shape_str(pads)));
+            }
+            w.pad_h = {static_cast<int32_t>(pads[0]), static_cast<int32_t>(pads[2])};
+            w.pad_w = {static_cast<int32_t>(pads[1]), static_cast<int32_t>(pads[3])};
+        } else if (ap != "VALID") {
             fail(n, "auto_pad '" + ap + "' is not NOTSET, VALID, SAME_UPPER or SAME_LOWER");
         }
-        const Shape pads = ap == "VALID" ? Shape{0, 0, 0, 0} : n.get_ints("pads", {0, 0, 0, 0});
-        if (pads.size() != 4) {
-            fail(n, fmt::format("pads {} are not 2-D", shape_str(pads)));
+        w.filter_h = static_cast<int32_t>(k[0]), w.filter_w = static_cast<int32_t>(k[1]);
+        w.stride_h = static_cast<int32_t>(st[0]), w.stride_w = static_cast<int32_t>(st[1]);
+        w.dilation_h = static_cast<int32_t>(dil[0]), w.dilation_w = static_cast<int32_t>(dil[1]);
+        return w;
+    }
+
+    // A CPU window node's output shape must be the reference's.
+    void check_output_shape(const onnx::Node& n, const std::string& t, const Shape& s) const {
+        if (m_shapes.count(t) == 0 || m_shapes.at(t) != s) {
+            fail(n, fmt::format("its output would be {}, the reference computes {}", shape_str(s),
+                                m_shapes.count(t) != 0 ? shape_str(m_shapes.at(t)) : "nothing"));
         }
-        return {Padding{static_cast<int32_t>(pads[0]), static_cast<int32_t>(pads[2])},
-                Padding{static_cast<int32_t>(pads[1]), static_cast<int32_t>(pads[3])}};
     }
 
     static ValueRange fused_range(const Activation& a) {
@@ -647,11 +662,6 @@ private:
         }
         const Where& x = to_f32(n.inputs[0], "Conv on the CPU");
         const Shape k{wv.shape[2], wv.shape[3]};
-        const Shape st = n.get_ints("strides", {1, 1}), dil = n.get_ints("dilations", {1, 1});
-        if (st.size() != 2 || dil.size() != 2) {
-            fail(n, "strides and dilations must have 2 values");
-        }
-        const auto [ph, pw] = window_pads(n, in_shape, k, st, dil);
         const int64_t m = wv.shape[0];
         std::vector<float> weights = wv.f;
         std::vector<float> bias(static_cast<size_t>(m), 0.0f);
@@ -685,31 +695,19 @@ private:
         c.in_shape = shape4(in_shape);
         c.groups = static_cast<int32_t>(n.get_int("group", 1));
         c.out_channels = static_cast<int32_t>(m);
-        c.pad_h = ph, c.pad_w = pw;
-        c.filter_h = static_cast<int32_t>(k[0]), c.filter_w = static_cast<int32_t>(k[1]);
-        c.stride_h = static_cast<int32_t>(st[0]), c.stride_w = static_cast<int32_t>(st[1]);
-        c.dilation_h = static_cast<int32_t>(dil[0]), c.dilation_w = static_cast<int32_t>(dil[1]);
+        c.win = window_of(n, in_shape, k);
         c.act = fused_range(act);
         c.weights = std::move(weights);
         c.bias = std::move(bias);
-        const int64_t oh =
-            windowed_output_size(c.in_shape[2], c.filter_h, c.stride_h, c.dilation_h, ph);
-        const int64_t ow =
-            windowed_output_size(c.in_shape[3], c.filter_w, c.stride_w, c.dilation_w, pw);
-        const Shape out_shape{1, m, oh, ow};
-        if (m_shapes.count(t) == 0 || m_shapes.at(t) != out_shape) {
-            fail(n, fmt::format("its output would be {}, the reference computes {}",
-                                shape_str(out_shape),
-                                m_shapes.count(t) != 0 ? shape_str(m_shapes.at(t)) : "nothing"));
-        }
+        const Shape out_shape{1, m, c.win.out_h(c.in_shape), c.win.out_w(c.in_shape)};
+        check_output_shape(n, t, out_shape);
         const auto n_out = static_cast<uint64_t>(numel(out_shape));
         const uint32_t o = alloc_main(n_out * 4);
         c.out = main_f32(o, n_out);
         // What the run multiplies: the in-bounds taps only (padding adds none).
-        const uint64_t macs =
-            static_cast<uint64_t>(m) * static_cast<uint64_t>(in_shape[1] / c.groups) *
-            in_bounds_taps(c.in_shape[2], c.filter_h, c.stride_h, c.dilation_h, ph) *
-            in_bounds_taps(c.in_shape[3], c.filter_w, c.stride_w, c.dilation_w, pw);
+        const uint64_t macs = static_cast<uint64_t>(m) *
+                              static_cast<uint64_t>(in_shape[1] / c.groups) *
+                              in_bounds_taps(c.win, c.in_shape);
         const uint64_t wbytes = (c.weights.size() + c.bias.size()) * 4;
         m_spec.layers.push_back(v4_node(c));
         CompiledLayer& l = add_layer(fmt::format("{}", fmt::join(names, "+")), "CPU",
@@ -733,10 +731,11 @@ private:
         const bool global = n.op_type.rfind("Global", 0) == 0;
         const bool max = n.op_type.find("Max") != std::string::npos;
         const Shape k = global ? Shape{s[2], s[3]} : n.get_ints("kernel_shape");
-        const Shape st = global ? Shape{1, 1} : n.get_ints("strides", {1, 1});
-        const Shape dil = global ? Shape{1, 1} : n.get_ints("dilations", {1, 1});
-        if (k.size() != 2 || st.size() != 2 || dil.size() != 2) {
-            fail(n, "kernel_shape, strides and dilations must have 2 values");
+        Window2d win;
+        if (global) {
+            win.filter_h = static_cast<int32_t>(s[2]), win.filter_w = static_cast<int32_t>(s[3]);
+        } else {
+            win = window_of(n, s, k);
         }
         if (n.get_int("ceil_mode", 0) != 0 || n.outputs.size() > 1 ||
             (!max && n.get_int("count_include_pad", 0) != 0)) {
@@ -744,27 +743,16 @@ private:
                  "ceil_mode, a second output (indices) and count_include_pad are not "
                  "supported by the K210 CPU pooling");
         }
-        const auto [ph, pw] =
-            global ? std::pair<Padding, Padding>{} : window_pads(n, s, k, st, dil);
         const Where& x = to_f32(n.inputs[0], n.op_type);
         V4ReduceWindow2d w;
         const uint64_t n_in = static_cast<uint64_t>(numel(s));
         w.in = main_f32(*x.f32, n_in);
         w.op = max ? ReduceOp::max : ReduceOp::mean;
         w.in_shape = shape4(s);
-        w.pad_h = ph, w.pad_w = pw;
-        w.filter_h = static_cast<int32_t>(k[0]), w.filter_w = static_cast<int32_t>(k[1]);
-        w.stride_h = static_cast<int32_t>(st[0]), w.stride_w = static_cast<int32_t>(st[1]);
-        w.dilation_h = static_cast<int32_t>(dil[0]), w.dilation_w = static_cast<int32_t>(dil[1]);
+        w.win = win;
         w.init_value = max ? std::numeric_limits<float>::lowest() : 0.0f;
-        const Shape out_shape{
-            s[0], s[1],
-            windowed_output_size(w.in_shape[2], w.filter_h, w.stride_h, w.dilation_h, ph),
-            windowed_output_size(w.in_shape[3], w.filter_w, w.stride_w, w.dilation_w, pw)};
-        if (m_shapes.at(n.outputs[0]) != out_shape) {
-            fail(n, fmt::format("its output would be {}, the reference computes {}",
-                                shape_str(out_shape), shape_str(m_shapes.at(n.outputs[0]))));
-        }
+        const Shape out_shape{s[0], s[1], win.out_h(w.in_shape), win.out_w(w.in_shape)};
+        check_output_shape(n, n.outputs[0], out_shape);
         const auto n_out = static_cast<uint64_t>(numel(out_shape));
         const uint32_t o = alloc_main(n_out * 4);
         w.out = main_f32(o, n_out);

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <string>
 #include <utility>
 
 #include <fmt/format.h>
@@ -237,6 +238,22 @@ BinaryOp read_binary_op(sim::ByteReader& r, const char* what) {
 
 }  // namespace
 
+Window2d read_window2d(sim::ByteReader& r, const char* op) {
+    const auto field = [op](const char* f) {
+        return std::string(op) + " " + f;
+    };
+    Window2d w;
+    w.pad_h = read_padding(r, field("padding_h").c_str());
+    w.pad_w = read_padding(r, field("padding_w").c_str());
+    w.filter_h = read_positive(r, field("filter_h").c_str());
+    w.filter_w = read_positive(r, field("filter_w").c_str());
+    w.stride_h = read_positive(r, field("stride_h").c_str());
+    w.stride_w = read_positive(r, field("stride_w").c_str());
+    w.dilation_h = read_positive(r, field("dilation_h").c_str());
+    w.dilation_w = read_positive(r, field("dilation_w").c_str());
+    return w;
+}
+
 V4Binary read_v4_binary(sim::ByteReader& r) {
     V4Binary b;
     b.a = read_memory_range(r, "binary input_a");
@@ -265,18 +282,11 @@ V4Conv2d read_v4_conv2d(sim::ByteReader& r) {
                            "groups ≥ 1 dividing both channel counts",
                            c.groups, c.out_channels, c.in_shape[1]));
     }
-    c.pad_h = read_padding(r, "conv2d padding_h");
-    c.pad_w = read_padding(r, "conv2d padding_w");
-    c.filter_h = read_positive(r, "conv2d filter_h");
-    c.filter_w = read_positive(r, "conv2d filter_w");
-    c.stride_h = read_positive(r, "conv2d stride_h");
-    c.stride_w = read_positive(r, "conv2d stride_w");
-    c.dilation_h = read_positive(r, "conv2d dilation_h");
-    c.dilation_w = read_positive(r, "conv2d dilation_w");
+    c.win = read_window2d(r, "conv2d");
     c.act = read_value_range(r, "conv2d fused_activation");
-    const uint64_t n = static_cast<uint64_t>(c.out_channels) *
-                       static_cast<uint64_t>(c.in_shape[1] / c.groups) *
-                       static_cast<uint64_t>(c.filter_h) * static_cast<uint64_t>(c.filter_w);
+    const uint64_t n =
+        static_cast<uint64_t>(c.out_channels) * static_cast<uint64_t>(c.in_shape[1] / c.groups) *
+        static_cast<uint64_t>(c.win.filter_h) * static_cast<uint64_t>(c.win.filter_w);
     c.weights = read_floats(r, n, "conv2d weights");
     c.bias = read_floats(r, static_cast<uint64_t>(c.out_channels), "conv2d bias");
     return c;
@@ -315,14 +325,7 @@ V4ReduceWindow2d read_v4_reduce_window2d(sim::ByteReader& r) {
     }
     w.op = static_cast<ReduceOp>(op);
     w.in_shape = read_dims(r, "reduce_window2d in_shape");
-    w.pad_h = read_padding(r, "reduce_window2d padding_h");
-    w.pad_w = read_padding(r, "reduce_window2d padding_w");
-    w.filter_h = read_positive(r, "reduce_window2d filter_h");
-    w.filter_w = read_positive(r, "reduce_window2d filter_w");
-    w.stride_h = read_positive(r, "reduce_window2d stride_h");
-    w.stride_w = read_positive(r, "reduce_window2d stride_w");
-    w.dilation_h = read_positive(r, "reduce_window2d dilation_h");
-    w.dilation_w = read_positive(r, "reduce_window2d dilation_w");
+    w.win = read_window2d(r, "reduce_window2d");
     w.init_value = r.f32("reduce_window2d init_value");
     w.act = read_value_range(r, "reduce_window2d fused_activation");
     return w;
@@ -574,8 +577,6 @@ std::pair<int64_t, int64_t> taps(int64_t origin, int64_t size, int64_t filter, i
     return {start, end};
 }
 
-}  // namespace
-
 int64_t windowed_output_size(int32_t size, int32_t filter, int32_t stride, int32_t dilation,
                              const Padding& p) {
     const int64_t effective = (int64_t{filter} - 1) * dilation + 1;
@@ -584,8 +585,9 @@ int64_t windowed_output_size(int32_t size, int32_t filter, int32_t stride, int32
     return num / stride;
 }
 
-uint64_t in_bounds_taps(int32_t size, int32_t filter, int32_t stride, int32_t dilation,
-                        const Padding& p) {
+// Σ over the outputs along one axis of the in-bounds taps.
+uint64_t axis_taps(int32_t size, int32_t filter, int32_t stride, int32_t dilation,
+                   const Padding& p) {
     uint64_t n = 0;
     const int64_t outs = windowed_output_size(size, filter, stride, dilation, p);
     for (int64_t o = 0; o < outs; ++o) {
@@ -593,6 +595,22 @@ uint64_t in_bounds_taps(int32_t size, int32_t filter, int32_t stride, int32_t di
         n += k1 > k0 ? static_cast<uint64_t>(k1 - k0) : 0u;
     }
     return n;
+}
+
+}  // namespace
+
+int64_t Window2d::out_h(const Shape4& in) const {
+    return windowed_output_size(in[2], filter_h, stride_h, dilation_h, pad_h);
+}
+
+int64_t Window2d::out_w(const Shape4& in) const {
+    return windowed_output_size(in[3], filter_w, stride_w, dilation_w, pad_w);
+}
+
+uint64_t in_bounds_taps(const Window2d& w, const Shape4& in) {
+    // The count at (oy, ox) is (in-bounds rows) · (in-bounds columns): the sum factorises.
+    return axis_taps(in[2], w.filter_h, w.stride_h, w.dilation_h, w.pad_h) *
+           axis_taps(in[3], w.filter_w, w.stride_w, w.dilation_w, w.pad_w);
 }
 
 void binary_f32(const float* a, const float* b, const V4Binary& p, float* out) {
@@ -627,11 +645,11 @@ void binary_f32(const float* a, const float* b, const V4Binary& p, float* out) {
 
 uint64_t conv2d_f32(const float* in, const V4Conv2d& p, float* out, bool fma) {
     const Shape4& s = p.in_shape;
-    const int64_t oh = windowed_output_size(s[2], p.filter_h, p.stride_h, p.dilation_h, p.pad_h);
-    const int64_t ow = windowed_output_size(s[3], p.filter_w, p.stride_w, p.dilation_w, p.pad_w);
+    const Window2d& w = p.win;
+    const int64_t oh = w.out_h(s), ow = w.out_w(s);
     const int64_t g_ic = s[1] / p.groups, g_oc = p.out_channels / p.groups;
     const int64_t plane = int64_t{s[2]} * s[3];
-    const int64_t fsize = int64_t{p.filter_h} * p.filter_w;
+    const int64_t fsize = int64_t{w.filter_h} * w.filter_w;
     uint64_t macs = 0;
     for (int64_t n = 0; n < s[0]; ++n) {
         const float* in_n = in + n * s[1] * plane;
@@ -641,20 +659,20 @@ uint64_t conv2d_f32(const float* in, const V4Conv2d& p, float* out, bool fma) {
             for (int64_t oc = 0; oc < g_oc; ++oc) {
                 const float* w_oc = w_g + oc * g_ic * fsize;
                 for (int64_t oy = 0; oy < oh; ++oy) {
-                    const int64_t y0 = oy * p.stride_h - p.pad_h.before;
-                    const auto [ky0, ky1] = taps(y0, s[2], p.filter_h, p.dilation_h);
+                    const int64_t y0 = oy * w.stride_h - w.pad_h.before;
+                    const auto [ky0, ky1] = taps(y0, s[2], w.filter_h, w.dilation_h);
                     for (int64_t ox = 0; ox < ow; ++ox) {
-                        const int64_t x0 = ox * p.stride_w - p.pad_w.before;
-                        const auto [kx0, kx1] = taps(x0, s[3], p.filter_w, p.dilation_w);
+                        const int64_t x0 = ox * w.stride_w - w.pad_w.before;
+                        const auto [kx0, kx1] = taps(x0, s[3], w.filter_w, w.dilation_w);
                         float v = p.bias[static_cast<size_t>(g * g_oc + oc)];
                         for (int64_t ic = 0; ic < g_ic; ++ic) {
                             const float* in_c = in_g + ic * plane;
                             const float* w_ic = w_oc + ic * fsize;
                             for (int64_t ky = ky0; ky < ky1; ++ky) {
-                                const int64_t y = y0 + p.dilation_h * ky;
+                                const int64_t y = y0 + w.dilation_h * ky;
                                 for (int64_t kx = kx0; kx < kx1; ++kx) {
-                                    const int64_t x = x0 + p.dilation_w * kx;
-                                    v = mul_add(in_c[y * s[3] + x], w_ic[ky * p.filter_w + kx], v,
+                                    const int64_t x = x0 + w.dilation_w * kx;
+                                    v = mul_add(in_c[y * s[3] + x], w_ic[ky * w.filter_w + kx], v,
                                                 fma);
                                 }
                             }
@@ -688,23 +706,23 @@ uint64_t matmul_f32(const float* a, const float* b, const V4Matmul& p, float* ou
 
 void reduce_window2d_f32(const float* in, const V4ReduceWindow2d& p, float* out) {
     const Shape4& s = p.in_shape;
-    const int64_t oh = windowed_output_size(s[2], p.filter_h, p.stride_h, p.dilation_h, p.pad_h);
-    const int64_t ow = windowed_output_size(s[3], p.filter_w, p.stride_w, p.dilation_w, p.pad_w);
+    const Window2d& w = p.win;
+    const int64_t oh = w.out_h(s), ow = w.out_w(s);
     const int64_t plane = int64_t{s[2]} * s[3];
     for (int64_t nc = 0; nc < int64_t{s[0]} * s[1]; ++nc) {
         const float* in_c = in + nc * plane;
         for (int64_t oy = 0; oy < oh; ++oy) {
-            const int64_t y0 = oy * p.stride_h - p.pad_h.before;
-            const auto [ky0, ky1] = taps(y0, s[2], p.filter_h, p.dilation_h);
+            const int64_t y0 = oy * w.stride_h - w.pad_h.before;
+            const auto [ky0, ky1] = taps(y0, s[2], w.filter_h, w.dilation_h);
             for (int64_t ox = 0; ox < ow; ++ox) {
-                const int64_t x0 = ox * p.stride_w - p.pad_w.before;
-                const auto [kx0, kx1] = taps(x0, s[3], p.filter_w, p.dilation_w);
+                const int64_t x0 = ox * w.stride_w - w.pad_w.before;
+                const auto [kx0, kx1] = taps(x0, s[3], w.filter_w, w.dilation_w);
                 float v = p.init_value;
                 int32_t count = 0;
                 for (int64_t ky = ky0; ky < ky1; ++ky) {
                     for (int64_t kx = kx0; kx < kx1; ++kx) {
                         const float x =
-                            in_c[(y0 + p.dilation_h * ky) * s[3] + x0 + p.dilation_w * kx];
+                            in_c[(y0 + w.dilation_h * ky) * s[3] + x0 + w.dilation_w * kx];
                         switch (p.op) {
                         case ReduceOp::mean:
                         case ReduceOp::sum: v = v + x; break;

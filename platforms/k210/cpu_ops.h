@@ -112,8 +112,23 @@ struct V4Binary {
 };
 V4Binary read_v4_binary(sim::ByteReader& r);
 
-// conv2d {memory_range in, out, shape in_shape, i32 groups, out_channels, padding h, w, i32
-// filter_h, filter_w, stride_h, stride_w, dilation_h, dilation_w, value_range fused_activation,
+// The window geometry conv2d and reduce_window2d share, in their bodies' field order: padding h,
+// w {before, after}, i32 filter_h, filter_w, stride_h, stride_w, dilation_h, dilation_w.
+struct Window2d {
+    Padding pad_h, pad_w;
+    int32_t filter_h = 1, filter_w = 1, stride_h = 1, stride_w = 1, dilation_h = 1, dilation_w = 1;
+    // The output height and width over an NCHW input, nncase's get_windowed_output_size:
+    // (size + before + after − ((filter − 1)·dilation + 1) + stride) / stride, in 64 bits
+    // (below 1 when the window does not fit).
+    int64_t out_h(const Shape4& in) const;
+    int64_t out_w(const Shape4& in) const;
+};
+// Reads one, naming its fields "<op> filter_h" and so on: filters, strides and dilations
+// 1..65535, paddings within ±2^24.
+Window2d read_window2d(sim::ByteReader& r, const char* op);
+
+// conv2d {memory_range in, out, shape in_shape, i32 groups, out_channels, window2d,
+// value_range fused_activation,
 // f32 weights[out_channels · in_c / groups · filter_h · filter_w] (OIHW), f32 bias[out_channels]}.
 // The reader checks the geometry it needs to size the weights (groups divide both channel counts,
 // filters, strides and dilations positive, paddings within ±2^24).
@@ -121,8 +136,7 @@ struct V4Conv2d {
     MemoryRange in, out;
     Shape4 in_shape{};
     int32_t groups = 1, out_channels = 0;
-    Padding pad_h, pad_w;
-    int32_t filter_h = 1, filter_w = 1, stride_h = 1, stride_w = 1, dilation_h = 1, dilation_w = 1;
+    Window2d win;
     ValueRange act;
     std::vector<float> weights, bias;
 };
@@ -138,16 +152,14 @@ struct V4Matmul {
 };
 V4Matmul read_v4_matmul(sim::ByteReader& r);
 
-// reduce_window2d {memory_range in, out, u32 reduce_op, shape in_shape, padding h, w, i32
-// filter_h, filter_w, stride_h, stride_w, dilation_h, dilation_w, f32 init_value, value_range
-// fused_activation}: pooling; mean divides by the number of in-bounds taps.
+// reduce_window2d {memory_range in, out, u32 reduce_op, shape in_shape, window2d, f32 init_value,
+// value_range fused_activation}: pooling; mean divides by the number of in-bounds taps.
 enum class ReduceOp : uint32_t { mean = 0, min, max, sum };
 struct V4ReduceWindow2d {
     MemoryRange in, out;
     ReduceOp op = ReduceOp::mean;
     Shape4 in_shape{};
-    Padding pad_h, pad_w;
-    int32_t filter_h = 1, filter_w = 1, stride_h = 1, stride_w = 1, dilation_h = 1, dilation_w = 1;
+    Window2d win;
     float init_value = 0;
     ValueRange act;
 };
@@ -207,14 +219,9 @@ void transpose(const uint8_t* in, size_t elem, const Shape4& in_shape, const Sha
                uint8_t* out);
 void quantized_binary(const uint8_t* a, const uint8_t* b, const V4QuantizedBinary& p, uint8_t* out);
 
-// nncase get_windowed_output_size: (size + before + after − ((filter − 1)·dilation + 1) +
-// stride) / stride, in 64 bits (negative when the window does not fit).
-int64_t windowed_output_size(int32_t size, int32_t filter, int32_t stride, int32_t dilation,
-                             const Padding& p);
-// Σ over the outputs along one axis of the window taps that fall inside the input (what a
-// convolution multiplies; its MACs are N · OC · IC/groups · taps_h · taps_w).
-uint64_t in_bounds_taps(int32_t size, int32_t filter, int32_t stride, int32_t dilation,
-                        const Padding& p);
+// Σ over the output positions of the window taps that fall inside an NCHW input, for one
+// channel (what a convolution multiplies: its MACs are N · OC · IC/groups · this).
+uint64_t in_bounds_taps(const Window2d& w, const Shape4& in);
 // The v4 float kernels in nncase's loop order (a fused fmadd.s with `fma`); shapes and ranges
 // already validated against the buffers. Each returns the multiply-accumulates it did.
 void binary_f32(const float* a, const float* b, const V4Binary& p, float* out);

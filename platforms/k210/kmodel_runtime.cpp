@@ -259,31 +259,36 @@ CpuLayerWork v4_binary(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem
     return {no};
 }
 
+// The output plane of a window over `in`, N · C · out_h · out_w for `channels` output channels;
+// an error naming the node when the window leaves no output.
+uint64_t window_outputs(const Kmodel& m, const KmodelLayer& l, const Window2d& w, const Shape4& in,
+                        int32_t channels) {
+    const int64_t oh = w.out_h(in), ow = w.out_w(in);
+    if (oh < 1 || ow < 1) {
+        fail(m, l,
+             fmt::format("a {}x{} filter (dilation {}x{}, stride {}x{}) leaves no output on the "
+                         "{}x{} input with its padding",
+                         w.filter_h, w.filter_w, w.dilation_h, w.dilation_w, w.stride_h, w.stride_w,
+                         in[2], in[3]));
+    }
+    return static_cast<uint64_t>(in[0]) * static_cast<uint64_t>(channels) *
+           static_cast<uint64_t>(oh) * static_cast<uint64_t>(ow);
+}
+
+uint64_t window_size(const Window2d& w) {
+    return static_cast<uint64_t>(w.filter_h) * static_cast<uint64_t>(w.filter_w);
+}
+
 CpuLayerWork v4_conv2d(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem, bool fma) {
     sim::ByteReader r = body_reader(m, l, "conv2d body");
     const V4Conv2d c = read_v4_conv2d(r);
     check_range(m, l, c.in, "input", kFloat32);
     check_range(m, l, c.out, "output", kFloat32, true);
-    const int64_t oh =
-        windowed_output_size(c.in_shape[2], c.filter_h, c.stride_h, c.dilation_h, c.pad_h);
-    const int64_t ow =
-        windowed_output_size(c.in_shape[3], c.filter_w, c.stride_w, c.dilation_w, c.pad_w);
-    if (oh < 1 || ow < 1) {
-        fail(m, l,
-             fmt::format("a {}x{} filter (dilation {}x{}, stride {}x{}) leaves no output on the "
-                         "{}x{} input with its padding",
-                         c.filter_h, c.filter_w, c.dilation_h, c.dilation_w, c.stride_h, c.stride_w,
-                         c.in_shape[2], c.in_shape[3]));
-    }
+    const uint64_t n_out = window_outputs(m, l, c.win, c.in_shape, c.out_channels);
     const uint64_t n_in = shape_elements(c.in_shape);
-    const uint64_t n_out = static_cast<uint64_t>(c.in_shape[0]) *
-                           static_cast<uint64_t>(c.out_channels) * static_cast<uint64_t>(oh) *
-                           static_cast<uint64_t>(ow);
     need(m, l, c.in, "input", n_in * 4);
     need(m, l, c.out, "output", n_out * 4);
-    check_work(m, l, n_out,
-               static_cast<uint64_t>(c.in_shape[1] / c.groups) * static_cast<uint64_t>(c.filter_h) *
-                   static_cast<uint64_t>(c.filter_w));
+    check_work(m, l, n_out, static_cast<uint64_t>(c.in_shape[1] / c.groups) * window_size(c.win));
     const std::vector<float> in = read_floats(mem, c.in, n_in);
     std::vector<float> out(static_cast<size_t>(n_out));
     const uint64_t macs = conv2d_f32(in.data(), c, out.data(), fma);
@@ -316,27 +321,16 @@ CpuLayerWork v4_reduce_window2d(const Kmodel& m, const KmodelLayer& l, RuntimeMe
     const V4ReduceWindow2d w = read_v4_reduce_window2d(r);
     check_range(m, l, w.in, "input", kFloat32);
     check_range(m, l, w.out, "output", kFloat32, true);
-    const int64_t oh =
-        windowed_output_size(w.in_shape[2], w.filter_h, w.stride_h, w.dilation_h, w.pad_h);
-    const int64_t ow =
-        windowed_output_size(w.in_shape[3], w.filter_w, w.stride_w, w.dilation_w, w.pad_w);
-    if (oh < 1 || ow < 1) {
-        fail(m, l,
-             fmt::format("a {}x{} window leaves no output on the {}x{} input with its padding",
-                         w.filter_h, w.filter_w, w.in_shape[2], w.in_shape[3]));
-    }
+    const uint64_t n_out = window_outputs(m, l, w.win, w.in_shape, w.in_shape[1]);
     const uint64_t n_in = shape_elements(w.in_shape);
-    const uint64_t n_out = static_cast<uint64_t>(w.in_shape[0]) *
-                           static_cast<uint64_t>(w.in_shape[1]) * static_cast<uint64_t>(oh) *
-                           static_cast<uint64_t>(ow);
     need(m, l, w.in, "input", n_in * 4);
     need(m, l, w.out, "output", n_out * 4);
-    check_work(m, l, n_out, static_cast<uint64_t>(w.filter_h) * static_cast<uint64_t>(w.filter_w));
+    check_work(m, l, n_out, window_size(w.win));
     const std::vector<float> in = read_floats(mem, w.in, n_in);
     std::vector<float> out(static_cast<size_t>(n_out));
     reduce_window2d_f32(in.data(), w, out.data());
     write_floats(mem, w.out, out);
-    return {n_out * static_cast<uint64_t>(w.filter_h) * static_cast<uint64_t>(w.filter_w)};
+    return {n_out * window_size(w.win)};
 }
 
 CpuLayerWork v4_softmax(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem) {

@@ -206,6 +206,11 @@ void i32s(Out& o, std::initializer_list<int32_t> v) {
         o.u32(static_cast<uint32_t>(x));
     }
 }
+void window2d(Out& o, const Window2d& w) {
+    padding(o, w.pad_h);
+    padding(o, w.pad_w);
+    i32s(o, {w.filter_h, w.filter_w, w.stride_h, w.stride_w, w.dilation_h, w.dilation_w});
+}
 
 RawLayerSpec quant_node(uint32_t opcode, const MemoryRange& in, const MemoryRange& out,
                         int32_t zero_point, float scale) {
@@ -291,9 +296,7 @@ RawLayerSpec v4_node(const V4Conv2d& c) {
     range(o, c.out);
     shape(o, c.in_shape);
     i32s(o, {c.groups, c.out_channels});
-    padding(o, c.pad_h);
-    padding(o, c.pad_w);
-    i32s(o, {c.filter_h, c.filter_w, c.stride_h, c.stride_w, c.dilation_h, c.dilation_w});
+    window2d(o, c.win);
     value_range(o, c.act);
     for (float w : c.weights) {
         o.f32(w);
@@ -323,9 +326,7 @@ RawLayerSpec v4_node(const V4ReduceWindow2d& w) {
     range(o, w.out);
     o.u32(static_cast<uint32_t>(w.op));
     shape(o, w.in_shape);
-    padding(o, w.pad_h);
-    padding(o, w.pad_w);
-    i32s(o, {w.filter_h, w.filter_w, w.stride_h, w.stride_w, w.dilation_h, w.dilation_w});
+    window2d(o, w.win);
     o.f32(w.init_value);
     value_range(o, w.act);
     return {0x08, o.bytes};

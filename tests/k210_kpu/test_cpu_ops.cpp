@@ -345,7 +345,7 @@ TEST(CpuOps, Conv2dNodeWorkedByHand) {
     k210::V4Conv2d c;
     c.in = {1, 0, 0, 36}, c.out = {1, 0, 128, 16};
     c.in_shape = {1, 1, 3, 3};
-    c.out_channels = 1, c.filter_h = c.filter_w = 2;
+    c.out_channels = 1, c.win.filter_h = c.win.filter_w = 2;
     c.act.min = 0, c.act.max = 20;
     c.weights = {1, 1, 1, 1}, c.bias = {0.5f};
     EXPECT_EQ(k210::v4_node(c).body, b.bytes);
@@ -361,8 +361,8 @@ TEST(CpuOps, Conv2dPaddingStrideAndGroupsWorkedByHand) {
     c.in = {1, 0, 0, 72}, c.out = {1, 0, 128, 32};
     c.in_shape = {1, 2, 3, 3};
     c.groups = 2, c.out_channels = 2;
-    c.pad_h = {1, 1}, c.pad_w = {1, 1};
-    c.filter_h = c.filter_w = 3, c.stride_h = c.stride_w = 2;
+    c.win.pad_h = {1, 1}, c.win.pad_w = {1, 1};
+    c.win.filter_h = c.win.filter_w = 3, c.win.stride_h = c.win.stride_w = 2;
     c.weights.assign(9, 1.0f);
     c.weights.resize(18, 2.0f);
     c.bias = {0, 0};
@@ -382,8 +382,8 @@ TEST(CpuOps, ReduceWindow2dMaxAndMeanWorkedByHand) {
     w.in = {1, 0, 0, 36}, w.out = {1, 0, 128, 64};
     w.op = k210::ReduceOp::max;
     w.in_shape = {1, 1, 3, 3};
-    w.pad_h = {0, 1}, w.pad_w = {0, 1};
-    w.filter_h = w.filter_w = 2;
+    w.win.pad_h = {0, 1}, w.win.pad_w = {0, 1};
+    w.win.filter_h = w.win.filter_w = 2;
     w.init_value = std::numeric_limits<float>::lowest();
     const std::vector<float> in{1, 2, 3, 4, 5, 6, 7, 8, 9};
     FloatNode mx(k210::op::kV4ReduceWindow2d, k210::v4_node(w).body, in);
@@ -391,7 +391,7 @@ TEST(CpuOps, ReduceWindow2dMaxAndMeanWorkedByHand) {
     EXPECT_EQ(mx.out(128, 9), (std::vector<float>{5, 6, 6, 8, 9, 9, 8, 9, 9}));
 
     w.op = k210::ReduceOp::mean;
-    w.stride_h = w.stride_w = 2;
+    w.win.stride_h = w.win.stride_w = 2;
     w.init_value = 0;
     FloatNode mean(k210::op::kV4ReduceWindow2d, k210::v4_node(w).body, in);
     k210::run_cpu_layer(mean.m, 0, mean.mem);
@@ -460,7 +460,7 @@ TEST(CpuOps, Conv2dNodeWithImpossibleGeometryIsAClearError) {
     }
     c.in_shape = {1, 1, 2, 2};
     c.groups = 1, c.out_channels = 1;
-    c.filter_h = c.filter_w = 3;
+    c.win.filter_h = c.win.filter_w = 3;
     c.weights.assign(9, 1.0f), c.bias = {0};
     FloatNode none(k210::op::kV4Conv2d, k210::v4_node(c).body, {});
     try {
