@@ -46,11 +46,22 @@ int64_t numel(const Shape& s) {
     return n;
 }
 
+// Every tensor's calibrated range and shape: computed once, shared by a v3 attempt and the v4
+// compilation that may follow it.
+struct Calibration {
+    bool done = false;
+    std::map<std::string, Range> ranges;
+    std::map<std::string, Shape> shapes;
+};
+
 class Compiler {
 public:
-    Compiler(const onnx::Graph& g, const CompileOptions& o, bool v4)
+    Compiler(const onnx::Graph& g, const CompileOptions& o, bool v4, Calibration& cal)
         : m_g(g)
         , m_o(o)
+        , m_cal(cal)
+        , m_ranges(cal.ranges)
+        , m_shapes(cal.shapes)
         , m_v4(v4) {}
 
     CompiledModel run() {
@@ -132,9 +143,12 @@ private:
         }
     }
 
-    // Runs the float reference on every calibration sample; records each tensor's range and
-    // shape.
+    // Runs the float reference on every calibration sample (unless an earlier attempt did);
+    // records each tensor's range and shape.
     void calibrate() {
+        if (m_cal.done) {
+            return;
+        }
         onnx::EvalOptions eo;
         eo.on_value = [&](const std::string& name, const onnx::Value& v) {
             observe(name, v);
@@ -145,6 +159,7 @@ private:
             }
             onnx::evaluate(m_g, sample, eo);
         }
+        m_cal.done = true;
     }
     void observe(const std::string& name, const onnx::Value& v) {
         Range& r = m_ranges[name];
@@ -1134,8 +1149,9 @@ private:
 
     onnx::Graph m_g;  // a copy: constant nodes are folded into its initializers
     const CompileOptions& m_o;
-    std::map<std::string, Range> m_ranges;
-    std::map<std::string, Shape> m_shapes;
+    Calibration& m_cal;
+    std::map<std::string, Range>& m_ranges;
+    std::map<std::string, Shape>& m_shapes;
     std::map<std::string, std::vector<size_t>> m_consumers;
     std::set<size_t> m_done;
     bool m_v4 = false;
@@ -1155,13 +1171,14 @@ CompiledModel compile_k210(const onnx::Graph& g, const CompileOptions& opts) {
         throw sim::Error(fmt::format("{}: kmodel version {} (expected 3 or 4)", opts.model_name,
                                      opts.kmodel_version));
     }
+    Calibration cal;
     if (opts.kmodel_version == 4) {
-        CompiledModel m = Compiler(g, opts, true).run();
+        CompiledModel m = Compiler(g, opts, true, cal).run();
         m.version_why = "asked for";
         return m;
     }
     try {
-        CompiledModel m = Compiler(g, opts, false).run();
+        CompiledModel m = Compiler(g, opts, false, cal).run();
         m.version_why = opts.kmodel_version == 3 ? "asked for"
                                                  : "every layer maps to kmodel v3, which the "
                                                    "Kendryte SDK runs without nncase";
@@ -1171,7 +1188,7 @@ CompiledModel compile_k210(const onnx::Graph& g, const CompileOptions& opts) {
             throw sim::Error(
                 fmt::format("{}: {}; compile for kmodel v4 instead", opts.model_name, v4.why));
         }
-        CompiledModel m = Compiler(g, opts, true).run();
+        CompiledModel m = Compiler(g, opts, true, cal).run();
         m.version_why = v4.why;
         return m;
     }

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -142,17 +143,12 @@ struct TimedRun {
     std::vector<uint64_t> layer_kpu_cycles;  // per kmodel layer
 };
 
-TimedRun run_timed(const k210::Kmodel& km, const sim::Tensor& in, const std::string& platform) {
-    const LoadedPlatform p = load_platform(platform);
-    if (!p.k210) {
-        throw sim::Error(fmt::format("--platform {}: not a k210 platform", p.source));
-    }
-    k210::FunctionalOptions fo;
-    fo.fused_multiply_add = p.k210->cpu.fused_multiply_add;
-    const k210::FunctionalResult want = k210::run_functional(km, in, fo);
+// `want`: the functional run's outputs for `in`, with the platform's CPU arithmetic.
+TimedRun run_timed(const k210::Kmodel& km, const sim::Tensor& in, const k210::K210Config& cfg,
+                   const std::vector<sim::Tensor>& want) {
     sim::install_report_handler({}, false);
     sim::TraceWriter trace(false);
-    k210::K210Platform soc("k210", *p.k210, trace);
+    k210::K210Platform soc("k210", cfg, trace);
     k210::K210Driver driver("driver", soc, trace);
     driver.load(km, in);
     sc_core::sc_start();
@@ -164,10 +160,7 @@ TimedRun run_timed(const k210::Kmodel& km, const sim::Tensor& in, const std::str
         throw sim::Error("the timed run did not finish (a layer never completed)");
     }
     TimedRun t;
-    t.equal = r.outputs.size() == want.outputs.size();
-    for (size_t i = 0; t.equal && i < r.outputs.size(); ++i) {
-        t.equal = r.outputs[i] == want.outputs[i];
-    }
+    t.equal = r.outputs == want;
     t.inference_ms = static_cast<double>(r.end_ps - r.load_end_ps) / 1e9;
     t.layers = r.layers;
     for (const k210::LayerRun& l : r.layers) {
@@ -195,7 +188,24 @@ int cmd_regress(const RegressOptions& opts) {
         throw sim::Error(fmt::format("{} does not describe {} (input '{}')", report_path, opts.onnx,
                                      cm.input_name));
     }
+    // --timed: the platform is read first (a bad file fails before the long run), and its CPU
+    // arithmetic is the functional runs' too.
+    std::optional<LoadedPlatform> platform;
+    if (opts.timed) {
+        platform = load_platform(opts.platform);
+        if (!platform->k210) {
+            throw sim::Error(fmt::format("--platform {}: not a k210 platform", platform->source));
+        }
+    }
     const std::vector<onnx::Value> samples = read_samples(opts.inputs, cm.input_shape);
+    const auto quantized = [&](const onnx::Value& x) {
+        sim::Tensor in(sim::DType::u8, sim::Shape(cm.input_shape.begin(), cm.input_shape.end()));
+        for (size_t k = 0; k < x.f.size(); ++k) {
+            in.data<uint8_t>()[k] = cm.input_q.quantize(static_cast<double>(x.f[k]));
+        }
+        return in;
+    };
+    std::vector<sim::Tensor> first_outputs;  // sample 0's functional outputs, for --timed
     std::vector<int64_t> labels;
     if (!opts.labels.empty()) {
         labels = read_labels(opts.labels);
@@ -227,11 +237,11 @@ int cmd_regress(const RegressOptions& opts) {
         ref[cm.input_name] = samples[s];  // a layer may map the input itself (a DEQUANTIZE)
         const std::map<std::string, onnx::Value> fout =
             onnx::evaluate(g, {{cm.input_name, samples[s]}}, eo);
-        sim::Tensor in(sim::DType::u8, sim::Shape(cm.input_shape.begin(), cm.input_shape.end()));
-        for (size_t k = 0; k < samples[s].f.size(); ++k) {
-            in.data<uint8_t>()[k] = cm.input_q.quantize(static_cast<double>(samples[s].f[k]));
-        }
+        const sim::Tensor in = quantized(samples[s]);
         k210::FunctionalOptions fo;
+        if (platform) {
+            fo.fused_multiply_add = platform->k210->cpu.fused_multiply_add;
+        }
         fo.on_layer_memory = [&](const k210::FunctionalLayer& fl, k210::RuntimeMemory& mem) {
             auto range = mapped.equal_range(fl.index);
             for (auto it = range.first; it != range.second; ++it) {
@@ -242,6 +252,9 @@ int cmd_regress(const RegressOptions& opts) {
             }
         };
         const k210::FunctionalResult r = k210::run_functional(km, in, fo);
+        if (s == 0) {
+            first_outputs = r.outputs;
+        }
         const std::vector<float>& y = fout.at(cm.output_name).f;
         const float* ys = r.outputs.at(0).data<float>();
         const std::vector<float> sim(ys, ys + r.outputs[0].numel());
@@ -318,11 +331,7 @@ int cmd_regress(const RegressOptions& opts) {
         top1_ok ? "" : fmt::format("<failure message=\"{:.4f} below {}\"/>", top1, tol.min_top1));
     nlohmann::ordered_json jt;
     if (opts.timed) {
-        sim::Tensor in(sim::DType::u8, sim::Shape(cm.input_shape.begin(), cm.input_shape.end()));
-        for (size_t k = 0; k < samples[0].f.size(); ++k) {
-            in.data<uint8_t>()[k] = cm.input_q.quantize(static_cast<double>(samples[0].f[k]));
-        }
-        const TimedRun t = run_timed(km, in, opts.platform);
+        const TimedRun t = run_timed(km, quantized(samples[0]), *platform->k210, first_outputs);
         failures += t.equal ? 0 : 1;
         table += fmt::format(
             "timed platform, sample 0: {:.3f} ms per inference, {} KPU cycles, {} CPU cycles; "
