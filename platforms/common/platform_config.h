@@ -22,7 +22,7 @@ struct MemoryRegion {
 };
 
 struct PlatformConfig {
-    std::string kind;  // which platform builder runs it: "selfcheck", "k210"
+    std::string kind;  // which registered platform kind reads it (platforms/registry.cpp)
     std::string name;
     double quantum_ns = 1000;  // temporal-decoupling quantum of every initiator
     sim::BusConfig bus;

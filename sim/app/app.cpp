@@ -9,11 +9,12 @@
 #include <fmt/format.h>
 
 #include "sim/core/error.h"
+#include "sim/core/version.h"
 
 namespace npu::app {
 
 const char* version() {
-    return NPUSIM_VERSION;
+    return sim::npusim_version();
 }
 
 namespace {
@@ -109,6 +110,9 @@ int main(int argc, char** argv) {
         "aipp",
         "Run one Ascend AIPP load-image job (crop, swap, CSC, data-type conversion, padding) "
         "on an image; with no arguments the built-in job on the built-in scene");
+    aipp->add_option("--platform", aipp_opts.platform,
+                     "Platform YAML (default: the built-in configs/ascend.yaml: GM, AIPP, L1)")
+        ->check(CLI::ExistingFile);
     aipp->add_option("--config", aipp_opts.config,
                      "AIPP job YAML (default: the built-in configs/aipp.yaml)")
         ->check(CLI::ExistingFile);
@@ -191,8 +195,11 @@ int main(int argc, char** argv) {
                       "Also run the first sample on the timed K210 platform: its outputs must "
                       "equal the functional run's bit for bit; per-layer time and cycles are "
                       "reported");
-    regress->add_option("--platform", regress_opts.platform,
-                        "Platform YAML for --timed (default: built-in k210)");
+    regress
+        ->add_option("--platform", regress_opts.platform,
+                     "Platform YAML (default: built-in k210): its CPU arithmetic, and the "
+                     "platform --timed runs on")
+        ->check(CLI::ExistingFile);
 
     LayoutOptions layout_opts;
     CLI::App* layout = app.add_subcommand(

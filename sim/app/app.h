@@ -40,9 +40,10 @@ struct EstimateOptions {
 };
 
 struct AippOptions {
-    std::string config;  // AIPP job YAML; empty = the built-in configs/aipp.yaml
-    std::string input;   // image, .npy or raw YUV; empty = the built-in scene
-    std::string out;     // output directory; empty = print only
+    std::string platform;  // platform YAML; empty = the built-in configs/ascend.yaml
+    std::string config;    // AIPP job YAML; empty = the built-in configs/aipp.yaml
+    std::string input;     // image, .npy or raw YUV; empty = the built-in scene
+    std::string out;       // output directory; empty = print only
 };
 
 struct LayoutOptions {
@@ -77,8 +78,8 @@ struct RegressOptions {
     std::string out;          // directory for report.json, junit.xml, report.txt
     std::string tolerances;   // optional YAML: max_lsb, min_cosine, min_top1_agreement
     double max_lsb = -1, min_cosine = -1, min_top1 = -1;  // < 0: from the file or the default
-    bool timed = false;    // also run the first sample on the timed K210 platform
-    std::string platform;  // its YAML (empty: the built-in k210)
+    bool timed = false;    // also run the first sample on the timed platform
+    std::string platform;  // the platform YAML (empty: the built-in k210)
 };
 
 int cmd_run(const RunOptions& opts);
@@ -87,9 +88,6 @@ int cmd_regress(const RegressOptions& opts);
 int cmd_infer(const InferOptions& opts);
 int cmd_layout(const LayoutOptions& opts);
 int cmd_aipp(const AippOptions& opts);
-struct LoadedPlatform;
-int cmd_run_k210(const RunOptions& opts, const LoadedPlatform& platform);
-int cmd_run_dlp(const RunOptions& opts, const LoadedPlatform& platform);
 int cmd_info(const InfoOptions& opts);
 int cmd_estimate(const EstimateOptions& opts);
 

@@ -71,6 +71,15 @@ void write_text_atomic(const std::string& path, std::string_view text) {
 OutputDir::OutputDir(fs::path dir)
     : m_dir(std::move(dir)) {
     std::error_code ec;
+    // The directories this run creates (DIR and missing parents, innermost first): a run that
+    // fails removes them again, so DIR is left as it was.
+    for (fs::path p = fs::absolute(m_dir, ec); !p.empty() && !fs::exists(p, ec);
+         p = p.parent_path()) {
+        m_created.push_back(p);
+        if (p == p.parent_path()) {
+            break;
+        }
+    }
     fs::create_directories(m_dir, ec);
     if (ec || !fs::is_directory(m_dir)) {
         throw Error(fmt::format("{}: cannot create output directory{}", m_dir.string(),
@@ -88,6 +97,11 @@ OutputDir::OutputDir(fs::path dir)
 OutputDir::~OutputDir() {
     std::error_code ec;
     fs::remove_all(m_staging, ec);  // nothing useful to do on failure in a destructor
+    if (!m_committed) {
+        for (const fs::path& p : m_created) {
+            fs::remove(p, ec);  // only when empty: never what someone else put there meanwhile
+        }
+    }
 }
 
 fs::path OutputDir::staged(const std::string& name) {

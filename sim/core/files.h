@@ -22,7 +22,8 @@ void write_text_atomic(const std::string& path, std::string_view text);
 
 // The --out DIR convention. Files are staged in a hidden directory inside DIR; commit() moves them
 // into DIR (one rename each, same file system). A run that throws before commit() leaves DIR as it
-// was: the destructor removes the staging directory.
+// was: the destructor removes the staging directory, and DIR (with the parents it made) when this
+// OutputDir created it.
 class OutputDir {
 public:
     explicit OutputDir(std::filesystem::path dir);
@@ -42,6 +43,7 @@ public:
 private:
     std::filesystem::path m_dir;
     std::filesystem::path m_staging;
+    std::vector<std::filesystem::path> m_created;  // made by the constructor, innermost first
     std::vector<std::string> m_files;
     bool m_committed = false;
 };

@@ -58,6 +58,25 @@ TEST_F(Files, AbandonedRunLeavesNothing) {
     EXPECT_EQ(read_text_file((dir / "report.json").string()), "old\n");
 }
 
+// A directory the run had to create (with its missing parents) is gone again after a failure;
+// one that existed stays, and so does anything another writer put in a created one.
+TEST_F(Files, AbandonedRunRemovesTheDirectoriesItCreated) {
+    fs::create_directories(dir);
+    { OutputDir out(dir / "a" / "b"); }
+    EXPECT_TRUE(listing().empty());
+    {
+        OutputDir out(dir / "c");
+        write_text_atomic((dir / "c" / "mine.txt").string(), "kept\n");
+    }
+    EXPECT_EQ(listing(), (std::vector<std::string>{"c"}));
+    EXPECT_TRUE(fs::exists(dir / "c" / "mine.txt"));
+    {
+        OutputDir out(dir / "d");
+        out.commit();
+    }
+    EXPECT_EQ(listing(), (std::vector<std::string>{"c", "d"}));
+}
+
 TEST_F(Files, OutputDirThatIsAFile) {
     write_text_atomic(dir.string(), "x");
     try {

@@ -1,4 +1,4 @@
-#include "sim/app/samples.h"
+#include "sim/onnx/samples.h"
 
 #include <algorithm>
 #include <cctype>
@@ -10,7 +10,7 @@
 #include "sim/core/image.h"
 #include "sim/core/npy.h"
 
-namespace npu::app {
+namespace npu::onnx {
 
 namespace {
 
@@ -116,4 +116,4 @@ std::vector<int64_t> read_labels(const std::string& path) {
     return v;
 }
 
-}  // namespace npu::app
+}  // namespace npu::onnx

@@ -1,0 +1,284 @@
+#include "platforms/ascend/ascend_face.h"
+
+#include <algorithm>
+#include <cstring>
+#include <iterator>
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "configs/embedded.h"
+#include "models/aipp/aipp_cost.h"
+#include "platforms/ascend/aipp_job.h"
+#include "platforms/ascend/aipp_source.h"
+#include "platforms/ascend/ascend_platform.h"
+#include "sim/core/error.h"
+#include "sim/core/files.h"
+#include "sim/core/image.h"
+#include "sim/core/npy.h"
+#include "sim/core/version.h"
+#include "sim/tlm/kernel.h"
+
+namespace npu::ascend {
+
+namespace {
+
+bool ends_with(const std::string& s, const char* suffix) {
+    const size_t n = std::strlen(suffix);
+    return s.size() >= n && s.compare(s.size() - n, n, suffix) == 0;
+}
+
+// The job file, or the built-in configs/aipp.yaml.
+AippJob read_job(const std::string& path, std::string& source) {
+    sim::ConfigDocument doc =
+        path.empty() ? sim::ConfigDocument::parse(configs::embedded_text("aipp.yaml"),
+                                                  configs::embedded_source("aipp.yaml"))
+                     : sim::ConfigDocument::load_file(path);
+    source = path.empty() ? configs::embedded_source("aipp.yaml") : path;
+    AippJob job = read_aipp_job(doc.root().child("aipp"));
+    doc.finish();
+    return job;
+}
+
+SourceImage read_source(const std::string& path, const AippJob& job) {
+    const aipp::InputFormat f = job.params.format;
+    if (path.empty()) {
+        SourceImage s = from_rgb(sim::test_scene(240, 320), f);
+        s.conversion = "built-in 320x240 scene, " + s.conversion;
+        return s;
+    }
+    if (ends_with(path, ".npy")) {
+        return from_array(sim::read_npy(path), f, path);
+    }
+    for (const char* raw : {".yuv", ".nv12", ".nv21", ".raw", ".rgb", ".bin"}) {
+        if (ends_with(path, raw)) {
+            return from_raw(sim::read_file(path), f, job.raw_width, job.raw_height, path);
+        }
+    }
+    return from_rgb(sim::read_image(path), f);
+}
+
+// A viewable PNG of the tile: channels 0..2 (or 0 alone), uint8 as is, int8 + 128, half scaled
+// from its minimum..maximum to 0..255.
+std::vector<uint8_t> preview(const sim::Tensor& tile, uint32_t channels) {
+    const auto h = static_cast<size_t>(tile.dim(0)), w = static_cast<size_t>(tile.dim(1));
+    const auto c0 = static_cast<size_t>(tile.dim(2));
+    double lo = std::numeric_limits<double>::max(), hi = std::numeric_limits<double>::lowest();
+    for (size_t i = 0; i < h * w; ++i) {
+        for (size_t k = 0; k < channels; ++k) {
+            const double v = tile.get_f64(i * c0 + k);
+            lo = std::min(lo, v), hi = std::max(hi, v);
+        }
+    }
+    std::vector<uint8_t> nchw(channels * h * w);
+    for (size_t k = 0; k < channels; ++k) {
+        for (size_t i = 0; i < h * w; ++i) {
+            const double v = tile.get_f64(i * c0 + k);
+            double out = v;
+            if (tile.dtype() == sim::DType::i8) {
+                out = v + 128;
+            } else if (tile.dtype() == sim::DType::f16) {
+                out = hi > lo ? (v - lo) * 255 / (hi - lo) : 0;
+            }
+            nchw[k * h * w + i] = static_cast<uint8_t>(std::clamp(out, 0.0, 255.0));
+        }
+    }
+    return sim::encode_png(nchw.data(), static_cast<int>(channels), static_cast<int>(h),
+                           static_cast<int>(w));
+}
+
+sim::DType tile_type(aipp::OutputType t) {
+    return t == aipp::OutputType::f16  ? sim::DType::f16
+           : t == aipp::OutputType::i8 ? sim::DType::i8
+                                       : sim::DType::u8;
+}
+
+nlohmann::ordered_json cost_json(const aipp::AippCost& cost, const aipp::AippTiming& timing,
+                                 const AippRun& r) {
+    return {{"read_bytes", cost.read_bytes},
+            {"write_bytes", cost.write_bytes},
+            {"read_bus_cycles", cost.read_bus_cycles},
+            {"write_bus_cycles", cost.write_bus_cycles},
+            {"row_cycles", cost.row_cycles},
+            {"start_cycles", cost.start_cycles},
+            {"total_ps", cost.total_ps},
+            {"total_cycles", cost.total_cycles},
+            {"time_us", static_cast<double>(cost.total_ps) / 1e6},
+            {"clock_hz", timing.clock_hz},
+            {"addresses", fmt::format("src0 at GM {:#x}, src1 at GM {:#x}, the tile at L1 {:#x}",
+                                      r.src0_addr, r.src1_addr, r.dst_addr)}};
+}
+
+// The job as the user gave it, checked before anything is simulated.
+struct Job {
+    std::string source;
+    AippJob job;
+    SourceImage src;
+};
+
+Job prepare(const platform::RunRequest& request) {
+    Job j;
+    j.job = read_job(request.model, j.source);
+    j.src = read_source(request.input, j.job);
+    aipp::LoadParams& l = j.job.load;
+    if (!j.job.src_horiz_size_given) {
+        l.src_horiz_size = j.src.width;
+    }
+    const std::vector<std::string> problems = aipp::check(j.job.params, l, j.src.height);
+    if (!problems.empty()) {
+        std::string msg = j.source + ": AIPP parameters: " + problems.front();
+        for (size_t i = 1; i < problems.size(); ++i) {
+            msg += "; " + problems[i];
+        }
+        throw sim::Error(msg);
+    }
+    return j;
+}
+
+}  // namespace
+
+AscendFace::AscendFace(AscendConfig cfg, std::string source)
+    : Platform("ascend", std::move(source))
+    , m_cfg(std::move(cfg)) {
+}
+
+std::string AscendFace::describe() const {
+    sim::install_report_handler();
+    AscendPlatform soc("ascend", m_cfg, engine_config(m_cfg, {}, {}));
+    const platform::PlatformConfig& c = m_cfg.platform;
+    std::string s = fmt::format("platform {} (ascend), from {}\n", c.name, source());
+    auto it = std::back_inserter(s);
+    fmt::format_to(it, "scalar unit bus: {} B/beat, {} cycles per access, {}\n",
+                   c.bus.data_width_bytes, c.bus.burst_latency_cycles,
+                   sim::format_frequency(c.bus.clock_hz));
+    fmt::format_to(it, "\naddress map:\n{}", soc.address_map().table());
+    fmt::format_to(it,
+                   "\nAIPP: SPR0..SPR9, LOAD_SIZE/START/PAD, DST_ADDR, DST_TYPE, CMD, STATUS, "
+                   "INT_EN at {:#x} (models/aipp/aipp_regs.h); timing from each job file\n",
+                   m_cfg.aipp_base_addr);
+    return s;
+}
+
+namespace {
+
+// What a finished job reports: the tile, the cost model's figures and the simulated ones.
+struct Outcome {
+    const Job& job;
+    const AippRun& run;
+    aipp::Geometry g;
+    aipp::AippCost cost;
+    nlohmann::ordered_json stats;  // the engine's
+    std::string input_name;
+};
+
+std::string summary(const Outcome& o, const std::string& platform_line) {
+    const aipp::Params& p = o.job.job.params;
+    const aipp::LoadParams& l = o.job.job.load;
+    const aipp::AippCost& cost = o.cost;
+    const uint64_t time_ps = o.run.end_ps - o.run.start_ps;
+    std::string s = fmt::format("npusim {}: AIPP {} -> {} ({}) on {}\n", sim::npusim_version(),
+                                aipp::format_name(p.format), aipp::output_type_name(p.output),
+                                o.job.source, platform_line);
+    auto it = std::back_inserter(s);
+    fmt::format_to(it, "input: {} {}x{} ({})\n", o.input_name, o.job.src.width, o.job.src.height,
+                   o.job.src.conversion);
+    fmt::format_to(it,
+                   "crop {}x{} at ({}, {}) of a {}-wide source, pads t{} b{} l{} r{} (mode {})\n",
+                   l.horiz_size, o.g.vert_size, l.horiz_start, l.vert_start, l.src_horiz_size,
+                   o.g.top_pad, o.g.bot_pad, l.left_pad, l.right_pad, p.padding_mode);
+    fmt::format_to(it, "tile: {} x {} pixels x {} elements ({} image channels), {} bytes\n",
+                   o.g.height, o.g.width, o.g.c0, o.g.channels, cost.write_bytes);
+    fmt::format_to(it,
+                   "cost: {} cycles ({:.3f} us at {}): start {} + rows {} + max(read {} B in {} "
+                   "bus cycles, write {} B in {} bus cycles)\n",
+                   cost.total_cycles, static_cast<double>(cost.total_ps) / 1e6,
+                   sim::format_frequency(o.job.job.timing.clock_hz), cost.start_cycles,
+                   cost.row_cycles, cost.read_bytes, cost.read_bus_cycles, cost.write_bytes,
+                   cost.write_bus_cycles);
+    fmt::format_to(it,
+                   "simulated: {:.3f} us from CMD.start to the interrupt, GM read {} B, L1 "
+                   "written {} B through TLM; {} the cost model\n",
+                   static_cast<double>(time_ps) / 1e6,
+                   o.stats["read_bytes"]["value"].get<uint64_t>(),
+                   o.stats["write_bytes"]["value"].get<uint64_t>(),
+                   time_ps == cost.total_ps ? "equal to" : "DIFFERENT FROM");
+    return s;
+}
+
+nlohmann::ordered_json report_json(const Outcome& o) {
+    const aipp::Params& p = o.job.job.params;
+    const uint64_t time_ps = o.run.end_ps - o.run.start_ps;
+    nlohmann::ordered_json j;
+    j["input"] = {{"file", o.input_name},
+                  {"width", o.job.src.width},
+                  {"height", o.job.src.height},
+                  {"preprocessing", o.job.src.conversion}};
+    j["format"] = aipp::format_name(p.format);
+    j["output_type"] = aipp::output_type_name(p.output);
+    j["tile"] = {{"height", o.g.height},
+                 {"width", o.g.width},
+                 {"c0", o.g.c0},
+                 {"image_channels", o.g.channels},
+                 {"bytes", o.cost.write_bytes}};
+    j["cost"] = cost_json(o.cost, o.job.job.timing, o.run);
+    j["simulated"] = {{"start_ps", o.run.start_ps},
+                      {"end_ps", o.run.end_ps},
+                      {"time_ps", time_ps},
+                      {"equals_cost", time_ps == o.cost.total_ps}};
+    j["stats"] = o.stats;
+    return j;
+}
+
+}  // namespace
+
+platform::RunReport AscendFace::run(const platform::RunRequest& request) {
+    if (!request.network.empty() || request.functional) {
+        throw sim::Error(source() +
+                         ": the Ascend AIPP platform runs one job file (--model or "
+                         "npusim aipp --config), timed");
+    }
+    const Job j = prepare(request);
+    const aipp::Params& p = j.job.params;
+    const aipp::LoadParams& l = j.job.load;
+    const AippProgram program{p, l, j.src.src0, j.src.src1};
+    sim::install_report_handler({}, request.verbose);
+    AscendPlatform soc("ascend", m_cfg, engine_config(m_cfg, j.job.timing, j.job.fidelity));
+    soc.load(program);
+    sc_core::sc_start();
+    const AippRun& r = soc.result();
+    if (!r.done) {
+        throw sim::Error(fmt::format("{}: {}", j.source,
+                                     r.error.empty() ? "the AIPP job did not finish" : r.error));
+    }
+    const Outcome o{j,
+                    r,
+                    aipp::geometry(p, l),
+                    aipp::aipp_cost(p, l, j.job.timing, {r.src0_addr, r.src1_addr, r.dst_addr}),
+                    soc.aipp.stats().to_json(),
+                    request.input.empty() ? "<built-in scene>" : request.input};
+    sim::Tensor tile(tile_type(p.output), {o.g.height, o.g.width, o.g.c0});
+    std::copy(r.tile.begin(), r.tile.end(), tile.bytes());
+    platform::RunReport rep;
+    rep.text = summary(o, fmt::format("{} ({})", m_cfg.platform.name, source()));
+    rep.json["config"] = j.source;
+    rep.json["platform"] = {
+        {"kind", "ascend"}, {"name", m_cfg.platform.name}, {"source", source()}};
+    const nlohmann::ordered_json rest = report_json(o);
+    for (const auto& [key, value] : rest.items()) {
+        rep.json[key] = value;
+    }
+    rep.files.push_back({"output.npy", sim::encode_npy(tile)});
+    rep.files.push_back({"output.png", preview(tile, o.g.channels >= 3 ? 3 : 1)});
+    return rep;
+}
+
+platform::PlatformKind ascend_platform_kind() {
+    return {"ascend",
+            "an Ascend AI Core's AIPP load-image engine between GM and L1 "
+            "(configs/ascend.yaml)",
+            [](const sim::ConfigNode& p, const std::string& source) {
+                return std::make_unique<AscendFace>(read_ascend_config(p), source);
+            }};
+}
+
+}  // namespace npu::ascend

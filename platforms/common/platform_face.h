@@ -1,0 +1,142 @@
+// The platform face: the one seam between the npusim program and the simulated platforms.
+// Each platform (platforms/<soc>/) implements `Platform` and registers one `PlatformKind` under
+// the `kind:` its YAML names. The program reads options, calls the face, and writes what comes
+// back (stdout, --out files, report.json, trace.json); it never tests a kind and never includes a
+// model header. Adding a platform is a folder, one registration (platforms/registry.cpp) and a
+// config. docs/architecture.md.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/core/config.h"
+#include "sim/core/trace.h"
+
+namespace npu::platform {
+
+// What the user asked `npusim run` for; a platform reads the parts it takes and refuses, with
+// one clear message, the ones it cannot use.
+struct RunRequest {
+    std::string model;        // --model: a program file (e.g. a kmodel)
+    std::string network;      // --network: a layer list (e.g. a DL processor network YAML)
+    std::string input;        // --input: an input tensor or image
+    std::string demo;         // no program given: which bundled job
+    bool functional = false;  // values only, no time
+    bool verbose = false;     // SystemC info messages
+    sim::TraceWriter* trace = nullptr;  // enabled when --trace was given
+    // Called after each layer or step with the steps done so far (a progress line).
+    std::function<void(size_t done, size_t total, const std::string& what)> progress;
+};
+
+// A file of the output directory.
+struct OutputFile {
+    std::string name;
+    std::vector<uint8_t> bytes;
+};
+
+// What a run gives back. The program prints `text`, and with --out writes `files`, then
+// report.json (`json`), then `files_after`, then trace.json when tracing; all or nothing.
+struct RunReport {
+    std::string text;
+    nlohmann::ordered_json json;
+    std::vector<OutputFile> files;
+    std::vector<OutputFile> files_after;
+    bool passed = true;  // false: the run found a problem (exit 1)
+};
+
+// `npusim estimate`: a file of layer configurations (sweeps, a network) to cost without moving
+// data.
+struct EstimateRequest {
+    std::string layers;     // --layers
+    bool to_files = false;  // --out given: the result goes to files rather than stdout
+};
+
+struct EstimateReport {
+    std::string text;               // printed on stdout
+    std::string note;               // printed on stderr (host time, counts)
+    std::vector<OutputFile> files;  // written into --out
+};
+
+// `npusim compile`: an ONNX model into the platform's program format.
+struct CompileRequest {
+    std::string onnx;       // the float model
+    std::string calibrate;  // samples: a .npy, an image or a directory of them
+    std::string output;     // the program file to write
+    std::string version;    // the program format's version ("auto" or a number)
+};
+
+// Files to write in place (atomically each), and what to print.
+struct CompileReport {
+    std::string text;
+    std::vector<std::pair<std::string, std::vector<uint8_t>>> files;  // path, bytes
+};
+
+// `npusim regress`: a compiled program on the platform against its float ONNX model.
+struct RegressRequest {
+    std::string onnx, model;  // the float reference and the compiled program
+    std::string report;       // the compile report (empty: <model>.json)
+    std::string inputs;       // samples: a .npy or a directory of them
+    std::string labels;       // optional class labels (.npy)
+    std::string tolerances;   // optional YAML: max_lsb, min_cosine, min_top1_agreement
+    double max_lsb = -1, min_cosine = -1, min_top1 = -1;  // < 0: from the file or the default
+    bool timed = false;                                   // also a timed run of the first sample
+};
+
+class Platform {
+public:
+    virtual ~Platform() = default;
+    // `npusim info`: the platform as its config builds it (address map, registers, parameters).
+    virtual std::string describe() const = 0;
+    // `npusim info --model FILE`: a program's table (layers, and which ones the platform runs);
+    // the default refuses with a message naming the platform.
+    virtual std::string describe_program(const std::string& path) const;
+    // `npusim run`. Throws sim::Error for the user's mistakes (a bad program, input or option).
+    virtual RunReport run(const RunRequest& request) = 0;
+    // `npusim estimate`; the default refuses with a message naming the platform.
+    virtual EstimateReport estimate(const EstimateRequest& request) const;
+    // `npusim compile` and `npusim regress`; the defaults refuse with a message naming the kind.
+    virtual CompileReport compile(const CompileRequest& request) const;
+    virtual RunReport regress(const RegressRequest& request) const;
+    // Checks that span keys, after the whole file was read without problems; throws sim::Error.
+    virtual void check() const {}
+
+    const std::string& source() const { return m_source; }  // the YAML it was read from
+    const std::string& kind() const { return m_kind; }
+
+protected:
+    Platform(std::string kind, std::string source)
+        : m_kind(std::move(kind))
+        , m_source(std::move(source)) {}
+
+private:
+    std::string m_kind;
+    std::string m_source;
+};
+
+// One platform kind: how to build a Platform from the `platform:` map of a YAML file. `read`
+// records problems in the document (the loader calls finish() afterwards, then `validate`).
+struct PlatformKind {
+    std::string kind;     // the `kind:` value
+    std::string summary;  // one line for --help and error messages
+    std::function<std::unique_ptr<Platform>(const sim::ConfigNode& platform,
+                                            const std::string& source)>
+        read;
+};
+
+// Every registered kind, the built-in ones first (platforms/registry.cpp, library
+// npusim_platforms).
+const std::vector<PlatformKind>& platform_kinds();
+// Adds a kind (tests add their own); a kind registered twice is our bug.
+void register_platform(PlatformKind kind);
+
+// Reads a platform YAML (`text` named `source` in messages) through its kind's reader; throws
+// sim::Error listing every problem in the file at once, including an unknown or missing kind.
+std::unique_ptr<Platform> load_platform(const std::string& text, const std::string& source);
+std::unique_ptr<Platform> load_platform_file(const std::string& path);
+
+}  // namespace npu::platform

@@ -1,0 +1,254 @@
+#include "platforms/dlp/dlp_face.h"
+
+#include <iterator>
+#include <random>
+
+#include <fmt/format.h>
+
+#include "models/dlp/dlp_exec.h"
+#include "platforms/dlp/dlp_estimate.h"
+#include "platforms/dlp/dlp_platform.h"
+#include "sim/core/error.h"
+#include "sim/core/npy.h"
+#include "sim/core/version.h"
+#include "sim/tlm/kernel.h"
+
+namespace npu::dlp {
+
+namespace {
+
+// A network file read, checked, its parameters filled and compiled for this processor: the one
+// sequence `run` and `estimate` share.
+struct Compiled {
+    NetworkFile file;
+    Program program;
+};
+
+Compiled compile_network(const std::string& path, const DlpPlatformConfig& cfg) {
+    sim::ConfigDocument doc = sim::ConfigDocument::load_file(path);
+    Compiled c{read_network(doc.root().child("network")), {}};
+    doc.finish();
+    check_network(c.file.network, cfg.dlp);
+    fill_parameters(c.file.network, cfg.dlp, c.file.seed);
+    CompileOptions co;
+    co.ddr_base_addr = cfg.ddr_base_addr;
+    co.frames = c.file.frames;
+    c.program = compile(c.file.network, cfg.dlp, co);
+    return c;
+}
+
+std::vector<uint8_t> format_frame(const void* values, size_t per, const Network& n,
+                                  const DlpConfig& cfg) {
+    if (cfg.data_type == DataType::single) {
+        const auto* p = static_cast<const float*>(values);
+        return format_activation(std::vector<float>(p, p + per), n.input, cfg);
+    }
+    const auto* p = static_cast<const int8_t*>(values);
+    return format_activation(std::vector<int8_t>(p, p + per), n.input, cfg);
+}
+
+// One input image per frame: the .npy (Z, H, W) or (frames, Z, H, W), or pseudo-random values
+// from the network's seed (single: uniform −1..1; int8: −127..127).
+std::vector<std::vector<uint8_t>> inputs(const std::string& path, const NetworkFile& f,
+                                         const DlpConfig& cfg, std::string& described) {
+    const Network& n = f.network;
+    const bool single = cfg.data_type == DataType::single;
+    const size_t per = static_cast<size_t>(n.input.z * n.input.h * n.input.w);
+    std::vector<std::vector<uint8_t>> images;
+    if (path.empty()) {
+        std::mt19937 rng(f.seed);
+        for (uint32_t k = 0; k < f.frames; ++k) {
+            std::vector<float> x(per);
+            std::vector<int8_t> q(per);
+            for (size_t i = 0; i < per; ++i) {
+                x[i] = std::uniform_real_distribution<float>(-1, 1)(rng);
+                q[i] = static_cast<int8_t>(static_cast<int>(rng() % 255) - 127);
+            }
+            images.push_back(single ? format_activation(x, n.input, cfg)
+                                    : format_activation(q, n.input, cfg));
+        }
+        described = fmt::format("pseudo-random (seed {})", f.seed);
+        return images;
+    }
+    const sim::Tensor t = sim::read_npy(path);
+    const sim::DType want = single ? sim::DType::f32 : sim::DType::i8;
+    if (t.dtype() != want || t.numel() != per * f.frames) {
+        throw sim::Error(fmt::format("{}: {} of {}, the network takes {} frame(s) of {} {}x{}x{}",
+                                     path, sim::shape_str(t.shape()), sim::dtype_name(t.dtype()),
+                                     f.frames, sim::dtype_name(want), n.input.z, n.input.h,
+                                     n.input.w));
+    }
+    for (uint32_t k = 0; k < f.frames; ++k) {
+        images.push_back(format_frame(t.bytes() + k * per * (single ? 4 : 1), per, n, cfg));
+    }
+    described = path;
+    return images;
+}
+
+// The result images as tensors (output_<i>.npy) and their report.json entries.
+nlohmann::ordered_json add_outputs(std::vector<platform::OutputFile>& files, const HostResult& r,
+                                   const Layer& last, const DlpConfig& cfg) {
+    const bool fc = last.kind == LayerKind::fc;
+    const bool single = cfg.data_type == DataType::single;
+    nlohmann::ordered_json outs = nlohmann::ordered_json::array();
+    for (size_t i = 0; i < r.outputs.size(); ++i) {
+        const sim::Shape shape =
+            fc ? sim::Shape{last.out.z} : sim::Shape{last.out.z, last.out.h, last.out.w};
+        sim::Tensor t(single ? sim::DType::f32 : sim::DType::i8, shape);
+        if (single) {
+            const std::vector<float> v =
+                read_activation_single(r.outputs[i].data(), last.out, cfg, fc);
+            std::copy(v.begin(), v.end(), t.data<float>());
+        } else {
+            const std::vector<int8_t> v =
+                read_activation_int8(r.outputs[i].data(), last.out, cfg, fc);
+            std::copy(v.begin(), v.end(), t.data<int8_t>());
+        }
+        const std::string name = fmt::format("output_{}.npy", i);
+        files.push_back({name, sim::encode_npy(t)});
+        outs.push_back({{"file", name}, {"shape", t.shape()}});
+    }
+    return outs;
+}
+
+nlohmann::ordered_json layers_json(const std::vector<LayerRun>& runs, const Network& n,
+                                   const NetworkEstimate& est) {
+    nlohmann::ordered_json layers = nlohmann::ordered_json::array();
+    for (const LayerRun& run : runs) {
+        layers.push_back({{"frame", run.frame},
+                          {"layer", n.layers[run.layer].name},
+                          {"total_cycles", run.cost.total_cycles},
+                          {"estimate_cycles", est.layers[run.layer].cost.total_cycles},
+                          {"compute_cycles", run.cost.compute_cycles},
+                          {"read_cycles", run.cost.read_cycles},
+                          {"weight_cycles", run.cost.weight_cycles},
+                          {"write_cycles", run.cost.write_cycles},
+                          {"start_ps", run.start_ps},
+                          {"end_ps", run.end_ps}});
+    }
+    return layers;
+}
+
+}  // namespace
+
+DlpFace::DlpFace(DlpPlatformConfig cfg, std::string source)
+    : Platform("dlp", std::move(source))
+    , m_cfg(std::move(cfg)) {
+}
+
+void DlpFace::check() const {
+    m_cfg.dlp.validate(source());
+}
+
+std::string DlpFace::describe() const {
+    const DlpConfig& d = m_cfg.dlp;
+    std::string s = fmt::format("platform {} (dlp), from {}\n", m_cfg.name, source());
+    auto it = std::back_inserter(s);
+    fmt::format_to(it,
+                   "ConvThreadNumber {} (C = {} channels at once, N = {} values per transfer), "
+                   "FCThreadNumber {}\n",
+                   d.conv_thread_number, d.threads_c(), d.transfer_n(), d.fc_thread_number);
+    fmt::format_to(it, "ProcessorDataType {}, TargetFrequency {}, AXI masters {} bits\n",
+                   data_type_name(d.data_type), sim::format_frequency(d.target_frequency_hz),
+                   d.axi_bits());
+    fmt::format_to(it, "conv buffers in [{}, {}, {}] out [{}, {}, {}], fc buffers in {} out {}\n",
+                   d.conv_input_memory_size[0], d.conv_input_memory_size[1],
+                   d.conv_input_memory_size[2], d.conv_output_memory_size[0],
+                   d.conv_output_memory_size[1], d.conv_output_memory_size[2],
+                   d.fc_input_memory_size, d.fc_output_memory_size);
+    fmt::format_to(it, "DDR at {:#x} ({}), registers at {:#x}; spatial x = {}\n",
+                   m_cfg.ddr_base_addr, sim::format_size(m_cfg.ddr_size_bytes),
+                   m_cfg.register_base_addr, d.x_is_height ? "height" : "width");
+    return s;
+}
+
+platform::RunReport DlpFace::run(const platform::RunRequest& request) {
+    if (request.network.empty()) {
+        throw sim::Error(source() +
+                         ": a DL processor run needs --network NETWORK.yaml (e.g. "
+                         "configs/networks/dlp_tiny.yaml)");
+    }
+    if (!request.model.empty() || request.functional) {
+        throw sim::Error(source() +
+                         ": a DL processor runs --network, timed (no --model, "
+                         "--functional)");
+    }
+    const Compiled c = compile_network(request.network, m_cfg);
+    const Network& n = c.file.network;
+    std::string described;
+    std::vector<std::vector<uint8_t>> images = inputs(request.input, c.file, m_cfg.dlp, described);
+    sim::install_report_handler({}, request.verbose);
+    DlpPlatform soc("dlp", m_cfg);
+    soc.load(c.program, std::move(images));
+    sc_core::sc_start();
+    const HostResult& r = soc.result();
+    if (!r.done) {
+        throw sim::Error(r.error.empty() ? "the DL processor did not finish" : r.error);
+    }
+    const NetworkEstimate est = dlp::estimate(n, c.program, m_cfg.dlp, m_cfg.timing);
+    platform::RunReport rep;
+    auto it = std::back_inserter(rep.text);
+    fmt::format_to(it, "npusim {}: {} on {} ({}), {} frame(s), input {}\n\n", sim::npusim_version(),
+                   n.name, m_cfg.name, source(), c.file.frames, described);
+    fmt::format_to(it, "{:>6} {:<12} {:<14} {:>12} {:>12} {:>12}\n", "frame", "layer", "module",
+                   "cycles", "estimate", "compute");
+    uint64_t total = 0;
+    for (const LayerRun& run : soc.dlp.runs()) {
+        const Layer& l = n.layers[run.layer];
+        fmt::format_to(it, "{:>6} {:<12} {:<14} {:>12} {:>12} {:>12}\n", run.frame, l.name,
+                       module_name(l.kind), run.cost.total_cycles,
+                       est.layers[run.layer].cost.total_cycles, run.cost.compute_cycles);
+        total += run.cost.total_cycles;
+    }
+    fmt::format_to(it,
+                   "\n{} frames in {} cycles ({:.6f} s simulated from InputStart to the done "
+                   "interrupt at {}), estimate {} cycles\n",
+                   c.file.frames, total, static_cast<double>(r.end_ps - r.start_ps) / 1e12,
+                   sim::format_frequency(m_cfg.dlp.target_frequency_hz), est.total_cycles);
+    const nlohmann::ordered_json outs = add_outputs(rep.files, r, n.layers.back(), m_cfg.dlp);
+    rep.json["platform"] = {{"kind", "dlp"}, {"name", m_cfg.name}, {"source", source()}};
+    rep.json["network"] = {{"file", request.network}, {"name", n.name}, {"frames", c.file.frames}};
+    rep.json["input"] = described;
+    rep.json["layers"] = layers_json(soc.dlp.runs(), n, est);
+    rep.json["totals"] = {{"cycles", total},
+                          {"estimate_cycles", est.total_cycles},
+                          {"start_ps", r.start_ps},
+                          {"end_ps", r.end_ps}};
+    rep.json["outputs"] = outs;
+    rep.json["memory_map"] = c.program.table();
+    rep.json["stats"] = soc.dlp.stats().to_json();
+    return rep;
+}
+
+// A network on the DL processor: compile it (memory map) and cost every layer.
+platform::EstimateReport DlpFace::estimate(const platform::EstimateRequest& request) const {
+    const Compiled c = compile_network(request.layers, m_cfg);
+    const NetworkEstimate e = dlp::estimate(c.file.network, c.program, m_cfg.dlp, m_cfg.timing);
+    platform::EstimateReport rep;
+    rep.text = fmt::format("{} on {} ({} threads: C = {}, N = {}; {}; {})\n\n", c.file.network.name,
+                           m_cfg.name, m_cfg.dlp.conv_thread_number, m_cfg.dlp.threads_c(),
+                           m_cfg.dlp.transfer_n(), data_type_name(m_cfg.dlp.data_type), source());
+    rep.text += fmt::format("{}\n{}", c.program.table(), table(e));
+    if (request.to_files) {
+        nlohmann::ordered_json j = to_json(e);
+        nlohmann::ordered_json map = nlohmann::ordered_json::array();
+        for (const MemoryRegion& r : c.program.map) {
+            map.push_back({{"name", r.name}, {"addr", r.addr}, {"size", r.size}});
+        }
+        j["memory_map"] = map;
+        const std::string text = j.dump(1) + "\n";
+        rep.files.push_back({"estimate.json", {text.begin(), text.end()}});
+    }
+    return rep;
+}
+
+platform::PlatformKind dlp_platform_kind() {
+    return {"dlp",
+            "a DL processor (MATLAB dlhdl style): DDR, conv/fc/adder modules, host "
+            "(configs/dlp_zcu102_*.yaml)",
+            [](const sim::ConfigNode& p, const std::string& source) {
+                return std::make_unique<DlpFace>(read_dlp_platform(p), source);
+            }};
+}
+
+}  // namespace npu::dlp

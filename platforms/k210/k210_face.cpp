@@ -1,0 +1,232 @@
+#include "platforms/k210/k210_face.h"
+
+#include <chrono>
+#include <cstring>
+#include <iterator>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "models/k210_kpu/kpu_layer_args.h"
+#include "platforms/k210/compiler.h"
+#include "platforms/k210/estimate.h"
+#include "platforms/k210/k210_platform.h"
+#include "platforms/k210/k210_run.h"
+#include "platforms/k210/kmodel_runtime.h"
+#include "sim/core/error.h"
+#include "sim/core/image.h"
+#include "sim/core/npy.h"
+#include "sim/onnx/evaluator.h"
+#include "sim/onnx/onnx_import.h"
+#include "sim/onnx/samples.h"
+#include "sim/tlm/kernel.h"
+
+namespace npu::k210 {
+
+namespace {
+
+bool ends_with(const std::string& s, const char* suffix) {
+    const size_t n = std::strlen(suffix);
+    return s.size() >= n && s.compare(s.size() - n, n, suffix) == 0;
+}
+
+// .npy as it is; an image decoded to RGB and resized (bilinear) to the model's input, saying so.
+sim::Tensor read_input(const std::string& path, const sim::Shape& want, std::string& conversion) {
+    if (ends_with(path, ".npy")) {
+        conversion = "none (.npy used as is)";
+        return sim::read_npy(path);
+    }
+    sim::Tensor img = sim::read_image(path);
+    if (want[1] != 3) {
+        throw sim::Error(fmt::format("{}: the model expects {} input channels; images give 3 (RGB)",
+                                     path, want[1]));
+    }
+    conversion = fmt::format("decoded to RGB uint8 {}x{}", img.dim(3), img.dim(2));
+    if (img.dim(2) != want[2] || img.dim(3) != want[3]) {
+        img = sim::resize_bilinear(img, want[2], want[3]);
+        conversion += fmt::format(", resized bilinearly to {}x{}", want[3], want[2]);
+    }
+    conversion += ", NCHW, no normalization (the model's first layer folds its zero point)";
+    return img;
+}
+
+std::string io_str(const KmodelIo& io) {
+    static const char* const kMem[] = {"const", "main", "kpu"};
+    return fmt::format("{} {}x{}x{}x{} at {}+{:#x} ({} bytes)",
+                       io.range.datatype == kFloat32 ? "f32" : "u8", io.shape[0], io.shape[1],
+                       io.shape[2], io.shape[3], kMem[io.range.memory_type], io.range.start,
+                       io.range.size);
+}
+
+}  // namespace
+
+K210Face::K210Face(K210Config cfg, std::string source)
+    : Platform("k210", std::move(source))
+    , m_cfg(std::move(cfg)) {
+}
+
+// The SoC is elaborated (not simulated) so that the map printed is the router's own.
+std::string K210Face::describe() const {
+    sim::install_report_handler();
+    sim::TraceWriter trace(false);
+    K210Platform soc("k210", m_cfg, trace);
+    const K210Config& c = m_cfg;
+    std::string s = fmt::format("platform {} (k210), from {}\n", c.platform.name, source());
+    auto it = std::back_inserter(s);
+    fmt::format_to(
+        it, "clocks: KPU {}, CPU {}, CPU bus {}, DMAC bus {}\n",
+        sim::format_frequency(c.kpu.timing.clock_hz), sim::format_frequency(c.cpu.clock_hz),
+        sim::format_frequency(c.platform.bus.clock_hz), sim::format_frequency(c.dmac.bus.clock_hz));
+    fmt::format_to(it, "\naddress map:\n{}", soc.address_map().table());
+    fmt::format_to(it, "\nKPU registers at {:#x} (kpu_config_t):\n{}", c.kpu_base_addr,
+                   soc.kpu.register_map());
+    fmt::format_to(it,
+                   "\nKPU: layer FIFO {} words, strict {}, IRQ to PLIC 25; DMAC channel {} drains "
+                   "FIFO_DATA_OUT (SYSCTL DMA select 22)\n",
+                   c.kpu.layer_fifo_words, c.kpu.strict ? "on" : "off", c.dma_channel);
+    return s;
+}
+
+// A kmodel's header and layer table, with what the simulator supports.
+std::string K210Face::describe_program(const std::string& path) const {
+    const Kmodel m = load_kmodel(path);
+    std::string s;
+    auto it = std::back_inserter(s);
+    fmt::format_to(it, "{}: kmodel v{} ({}), {} bytes, {}-bit KPU, main memory {} bytes\n", path,
+                   m.version, m.version == 3 ? "nncase v0.1, Kendryte SDK" : "nncase v0.2",
+                   m.bytes.size(), m.eight_bit ? 8 : 16, m.main_mem_bytes);
+    for (size_t i = 0; i < m.inputs.size(); ++i) {
+        fmt::format_to(it, "input {}: {}\n", i, io_str(m.inputs[i]));
+    }
+    for (size_t i = 0; i < m.outputs.size(); ++i) {
+        fmt::format_to(it, "output {}: {}\n", i, io_str(m.outputs[i]));
+    }
+    fmt::format_to(it, "\n{:>4}  {:<28} {:>10} {:>8}  {}\n", "#", "layer", "body at", "bytes",
+                   "KPU shape");
+    size_t conv = 0, unsupported = 0;
+    for (size_t i = 0; i < m.layers.size(); ++i) {
+        const KmodelLayer& l = m.layers[i];
+        std::string shape;
+        if (conv < m.convs.size() && m.convs[conv].layer_index == i) {
+            shape = kpu::shape_summary(m.convs[conv++].args);
+        }
+        const bool ok = layer_supported(m.version, l.type);
+        unsupported += ok ? 0 : 1;
+        fmt::format_to(it, "{:>4}  {:<28} {:>#10x} {:>8}  {}{}\n", i,
+                       fmt::format("{} ({:#x})", l.type_name, l.type), l.body_offset, l.body_size,
+                       shape, ok ? "" : "(not supported)");
+    }
+    fmt::format_to(it, "\n{} layers, {} on the KPU, {} not supported by the simulator\n",
+                   m.layers.size(), m.convs.size(), unsupported);
+    return s;
+}
+
+platform::RunReport K210Face::run(const platform::RunRequest& request) {
+    // No --model: a bundled job. `digits` (default): our digits CNN compiled from ONNX;
+    // `edges`: a blur/Sobel network written with our kmodel writer, on a synthetic scene.
+    if (!request.network.empty()) {
+        throw sim::Error(source() +
+                         ": --network is for a DL processor platform; the K210 runs "
+                         "--model M.kmodel");
+    }
+    const bool bundled = request.model.empty();
+    if (bundled && request.demo != "digits" && request.demo != "edges") {
+        throw sim::Error(fmt::format("--demo {}: expected digits or edges", request.demo));
+    }
+    if (!bundled && request.input.empty()) {
+        throw sim::Error(
+            "--model needs --input FILE (.npy uint8 NCHW, or an image: PNG, JPEG, BMP)");
+    }
+    std::unique_ptr<DigitsDemo> digits;
+    std::unique_ptr<DemoModel> demo;
+    K210Job job;
+    job.cfg = &m_cfg;
+    job.source = source();
+    job.model_file = request.model;
+    if (bundled && request.demo == "digits") {
+        digits = std::make_unique<DigitsDemo>(run_digits(m_cfg));
+        job.model = parse_kmodel(digits->compiled.kmodel, "<built-in digits.kmodel>");
+        job.input = digits->input;
+        job.conversion = digits->conversion;
+        job.input_name = "<built-in held-out digit 0>";
+        job.digits = digits.get();
+    } else if (bundled) {
+        demo = std::make_unique<DemoModel>(build_demo_model());
+        job.model = parse_kmodel(demo->kmodel, "<built-in demo.kmodel>");
+        job.input = demo->input;
+        job.conversion = "none (built-in scene)";
+        job.input_name = "<built-in scene>";
+        job.demo = demo.get();
+    } else {
+        job.model = load_kmodel(request.model);
+        job.input = read_input(request.input, model_input_shape(job.model), job.conversion);
+        job.input_name = request.input;
+    }
+    return request.functional ? run_values_only(job, request) : run_timed(job, request);
+}
+
+platform::EstimateReport K210Face::estimate(const platform::EstimateRequest& request) const {
+    sim::ConfigDocument doc = sim::ConfigDocument::load_file(request.layers);
+    const std::vector<Sweep> sweeps = read_sweeps(doc.root());
+    doc.finish();
+    const auto t0 = std::chrono::steady_clock::now();
+    const std::vector<EstimateRow> rows = k210::estimate(sweeps, m_cfg.kpu.timing);
+    const double ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    const uint64_t hz = m_cfg.kpu.timing.clock_hz;
+    platform::EstimateReport rep;
+    const std::string csv = to_csv(rows, hz);
+    if (request.to_files) {
+        const std::string json = to_json(rows, hz).dump(1) + "\n";
+        rep.files.push_back({"estimate.csv", {csv.begin(), csv.end()}});
+        rep.files.push_back({"estimate.json", {json.begin(), json.end()}});
+    } else {
+        rep.text = csv;
+    }
+    size_t invalid = 0;
+    for (const EstimateRow& r : rows) {
+        invalid += r.error.empty() ? 0u : 1u;
+    }
+    rep.note =
+        fmt::format("estimated {} configurations ({} not valid KPU layers) in {:.1f} ms at {}",
+                    rows.size(), invalid, ms, sim::format_frequency(hz));
+    return rep;
+}
+
+// An ONNX model, calibrated on sample inputs, into a kmodel v3, or v4 when a layer needs nncase
+// v0.2's CPU nodes (compiler.h), with its report beside it as JSON.
+platform::CompileReport K210Face::compile(const platform::CompileRequest& request) const {
+    const onnx::Graph g = onnx::import_model(request.onnx, {onnx::supported_ops(), true});
+    if (g.inputs.size() != 1) {
+        throw sim::Error(fmt::format("{}: {} inputs; the K210 compiler takes one", request.onnx,
+                                     g.inputs.size()));
+    }
+    CompileOptions co;
+    co.model_name = request.onnx;
+    if (request.version != "auto" && request.version != "3" && request.version != "4") {
+        throw sim::Error(
+            fmt::format("--kmodel-version {}: expected auto, 3 or 4", request.version));
+    }
+    co.kmodel_version = request.version == "auto" ? 0 : std::stoi(request.version);
+    for (onnx::Value& v : onnx::read_samples(request.calibrate, g.inputs[0].shape)) {
+        co.calibration.push_back({{g.inputs[0].name, std::move(v)}});
+    }
+    const CompiledModel m = compile_k210(g, co);
+    const std::string json = compile_report_json(m).dump(2) + "\n";
+    platform::CompileReport r;
+    r.files.push_back({request.output, m.kmodel});
+    r.files.push_back({request.output + ".json", {json.begin(), json.end()}});
+    r.text = fmt::format("{} -> {} (calibrated on {} samples)\n{}", request.onnx, request.output,
+                         co.calibration.size(), compile_report(m));
+    r.text += fmt::format("wrote {} and {}.json\n", request.output, request.output);
+    return r;
+}
+
+platform::PlatformKind k210_platform_kind() {
+    return {"k210", "Kendryte K210: KPU, DMAC, SRAM; runs kmodels v3/v4 (configs/k210.yaml)",
+            [](const sim::ConfigNode& p, const std::string& source) {
+                return std::make_unique<K210Face>(read_k210_config(p), source);
+            }};
+}
+
+}  // namespace npu::k210

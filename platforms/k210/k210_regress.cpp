@@ -1,0 +1,438 @@
+// npusim regress on the K210 (K210Face::regress): the float ONNX reference against the compiled
+// kmodel on the simulated K210, sample by sample, compared per mapped layer and per output.
+// Reports as a table, JSON and JUnit XML; not passed when a tolerance is exceeded.
+// docs/k210_compiler.md.
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <optional>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "models/k210_kpu/kpu_layout.h"
+#include "platforms/k210/compiler.h"
+#include "platforms/k210/driver.h"
+#include "platforms/k210/functional.h"
+#include "platforms/k210/k210_face.h"
+#include "platforms/k210/k210_platform.h"
+#include "platforms/k210/kmodel.h"
+#include "sim/core/config.h"
+#include "sim/core/error.h"
+#include "sim/core/files.h"
+#include "sim/core/trace.h"
+#include "sim/onnx/evaluator.h"
+#include "sim/onnx/onnx_import.h"
+#include "sim/onnx/samples.h"
+#include "sim/tlm/kernel.h"
+
+namespace npu::k210 {
+
+namespace {
+
+// Error statistics of one tensor over every sample.
+struct Stats {
+    double max_abs = 0, sum_abs = 0, max_lsb = 0;
+    uint64_t count = 0;
+    double dot = 0, sim_sq = 0, ref_sq = 0;
+
+    double mean_abs() const { return count == 0 ? 0 : sum_abs / static_cast<double>(count); }
+    double cosine() const {
+        return sim_sq == 0 || ref_sq == 0 ? (sim_sq == ref_sq ? 1.0 : 0.0)
+                                          : dot / std::sqrt(sim_sq * ref_sq);
+    }
+};
+
+struct Tolerances {
+    double max_lsb = 8, min_cosine = 0.99, min_top1 = 0.95;
+};
+
+Tolerances tolerances(const platform::RegressRequest& o) {
+    Tolerances t;
+    if (!o.tolerances.empty()) {
+        sim::ConfigDocument doc = sim::ConfigDocument::load_file(o.tolerances);
+        const sim::ConfigNode r = doc.root();
+        t.max_lsb = r.get<double>("max_lsb", t.max_lsb, 0.0, 1e9);
+        t.min_cosine = r.get<double>("min_cosine", t.min_cosine, -1.0, 1.0);
+        t.min_top1 = r.get<double>("min_top1_agreement", t.min_top1, 0.0, 1.0);
+        doc.finish();
+    }
+    if (o.max_lsb >= 0) {
+        t.max_lsb = o.max_lsb;
+    }
+    if (o.min_cosine >= 0) {
+        t.min_cosine = o.min_cosine;
+    }
+    if (o.min_top1 >= 0) {
+        t.min_top1 = o.min_top1;
+    }
+    return t;
+}
+
+int64_t numel(const std::vector<int64_t>& s) {
+    int64_t n = 1;
+    for (int64_t d : s) {
+        n *= d;
+    }
+    return n;
+}
+
+// A layer's output as the simulated K210 left it, dequantized; `q` gets the uint8 values of a
+// quantized output.
+std::vector<float> read_output(const CompiledLayer& l, RuntimeMemory& mem, std::vector<int>& q) {
+    const auto n = static_cast<size_t>(numel(l.out_shape));
+    std::vector<uint8_t> bytes;
+    q.clear();
+    if (l.out_in_kpu) {
+        const auto& s = l.out_shape;
+        const kpu::FmapGeometry g = kpu::FmapGeometry::natural(
+            static_cast<int>(s.at(1)), static_cast<int>(s.at(3)), static_cast<int>(s.at(2)));
+        bytes = download_fmap(mem, uint64_t{l.out_address} * kpu::kLineBytes, g, 1);
+    } else if (!l.out_float) {
+        bytes.resize(n);
+        mem.read(kMainMemory, l.out_address, bytes.data(), n);
+    } else {
+        std::vector<float> f(n);
+        mem.read(kMainMemory, l.out_address, f.data(), n * 4);
+        return f;
+    }
+    std::vector<float> f(n);
+    for (size_t i = 0; i < n; ++i) {
+        q.push_back(bytes[i]);
+        f[i] = static_cast<float>(l.lsb.dequantize(bytes[i]));
+    }
+    return f;
+}
+
+void compare(Stats& s, const std::vector<float>& sim, const std::vector<int>& q,
+             const std::vector<float>& ref, const QuantParams& lsb) {
+    for (size_t i = 0; i < ref.size() && i < sim.size(); ++i) {
+        const double a = sim[i], b = ref[i], e = std::fabs(a - b);
+        s.max_abs = std::max(s.max_abs, e);
+        s.sum_abs += e;
+        ++s.count;
+        s.dot += a * b, s.sim_sq += a * a, s.ref_sq += b * b;
+        const double lsb_err =
+            q.empty() ? e / lsb.scale : std::abs(q[i] - static_cast<int>(lsb.quantize(b)));
+        s.max_lsb = std::max(s.max_lsb, lsb_err);
+    }
+}
+
+std::string xml_escape(const std::string& s) {
+    std::string o;
+    for (char c : s) {
+        switch (c) {
+        case '&': o += "&amp;"; break;
+        case '<': o += "&lt;"; break;
+        case '>': o += "&gt;"; break;
+        case '"': o += "&quot;"; break;
+        default: o += c;
+        }
+    }
+    return o;
+}
+
+// The first sample on the timed K210 platform (bus, MMIO, interrupts, DMA, the CPU time model):
+// its outputs against the functional run's, and what each layer cost.
+struct TimedRun {
+    bool equal = false;
+    double inference_ms = 0;
+    uint64_t kpu_cycles = 0, cpu_cycles = 0;
+    std::vector<LayerRun> layers;
+    std::vector<uint64_t> layer_kpu_cycles;  // per kmodel layer
+};
+
+// `want`: the functional run's outputs for `in`, with the platform's CPU arithmetic.
+TimedRun run_timed(const Kmodel& km, const sim::Tensor& in, const K210Config& cfg,
+                   const std::vector<sim::Tensor>& want) {
+    sim::install_report_handler({}, false);
+    sim::TraceWriter trace(false);
+    K210Platform soc("k210", cfg, trace);
+    K210Driver driver("driver", soc, trace);
+    driver.load(km, in);
+    sc_core::sc_start();
+    const RunResult& r = driver.result();
+    if (!r.error.empty()) {
+        throw sim::Error(r.error);
+    }
+    if (!r.done) {
+        throw sim::Error("the timed run did not finish (a layer never completed)");
+    }
+    TimedRun t;
+    t.equal = r.outputs == want;
+    t.inference_ms = static_cast<double>(r.end_ps - r.load_end_ps) / 1e9;
+    t.layers = r.layers;
+    for (const LayerRun& l : r.layers) {
+        uint64_t k = 0;
+        for (int i = 0; i < l.kpu_layers; ++i) {
+            k += soc.kpu.layers().at(static_cast<size_t>(l.kpu_layer + i)).cost.total_cycles;
+        }
+        t.layer_kpu_cycles.push_back(k);
+        t.kpu_cycles += k;
+        t.cpu_cycles += l.cpu_cycles;
+    }
+    return t;
+}
+
+// What regress reads before comparing: the model, its compile report, the samples and labels.
+struct Inputs {
+    onnx::Graph graph;
+    Kmodel km;
+    CompiledModel cm;
+    std::vector<onnx::Value> samples;
+    std::vector<int64_t> labels;
+    // The layers that equal an ONNX tensor, by kmodel layer index.
+    std::multimap<size_t, const CompiledLayer*> mapped;
+
+    sim::Tensor quantized(const onnx::Value& x) const {
+        sim::Tensor in(sim::DType::u8, sim::Shape(cm.input_shape.begin(), cm.input_shape.end()));
+        for (size_t k = 0; k < x.f.size(); ++k) {
+            in.data<uint8_t>()[k] = cm.input_q.quantize(static_cast<double>(x.f[k]));
+        }
+        return in;
+    }
+};
+
+Inputs read_inputs(const platform::RegressRequest& req) {
+    Inputs in;
+    in.graph = onnx::import_model(req.onnx, {onnx::supported_ops(), true});
+    in.km = parse_kmodel(sim::read_file(req.model), req.model);
+    const std::string report_path = req.report.empty() ? req.model + ".json" : req.report;
+    in.cm = read_compile_report(
+        nlohmann::ordered_json::parse(sim::read_file(report_path), nullptr, false), report_path);
+    if (in.graph.inputs.size() != 1 || in.graph.inputs[0].name != in.cm.input_name) {
+        throw sim::Error(fmt::format("{} does not describe {} (input '{}')", report_path, req.onnx,
+                                     in.cm.input_name));
+    }
+    in.samples = onnx::read_samples(req.inputs, in.cm.input_shape);
+    if (!req.labels.empty()) {
+        in.labels = onnx::read_labels(req.labels);
+        if (in.labels.size() != in.samples.size()) {
+            throw sim::Error(fmt::format("{}: {} labels for {} samples", req.labels,
+                                         in.labels.size(), in.samples.size()));
+        }
+    }
+    for (const CompiledLayer& l : in.cm.layers) {
+        if (!l.onnx_output.empty()) {
+            in.mapped.emplace(static_cast<size_t>(l.kmodel_layer), &l);
+        }
+    }
+    return in;
+}
+
+// Every sample through the float reference and the functional K210, compared.
+struct Comparison {
+    std::map<const CompiledLayer*, Stats> layers;
+    Stats output;
+    uint64_t agree = 0, correct_sim = 0, correct_float = 0;
+    std::vector<sim::Tensor> first_outputs;  // sample 0's functional outputs, for --timed
+};
+
+void compare_sample(const Inputs& in, size_t s, const FunctionalOptions& base, Comparison& c) {
+    std::map<std::string, onnx::Value> ref;
+    onnx::EvalOptions eo;
+    eo.on_value = [&](const std::string& name, const onnx::Value& v) {
+        for (const auto& [i, l] : in.mapped) {
+            if (l->onnx_output == name) {
+                ref[name] = v;
+            }
+        }
+    };
+    const std::string& input = in.cm.input_name;
+    ref[input] = in.samples[s];  // a layer may map the input itself (a DEQUANTIZE)
+    const std::map<std::string, onnx::Value> fout =
+        onnx::evaluate(in.graph, {{input, in.samples[s]}}, eo);
+    FunctionalOptions fo = base;
+    fo.on_layer_memory = [&](const FunctionalLayer& fl, RuntimeMemory& mem) {
+        auto range = in.mapped.equal_range(fl.index);
+        for (auto it = range.first; it != range.second; ++it) {
+            std::vector<int> q;
+            const std::vector<float> sim = read_output(*it->second, mem, q);
+            compare(c.layers[it->second], sim, q, ref.at(it->second->onnx_output).f,
+                    it->second->lsb);
+        }
+    };
+    const FunctionalResult r = run_functional(in.km, in.quantized(in.samples[s]), fo);
+    if (s == 0) {
+        c.first_outputs = r.outputs;
+    }
+    const std::vector<float>& y = fout.at(in.cm.output_name).f;
+    const float* ys = r.outputs.at(0).data<float>();
+    const std::vector<float> sim(ys, ys + r.outputs[0].numel());
+    compare(c.output, sim, {}, y, in.cm.layers.back().lsb);
+    const auto top_s = std::max_element(sim.begin(), sim.end()) - sim.begin();
+    const auto top_f = std::max_element(y.begin(), y.end()) - y.begin();
+    c.agree += top_s == top_f ? 1u : 0u;
+    if (!in.labels.empty()) {
+        c.correct_sim += top_s == in.labels[s] ? 1u : 0u;
+        c.correct_float += top_f == in.labels[s] ? 1u : 0u;
+    }
+}
+
+// The report as it grows: the table printed, report.json, the JUnit cases, the failures.
+struct Report {
+    std::string table;
+    nlohmann::ordered_json json;
+    std::string junit_cases;
+    std::string first_diverging;  // "index (tensor)" of the first layer over a tolerance
+    int failures = 0;
+};
+
+void layer_rows(const Inputs& in, const Comparison& c, const Tolerances& tol, Report& rep) {
+    rep.table += fmt::format("{:>3}  {:<4} {:<40} {:>11} {:>8} {:>11} {:>9}  {}\n", "#", "on",
+                             "layer", "max|err|", "max LSB", "mean|err|", "cosine", "status");
+    nlohmann::ordered_json jl = nlohmann::ordered_json::array();
+    for (const auto& [index, l] : in.mapped) {
+        const Stats& st = c.layers.at(l);
+        const bool ok = st.max_lsb <= tol.max_lsb && st.cosine() >= tol.min_cosine;
+        if (!ok && rep.first_diverging.empty()) {
+            rep.first_diverging = fmt::format("{} ({})", index, l->onnx_output);
+        }
+        rep.failures += ok ? 0 : 1;
+        rep.table += fmt::format("{:>3}  {:<4} {:<40} {:>11.4g} {:>8.2f} {:>11.4g} {:>9.6f}  {}\n",
+                                 index, l->target, l->kind.substr(0, 40), st.max_abs, st.max_lsb,
+                                 st.mean_abs(), st.cosine(), ok ? "ok" : "EXCEEDS");
+        jl.push_back({{"kmodel_layer", index},
+                      {"target", l->target},
+                      {"kind", l->kind},
+                      {"onnx_tensor", l->onnx_output},
+                      {"lsb", l->lsb.scale},
+                      {"max_abs_error", st.max_abs},
+                      {"max_error_lsb", st.max_lsb},
+                      {"mean_abs_error", st.mean_abs()},
+                      {"cosine", st.cosine()},
+                      {"ok", ok}});
+        rep.junit_cases += fmt::format(
+            "    <testcase classname=\"npusim.regress.layers\" name=\"layer {} "
+            "{}\">{}</testcase>\n",
+            index, xml_escape(l->onnx_output),
+            ok ? ""
+               : fmt::format("<failure message=\"max {:.2f} LSB (tolerance {}), cosine {:.6f} "
+                             "(minimum {})\"/>",
+                             st.max_lsb, tol.max_lsb, st.cosine(), tol.min_cosine));
+    }
+    rep.json["layers"] = jl;
+}
+
+void output_rows(const Inputs& in, const Comparison& c, const Tolerances& tol, Report& rep) {
+    const size_t n = in.samples.size();
+    const double dn = static_cast<double>(n);
+    const double top1 = static_cast<double>(c.agree) / dn;
+    const bool top1_ok = top1 >= tol.min_top1;
+    rep.failures += top1_ok ? 0 : 1;
+    rep.table += fmt::format(
+        "output '{}': max|err| {:.4g}, mean|err| {:.4g}, cosine {:.6f}; top-1 "
+        "agreement {}/{} ({:.2f} %) {}\n",
+        in.cm.output_name, c.output.max_abs, c.output.mean_abs(), c.output.cosine(), c.agree, n,
+        100 * top1, top1_ok ? "ok" : "BELOW TOLERANCE");
+    if (!in.labels.empty()) {
+        rep.table +=
+            fmt::format("accuracy: float {}/{} ({:.2f} %), simulated K210 {}/{} ({:.2f} %)\n",
+                        c.correct_float, n, 100.0 * static_cast<double>(c.correct_float) / dn,
+                        c.correct_sim, n, 100.0 * static_cast<double>(c.correct_sim) / dn);
+    }
+    const std::string& first = rep.first_diverging;
+    rep.table += first.empty() ? "no layer exceeds the tolerances\n"
+                               : "first diverging layer: " + first + "\n";
+    rep.junit_cases += fmt::format(
+        "    <testcase classname=\"npusim.regress.output\" name=\"top1_agreement\">{}</testcase>\n",
+        top1_ok ? "" : fmt::format("<failure message=\"{:.4f} below {}\"/>", top1, tol.min_top1));
+    rep.json["output"] = {{"name", in.cm.output_name},
+                          {"max_abs_error", c.output.max_abs},
+                          {"mean_abs_error", c.output.mean_abs()},
+                          {"cosine", c.output.cosine()},
+                          {"top1_agreement", top1}};
+    if (!in.labels.empty()) {
+        rep.json["accuracy"] = {{"float", static_cast<double>(c.correct_float) / dn},
+                                {"simulated", static_cast<double>(c.correct_sim) / dn}};
+    }
+}
+
+void timed_rows(const TimedRun& t, const std::string& platform_name, Report& rep) {
+    rep.failures += t.equal ? 0 : 1;
+    rep.table += fmt::format(
+        "timed platform, sample 0: {:.3f} ms per inference, {} KPU cycles, {} CPU cycles; "
+        "outputs {} the functional run's\n",
+        t.inference_ms, t.kpu_cycles, t.cpu_cycles, t.equal ? "equal" : "DIFFER FROM");
+    rep.table += fmt::format("{:>3}  {:<16} {:>10} {:>10} {:>10}\n", "#", "kmodel layer", "time us",
+                             "KPU cyc", "CPU cyc");
+    nlohmann::ordered_json tl = nlohmann::ordered_json::array();
+    for (size_t i = 0; i < t.layers.size(); ++i) {
+        const LayerRun& l = t.layers[i];
+        const double us = static_cast<double>(l.end_ps - l.start_ps) / 1e6;
+        rep.table += fmt::format("{:>3}  {:<16} {:>10.1f} {:>10} {:>10}\n", l.index, l.type, us,
+                                 t.layer_kpu_cycles[i], l.cpu_cycles);
+        tl.push_back({{"kmodel_layer", l.index},
+                      {"type", l.type},
+                      {"time_us", us},
+                      {"kpu_cycles", t.layer_kpu_cycles[i]},
+                      {"cpu_cycles", l.cpu_cycles}});
+    }
+    rep.json["timed"] = {{"sample", 0},
+                         {"platform", platform_name},
+                         {"outputs_equal_functional", t.equal},
+                         {"inference_ms", t.inference_ms},
+                         {"kpu_cycles", t.kpu_cycles},
+                         {"cpu_cycles", t.cpu_cycles},
+                         {"layers", tl}};
+    rep.junit_cases += fmt::format(
+        "    <testcase classname=\"npusim.regress.timed\" "
+        "name=\"timed_equals_functional\">{}</testcase>\n",
+        t.equal ? "" : "<failure message=\"the timed platform's outputs differ\"/>");
+}
+
+std::vector<uint8_t> bytes_of(const std::string& s) {
+    return {s.begin(), s.end()};
+}
+
+}  // namespace
+
+platform::RunReport K210Face::regress(const platform::RegressRequest& req) const {
+    const Tolerances tol = tolerances(req);
+    const Inputs in = read_inputs(req);
+    FunctionalOptions fo;
+    fo.fused_multiply_add = m_cfg.cpu.fused_multiply_add;
+    Comparison c;
+    for (size_t s = 0; s < in.samples.size(); ++s) {
+        compare_sample(in, s, fo, c);
+    }
+    Report rep;
+    rep.table = fmt::format(
+        "{} vs {} on {} samples; input quantized as q = clamp(round(x / {:.6g}) + {}, 0, 255)\n"
+        "tolerances: max {} LSB per layer, cosine >= {}, top-1 agreement >= {}\n",
+        req.model, req.onnx, in.samples.size(), in.cm.input_q.scale, in.cm.input_q.zero_point,
+        tol.max_lsb, tol.min_cosine, tol.min_top1);
+    rep.json["onnx"] = req.onnx;
+    rep.json["kmodel"] = req.model;
+    rep.json["samples"] = in.samples.size();
+    rep.json["preprocessing"] = {{"input", in.cm.input_name},
+                                 {"formula", "q = clamp(round(x / scale) + zero_point, 0, 255)"},
+                                 {"scale", in.cm.input_q.scale},
+                                 {"zero_point", in.cm.input_q.zero_point}};
+    rep.json["tolerances"] = {{"max_lsb", tol.max_lsb},
+                              {"min_cosine", tol.min_cosine},
+                              {"min_top1_agreement", tol.min_top1}};
+    layer_rows(in, c, tol, rep);
+    output_rows(in, c, tol, rep);
+    rep.json["first_diverging_layer"] = rep.first_diverging;
+    if (req.timed) {
+        const TimedRun t = run_timed(in.km, in.quantized(in.samples[0]), m_cfg, c.first_outputs);
+        timed_rows(t, source(), rep);
+    }
+    rep.json["passed"] = rep.failures == 0;
+    platform::RunReport out;
+    out.text = rep.table;
+    out.json = rep.json;
+    out.passed = rep.failures == 0;
+    out.files_after.push_back({"report.txt", bytes_of(rep.table)});
+    out.files_after.push_back(
+        {"junit.xml",
+         bytes_of(fmt::format("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n"
+                              "  <testsuite name=\"npusim.regress\" tests=\"{}\" "
+                              "failures=\"{}\">\n{}  </testsuite>\n</testsuites>\n",
+                              in.mapped.size() + 1 + (req.timed ? 1 : 0), rep.failures,
+                              rep.junit_cases))});
+    return out;
+}
+
+}  // namespace npu::k210
