@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Exports tests/k210_compiler/data/fallback_cnn.onnx: a small CNN with layers the K210 KPU cannot
+"""Exports tests/platforms/k210/compiler/data/fallback_cnn.onnx: a small CNN with layers the K210 KPU cannot
 run (a 5x5 convolution on the image, a dilated 3x3, a 3x3/2 max pool with padding) between KPU
 layers, exported by PyTorch as a user's model would be (Constant nodes for the Clip bounds, Pad +
 AveragePool for avg_pool2d). Weights are random (seed 0): the test measures the compiler's

@@ -1,8 +1,8 @@
 // The AIPP load-image function, bit-exact: crop (or single line) from the source, channel swap,
 // CSC, data-type conversion, channel padding, then spatial padding on the converted tile. Order,
 // formulas and the ambiguity switches: docs/aipp.md. Written for speed (row loops, per-channel
-// tables); tests/aipp/aipp_reference.cpp is the element-by-element transcription of the vendor's
-// C model it is checked against. Pure C++.
+// tables); tests/models/aipp/aipp_reference.cpp is the element-by-element transcription of the
+// vendor's C model it is checked against. Pure C++.
 #pragma once
 
 #include <array>

@@ -7,8 +7,8 @@
 #include <fmt/format.h>
 
 #include "platforms/k210/digits/digits_data.h"
-#include "platforms/k210/functional.h"
-#include "platforms/k210/kmodel.h"
+#include "platforms/k210/kmodel/functional.h"
+#include "platforms/k210/kmodel/kmodel.h"
 #include "sim/core/error.h"
 #include "sim/core/npy.h"
 #include "sim/core/version.h"

@@ -8,8 +8,8 @@
 #include <nlohmann/json.hpp>
 
 #include "platforms/common/platform_face.h"
-#include "platforms/k210/compiler.h"
-#include "platforms/k210/k210_config.h"
+#include "platforms/k210/compiler/compiler.h"
+#include "platforms/k210/soc/k210_config.h"
 #include "sim/core/tensor.h"
 
 namespace npu::k210 {

@@ -8,11 +8,11 @@
 #include <fmt/format.h>
 
 #include "models/k210_kpu/kpu_layer_args.h"
-#include "platforms/k210/compiler.h"
+#include "platforms/k210/compiler/compiler.h"
 #include "platforms/k210/estimate.h"
-#include "platforms/k210/k210_platform.h"
 #include "platforms/k210/k210_run.h"
-#include "platforms/k210/kmodel_runtime.h"
+#include "platforms/k210/kmodel/kmodel_runtime.h"
+#include "platforms/k210/soc/k210_platform.h"
 #include "sim/core/error.h"
 #include "sim/core/image.h"
 #include "sim/core/npy.h"

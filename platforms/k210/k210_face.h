@@ -7,7 +7,7 @@
 #include <string>
 
 #include "platforms/common/platform_face.h"
-#include "platforms/k210/k210_config.h"
+#include "platforms/k210/soc/k210_config.h"
 
 namespace npu::k210 {
 

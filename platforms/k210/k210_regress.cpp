@@ -11,12 +11,12 @@
 #include <nlohmann/json.hpp>
 
 #include "models/k210_kpu/kpu_layout.h"
-#include "platforms/k210/compiler.h"
-#include "platforms/k210/driver.h"
-#include "platforms/k210/functional.h"
+#include "platforms/k210/compiler/compiler.h"
 #include "platforms/k210/k210_face.h"
-#include "platforms/k210/k210_platform.h"
-#include "platforms/k210/kmodel.h"
+#include "platforms/k210/kmodel/functional.h"
+#include "platforms/k210/kmodel/kmodel.h"
+#include "platforms/k210/soc/driver.h"
+#include "platforms/k210/soc/k210_platform.h"
 #include "sim/core/config.h"
 #include "sim/core/error.h"
 #include "sim/core/files.h"

@@ -6,10 +6,10 @@
 #include <string>
 
 #include "platforms/common/platform_face.h"
-#include "platforms/k210/demo_model.h"
 #include "platforms/k210/digits_demo.h"
-#include "platforms/k210/k210_config.h"
-#include "platforms/k210/kmodel.h"
+#include "platforms/k210/kmodel/demo_model.h"
+#include "platforms/k210/kmodel/kmodel.h"
+#include "platforms/k210/soc/k210_config.h"
 #include "sim/core/tensor.h"
 
 namespace npu::k210 {

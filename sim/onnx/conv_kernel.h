@@ -8,7 +8,7 @@
 //    (depthwise) accumulate whole output planes directly instead, in the same order and
 //    precision, so both paths give the same bits.
 //  - conv2d_naive: the textbook loop nest with double accumulation, kept as the independent
-//    check of conv2d (tests/onnx/test_conv_kernel.cpp) and as the benchmark's baseline.
+//    check of conv2d (tests/sim/onnx/test_conv_kernel.cpp) and as the benchmark's baseline.
 #pragma once
 
 #include <cstdint>

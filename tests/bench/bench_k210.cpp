@@ -9,10 +9,10 @@
 
 #include <benchmark/benchmark.h>
 
-#include "platforms/k210/driver.h"
-#include "platforms/k210/functional.h"
-#include "platforms/k210/k210_config.h"
-#include "platforms/k210/k210_platform.h"
+#include "platforms/k210/kmodel/functional.h"
+#include "platforms/k210/soc/driver.h"
+#include "platforms/k210/soc/k210_config.h"
+#include "platforms/k210/soc/k210_platform.h"
 #include "sim/core/config.h"
 #include "sim/tlm/kernel.h"
 

@@ -1,13 +1,13 @@
 // KL730 ONNX <-> NPU conversion speed (Google Benchmark, release build):
 //   build/release/tests/npusim_bench_kl730
 // A 1x64x112x112 tensor: our to_npu / to_onnx against the documentation's per-element algorithm
-// (tests/kl730/kl730_reference.cpp), for an 8-bit, an HL and a 16-bit layout.
+// (tests/models/kl730/kl730_reference.cpp), for an 8-bit, an HL and a 16-bit layout.
 #include <random>
 
 #include <benchmark/benchmark.h>
 
 #include "models/kl730/kl730_layout.h"
-#include "tests/kl730/kl730_reference.h"
+#include "tests/models/kl730/kl730_reference.h"
 
 namespace {
 

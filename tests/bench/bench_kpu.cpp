@@ -8,7 +8,7 @@
 
 #include "models/k210_kpu/kpu_func.h"
 #include "models/k210_kpu/kpu_layer_builder.h"
-#include "tests/k210_kpu/random_layer.h"
+#include "tests/models/k210_kpu/random_layer.h"
 
 namespace {
 

@@ -10,7 +10,7 @@
 #include <benchmark/benchmark.h>
 
 #include "sim/onnx/conv_kernel.h"
-#include "tests/onnx/node_suite.h"
+#include "tests/sim/onnx/node_suite.h"
 
 namespace {
 

@@ -4,8 +4,8 @@
 // fuzz_kmodel -seed_corpus) and ../shared/k210.
 #include <cstring>
 
-#include "platforms/k210/kmodel.h"
-#include "platforms/k210/kmodel_runtime.h"
+#include "platforms/k210/kmodel/kmodel.h"
+#include "platforms/k210/kmodel/kmodel_runtime.h"
 #include "sim/core/error.h"
 
 namespace {

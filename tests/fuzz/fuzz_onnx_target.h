@@ -1,7 +1,7 @@
 // Fuzz entry point for the ONNX importer and the reference evaluator: any bytes give a graph or
 // one sim::Error, and a graph whose inputs have small static shapes runs on constant inputs to
 // its outputs or one sim::Error. Used by libFuzzer (fuzz_onnx.cpp) and by the seeded mutation
-// test in the normal suite (tests/onnx/test_onnx_import.cpp), which also runs under ASan.
+// test in the normal suite (tests/sim/onnx/test_onnx_import.cpp), which also runs under ASan.
 #pragma once
 
 #include <cstddef>

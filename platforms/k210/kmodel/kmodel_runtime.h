@@ -1,0 +1,81 @@
+// What the K210 runtime does for every non-KPU layer of a kmodel, written once over an abstract
+// memory so that the timed platform (the driver: every access a bus transaction) and the
+// functional executor (plain buffers, no SystemC) run the very same code path for values.
+// Which layers exist and what each does: docs/k210_platform.md ("CPU layers"). Pure C++.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "models/k210_kpu/kpu_layout.h"
+#include "platforms/k210/kmodel/kmodel.h"
+#include "sim/core/tensor.h"
+
+namespace npu::k210 {
+
+// v3 layer types and v4 opcodes the runtime dispatches on.
+namespace op {
+constexpr uint32_t kV3Add = 1, kV3GlobalAveragePool = 5, kV3Quantize = 11, kV3Dequantize = 12,
+                   kV3Softmax = 15, kV3Concat = 16, kV3FullyConnected = 18, kV3Conv = 10240,
+                   kV3Upload = 10243;
+constexpr uint32_t kV4Binary = 0x00, kV4Concat = 0x01, kV4Conv2d = 0x02, kV4Dequantize = 0x03,
+                   kV4Matmul = 0x04, kV4Pad = 0x05, kV4Quantize = 0x06, kV4ReduceWindow2d = 0x08,
+                   kV4MemoryCopy = 0x09, kV4Softmax = 0x0B, kV4Transpose = 0x0C,
+                   kV4QuantizedBinary = 0x11, kV4Upload = 0x2001, kV4Conv = 0x2002;
+}  // namespace op
+
+// Whether the simulator runs this v3 layer type / v4 opcode; a model with any other fails to run
+// with an error naming the layer.
+bool layer_supported(int version, uint32_t type);
+bool is_kpu_layer(int version, uint32_t type);
+
+// The memories a kmodel addresses: const (the model's constants, read-only), main (the working
+// buffer of main_mem_bytes), kpu (the 2 MiB AI SRAM, raw bytes). `start` is relative to the
+// memory. Bounds are checked before any access (check_range).
+class RuntimeMemory {
+public:
+    virtual ~RuntimeMemory() = default;
+    virtual void read(uint32_t memory_type, uint64_t start, void* dst, size_t n) = 0;
+    virtual void write(uint32_t memory_type, uint64_t start, const void* src, size_t n) = 0;
+};
+
+// Throws a sim::Error naming the model, the layer's body offset and `what` if the range does not
+// lie inside its memory, is of the wrong data type (`want_type` ≥ 0), or is the const memory
+// written to.
+void check_range(const Kmodel& m, const KmodelLayer& l, const MemoryRange& r, const char* what,
+                 int want_type = -1, bool written = false);
+
+std::vector<uint8_t> read_range(RuntimeMemory& mem, const MemoryRange& r);
+
+// The KPU row layout through a RuntimeMemory: `batches` maps one after the other, each
+// fmap_lines · 64 bytes (nncase's get_kpu_bytes), one access per row as kpu_upload does.
+void upload_fmap(RuntimeMemory& mem, uint64_t kpu_start, const kpu::FmapGeometry& g,
+                 uint32_t batches, const uint8_t* nchw);
+std::vector<uint8_t> download_fmap(RuntimeMemory& mem, uint64_t kpu_start,
+                                   const kpu::FmapGeometry& g, uint32_t batches);
+
+// The model's input, (1, C, H, W) u8: v3 the first KPU layer's input (the layer must be first),
+// v4 inputs[0] (exactly one, u8). Throws sim::Error for models the runtime cannot feed.
+sim::Shape model_input_shape(const Kmodel& m);
+// Throws sim::Error "input is ... the model expects ..." unless `input` is u8 of that size.
+void check_input(const Kmodel& m, const sim::Tensor& input);
+// Places the input where the first layer reads it (the KPU row layout for a kpu-memory input).
+void load_input(const Kmodel& m, const sim::Tensor& input, RuntimeMemory& mem);
+// Every model output read from its range: f32 or u8 with its NCHW shape (v3: flat f32).
+std::vector<sim::Tensor> read_outputs(const Kmodel& m, RuntimeMemory& mem);
+
+// Before a KPU convolution runs: with its batches, every map lies in the AI SRAM, and a
+// main-memory output fits its range and the working buffer. Throws sim::Error naming the layer.
+void check_kpu_conv(const Kmodel& m, const KpuConvLayer& c);
+
+struct CpuLayerWork {
+    uint64_t elements = 0;  // output elements computed (the CPU time model's unit)
+    uint64_t macs = 0;      // multiply-accumulates (FULLY_CONNECTED, conv2d, matmul), costed
+                            // separately
+};
+
+// Runs layer `l` of `m` (not a KPU convolution) against `mem`. Throws sim::Error for an
+// unsupported layer or a malformed body, naming the layer.
+CpuLayerWork run_cpu_layer(const Kmodel& m, size_t index, RuntimeMemory& mem, bool fma = true);
+
+}  // namespace npu::k210

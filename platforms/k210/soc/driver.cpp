@@ -1,0 +1,287 @@
+#include "platforms/k210/soc/driver.h"
+
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "models/k210_dma/dmac_regs.h"
+#include "platforms/k210/kmodel/kmodel_runtime.h"
+#include "sim/core/error.h"
+
+namespace npu::k210 {
+
+using sc_core::sc_time;
+namespace kr = kpu::regs;
+namespace dr = dma::regs;
+
+namespace {
+uint64_t to_ps(const sc_time& t) {
+    return static_cast<uint64_t>(t.value() / sc_time(1, sc_core::SC_PS).value());
+}
+uint64_t align_up(uint64_t v, uint64_t a) {
+    return (v + a - 1) / a * a;
+}
+}  // namespace
+
+// The kmodel runtime's memories as the firmware sees them: every access a bus transaction.
+class K210Driver::BusMemory : public RuntimeMemory {
+public:
+    explicit BusMemory(K210Driver& d)
+        : m_d(d) {}
+    void read(uint32_t memory_type, uint64_t start, void* dst, size_t n) override {
+        m_d.read(m_d.io_addr(memory_type, start), dst, n);
+    }
+    void write(uint32_t memory_type, uint64_t start, const void* src, size_t n) override {
+        m_d.write(m_d.io_addr(memory_type, start), src, n);
+    }
+
+private:
+    K210Driver& m_d;
+};
+
+K210Driver::K210Driver(sc_core::sc_module_name name, K210Platform& platform,
+                       sim::TraceWriter& trace)
+    : sc_module(name)
+    , m_p(platform)
+    , m_trace(trace)
+    , m_track(trace.track("cpu"))
+    , m_cpu_period(1.0 / static_cast<double>(platform.config().cpu.clock_hz), sc_core::SC_SEC)
+    , m_mem(std::make_unique<BusMemory>(*this)) {
+    SC_HAS_PROCESS(K210Driver);
+    SC_THREAD(run);
+}
+
+K210Driver::~K210Driver() = default;
+
+void K210Driver::load(const Kmodel& model, const sim::Tensor& input) {
+    const K210Config& c = m_p.config();
+    const platform::MemoryRegion& sram = c.platform.memories.front();
+    m_model = &model;
+    m_model_io = sram.base_addr - c.io_offset;
+    m_main_io = align_up(m_model_io + model.bytes.size(), 4096);
+    const uint64_t end = m_main_io + model.main_mem_bytes;
+    if (end - m_model_io > sram.memory.size_bytes) {
+        throw sim::Error(fmt::format(
+            "{}: model ({} bytes) and its working buffer ({} bytes) do not fit "
+            "the {}-byte SRAM",
+            model.name, model.bytes.size(), model.main_mem_bytes, sram.memory.size_bytes));
+    }
+    check_input(model, input);
+    m_input = input;
+}
+
+// ---------------------------------------------------------------- bus helpers
+
+void K210Driver::write(uint64_t addr, const void* data, size_t n) {
+    if (m_p.cpu.write(addr, data, n, m_qk.local()) != tlm::TLM_OK_RESPONSE) {
+        throw sim::Error(fmt::format("driver: bus error writing {} bytes at {:#x}", n, addr));
+    }
+    m_qk.sync_if_needed();
+}
+
+void K210Driver::read(uint64_t addr, void* data, size_t n) {
+    if (m_p.cpu.read(addr, data, n, m_qk.local()) != tlm::TLM_OK_RESPONSE) {
+        throw sim::Error(fmt::format("driver: bus error reading {} bytes at {:#x}", n, addr));
+    }
+    m_qk.sync_if_needed();
+}
+
+void K210Driver::kpu_reg(uint64_t offset, uint64_t value) {
+    write(m_p.config().kpu_base_addr + offset, &value, 8);
+}
+
+void K210Driver::dma_reg(uint64_t offset, uint64_t value) {
+    write(m_p.config().dmac_base_addr + offset, &value, 8);
+}
+
+void K210Driver::cpu(uint64_t cycles) {
+    m_qk.local() += m_cpu_period * static_cast<double>(cycles);
+    m_current.cpu_cycles += cycles;
+    m_qk.sync_if_needed();
+}
+
+void K210Driver::wait_irq(const sim::IrqLine& line) {
+    m_qk.sync();  // everything the CPU did so far happened before it waits
+    line.wait_high();
+    cpu(m_p.config().cpu.interrupt_cycles);
+}
+
+uint64_t K210Driver::io_addr(uint32_t memory_type, uint64_t start) const {
+    switch (memory_type) {
+    case kConstMemory: return m_model_io + m_model->constants_offset + start;
+    case kKpuMemory: return m_p.config().ai_ram_io_addr + start;
+    default: return m_main_io + start;
+    }
+}
+
+void K210Driver::begin_layer(size_t index, const std::string& type) {
+    m_current = LayerRun{};
+    m_current.index = index;
+    m_current.type = type;
+    m_current.start_ps = to_ps(now());
+    m_bytes_before = m_p.cpu.bytes_transferred();
+    cpu(m_p.config().cpu.layer_dispatch_cycles);
+}
+
+void K210Driver::end_layer() {
+    m_current.end_ps = to_ps(now());
+    m_current.bus_bytes = m_p.cpu.bytes_transferred() - m_bytes_before;
+    if (m_current.kpu_layer < 0) {
+        m_trace.complete(m_track, fmt::format("{} {}", m_current.index, m_current.type), "cpu",
+                         m_current.start_ps, m_current.end_ps - m_current.start_ps,
+                         {{"cpu_cycles", m_current.cpu_cycles}});
+    }
+    m_result.layers.push_back(m_current);
+    if (m_on_layer) {
+        m_on_layer(m_current, m_result.layers.size(), m_model->layers.size());
+    }
+}
+
+// ---------------------------------------------------------------- flows
+
+void K210Driver::run() {
+    if (m_model == nullptr) {
+        return;  // nothing loaded: the platform idles
+    }
+    try {
+        run_model();
+    } catch (const sim::Error& e) {
+        m_result.error = e.what();
+        sc_core::sc_stop();
+    }
+}
+
+void K210Driver::run_model() {
+    // Copy the model into SRAM through the uncached alias, as kpu_load_kmodel does.
+    write(m_model_io, m_model->bytes.data(), m_model->bytes.size());
+    // KPU init, as every SDK and nncase runtime does it.
+    kpu_reg(kr::INTERRUPT_CLEAR, 7);
+    kpu_reg(kr::INTERRUPT_MASK, 7);
+    kpu_reg(kr::FIFO_THRESHOLD, 10 | (1 << 4));
+    kpu_reg(kr::EIGHT_BIT_MODE, m_model->eight_bit ? 1 : 0);
+    if (m_model->version == 3) {
+        run_v3();
+    } else {
+        run_v4();
+    }
+    m_result.outputs = read_outputs(*m_model, *m_mem);
+    m_qk.sync();
+    m_result.end_ps = to_ps(sc_core::sc_time_stamp());
+    m_result.done = true;
+}
+
+void K210Driver::kpu_conv(kpu::LayerArgs a, bool dma_to_main, uint64_t dma_dst_io) {
+    a.send_data_out = dma_to_main;
+    a.int_en = !dma_to_main;
+    const unsigned ch = m_p.config().dma_channel;
+    if (dma_to_main) {
+        // kpu_conv with KLF_MAIN_MEM_OUT: DMA the output stream into main memory, completion by
+        // DMA.
+        const uint64_t words = (uint64_t{a.dma_total_byte} + 8) / 8;
+        const uint64_t sel_reg = ch < 5 ? dr::DMA_SEL0 : dr::DMA_SEL1;
+        const uint64_t sel_shift = ch < 5 ? 6 * ch : 0;
+        uint32_t sel = 0;
+        read(m_p.config().sysctl_base_addr + sel_reg, &sel, 4);
+        sel = static_cast<uint32_t>((sel & ~(0x3fu << sel_shift)) |
+                                    (uint64_t{dr::kAiRxReq} << sel_shift));
+        write(m_p.config().sysctl_base_addr + sel_reg, &sel, 4);
+        const uint64_t base = dr::channel_base(ch);
+        dma_reg(dr::CFG, dr::dmac_en::MASK | dr::int_en::MASK);
+        dma_reg(base + dr::INTCLEAR, ~uint64_t{0});
+        dma_reg(base + dr::INTSTATUS_EN, dr::dma_tfr_done::MASK);
+        dma_reg(base + dr::INTSIGNAL_EN, dr::dma_tfr_done::MASK);
+        dma_reg(base + dr::SAR, m_p.config().kpu_base_addr + kr::FIFO_DATA_OUT);
+        dma_reg(base + dr::DAR, dma_dst_io);
+        dma_reg(base + dr::BLOCK_TS, words - 1);
+        dma_reg(base + dr::CTL, dr::sinc::set(0, 1) | dr::src_tr_width::set(0, 3) |
+                                    dr::dst_tr_width::set(0, 3) | dr::src_msize::set(0, 2) |
+                                    dr::dst_msize::set(0, 2));
+        dma_reg(base + dr::CH_CFG, dr::tt_fc::set(0, 2) | dr::src_per::set(0, ch));
+        dma_reg(dr::CHEN, (uint64_t{1} << ch) | (uint64_t{1} << (ch + 8)));
+        kpu_reg(kr::INTERRUPT_MASK, 7);
+    } else {
+        kpu_reg(kr::INTERRUPT_CLEAR, 7);
+        kpu_reg(kr::INTERRUPT_MASK, 0b110);  // calc_done only
+    }
+    if (m_current.kpu_layer < 0) {
+        m_current.kpu_layer = static_cast<int>(m_p.kpu.layers().size());
+    }
+    ++m_current.kpu_layers;
+    for (uint64_t w : kpu::encode(a)) {
+        kpu_reg(kr::LAYER_ARGUMENT_FIFO, w);
+    }
+    if (dma_to_main) {
+        wait_irq(m_p.dmac.irq[ch]);
+        dma_reg(dr::channel_base(ch) + dr::INTCLEAR, ~uint64_t{0});
+    } else {
+        wait_irq(m_p.kpu.irq);
+        kpu_reg(kr::INTERRUPT_CLEAR, 7);
+        kpu_reg(kr::INTERRUPT_MASK, 7);
+    }
+}
+
+void K210Driver::cpu_layer(size_t index) {
+    const CpuLayerWork w =
+        run_cpu_layer(*m_model, index, *m_mem, m_p.config().cpu.fused_multiply_add);
+    const CpuModel& c = m_p.config().cpu;
+    cpu(static_cast<uint64_t>(std::ceil(c.cycles_per_element * static_cast<double>(w.elements) +
+                                        c.cycles_per_mac * static_cast<double>(w.macs))));
+}
+
+void K210Driver::run_v3() {
+    load_input(*m_model, m_input, *m_mem);
+    m_result.load_end_ps = to_ps(now());
+    size_t conv = 0;
+    for (size_t i = 0; i < m_model->layers.size(); ++i) {
+        const KmodelLayer& l = m_model->layers[i];
+        begin_layer(i, l.type_name);
+        if (is_kpu_layer(3, l.type)) {
+            const KpuConvLayer& c = m_model->convs[conv++];
+            check_kpu_conv(*m_model, c);
+            kpu_conv(c.runtime_args(static_cast<uint32_t>(m_model_io)), c.main_mem_out,
+                     m_main_io + c.main_mem_out_address);
+        } else {
+            cpu_layer(i);
+        }
+        end_layer();
+    }
+}
+
+// nncase v0 kpu_conv2d: one layer per batch, the RAM addresses advanced by a map each time, then
+// (with a main-memory output) a CPU download of all batches.
+void K210Driver::v4_conv(const KpuConvLayer& c) {
+    check_kpu_conv(*m_model, c);
+    kpu::LayerArgs a = c.runtime_args(static_cast<uint32_t>(m_model_io));
+    const kpu::FmapGeometry in = kpu::input_geometry(a), out = kpu::output_geometry(a);
+    const uint64_t in_lines = kpu::fmap_lines(in.channels, in.width, in.height);
+    const uint64_t out_lines = kpu::fmap_lines(out.channels, out.width, out.height);
+    const uint64_t dst = a.image_dst_addr;
+    for (uint32_t n = 0; n < c.batches; ++n) {
+        kpu_conv(a, false, 0);
+        a.image_src_addr = static_cast<uint32_t>((a.image_src_addr + in_lines) & 0x7fff);
+        a.image_dst_addr = static_cast<uint32_t>((a.image_dst_addr + out_lines) & 0x7fff);
+    }
+    if (c.main_mem_out) {
+        const std::vector<uint8_t> data =
+            download_fmap(*m_mem, dst * kpu::kLineBytes, out, c.batches);
+        write(m_main_io + c.main_mem_out_address, data.data(), data.size());
+    }
+}
+
+void K210Driver::run_v4() {
+    load_input(*m_model, m_input, *m_mem);
+    m_result.load_end_ps = to_ps(now());
+    size_t conv = 0;
+    for (size_t i = 0; i < m_model->layers.size(); ++i) {
+        const KmodelLayer& l = m_model->layers[i];
+        begin_layer(i, l.type_name);
+        if (is_kpu_layer(4, l.type)) {
+            v4_conv(m_model->convs[conv++]);
+        } else {
+            cpu_layer(i);
+        }
+        end_layer();
+    }
+}
+
+}  // namespace npu::k210

@@ -1,0 +1,31 @@
+// Typed configuration of the K210 platform (configs/k210.yaml): the common platform keys plus the
+// KPU, the DMAC and the CPU cost model the driver uses for CPU layers. Keys: docs/config.md.
+#pragma once
+
+#include <cstdint>
+
+#include "models/k210_dma/dmac.h"
+#include "models/k210_kpu/kpu_config.h"
+#include "platforms/common/platform_config.h"
+#include "platforms/k210/kmodel/cpu_model.h"
+
+namespace npu::k210 {
+
+struct K210Config {
+    platform::PlatformConfig platform;  // name, quantum, CPU bus, memories (the 6 MiB SRAM)
+    uint64_t kpu_base_addr = 0x40800000;
+    uint64_t ai_ram_base_addr = 0x80600000;
+    uint64_t ai_ram_io_addr = 0x40600000;  // uncached alias, what drivers use
+    uint64_t io_offset = 0x40000000;       // cached -> uncached alias offset (SDK IOMEM)
+    uint64_t dmac_base_addr = 0x50000000;
+    uint64_t sysctl_base_addr = 0x50440000;
+    unsigned dma_channel = 5;  // the SDK demos use DMAC_CHANNEL5
+    kpu::KpuConfig kpu;
+    dma::DmacConfig dmac;
+    CpuModel cpu;
+};
+
+// Reads a `platform:` map of kind k210; problems are recorded in the document (call finish()).
+K210Config read_k210_config(const sim::ConfigNode& platform);
+
+}  // namespace npu::k210

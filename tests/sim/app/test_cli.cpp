@@ -1,0 +1,548 @@
+// The npusim program as a user runs it: exit codes, one-line errors, outputs whole or not at all,
+// and determinism of the default run.
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <sys/wait.h>
+
+#include "sim/core/image.h"
+#include "sim/core/npy.h"
+#include "sim/onnx/onnx_import.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Result {
+    int rc;
+    std::string out;
+    std::string err;
+};
+
+std::string slurp(const fs::path& p) {
+    std::ifstream in(p);
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+class Cli : public ::testing::Test {
+protected:
+    void SetUp() override {
+        dir = fs::temp_directory_path() /
+              ("npusim-cli-" +
+               std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+        fs::remove_all(dir);
+        fs::create_directories(dir);
+    }
+    void TearDown() override { fs::remove_all(dir); }
+
+    Result run(const std::string& args) {
+        const fs::path out = dir / "stdout", err = dir / "stderr";
+        const std::string cmd = std::string(NPUSIM_BIN) + " " + args + " >" + out.string() + " 2>" +
+                                err.string() + " </dev/null";
+        const int status = std::system(cmd.c_str());
+        return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
+    }
+    fs::path write(const std::string& name, const std::string& text) {
+        std::ofstream(dir / name) << text;
+        return dir / name;
+    }
+    fs::path dir;
+};
+
+const std::string kSelfcheck = " --platform " NPUSIM_SOURCE_DIR "/configs/selfcheck.yaml";
+
+// The README's first command: our digits CNN compiled for the K210, accuracy float vs simulated
+// over the 297 held-out digits (290 each, as the compiler test measures), one digit timed.
+TEST_F(Cli, DefaultRunIsTheDigitsModelOnTheK210) {
+    const Result r = run("run --out " + (dir / "digits").string());
+    ASSERT_EQ(r.rc, 0) << r.err;
+    EXPECT_EQ(r.err, "");
+    EXPECT_NE(r.out.find("accuracy on 297 held-out digits: float 97.64 % (290), simulated K210 "
+                         "97.64 % (290); top-1 agreement 297/297"),
+              std::string::npos)
+        << r.out;
+    EXPECT_NE(r.out.find("   0  K210_CONV      1x16x16 -> 8x8x8 3x3                 18432"),
+              std::string::npos)
+        << r.out;
+    for (const char* f : {"digits.kmodel", "digits.kmodel.json", "predictions.csv", "input.npy",
+                          "output_0.npy", "report.json", "layers.csv"}) {
+        EXPECT_TRUE(fs::exists(dir / "digits" / f)) << f;
+    }
+    const auto j = nlohmann::json::parse(slurp(dir / "digits" / "report.json"));
+    EXPECT_EQ(j["digits"]["accuracy_k210"], 290.0 / 297);
+    EXPECT_EQ(j["layers"].size(), 5u);
+    // The written kmodel and input run again through --model/--input to the same output.
+    const Result again =
+        run("run --model " + (dir / "digits" / "digits.kmodel").string() + " --input " +
+            (dir / "digits" / "input.npy").string() + " --out " + (dir / "again").string());
+    ASSERT_EQ(again.rc, 0) << again.err;
+    EXPECT_EQ(slurp(dir / "digits" / "output_0.npy"), slurp(dir / "again" / "output_0.npy"));
+}
+
+// npusim compile and npusim regress on the digits model's files.
+// The digits model as a kmodel v4 (nncase v0.2's format: kpu_upload, kpu_conv2d, dequantize,
+// matmul): the report names the version and why, the file is a 'KMDL' v4, and regress measures
+// the same agreement and accuracy as for v3.
+TEST_F(Cli, CompileAsKmodelV4ThenRegress) {
+    const std::string d = NPUSIM_SOURCE_DIR "/platforms/k210/digits/";
+    const std::string km = (dir / "digits4.kmodel").string();
+    Result c = run("compile --target k210 " + d + "digits_cnn.onnx --calibrate " + d +
+                   "calib_images.npy -o " + km + " --kmodel-version 4");
+    ASSERT_EQ(c.rc, 0) << c.err;
+    EXPECT_NE(c.out.find("kmodel v4 (asked for), 5524 bytes"), std::string::npos) << c.out;
+    EXPECT_NE(c.out.find("CPU  matmul"), std::string::npos) << c.out;
+    EXPECT_EQ(slurp(km).substr(0, 8), std::string("LDMK\x04\0\0\0", 8));
+    Result r = run("regress --onnx " + d + "digits_cnn.onnx --model " + km + " --inputs " + d +
+                   "test_images.npy --labels " + d + "test_labels.npy --timed --out " +
+                   (dir / "reg4").string());
+    ASSERT_EQ(r.rc, 0) << r.out << r.err;
+    // --timed: the first digit on the timed platform equals the functional run, layer by layer
+    // timed: the upload, three KPU layers, the dequantize and the matmul.
+    EXPECT_NE(r.out.find("outputs equal the functional run's"), std::string::npos) << r.out;
+    const auto j = nlohmann::json::parse(slurp(dir / "reg4" / "report.json"));
+    EXPECT_EQ(j["timed"]["outputs_equal_functional"], true);
+    EXPECT_EQ(j["timed"]["layers"].size(), 6u);
+    EXPECT_EQ(j["timed"]["layers"][1]["type"], "kpu_conv2d");
+    // The compiler's estimate of each KPU layer (layer_cost on the ideal parameter bus) is within
+    // 0.1 % of the timed platform's, which fetches the tables over its modelled SRAM bus.
+    const auto rep = nlohmann::json::parse(slurp(km + ".json"));
+    for (size_t k = 1; k <= 3; ++k) {
+        const auto timed = j["timed"]["layers"][k]["kpu_cycles"].get<uint64_t>();
+        const auto est = rep["layers"][k]["est_cycles"].get<uint64_t>();
+        EXPECT_GE(timed, est) << k;
+        EXPECT_LT(timed - est, est / 1000) << k;
+    }
+    EXPECT_NE(r.out.find("top-1 agreement 297/297 (100.00 %) ok"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("accuracy: float 290/297 (97.64 %), simulated K210 290/297 (97.64 %)"),
+              std::string::npos);
+    c = run("compile " + d + "digits_cnn.onnx --calibrate " + d + "calib_images.npy -o " + km +
+            " --kmodel-version 5");
+    EXPECT_NE(c.rc, 0);
+}
+
+TEST_F(Cli, CompileThenRegressTheDigitsModel) {
+    const std::string d = NPUSIM_SOURCE_DIR "/platforms/k210/digits/";
+    const std::string km = (dir / "digits.kmodel").string();
+    Result c = run("compile --target k210 " + d + "digits_cnn.onnx --calibrate " + d +
+                   "calib_images.npy -o " + km);
+    ASSERT_EQ(c.rc, 0) << c.err;
+    EXPECT_NE(c.out.find("(calibrated on 64 samples)"), std::string::npos) << c.out;
+    EXPECT_TRUE(fs::exists(km + ".json"));
+    Result r =
+        run("regress --onnx " + d + "digits_cnn.onnx --model " + km + " --inputs " + d +
+            "test_images.npy --labels " + d + "test_labels.npy --out " + (dir / "reg").string());
+    ASSERT_EQ(r.rc, 0) << r.out << r.err;
+    EXPECT_NE(r.out.find("top-1 agreement 297/297 (100.00 %) ok"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("accuracy: float 290/297 (97.64 %), simulated K210 290/297 (97.64 %)"),
+              std::string::npos);
+    const auto j = nlohmann::json::parse(slurp(dir / "reg" / "report.json"));
+    EXPECT_EQ(j["passed"], true);
+    EXPECT_EQ(j["layers"].size(), 5u);
+    EXPECT_NE(slurp(dir / "reg" / "junit.xml")
+                  .find("<testsuite name=\"npusim.regress\" "
+                        "tests=\"6\" failures=\"0\">"),
+              std::string::npos);
+    // A tolerance of 1 LSB is exceeded by the 3x3 layers: exit 1, and the first diverging layer.
+    r = run("regress --onnx " + d + "digits_cnn.onnx --model " + km + " --inputs " + d +
+            "test_images.npy --max-lsb 1 --out " + (dir / "strict").string());
+    EXPECT_EQ(r.rc, 1);
+    EXPECT_NE(r.out.find("first diverging layer: 0 (/features/features.3/MaxPool_output_0)"),
+              std::string::npos)
+        << r.out;
+    EXPECT_NE(slurp(dir / "strict" / "junit.xml").find("<failure message=\"max 2.00 LSB"),
+              std::string::npos);
+    // Images calibrate too: the first 8 calibration digits as 16x16 PNGs (pixel = 255 x value),
+    // read back as 1-channel luminance / 255; the compile gives the same input quantization.
+    const npu::sim::Tensor calib = npu::sim::read_npy(d + "calib_images.npy");
+    fs::create_directories(dir / "png");
+    for (int i = 0; i < 8; ++i) {
+        std::vector<uint8_t> rgb(3 * 256);
+        for (int k = 0; k < 256; ++k) {
+            const auto v =
+                static_cast<uint8_t>(std::lround(calib.data<float>()[i * 256 + k] * 255));
+            rgb[static_cast<size_t>(k)] = rgb[static_cast<size_t>(256 + k)] =
+                rgb[static_cast<size_t>(512 + k)] = v;
+        }
+        const std::vector<uint8_t> png = npu::sim::encode_png(rgb.data(), 3, 16, 16);
+        std::ofstream(dir / "png" / fmt::format("d{}.png", i), std::ios::binary)
+            .write(reinterpret_cast<const char*>(png.data()),
+                   static_cast<std::streamsize>(png.size()));
+    }
+    c = run("compile " + d + "digits_cnn.onnx --calibrate " + (dir / "png").string() + " -o " +
+            (dir / "png.kmodel").string());
+    ASSERT_EQ(c.rc, 0) << c.err;
+    EXPECT_NE(c.out.find("(calibrated on 8 samples)"), std::string::npos) << c.out;
+    EXPECT_NE(c.out.find("quantized as q = round(x / 0.00392157) + 0"), std::string::npos);
+    // An empty calibration directory is one clear error.
+    fs::create_directories(dir / "empty");
+    c = run("compile " + d + "digits_cnn.onnx --calibrate " + (dir / "empty").string() + " -o " +
+            km);
+    EXPECT_EQ(c.rc, 2);
+    EXPECT_EQ(c.err, "npusim: error: " + (dir / "empty").string() +
+                         ": no .npy or image files in this directory\n");
+}
+
+TEST_F(Cli, EdgesDemoRunsOnTheK210) {
+    const Result r = run("run --demo edges --out " + (dir / "demo").string());
+    ASSERT_EQ(r.rc, 0) << r.err;
+    EXPECT_EQ(r.err, "");
+    EXPECT_NE(
+        r.out.find(
+            "<built-in demo.kmodel> (kmodel v3) on kendryte-k210 (<built-in configs/k210.yaml>)"),
+        std::string::npos)
+        << r.out;
+    EXPECT_NE(r.out.find("   0  K210_CONV      3x120x160 -> 5x120x160 3x3         2592000"),
+              std::string::npos)
+        << r.out;
+    for (const char* f : {"output_0.npy", "output_1.npy", "demo.kmodel", "input.npy", "input.png",
+                          "output_0_gray_blur.png", "output_0_edges.png",
+                          "output_1_edges_pooled.png", "report.json", "layers.csv"}) {
+        EXPECT_TRUE(fs::exists(dir / "demo" / f)) << f;
+    }
+    EXPECT_EQ(slurp(dir / "demo" / "output_0_edges.png").substr(1, 3), "PNG");
+    const auto j = nlohmann::json::parse(slurp(dir / "demo" / "report.json"));
+    EXPECT_EQ(j["layers"].size(), 5u);
+    EXPECT_EQ(j["outputs"][1]["shape"], nlohmann::json::parse("[1, 1, 60, 80]"));
+    EXPECT_EQ(j["input"]["preprocessing"], "none (built-in scene)");
+    // The written model and input run again through --model/--input to the same outputs.
+    const Result again =
+        run("run --model " + (dir / "demo" / "demo.kmodel").string() + " --input " +
+            (dir / "demo" / "input.npy").string() + " --out " + (dir / "again").string());
+    ASSERT_EQ(again.rc, 0) << again.err;
+    // Same values (the rerun's .npy header says (1, 1, 1, 4800): a plain v3 output is flat).
+    const std::string a = slurp(dir / "demo" / "output_1.npy"),
+                      b = slurp(dir / "again" / "output_1.npy");
+    ASSERT_GE(a.size(), 19200u);
+    ASSERT_GE(b.size(), 19200u);
+    EXPECT_TRUE(a.substr(a.size() - 19200) == b.substr(b.size() - 19200));
+}
+
+TEST_F(Cli, ImageInputIsResizedAndSaysSo) {
+    ASSERT_EQ(run("run --demo edges --out " + (dir / "demo").string()).rc, 0);
+    // input.png is 160x120 already; a PNG of another size is resized.
+    const Result r = run("run --model " + (dir / "demo" / "demo.kmodel").string() + " --input " +
+                         (dir / "demo" / "output_1_edges_pooled.png").string());
+    EXPECT_EQ(r.rc, 0) << r.err;
+    EXPECT_NE(r.out.find("(decoded to RGB uint8 80x60, resized bilinearly to 160x120, NCHW"),
+              std::string::npos)
+        << r.out;
+}
+
+TEST_F(Cli, SelfCheckPassesAndPrintsTheAddressMap) {
+    const Result r = run("run" + kSelfcheck);
+    EXPECT_EQ(r.rc, 0) << r.err;
+    EXPECT_EQ(r.err, "");
+    EXPECT_NE(r.out.find("  0x80000000-0x805fffff     6 MiB  sram"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("  0x40600000-0x407fffff     2 MiB  ai_sram.alias0"), std::string::npos);
+    EXPECT_NE(r.out.find("self-check passed: 4 round trips, simulated time 14.240 us"),
+              std::string::npos)
+        << r.out;
+}
+
+TEST_F(Cli, VersionAndHelp) {
+    Result r = run("--version");
+    EXPECT_EQ(r.rc, 0);
+    EXPECT_EQ(r.out.rfind("npusim 0.1.0 (SystemC 2.3.4", 0), 0u) << r.out;
+    r = run("--help");
+    EXPECT_EQ(r.rc, 0);
+    EXPECT_NE(r.out.find("run"), std::string::npos);
+    EXPECT_NE(r.out.find("Exit codes: 0 ok, 1 a check failed, 2 bad arguments"), std::string::npos);
+}
+
+TEST_F(Cli, BadArgumentsExitTwoWithOneLine) {
+    for (const char* args : {"", "run --bogus", "frobnicate", "run --platform /nonexistent.yaml"}) {
+        const Result r = run(args);
+        EXPECT_EQ(r.rc, 2) << args;
+        EXPECT_EQ(r.err.rfind("npusim: error: ", 0), 0u) << args << ": " << r.err;
+        EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << args << ": " << r.err;
+    }
+}
+
+TEST_F(Cli, BadConfigListsEveryProblemWithLines) {
+    const fs::path cfg = write("bad.yaml", R"(platform:
+  kind: selfcheck
+  name: x
+  bus: {data_width_bytes: 6}
+  memories:
+    - {name: sram, base_addr: 0x80000000, size_bytes: 6MB, colour: blue}
+)");
+    const Result r = run("run --platform " + cfg.string());
+    EXPECT_EQ(r.rc, 2);
+    const std::string f = cfg.string();
+    EXPECT_EQ(r.err, "npusim: error: " + f + ": 3 configuration problems:\n  " + f +
+                         ":4:27: platform.bus.data_width_bytes: expected a power of two\n  " + f +
+                         ":6:55: platform.memories[0].size_bytes: expected a size in bytes: an "
+                         "integer with optional suffix B, KiB, MiB, GiB or TiB ('MB' is ambiguous "
+                         "between powers of 10 and 2; write KiB/MiB/GiB), got '6MB'\n  " +
+                         f + ":6:60: platform.memories[0].colour: unknown key\n");
+}
+
+TEST_F(Cli, OutputsAreWholeAndDeterministic) {
+    Result r = run("run --out " + (dir / "a").string() + " --trace" + kSelfcheck);
+    ASSERT_EQ(r.rc, 0) << r.err;
+    r = run("run --out " + (dir / "b").string() + " --trace" + kSelfcheck);
+    ASSERT_EQ(r.rc, 0) << r.err;
+    const std::string report = slurp(dir / "a" / "report.json");
+    EXPECT_EQ(report, slurp(dir / "b" / "report.json"));
+    EXPECT_EQ(slurp(dir / "a" / "trace.json"), slurp(dir / "b" / "trace.json"));
+    const auto j = nlohmann::json::parse(report);
+    EXPECT_EQ(j["passed"], true);
+    EXPECT_EQ(j["simulated_time_ps"], 14'240'000);
+    EXPECT_EQ(j["round_trips"][0]["write_time_ps"], 1'780'000);
+    EXPECT_EQ(j["round_trips"][0]["write_path"], "burst");
+    EXPECT_EQ(j["round_trips"][1]["write_path"], "dmi");
+    EXPECT_EQ(j["stats"]["cpu"]["beats"]["value"], 8 * 514);
+    const auto t = nlohmann::json::parse(slurp(dir / "a" / "trace.json"));
+    EXPECT_EQ(t["traceEvents"].size(), 3u + 8u);
+    // Nothing but the two files is left behind (no staging directory).
+    EXPECT_EQ(std::distance(fs::directory_iterator(dir / "a"), fs::directory_iterator{}), 2);
+}
+
+TEST_F(Cli, TraceNeedsOutAndBadOutWritesNothing) {
+    Result r = run("run --trace");
+    EXPECT_EQ(r.rc, 2);
+    EXPECT_EQ(
+        r.err,
+        "npusim: error: --trace writes trace.json into the output directory: add --out DIR\n");
+    write("file", "x");
+    r = run("run --out " + (dir / "file").string());
+    EXPECT_EQ(r.rc, 2);
+    EXPECT_NE(r.err.find("cannot create output directory"), std::string::npos) << r.err;
+    EXPECT_EQ(r.out, "");  // failed before simulating
+}
+
+TEST_F(Cli, InfoPrintsTheMapOfAFile) {
+    const Result r = run("info --platform " NPUSIM_SOURCE_DIR "/configs/selfcheck.yaml");
+    EXPECT_EQ(r.rc, 0) << r.err;
+    EXPECT_NE(r.out.find("platform k210-memories (selfcheck)"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("bus: 8 B/beat, bursts of at most 16 beats, 4 cycles per burst, 4 KiB "
+                         "boundary, 400 MHz"),
+              std::string::npos)
+        << r.out;
+    EXPECT_NE(r.out.find("  0x80600000-0x807fffff     2 MiB  ai_sram "), std::string::npos);
+}
+
+TEST_F(Cli, FunctionalRunGivesTheTimedRunsValues) {
+    ASSERT_EQ(run("run --demo edges --out " + (dir / "timed").string()).rc, 0);
+    const Result r = run("run --demo edges --functional --out " + (dir / "functional").string());
+    ASSERT_EQ(r.rc, 0) << r.err;
+    // MACs = OC·H·W·k²·IC per KPU layer: 5·120·160·9·3 + 2·120·160·5 + 1·120·160·5
+    EXPECT_NE(r.out.find("functional run: 5 layers, 2880000 MACs, 2 outputs"), std::string::npos)
+        << r.out;
+    for (const char* f : {"output_0.npy", "output_1.npy"}) {
+        EXPECT_EQ(slurp(dir / "timed" / f), slurp(dir / "functional" / f)) << f;
+    }
+    const auto j = nlohmann::json::parse(slurp(dir / "functional" / "report.json"));
+    EXPECT_EQ(j["mode"], "functional");
+    EXPECT_FALSE(fs::exists(dir / "functional" / "layers.csv"));  // no times to list
+    const Result t = run("run --functional --trace --out " + (dir / "t").string());
+    EXPECT_EQ(t.rc, 2);
+    EXPECT_NE(t.err.find("--trace excludes --functional"), std::string::npos) << t.err;
+}
+
+TEST_F(Cli, InfoListsTheLayersOfAModel) {
+    ASSERT_EQ(run("run --demo edges --out " + (dir / "demo").string()).rc, 0);
+    const Result r = run("info --model " + (dir / "demo" / "demo.kmodel").string());
+    ASSERT_EQ(r.rc, 0) << r.err;
+    EXPECT_NE(r.out.find("kmodel v3 (nncase v0.1, Kendryte SDK)"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("   0  K210_CONV (0x2800)"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("3x120x160 -> 5x120x160 3x3"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("   2  DEQUANTIZE (0xc)"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("5 layers, 3 on the KPU, 0 not supported by the simulator"),
+              std::string::npos)
+        << r.out;
+}
+
+TEST_F(Cli, AippDefaultJobWritesTheTileAndItsCost) {
+    const Result r = run("aipp --out " + (dir / "aipp").string());
+    ASSERT_EQ(r.rc, 0) << r.err;
+    EXPECT_EQ(r.err, "");
+    const std::string npy = slurp(dir / "aipp" / "output.npy");
+    EXPECT_NE(npy.find("'descr': '|i1'"), std::string::npos) << npy.substr(0, 80);
+    EXPECT_NE(npy.find("'shape': (232, 232, 4)"), std::string::npos) << npy.substr(0, 80);
+    EXPECT_EQ(npy.size() % 64, (232u * 232 * 4) % 64);  // header padded to 64, then the tile
+    const auto j = nlohmann::json::parse(slurp(dir / "aipp" / "report.json"));
+    // 224x224 NV12 crop at (48, 8) of a 320x240 frame (src0 at 0, src1 at 76800): 224 Y rows and
+    // (8 + 223) / 2 − 4 + 1 = 112 UV rows of 224 B = 75264 B. Every row starts 16 B into a 32-B
+    // beat (48 + 320·r ≡ 16 mod 32): ⌈(16 + 224) / 32⌉ = 8 beats, one burst, no latency (a 4 KiB
+    // split keeps 8: both pieces ≡ 16 mod 32) -> 336 · 8 = 2688 bus cycles. Write 232·232·4 =
+    // 215296 B from L1 address 0 in 64-B beats: 3364 cycles. Rows 232 · 8 = 1856; total 64 + 1856
+    // + max(2688, 3364) = 5284 cycles at 1 GHz.
+    EXPECT_EQ(j["cost"]["read_bytes"], 75264);
+    EXPECT_EQ(j["cost"]["read_bus_cycles"], 2688);
+    EXPECT_EQ(j["cost"]["write_bytes"], 215296);
+    EXPECT_EQ(j["cost"]["write_bus_cycles"], 3364);
+    EXPECT_EQ(j["cost"]["total_cycles"], 5284);
+    EXPECT_EQ(j["cost"]["total_ps"], 5284000);
+    EXPECT_EQ(slurp(dir / "aipp" / "output.png").substr(1, 3), "PNG");
+}
+
+TEST_F(Cli, AippBadParametersAreOneLine) {
+    const fs::path cfg = write("bad.yaml",
+                               "aipp:\n  format: RGB888_U8\n  load: {horizSize: 5000, vertSize: 8, "
+                               "horizStartPos: 3}\n");
+    const Result r = run("aipp --config " + cfg.string() + " --out " + (dir / "o").string());
+    EXPECT_EQ(r.rc, 2);
+    EXPECT_EQ(r.err, "npusim: error: " + cfg.string() +
+                         ": AIPP parameters: horizSize is 5000, expected 2..4095; horizStartPos is "
+                         "3, expected an even value (every input format); horizStartPos + "
+                         "horizSize is 5003, expected at most srcHorizSize = 320 (the crop must "
+                         "lie inside the source rows)\n");
+    EXPECT_FALSE(fs::exists(dir / "o"));
+    const fs::path typo =
+        write("typo.yaml", "aipp:\n  load: {horizSize: 8, vertSize: 8, horizStartPoss: 2}\n");
+    const Result t = run("aipp --config " + typo.string());
+    EXPECT_EQ(t.rc, 2);
+    EXPECT_NE(t.err.find("aipp.load.horizStartPoss: unknown key (did you mean 'horizStartPos'?)"),
+              std::string::npos)
+        << t.err;
+}
+
+TEST_F(Cli, ProgressLineOnRequest) {
+    // Off by default (stderr is not a terminal here); --progress always ends with the last layer.
+    const Result quiet = run("run");
+    EXPECT_EQ(quiet.err, "");
+    const Result r = run("run --demo edges --progress");
+    ASSERT_EQ(r.rc, 0) << r.err;
+    EXPECT_NE(r.err.find("npusim: layer 5/5 (DEQUANTIZE), "), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.back(), '\n');
+    const Result f = run("run --demo edges --functional --progress");
+    EXPECT_NE(f.err.find("npusim: layer 5/5 (DEQUANTIZE), "), std::string::npos) << f.err;
+}
+
+TEST_F(Cli, LayoutExplainAndRoundTrip) {
+    // 1W16C8BHL, 1x32x7x9: element (0, 17, 2, 3) sits in channel group 1 at pixel 2·9 + 3 = 21,
+    // position 16·7·9 + 21·16 + 1 = 1345; HL: low byte (1345 >> 4)·32 + 1 = 2689, high 2705.
+    const Result r = run("layout explain --layout 1W16C8BHL --shape 1,32,7,9 --limit 2016");
+    ASSERT_EQ(r.rc, 0) << r.err;
+    EXPECT_NE(r.out.find("stride_npu (1008, 1, 144, 16), outer channel groups of 16"),
+              std::string::npos)
+        << r.out.substr(0, 300);
+    EXPECT_NE(r.out.find("(0, 17, 2, 3)                 2689     168     1       2705"),
+              std::string::npos);
+    // .npy -> .bin -> .npy: 1x3x2x5 in 4W4C8B with scale 1, radix 2 (factor 4): 0.3 -> 1 -> 0.25
+    npu::sim::Tensor x(npu::sim::DType::f32, {1, 3, 2, 5});
+    for (size_t i = 0; i < x.numel(); ++i) {
+        x.data<float>()[i] = 0.3f;
+    }
+    const std::vector<uint8_t> npy = npu::sim::encode_npy(x);
+    write("x.npy", std::string(npy.begin(), npy.end()));
+    const std::string args = " --layout 4W4C8B --shape 1,3,2,5 --radix 2 ";
+    ASSERT_EQ(
+        run("layout to-npu" + args + (dir / "x.npy").string() + " " + (dir / "x.bin").string()).rc,
+        0);
+    EXPECT_EQ(fs::file_size(dir / "x.bin"), 64u);  // 2 rows of W4 = 8 pixels of 4 bytes
+    const Result back =
+        run("layout to-onnx" + args + (dir / "x.bin").string() + " " + (dir / "y.npy").string());
+    ASSERT_EQ(back.rc, 0) << back.err;
+    const npu::sim::Tensor y = npu::sim::read_npy((dir / "y.npy").string());
+    EXPECT_EQ(y.shape(), x.shape());
+    EXPECT_EQ(y.data<float>()[7], 0.25f);
+    // The wrong shape, an unknown layout: one line, exit 2.
+    const Result bad = run("layout to-npu --layout 4W4C8B --shape 1,3,5,2 " +
+                           (dir / "x.npy").string() + " " + (dir / "z.bin").string());
+    EXPECT_EQ(bad.rc, 2);
+    EXPECT_EQ(bad.err, "npusim: error: " + (dir / "x.npy").string() +
+                           ": the array is (1, 3, 2, 5), --shape says (1, 3, 5, 2)\n");
+    EXPECT_FALSE(fs::exists(dir / "z.bin"));
+}
+
+TEST_F(Cli, DlpEstimateTableAndMemoryMap) {
+    const Result r = run("estimate --platform " NPUSIM_SOURCE_DIR
+                         "/configs/dlp_zcu102_single.yaml --layers " NPUSIM_SOURCE_DIR
+                         "/configs/networks/dlp_tiny.yaml --out " +
+                         (dir / "est").string());
+    ASSERT_EQ(r.rc, 0) << r.err;
+    EXPECT_NE(r.out.find("InputDataOffset                0x80000000           16 KiB"),
+              std::string::npos)
+        << r.out;
+    EXPECT_NE(r.out.find("LastFrameLatency(cycles)"), std::string::npos);
+    // conv1's 2198 cycles are worked by hand in tests/platforms/dlp/test_dlp_compiler.cpp.
+    EXPECT_NE(r.out.find("        conv1                                     2198"),
+              std::string::npos)
+        << r.out;
+    EXPECT_NE(r.out.find(" * The clock frequency of the DL processor is: 200MHz"),
+              std::string::npos);
+    const auto j = nlohmann::json::parse(slurp(dir / "est" / "estimate.json"));
+    EXPECT_EQ(j["layers"][0]["total_cycles"], 2198);
+    EXPECT_EQ(j["memory_map"][0]["name"], "InputDataOffset");
+    const Result info = run("info --platform " NPUSIM_SOURCE_DIR "/configs/dlp_zcu102_int8.yaml");
+    EXPECT_NE(info.out.find("ConvThreadNumber 16 (C = 4 channels at once, N = 4 values per "
+                            "transfer), FCThreadNumber 4"),
+              std::string::npos)
+        << info.out;
+    EXPECT_NE(info.out.find("ProcessorDataType int8, TargetFrequency 200 MHz, AXI masters 32 bits"),
+              std::string::npos)
+        << info.out;
+}
+
+TEST_F(Cli, DlpTimedRunEqualsItsEstimate) {
+    const std::string args = " --platform " NPUSIM_SOURCE_DIR
+                             "/configs/dlp_zcu102_int8.yaml --network " NPUSIM_SOURCE_DIR
+                             "/configs/networks/dlp_tiny.yaml";
+    const Result r = run("run" + args + " --out " + (dir / "run").string());
+    ASSERT_EQ(r.rc, 0) << r.err;
+    const auto j = nlohmann::json::parse(slurp(dir / "run" / "report.json"));
+    EXPECT_EQ(j["totals"]["cycles"], j["totals"]["estimate_cycles"]);
+    ASSERT_EQ(j["layers"].size(), 5u);
+    for (const auto& l : j["layers"]) {
+        EXPECT_EQ(l["total_cycles"], l["estimate_cycles"]) << l["layer"];
+    }
+    EXPECT_EQ(j["outputs"][0]["shape"], nlohmann::json::parse("[10]"));
+    const Result e = run("estimate --platform " NPUSIM_SOURCE_DIR
+                         "/configs/dlp_zcu102_int8.yaml --layers " NPUSIM_SOURCE_DIR
+                         "/configs/networks/dlp_tiny.yaml");
+    EXPECT_NE(
+        e.out.find(fmt::format("{:<28}{:>26}", "Network", j["totals"]["cycles"].get<uint64_t>())),
+        std::string::npos)
+        << e.out;
+    const Result no_net = run("run --platform " NPUSIM_SOURCE_DIR "/configs/dlp_zcu102_int8.yaml");
+    EXPECT_EQ(no_net.rc, 2);
+    EXPECT_NE(no_net.err.find("a DL processor run needs --network NETWORK.yaml"), std::string::npos)
+        << no_net.err;
+}
+
+TEST_F(Cli, InferRunsAnOnnxModelOnTheReferenceEvaluator) {
+    const std::string t = "/usr/share/libonnx-testdata/data/node/test_basic_conv_with_padding";
+    if (!fs::exists(t)) {
+        GTEST_SKIP() << "libonnx-testdata is absent";
+    }
+    // The node test's inputs as .npy; its expected output from output_0.pb.
+    std::string inputs;
+    for (int i = 0; i < 2; ++i) {
+        const npu::onnx::Value v =
+            npu::onnx::read_tensor_file(t + "/test_data_set_0/input_" + std::to_string(i) + ".pb");
+        npu::sim::Tensor x(npu::sim::DType::f32, npu::sim::Shape(v.shape.begin(), v.shape.end()));
+        std::copy(v.f.begin(), v.f.end(), x.data<float>());
+        const std::vector<uint8_t> npy = npu::sim::encode_npy(x);
+        const fs::path p =
+            write("in" + std::to_string(i) + ".npy", std::string(npy.begin(), npy.end()));
+        inputs += " --input " + p.string();
+    }
+    const Result r = run("infer --onnx " + t + "/model.onnx" + inputs + " --out " +
+                         (dir / "out").string() + " --dump-all");
+    ASSERT_EQ(r.rc, 0) << r.err;
+    EXPECT_NE(r.out.find("output y: (1, 1, 5, 5)"), std::string::npos) << r.out;
+    const npu::onnx::Value want = npu::onnx::read_tensor_file(t + "/test_data_set_0/output_0.pb");
+    const npu::sim::Tensor got = npu::sim::read_npy((dir / "out" / "output_y.npy").string());
+    ASSERT_EQ(got.numel(), want.f.size());
+    for (size_t i = 0; i < want.f.size(); ++i) {
+        EXPECT_FLOAT_EQ(got.data<float>()[i], want.f[i]) << i;
+    }
+    EXPECT_TRUE(fs::exists(dir / "out" / "node_y.npy"));
+    const Result bad =
+        run("infer --onnx " + t + "/model.onnx --input " + (dir / "in0.npy").string());
+    EXPECT_EQ(bad.rc, 2);
+    EXPECT_NE(bad.err.find("takes 2 input(s); --input was given 1 time(s)"), std::string::npos)
+        << bad.err;
+}
+
+}  // namespace
