@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "models/k210_kpu/kpu_func.h"
+#include "platforms/k210/kmodel/kmodel_ops.h"
 #include "sim/core/bytes.h"
 #include "sim/core/files.h"
 
@@ -10,8 +11,6 @@ namespace npu::k210 {
 
 namespace {
 
-constexpr uint32_t kV3Conv = 10240;
-constexpr uint32_t kV4KpuConv = 0x2002;
 constexpr uint32_t kMaxLayers = 65536;
 
 kpu::LayerArgs read_args(sim::ByteReader& r) {
@@ -73,7 +72,7 @@ void parse_v3(sim::ByteReader& r, Kmodel& m) {
                                v3_layer_name(type), size, r.size() - std::min(body, r.size())));
         }
         m.layers.push_back({type, body, size, v3_layer_name(type)});
-        if (type == kV3Conv) {
+        if (type == k210::op::kV3Conv) {
             r.seek(body, "K210_CONV body");
             KpuConvLayer c;
             c.layer_index = i;
@@ -142,7 +141,7 @@ void parse_v4(sim::ByteReader& r, Kmodel& m) {
                                v4_opcode_name(op), size, r.size() - body));
         }
         m.layers.push_back({op, body, size, v4_opcode_name(op)});
-        if (op == kV4KpuConv) {
+        if (op == k210::op::kV4Conv) {
             r.seek(body, "kpu_conv2d body");
             KpuConvLayer c;
             c.layer_index = i;
@@ -253,61 +252,13 @@ Kmodel load_kmodel(const std::string& path) {
 }
 
 const char* v3_layer_name(uint32_t type) {
-    static const char* const kNames[] = {"INVALID",
-                                         "ADD",
-                                         "QUANTIZED_ADD",
-                                         "GLOBAL_MAX_POOL2D",
-                                         "QUANTIZED_GLOBAL_MAX_POOL2D",
-                                         "GLOBAL_AVERAGE_POOL2D",
-                                         "QUANTIZED_GLOBAL_AVERAGE_POOL2D",
-                                         "MAX_POOL2D",
-                                         "QUANTIZED_MAX_POOL2D",
-                                         "AVERAGE_POOL2D",
-                                         "QUANTIZED_AVERAGE_POOL2D",
-                                         "QUANTIZE",
-                                         "DEQUANTIZE",
-                                         "REQUANTIZE",
-                                         "L2_NORMALIZATION",
-                                         "SOFTMAX",
-                                         "CONCAT",
-                                         "QUANTIZED_CONCAT",
-                                         "FULLY_CONNECTED",
-                                         "QUANTIZED_FULLY_CONNECTED",
-                                         "TENSORFLOW_FLATTEN",
-                                         "QUANTIZED_TENSORFLOW_FLATTEN",
-                                         "RESIZE_NEAREST_NEIGHBOR",
-                                         "QUANTIZED_RESIZE_NEAREST_NEIGHBOR",
-                                         "CHANNELWISE_DEQUANTIZE",
-                                         "LOGISTIC"};
-    if (type < sizeof(kNames) / sizeof(kNames[0])) {
-        return kNames[type];
-    }
-    switch (type) {
-    case 10240: return "K210_CONV";
-    case 10241: return "K210_ADD_PADDING";
-    case 10242: return "K210_REMOVE_PADDING";
-    case 10243: return "K210_UPLOAD";
-    default: return "unknown";
-    }
+    const KmodelOp* op = find_op(3, type);
+    return op != nullptr ? op->name : "unknown";
 }
 
 const char* v4_opcode_name(uint32_t op) {
-    static const char* const kNeutral[] = {
-        "binary",           "concat",           "conv2d",
-        "dequantize",       "matmul",           "pad",
-        "quantize",         "reduce",           "reduce_window2d",
-        "memory_copy",      "resize_image",     "softmax",
-        "transpose",        "strided_slice",    "unary",
-        "quantized_conv2d", "quantized_matmul", "quantized_binary",
-        "table_lookup1d",   "conv2d_transpose", "nnil_unary_method"};
-    if (op < sizeof(kNeutral) / sizeof(kNeutral[0])) {
-        return kNeutral[op];
-    }
-    switch (op) {
-    case 0x2001: return "kpu_upload";
-    case 0x2002: return "kpu_conv2d";
-    default: return op >= 0x1001 && op <= 0x1005 ? "cpu" : "unknown";
-    }
+    const KmodelOp* entry = find_op(4, op);
+    return entry != nullptr ? entry->name : "unknown";
 }
 
 }  // namespace npu::k210

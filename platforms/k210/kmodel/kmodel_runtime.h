@@ -13,7 +13,9 @@
 
 namespace npu::k210 {
 
-// v3 layer types and v4 opcodes the runtime dispatches on.
+// Names for the v3 layer types and v4 opcodes that code refers to directly (the reader, the
+// writer, tests). Everything about an op lives in its kmodel_ops.h entry; a test checks that each
+// name here is that entry's code.
 namespace op {
 constexpr uint32_t kV3Add = 1, kV3GlobalAveragePool = 5, kV3Quantize = 11, kV3Dequantize = 12,
                    kV3Softmax = 15, kV3Concat = 16, kV3FullyConnected = 18, kV3Conv = 10240,
@@ -24,8 +26,8 @@ constexpr uint32_t kV4Binary = 0x00, kV4Concat = 0x01, kV4Conv2d = 0x02, kV4Dequ
                    kV4QuantizedBinary = 0x11, kV4Upload = 0x2001, kV4Conv = 0x2002;
 }  // namespace op
 
-// Whether the simulator runs this v3 layer type / v4 opcode; a model with any other fails to run
-// with an error naming the layer.
+// Whether the simulator runs this v3 layer type / v4 opcode (from the op table, kmodel_ops.h); a
+// model with any other fails to run with an error naming the layer.
 bool layer_supported(int version, uint32_t type);
 bool is_kpu_layer(int version, uint32_t type);
 

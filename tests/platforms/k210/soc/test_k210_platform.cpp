@@ -239,7 +239,8 @@ TEST_F(K210Platform, UnsupportedLayerIsAClearError) {
     EXPECT_FALSE(r.result.done);
     EXPECT_EQ(r.result.error,
               "demo.kmodel: layer 2 is LOGISTIC (type 0x19): not supported by the K210 runtime "
-              "model (supported: docs/k210_platform.md)");
+              "model (supported: ADD, GLOBAL_AVERAGE_POOL2D, QUANTIZE, DEQUANTIZE, SOFTMAX, "
+              "CONCAT, FULLY_CONNECTED, K210_CONV, K210_UPLOAD)");
 }
 
 TEST_F(K210Platform, InputOfTheWrongShapeIsRefused) {

@@ -1,0 +1,94 @@
+#include "platforms/k210/kmodel/runtime_detail.h"
+
+#include <fmt/format.h>
+
+#include "sim/core/error.h"
+
+namespace npu::k210::detail {
+
+const char* memory_name(uint32_t t) {
+    static const char* const kNames[] = {"const", "main", "kpu"};
+    return t < 3 ? kNames[t] : "?";
+}
+
+uint64_t memory_size(const Kmodel& m, uint32_t t) {
+    switch (t) {
+    case kConstMemory: return m.constants_bytes;
+    case kMainMemory: return m.main_mem_bytes;
+    default: return kpu::kRamBytes;
+    }
+}
+
+size_t elem_size(uint32_t datatype) {
+    return datatype == kFloat32 ? 4 : 1;
+}
+
+[[noreturn]] void fail(const Kmodel& m, const KmodelLayer& l, const std::string& why) {
+    throw sim::Error(
+        fmt::format("{}: {} at byte {:#x}: {}", m.name, l.type_name, l.body_offset, why));
+}
+
+void need(const Kmodel& m, const KmodelLayer& l, const MemoryRange& r, const char* what,
+          uint64_t bytes) {
+    if (r.size < bytes) {
+        fail(m, l,
+             fmt::format("the {} range holds {} bytes, the operation needs {}", what, r.size,
+                         bytes));
+    }
+}
+
+void check_shape(const Kmodel& m, const KmodelLayer& l, const Shape4& s, const char* what) {
+    for (int32_t d : s) {
+        if (d < 0 || d > (1 << 24)) {
+            fail(m, l,
+                 fmt::format("{} ({}, {}, {}, {}) has a dimension outside 0..2^24", what, s[0],
+                             s[1], s[2], s[3]));
+        }
+    }
+}
+
+void write_range(RuntimeMemory& mem, const MemoryRange& r, const std::vector<uint8_t>& data) {
+    mem.write(r.memory_type, r.start, data.data(), data.size());
+}
+
+
+// An f32 range read as floats: the first `n` of them (the caller checked the size).
+std::vector<float> read_floats(RuntimeMemory& mem, const MemoryRange& r, uint64_t n) {
+    std::vector<float> v(static_cast<size_t>(n));
+    mem.read(r.memory_type, r.start, v.data(), v.size() * 4);
+    return v;
+}
+
+void write_floats(RuntimeMemory& mem, const MemoryRange& r, const std::vector<float>& v) {
+    mem.write(r.memory_type, r.start, v.data(), v.size() * 4);
+}
+
+void check_work(const Kmodel& m, const KmodelLayer& l, uint64_t outputs, uint64_t per_output) {
+    if (per_output != 0 && outputs > kMaxCpuWork / per_output) {
+        fail(m, l,
+             fmt::format("{} outputs of {} taps each exceed the {} operations a CPU node may "
+                         "take",
+                         outputs, per_output, kMaxCpuWork));
+    }
+}
+
+void check_broadcast(const Kmodel& m, const KmodelLayer& l, const Shape4& a, const Shape4& b,
+                     const Shape4& out) {
+    for (size_t k = 0; k < 4; ++k) {
+        for (const Shape4* s : {&a, &b}) {
+            if ((*s)[k] != 1 && (*s)[k] != out[k]) {
+                fail(m, l,
+                     fmt::format("an input shape ({}, {}, {}, {}) does not broadcast to the "
+                                 "output ({}, {}, {}, {})",
+                                 (*s)[0], (*s)[1], (*s)[2], (*s)[3], out[0], out[1], out[2],
+                                 out[3]));
+            }
+        }
+    }
+}
+
+uint64_t window_size(const Window2d& w) {
+    return static_cast<uint64_t>(w.filter_h) * static_cast<uint64_t>(w.filter_w);
+}
+
+}  // namespace npu::k210::detail
