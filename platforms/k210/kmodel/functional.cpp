@@ -1,6 +1,7 @@
 #include "platforms/k210/kmodel/functional.h"
 
 #include <cstring>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -59,44 +60,57 @@ private:
     std::vector<uint8_t> m_main, m_kpu;
 };
 
-// One KPU convolution (v3 K210_CONV or v4 kpu_conv2d with its batches), as the driver runs it.
-FunctionalLayer kpu_conv(const Kmodel& m, const KpuConvLayer& c, BufferMemory& mem,
-                         const FunctionalOptions& opts) {
-    FunctionalLayer out;
-    kpu::LayerArgs a = c.args;
-    const std::vector<kpu::Problem> problems = kpu::validate(a, m.eight_bit);
-    if (kpu::any_fatal(problems)) {
-        std::string why;
-        for (const kpu::Problem& p : problems) {
-            why += (why.empty() ? "" : "; ") + p.field + " " + p.message;
+// The KPU as a pure function on the buffer's AI SRAM: each layer's arguments as stored (their
+// weight tables read from the model's bytes), checked first as the hardware model would.
+class FunctionalKpu : public KpuPort {
+public:
+    FunctionalKpu(const Kmodel& m, BufferMemory& mem, const FunctionalOptions& opts)
+        : m_model(m)
+        , m_mem(mem)
+        , m_opts(opts) {}
+
+    void run(const KpuConvLayer& c, uint32_t src_line, uint32_t dst_line,
+             bool stream_to_main) override {
+        if (m_layer != &c) {
+            check(c);
+            m_params = conv_params(m_model, c);
+            m_layer = &c;
         }
-        throw sim::Error(
-            fmt::format("{}: layer {}: the KPU cannot run it: {}", m.name, c.layer_index, why));
+        kpu::LayerArgs a = c.args;
+        a.image_src_addr = src_line;
+        a.image_dst_addr = dst_line;
+        kpu::LayerResult r =
+            kpu::run_layer(a, m_params, m_model.eight_bit, m_opts.fidelity, m_mem.kpu_ram());
+        m_work.macs += r.macs;
+        m_work.overflows += r.overflows;
+        if (stream_to_main) {
+            m_mem.write(kMainMemory, c.main_mem_out_address, r.dense_output.data(),
+                        r.dense_output.size());
+        }
     }
-    check_kpu_conv(m, c);
-    const kpu::LayerParams params = conv_params(m, c);
-    const kpu::FmapGeometry in = kpu::input_geometry(a), og = kpu::output_geometry(a);
-    const uint64_t in_lines = kpu::fmap_lines(in.channels, in.width, in.height);
-    const uint64_t out_lines = kpu::fmap_lines(og.channels, og.width, og.height);
-    const uint64_t dst = a.image_dst_addr;
-    std::vector<uint8_t> dense;
-    for (uint32_t n = 0; n < c.batches; ++n) {
-        kpu::LayerResult r = kpu::run_layer(a, params, m.eight_bit, opts.fidelity, mem.kpu_ram());
-        out.macs += r.macs;
-        out.overflows += r.overflows;
-        dense = std::move(r.dense_output);
-        a.image_src_addr = static_cast<uint32_t>((a.image_src_addr + in_lines) & 0x7fff);
-        a.image_dst_addr = static_cast<uint32_t>((a.image_dst_addr + out_lines) & 0x7fff);
+    // The MACs and overflows since the last call.
+    FunctionalLayer take() { return std::exchange(m_work, FunctionalLayer{}); }
+
+private:
+    void check(const KpuConvLayer& c) const {
+        const std::vector<kpu::Problem> problems = kpu::validate(c.args, m_model.eight_bit);
+        if (kpu::any_fatal(problems)) {
+            std::string why;
+            for (const kpu::Problem& p : problems) {
+                why += (why.empty() ? "" : "; ") + p.field + " " + p.message;
+            }
+            throw sim::Error(fmt::format("{}: layer {}: the KPU cannot run it: {}", m_model.name,
+                                         c.layer_index, why));
+        }
     }
-    if (c.main_mem_out) {
-        // v3: the DMA streams the output FIFO (the dense map) into main memory; v4: the CPU
-        // downloads every batch from the AI SRAM.
-        const std::vector<uint8_t> data =
-            m.version == 3 ? dense : download_fmap(mem, dst * kpu::kLineBytes, og, c.batches);
-        mem.write(kMainMemory, c.main_mem_out_address, data.data(), data.size());
-    }
-    return out;
-}
+
+    const Kmodel& m_model;
+    BufferMemory& m_mem;
+    const FunctionalOptions& m_opts;
+    const KpuConvLayer* m_layer = nullptr;
+    kpu::LayerParams m_params;
+    FunctionalLayer m_work;
+};
 
 }  // namespace
 
@@ -109,13 +123,15 @@ FunctionalResult run_functional(const Kmodel& m, const sim::Tensor& input,
                         m.name, m.main_mem_bytes, opts.max_main_bytes));
     }
     BufferMemory mem(m);
+    FunctionalKpu kpu(m, mem, opts);
     load_input(m, input, mem);
     FunctionalResult result;
     size_t conv = 0;
     for (size_t i = 0; i < m.layers.size(); ++i) {
         FunctionalLayer l;
         if (is_kpu_layer(m.version, m.layers[i].type)) {
-            l = kpu_conv(m, m.convs.at(conv++), mem, opts);
+            run_kpu_conv(m, m.convs.at(conv++), mem, kpu);
+            l = kpu.take();
         } else {
             l.elements = run_cpu_layer(m, i, mem, opts.fused_multiply_add).elements;
         }

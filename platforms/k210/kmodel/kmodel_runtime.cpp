@@ -189,6 +189,25 @@ std::vector<sim::Tensor> read_outputs(const Kmodel& m, RuntimeMemory& mem) {
     return outs;
 }
 
+void run_kpu_conv(const Kmodel& m, const KpuConvLayer& c, RuntimeMemory& mem, KpuPort& kpu) {
+    check_kpu_conv(m, c);
+    const kpu::FmapGeometry in = kpu::input_geometry(c.args), out = kpu::output_geometry(c.args);
+    const uint64_t in_lines = kpu::fmap_lines(in.channels, in.width, in.height);
+    const uint64_t out_lines = kpu::fmap_lines(out.channels, out.width, out.height);
+    uint32_t src = c.args.image_src_addr, dst = c.args.image_dst_addr;
+    const bool stream_to_main = m.version == 3 && c.main_mem_out;
+    for (uint32_t n = 0; n < c.batches; ++n) {
+        kpu.run(c, src, dst, stream_to_main);
+        src = static_cast<uint32_t>((src + in_lines) % kpu::kRamLines);
+        dst = static_cast<uint32_t>((dst + out_lines) % kpu::kRamLines);
+    }
+    if (m.version == 4 && c.main_mem_out) {
+        const std::vector<uint8_t> data = download_fmap(
+            mem, uint64_t{c.args.image_dst_addr} * kpu::kLineBytes, out, c.batches);
+        mem.write(kMainMemory, c.main_mem_out_address, data.data(), data.size());
+    }
+}
+
 CpuLayerWork run_cpu_layer(const Kmodel& m, size_t index, RuntimeMemory& mem, bool fma) {
     const KmodelLayer& l = m.layers.at(index);
     const KmodelOp* op = find_op(m.version, l.type);

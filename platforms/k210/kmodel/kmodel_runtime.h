@@ -70,6 +70,25 @@ std::vector<sim::Tensor> read_outputs(const Kmodel& m, RuntimeMemory& mem);
 // main-memory output fits its range and the working buffer. Throws sim::Error naming the layer.
 void check_kpu_conv(const Kmodel& m, const KpuConvLayer& c);
 
+// How a runtime reaches the KPU: the functional executor runs kpu::run_layer on a buffer, the
+// timed driver pushes the layer arguments through MMIO and waits for the interrupt or the DMA.
+// Everything else about a KPU convolution is run_kpu_conv's, shared by both.
+class KpuPort {
+public:
+    virtual ~KpuPort() = default;
+    // One KPU layer of `c` reading its input map at AI SRAM line `src_line` and writing its
+    // output at `dst_line`. `stream_to_main`: the output stream also goes to main memory at
+    // c.main_mem_out_address (kmodel v3 KLF_MAIN_MEM_OUT; by DMA on the chip).
+    virtual void run(const KpuConvLayer& c, uint32_t src_line, uint32_t dst_line,
+                     bool stream_to_main) = 0;
+};
+
+// A KPU convolution as the runtimes run it (v3 K210_CONV: one layer, the output optionally
+// streamed to main memory; v4 kpu_conv2d: one layer per batch, the AI SRAM addresses advanced by
+// a map each time (modulo the 32 Ki lines), then a CPU download of every batch into main memory
+// when the output lives there). Checks the layer first (check_kpu_conv).
+void run_kpu_conv(const Kmodel& m, const KpuConvLayer& c, RuntimeMemory& mem, KpuPort& kpu);
+
 struct CpuLayerWork {
     uint64_t elements = 0;  // output elements computed (the CPU time model's unit)
     uint64_t macs = 0;      // multiply-accumulates (FULLY_CONNECTED, conv2d, matmul), costed

@@ -39,6 +39,24 @@ private:
     K210Driver& m_d;
 };
 
+// The kmodel runtime's KPU as the firmware reaches it: the layer's arguments with the tables'
+// bus addresses (the model image in SRAM), pushed through the FIFO.
+class K210Driver::BusKpu : public KpuPort {
+public:
+    explicit BusKpu(K210Driver& d)
+        : m_d(d) {}
+    void run(const KpuConvLayer& c, uint32_t src_line, uint32_t dst_line,
+             bool stream_to_main) override {
+        kpu::LayerArgs a = c.runtime_args(static_cast<uint32_t>(m_d.m_model_io));
+        a.image_src_addr = src_line;
+        a.image_dst_addr = dst_line;
+        m_d.kpu_layer(a, stream_to_main, m_d.m_main_io + c.main_mem_out_address);
+    }
+
+private:
+    K210Driver& m_d;
+};
+
 K210Driver::K210Driver(sc_core::sc_module_name name, K210Platform& platform,
                        sim::TraceWriter& trace)
     : sc_module(name)
@@ -46,7 +64,8 @@ K210Driver::K210Driver(sc_core::sc_module_name name, K210Platform& platform,
     , m_trace(trace)
     , m_track(trace.track("cpu"))
     , m_cpu_period(1.0 / static_cast<double>(platform.config().cpu.clock_hz), sc_core::SC_SEC)
-    , m_mem(std::make_unique<BusMemory>(*this)) {
+    , m_mem(std::make_unique<BusMemory>(*this))
+    , m_kpu(std::make_unique<BusKpu>(*this)) {
     SC_HAS_PROCESS(K210Driver);
     SC_THREAD(run);
 }
@@ -159,18 +178,14 @@ void K210Driver::run_model() {
     kpu_reg(kr::INTERRUPT_MASK, 7);
     kpu_reg(kr::FIFO_THRESHOLD, 10 | (1 << 4));
     kpu_reg(kr::EIGHT_BIT_MODE, m_model->eight_bit ? 1 : 0);
-    if (m_model->version == 3) {
-        run_v3();
-    } else {
-        run_v4();
-    }
+    run_layers();
     m_result.outputs = read_outputs(*m_model, *m_mem);
     m_qk.sync();
     m_result.end_ps = to_ps(sc_core::sc_time_stamp());
     m_result.done = true;
 }
 
-void K210Driver::kpu_conv(kpu::LayerArgs a, bool dma_to_main, uint64_t dma_dst_io) {
+void K210Driver::kpu_layer(kpu::LayerArgs a, bool dma_to_main, uint64_t dma_dst_io) {
     a.send_data_out = dma_to_main;
     a.int_en = !dma_to_main;
     const unsigned ch = m_p.config().dma_channel;
@@ -228,55 +243,18 @@ void K210Driver::cpu_layer(size_t index) {
                                         c.cycles_per_mac * static_cast<double>(w.macs))));
 }
 
-void K210Driver::run_v3() {
+// The model's layers in order, as kpu_run_kmodel (v3) and nncase's interpreter (v4) step
+// through them: KPU convolutions by the runtime's one KPU path (run_kpu_conv, shared with the
+// functional executor), everything else by the runtime's CPU layers.
+void K210Driver::run_layers() {
     load_input(*m_model, m_input, *m_mem);
     m_result.load_end_ps = to_ps(now());
     size_t conv = 0;
     for (size_t i = 0; i < m_model->layers.size(); ++i) {
         const KmodelLayer& l = m_model->layers[i];
         begin_layer(i, l.type_name);
-        if (is_kpu_layer(3, l.type)) {
-            const KpuConvLayer& c = m_model->convs[conv++];
-            check_kpu_conv(*m_model, c);
-            kpu_conv(c.runtime_args(static_cast<uint32_t>(m_model_io)), c.main_mem_out,
-                     m_main_io + c.main_mem_out_address);
-        } else {
-            cpu_layer(i);
-        }
-        end_layer();
-    }
-}
-
-// nncase v0 kpu_conv2d: one layer per batch, the RAM addresses advanced by a map each time, then
-// (with a main-memory output) a CPU download of all batches.
-void K210Driver::v4_conv(const KpuConvLayer& c) {
-    check_kpu_conv(*m_model, c);
-    kpu::LayerArgs a = c.runtime_args(static_cast<uint32_t>(m_model_io));
-    const kpu::FmapGeometry in = kpu::input_geometry(a), out = kpu::output_geometry(a);
-    const uint64_t in_lines = kpu::fmap_lines(in.channels, in.width, in.height);
-    const uint64_t out_lines = kpu::fmap_lines(out.channels, out.width, out.height);
-    const uint64_t dst = a.image_dst_addr;
-    for (uint32_t n = 0; n < c.batches; ++n) {
-        kpu_conv(a, false, 0);
-        a.image_src_addr = static_cast<uint32_t>((a.image_src_addr + in_lines) & 0x7fff);
-        a.image_dst_addr = static_cast<uint32_t>((a.image_dst_addr + out_lines) & 0x7fff);
-    }
-    if (c.main_mem_out) {
-        const std::vector<uint8_t> data =
-            download_fmap(*m_mem, dst * kpu::kLineBytes, out, c.batches);
-        write(m_main_io + c.main_mem_out_address, data.data(), data.size());
-    }
-}
-
-void K210Driver::run_v4() {
-    load_input(*m_model, m_input, *m_mem);
-    m_result.load_end_ps = to_ps(now());
-    size_t conv = 0;
-    for (size_t i = 0; i < m_model->layers.size(); ++i) {
-        const KmodelLayer& l = m_model->layers[i];
-        begin_layer(i, l.type_name);
-        if (is_kpu_layer(4, l.type)) {
-            v4_conv(m_model->convs[conv++]);
+        if (is_kpu_layer(m_model->version, l.type)) {
+            run_kpu_conv(*m_model, m_model->convs.at(conv++), *m_mem, *m_kpu);
         } else {
             cpu_layer(i);
         }

@@ -60,10 +60,10 @@ public:
 private:
     void run();
     void run_model();
-    void run_v3();
-    void run_v4();
-    void kpu_conv(kpu::LayerArgs a, bool dma_to_main, uint64_t dma_dst_io);
-    void v4_conv(const KpuConvLayer& c);
+    void run_layers();
+    // One KPU layer through the layer-argument FIFO; with `dma_to_main`, its output stream DMAed
+    // to `dma_dst_io` (completion by the DMAC's interrupt), else completion by calc_done.
+    void kpu_layer(kpu::LayerArgs a, bool dma_to_main, uint64_t dma_dst_io);
     void cpu_layer(size_t index);
 
     // Bus access through the CPU port; an error response is a sim::Error naming the address.
@@ -94,6 +94,8 @@ private:
     std::function<void(const LayerRun&, size_t, size_t)> m_on_layer;
     class BusMemory;  // the kmodel runtime's memories, through the CPU port
     std::unique_ptr<BusMemory> m_mem;
+    class BusKpu;  // the kmodel runtime's KPU port: MMIO, interrupts, DMA
+    std::unique_ptr<BusKpu> m_kpu;
 };
 
 }  // namespace npu::k210
