@@ -75,5 +75,29 @@ enum Sysctl : uint64_t {
     DMA_SEL1 = 0x68,  // 32-bit: interface 5
 };
 constexpr unsigned kAiRxReq = 22;  // SYSCTL_DMA_SELECT_AI_RX_REQ
+// sysctl_dma_sel0_t / sysctl_dma_sel1_t: the request that drives each handshake interface.
+using dma_sel0 = Field<0, 6>;  // in DMA_SEL0
+using dma_sel1 = Field<6, 6>;
+using dma_sel2 = Field<12, 6>;
+using dma_sel3 = Field<18, 6>;
+using dma_sel4 = Field<24, 6>;
+using dma_sel5 = Field<0, 6>;  // in DMA_SEL1
+
+// The SYSCTL register holding channel `ch`'s selector, and that register's value `v` with the
+// selector set to `request` (sysctl_dma_select).
+constexpr uint64_t dma_sel_register(unsigned ch) {
+    return ch < 5 ? DMA_SEL0 : DMA_SEL1;
+}
+constexpr uint64_t with_dma_sel(uint64_t v, unsigned ch, uint64_t request) {
+    switch (ch) {
+    case 0: return dma_sel0::set(v, request);
+    case 1: return dma_sel1::set(v, request);
+    case 2: return dma_sel2::set(v, request);
+    case 3: return dma_sel3::set(v, request);
+    case 4: return dma_sel4::set(v, request);
+    default: return dma_sel5::set(v, request);
+    }
+}
+static_assert(with_dma_sel(0, 2, kAiRxReq) == uint64_t{kAiRxReq} << 12);
 
 }  // namespace npu::dma::regs

@@ -26,11 +26,11 @@ using CpuRunner = CpuLayerWork (*)(const Kmodel& m, const KmodelLayer& l, Runtim
                                    bool fma);
 
 struct KmodelOp {
-    int version;        // 3: a kpu.h layer type (Kendryte SDK); 4: an nncase v0.2 opcode
-    uint32_t code;      // the value in the layer/node header
-    const char* name;   // as the SDK or nncase names it
+    int version;       // 3: a kpu.h layer type (Kendryte SDK); 4: an nncase v0.2 opcode
+    uint32_t code;     // the value in the layer/node header
+    const char* name;  // as the SDK or nncase names it
     OpRuns runs;
-    CpuRunner run;      // set exactly when runs == cpu
+    CpuRunner run;  // set exactly when runs == cpu
 };
 
 // Every known op of both versions.

@@ -202,8 +202,8 @@ void run_kpu_conv(const Kmodel& m, const KpuConvLayer& c, RuntimeMemory& mem, Kp
         dst = static_cast<uint32_t>((dst + out_lines) % kpu::kRamLines);
     }
     if (m.version == 4 && c.main_mem_out) {
-        const std::vector<uint8_t> data = download_fmap(
-            mem, uint64_t{c.args.image_dst_addr} * kpu::kLineBytes, out, c.batches);
+        const std::vector<uint8_t> data =
+            download_fmap(mem, uint64_t{c.args.image_dst_addr} * kpu::kLineBytes, out, c.batches);
         mem.write(kMainMemory, c.main_mem_out_address, data.data(), data.size());
     }
 }

@@ -51,7 +51,6 @@ void write_range(RuntimeMemory& mem, const MemoryRange& r, const std::vector<uin
     mem.write(r.memory_type, r.start, data.data(), data.size());
 }
 
-
 // An f32 range read as floats: the first `n` of them (the caller checked the size).
 std::vector<float> read_floats(RuntimeMemory& mem, const MemoryRange& r, uint64_t n) {
     std::vector<float> v(static_cast<size_t>(n));

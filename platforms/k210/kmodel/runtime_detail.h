@@ -21,13 +21,15 @@ const char* memory_name(uint32_t t);
 uint64_t memory_size(const Kmodel& m, uint32_t t);
 size_t elem_size(uint32_t datatype);
 [[noreturn]] void fail(const Kmodel& m, const KmodelLayer& l, const std::string& why);
-void need(const Kmodel& m, const KmodelLayer& l, const MemoryRange& r, const char* what, uint64_t bytes);
+void need(const Kmodel& m, const KmodelLayer& l, const MemoryRange& r, const char* what,
+          uint64_t bytes);
 void check_shape(const Kmodel& m, const KmodelLayer& l, const Shape4& s, const char* what);
 void write_range(RuntimeMemory& mem, const MemoryRange& r, const std::vector<uint8_t>& data);
 std::vector<float> read_floats(RuntimeMemory& mem, const MemoryRange& r, uint64_t n);
 void write_floats(RuntimeMemory& mem, const MemoryRange& r, const std::vector<float>& v);
 void check_work(const Kmodel& m, const KmodelLayer& l, uint64_t outputs, uint64_t per_output);
-void check_broadcast(const Kmodel& m, const KmodelLayer& l, const Shape4& a, const Shape4& b, const Shape4& out);
+void check_broadcast(const Kmodel& m, const KmodelLayer& l, const Shape4& a, const Shape4& b,
+                     const Shape4& out);
 uint64_t window_size(const Window2d& w);
 
 // The CPU layer runners: one per v3 layer type and v4 opcode the runtime executes. `fma`: a·b + c
@@ -35,9 +37,11 @@ uint64_t window_size(const Window2d& w);
 CpuLayerWork v3_dequantize(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem, bool fma);
 CpuLayerWork v3_quantize(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem, bool fma);
 CpuLayerWork v3_add(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem, bool fma);
-CpuLayerWork v3_global_average_pool(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem, bool fma);
+CpuLayerWork v3_global_average_pool(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem,
+                                    bool fma);
 CpuLayerWork v3_softmax(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem, bool fma);
-CpuLayerWork v3_fully_connected(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem, bool fma);
+CpuLayerWork v3_fully_connected(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem,
+                                bool fma);
 CpuLayerWork v3_concat(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem, bool fma);
 CpuLayerWork v3_upload(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem, bool fma);
 CpuLayerWork v4_quantize(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem, bool fma);
@@ -46,11 +50,13 @@ CpuLayerWork v4_memory_copy(const Kmodel& m, const KmodelLayer& l, RuntimeMemory
 CpuLayerWork v4_concat(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem, bool fma);
 CpuLayerWork v4_pad(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem, bool fma);
 CpuLayerWork v4_transpose(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem, bool fma);
-CpuLayerWork v4_quantized_binary(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem, bool fma);
+CpuLayerWork v4_quantized_binary(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem,
+                                 bool fma);
 CpuLayerWork v4_binary(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem, bool fma);
 CpuLayerWork v4_conv2d(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem, bool fma);
 CpuLayerWork v4_matmul(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem, bool fma);
-CpuLayerWork v4_reduce_window2d(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem, bool fma);
+CpuLayerWork v4_reduce_window2d(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem,
+                                bool fma);
 CpuLayerWork v4_softmax(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem, bool fma);
 CpuLayerWork v4_upload(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem, bool fma);
 

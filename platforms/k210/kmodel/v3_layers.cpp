@@ -73,7 +73,8 @@ CpuLayerWork v3_add(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem, b
     return {count, 0};
 }
 
-CpuLayerWork v3_global_average_pool(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem, bool /*fma*/) {
+CpuLayerWork v3_global_average_pool(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem,
+                                    bool /*fma*/) {
     sim::ByteReader r = body_reader(m, l, "GLOBAL_AVERAGE_POOL2D body");
     r.u32("flags");
     const uint32_t in = r.u32("main_mem_in_address"), out = r.u32("main_mem_out_address");

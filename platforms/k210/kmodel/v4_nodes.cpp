@@ -49,7 +49,8 @@ CpuLayerWork v4_dequantize(const Kmodel& m, const KmodelLayer& l, RuntimeMemory&
     return quantize_node(m, l, mem, fma, true);
 }
 
-CpuLayerWork v4_memory_copy(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem, bool /*fma*/) {
+CpuLayerWork v4_memory_copy(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem,
+                            bool /*fma*/) {
     sim::ByteReader r = body_reader(m, l, "memory_copy body");
     const V4MemoryCopy c = read_v4_memory_copy(r);
     check_range(m, l, c.in, "input");
@@ -135,7 +136,8 @@ CpuLayerWork v4_transpose(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& 
     return {n};
 }
 
-CpuLayerWork v4_quantized_binary(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem, bool /*fma*/) {
+CpuLayerWork v4_quantized_binary(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem,
+                                 bool /*fma*/) {
     sim::ByteReader r = body_reader(m, l, "quantized_binary body");
     const V4QuantizedBinary q = read_v4_quantized_binary(r);
     check_range(m, l, q.a, "input_a", kUint8);
@@ -165,10 +167,6 @@ CpuLayerWork v4_quantized_binary(const Kmodel& m, const KmodelLayer& l, RuntimeM
     mem.write(q.out.memory_type, q.out.start, out.data(), out.size());
     return {out.size()};
 }
-
-
-
-
 
 CpuLayerWork v4_binary(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem, bool /*fma*/) {
     sim::ByteReader r = body_reader(m, l, "binary body");
@@ -204,7 +202,6 @@ uint64_t window_outputs(const Kmodel& m, const KmodelLayer& l, const Window2d& w
     return static_cast<uint64_t>(in[0]) * static_cast<uint64_t>(channels) *
            static_cast<uint64_t>(oh) * static_cast<uint64_t>(ow);
 }
-
 
 CpuLayerWork v4_conv2d(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem, bool fma) {
     sim::ByteReader r = body_reader(m, l, "conv2d body");
@@ -243,7 +240,8 @@ CpuLayerWork v4_matmul(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem
     return {out.size(), macs};
 }
 
-CpuLayerWork v4_reduce_window2d(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem, bool /*fma*/) {
+CpuLayerWork v4_reduce_window2d(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem,
+                                bool /*fma*/) {
     sim::ByteReader r = body_reader(m, l, "reduce_window2d body");
     const V4ReduceWindow2d w = read_v4_reduce_window2d(r);
     check_range(m, l, w.in, "input", kFloat32);

@@ -15,6 +15,14 @@ namespace kr = kpu::regs;
 namespace dr = dma::regs;
 
 namespace {
+// The three causes the SDK's kpu_init / kpu_run clear and mask together (kpu.c writes 7): calc
+// done and the layer FIFO's almost-empty and almost-full.
+constexpr uint64_t kSdkInterrupts = kr::calc_done_int::MASK | kr::layer_cfg_almost_empty_int::MASK |
+                                    kr::layer_cfg_almost_full_int::MASK;
+static_assert(kSdkInterrupts == 7);
+// A DMAC channel's INTCLEAR written with every cause set (write 1 to clear), as dmac.c does.
+constexpr uint64_t kAllCauses = ~uint64_t{0};
+
 uint64_t to_ps(const sc_time& t) {
     return static_cast<uint64_t>(t.value() / sc_time(1, sc_core::SC_PS).value());
 }
@@ -174,10 +182,11 @@ void K210Driver::run_model() {
     // Copy the model into SRAM through the uncached alias, as kpu_load_kmodel does.
     write(m_model_io, m_model->bytes.data(), m_model->bytes.size());
     // KPU init, as every SDK and nncase runtime does it.
-    kpu_reg(kr::INTERRUPT_CLEAR, 7);
-    kpu_reg(kr::INTERRUPT_MASK, 7);
-    kpu_reg(kr::FIFO_THRESHOLD, 10 | (1 << 4));
-    kpu_reg(kr::EIGHT_BIT_MODE, m_model->eight_bit ? 1 : 0);
+    kpu_reg(kr::INTERRUPT_CLEAR, kSdkInterrupts);
+    kpu_reg(kr::INTERRUPT_MASK, kSdkInterrupts);
+    kpu_reg(kr::FIFO_THRESHOLD,
+            kr::fifo_full_threshold::set(0, 10) | kr::fifo_empty_threshold::set(0, 1));
+    kpu_reg(kr::EIGHT_BIT_MODE, kr::eight_bit_mode::set(0, m_model->eight_bit ? 1 : 0));
     run_layers();
     m_result.outputs = read_outputs(*m_model, *m_mem);
     m_qk.sync();
@@ -193,16 +202,14 @@ void K210Driver::kpu_layer(kpu::LayerArgs a, bool dma_to_main, uint64_t dma_dst_
         // kpu_conv with KLF_MAIN_MEM_OUT: DMA the output stream into main memory, completion by
         // DMA.
         const uint64_t words = (uint64_t{a.dma_total_byte} + 8) / 8;
-        const uint64_t sel_reg = ch < 5 ? dr::DMA_SEL0 : dr::DMA_SEL1;
-        const uint64_t sel_shift = ch < 5 ? 6 * ch : 0;
+        const uint64_t sel_addr = m_p.config().sysctl_base_addr + dr::dma_sel_register(ch);
         uint32_t sel = 0;
-        read(m_p.config().sysctl_base_addr + sel_reg, &sel, 4);
-        sel = static_cast<uint32_t>((sel & ~(0x3fu << sel_shift)) |
-                                    (uint64_t{dr::kAiRxReq} << sel_shift));
-        write(m_p.config().sysctl_base_addr + sel_reg, &sel, 4);
+        read(sel_addr, &sel, 4);
+        sel = static_cast<uint32_t>(dr::with_dma_sel(sel, ch, dr::kAiRxReq));
+        write(sel_addr, &sel, 4);
         const uint64_t base = dr::channel_base(ch);
         dma_reg(dr::CFG, dr::dmac_en::MASK | dr::int_en::MASK);
-        dma_reg(base + dr::INTCLEAR, ~uint64_t{0});
+        dma_reg(base + dr::INTCLEAR, kAllCauses);
         dma_reg(base + dr::INTSTATUS_EN, dr::dma_tfr_done::MASK);
         dma_reg(base + dr::INTSIGNAL_EN, dr::dma_tfr_done::MASK);
         dma_reg(base + dr::SAR, m_p.config().kpu_base_addr + kr::FIFO_DATA_OUT);
@@ -212,11 +219,13 @@ void K210Driver::kpu_layer(kpu::LayerArgs a, bool dma_to_main, uint64_t dma_dst_
                                     dr::dst_tr_width::set(0, 3) | dr::src_msize::set(0, 2) |
                                     dr::dst_msize::set(0, 2));
         dma_reg(base + dr::CH_CFG, dr::tt_fc::set(0, 2) | dr::src_per::set(0, ch));
-        dma_reg(dr::CHEN, (uint64_t{1} << ch) | (uint64_t{1} << (ch + 8)));
-        kpu_reg(kr::INTERRUPT_MASK, 7);
+        dma_reg(dr::CHEN,
+                dr::ch_en::set(0, uint64_t{1} << ch) | dr::ch_en_we::set(0, uint64_t{1} << ch));
+        kpu_reg(kr::INTERRUPT_MASK, kSdkInterrupts);
     } else {
-        kpu_reg(kr::INTERRUPT_CLEAR, 7);
-        kpu_reg(kr::INTERRUPT_MASK, 0b110);  // calc_done only
+        kpu_reg(kr::INTERRUPT_CLEAR, kSdkInterrupts);
+        kpu_reg(kr::INTERRUPT_MASK,  // calc_done only
+                kr::layer_cfg_almost_empty_int::MASK | kr::layer_cfg_almost_full_int::MASK);
     }
     if (m_current.kpu_layer < 0) {
         m_current.kpu_layer = static_cast<int>(m_p.kpu.layers().size());
@@ -227,11 +236,11 @@ void K210Driver::kpu_layer(kpu::LayerArgs a, bool dma_to_main, uint64_t dma_dst_
     }
     if (dma_to_main) {
         wait_irq(m_p.dmac.irq[ch]);
-        dma_reg(dr::channel_base(ch) + dr::INTCLEAR, ~uint64_t{0});
+        dma_reg(dr::channel_base(ch) + dr::INTCLEAR, kAllCauses);
     } else {
         wait_irq(m_p.kpu.irq);
-        kpu_reg(kr::INTERRUPT_CLEAR, 7);
-        kpu_reg(kr::INTERRUPT_MASK, 7);
+        kpu_reg(kr::INTERRUPT_CLEAR, kSdkInterrupts);
+        kpu_reg(kr::INTERRUPT_MASK, kSdkInterrupts);
     }
 }
 

@@ -38,23 +38,27 @@ TEST(KmodelOps, EveryEntryIsComplete) {
 
 TEST(KmodelOps, NamedCodesAreTheTablesCodes) {
     const std::pair<uint32_t, const char*> v3[] = {
-        {op::kV3Add, "ADD"},         {op::kV3GlobalAveragePool, "GLOBAL_AVERAGE_POOL2D"},
-        {op::kV3Quantize, "QUANTIZE"}, {op::kV3Dequantize, "DEQUANTIZE"},
-        {op::kV3Softmax, "SOFTMAX"}, {op::kV3Concat, "CONCAT"},
-        {op::kV3FullyConnected, "FULLY_CONNECTED"}, {op::kV3Conv, "K210_CONV"},
+        {op::kV3Add, "ADD"},
+        {op::kV3GlobalAveragePool, "GLOBAL_AVERAGE_POOL2D"},
+        {op::kV3Quantize, "QUANTIZE"},
+        {op::kV3Dequantize, "DEQUANTIZE"},
+        {op::kV3Softmax, "SOFTMAX"},
+        {op::kV3Concat, "CONCAT"},
+        {op::kV3FullyConnected, "FULLY_CONNECTED"},
+        {op::kV3Conv, "K210_CONV"},
         {op::kV3Upload, "K210_UPLOAD"}};
     for (const auto& [code, name] : v3) {
         ASSERT_NE(find_op(3, code), nullptr) << name;
         EXPECT_STREQ(find_op(3, code)->name, name);
     }
     const std::pair<uint32_t, const char*> v4[] = {
-        {op::kV4Binary, "binary"},       {op::kV4Concat, "concat"},
-        {op::kV4Conv2d, "conv2d"},       {op::kV4Dequantize, "dequantize"},
-        {op::kV4Matmul, "matmul"},       {op::kV4Pad, "pad"},
-        {op::kV4Quantize, "quantize"},   {op::kV4ReduceWindow2d, "reduce_window2d"},
+        {op::kV4Binary, "binary"},          {op::kV4Concat, "concat"},
+        {op::kV4Conv2d, "conv2d"},          {op::kV4Dequantize, "dequantize"},
+        {op::kV4Matmul, "matmul"},          {op::kV4Pad, "pad"},
+        {op::kV4Quantize, "quantize"},      {op::kV4ReduceWindow2d, "reduce_window2d"},
         {op::kV4MemoryCopy, "memory_copy"}, {op::kV4Softmax, "softmax"},
-        {op::kV4Transpose, "transpose"}, {op::kV4QuantizedBinary, "quantized_binary"},
-        {op::kV4Upload, "kpu_upload"},   {op::kV4Conv, "kpu_conv2d"}};
+        {op::kV4Transpose, "transpose"},    {op::kV4QuantizedBinary, "quantized_binary"},
+        {op::kV4Upload, "kpu_upload"},      {op::kV4Conv, "kpu_conv2d"}};
     for (const auto& [code, name] : v4) {
         ASSERT_NE(find_op(4, code), nullptr) << name;
         EXPECT_STREQ(find_op(4, code)->name, name);
