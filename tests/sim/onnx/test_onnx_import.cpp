@@ -1,8 +1,10 @@
 // The ONNX importer's errors and a seeded mutation run over real models (the node tests' Conv
 // and Gemm models): any bytes give a graph or one sim::Error.
+#include <cctype>
 #include <filesystem>
 #include <map>
 #include <random>
+#include <set>
 
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
@@ -182,3 +184,30 @@ TEST(OnnxEvaluator, PadReflectBeyondTheAxisRepeatsLikeNumpy) {
 
 }  // namespace
 }  // namespace npu::test
+
+namespace npu::onnx {
+namespace {
+
+// The op table is the one list of ops: supported_ops() comes from it, and docs/onnx.md names
+// every entry (a new op without its documentation fails here).
+TEST(OnnxOps, TheTableIsTheListAndTheDocsNameEveryOp) {
+    const std::set<std::string>& ops = supported_ops();
+    EXPECT_EQ(ops.size(), 48u);
+    const std::string doc = sim::read_text_file(NPUSIM_SOURCE_DIR "/docs/onnx.md");
+    std::set<std::string> words;
+    std::string w;
+    for (const char ch : doc + " ") {
+        if (std::isalnum(static_cast<unsigned char>(ch)) != 0) {
+            w += ch;
+        } else if (!w.empty()) {
+            words.insert(w);
+            w.clear();
+        }
+    }
+    for (const std::string& op : ops) {
+        EXPECT_EQ(words.count(op), 1u) << op << " is not named in docs/onnx.md";
+    }
+}
+
+}  // namespace
+}  // namespace npu::onnx

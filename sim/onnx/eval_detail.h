@@ -1,0 +1,110 @@
+// Internals of the ONNX reference evaluator shared by its files (evaluator.cpp holds the op
+// table; ops_nn.cpp, ops_tensor.cpp, ops_quant.cpp the larger ops): shape helpers that name the
+// node in their errors, the node context, and the runners the table points at. Not for other
+// folders. Pure C++.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "sim/onnx/graph.h"
+
+namespace npu::onnx::detail {
+
+
+using Shape = std::vector<int64_t>;
+
+[[noreturn]] void fail(const Node& n, const std::string& why);
+
+size_t numel(const Shape& s);
+
+Shape strides_of(const Shape& s);
+
+int64_t norm_axis(const Node& n, int64_t axis, size_t rank);
+
+std::string shape_str(const Shape& s);
+
+
+// The largest tensor a node may produce (512 MiB of float): a hostile or mistaken model gets
+// an error naming the node instead of exhausting memory.
+constexpr size_t kMaxElements = size_t{1} << 27;
+
+// The element count of an output shape about to be allocated.
+size_t checked_numel(const Node& n, const Shape& s);
+
+// Fails unless `v` holds `count` values.
+void need_count(const Node& n, const Value& v, size_t count, const std::string& what);
+
+// Fails unless input `i` has a rank in [lo, hi].
+void need_rank(const Node& n, const Value& v, size_t lo, size_t hi, const std::string& what);
+
+// The first value of an optional scalar input (min/max of Clip, Pad's constant).
+float first_float(const Node& n, const std::vector<float>& v, const std::string& what);
+
+Shape broadcast(const Node& n, const Shape& a, const Shape& b);
+
+// Offsets into an input of shape `in` broadcast to `out`, for every output element.
+std::vector<size_t> broadcast_offsets(const Shape& in, const Shape& out);
+
+std::vector<float> as_floats(const Value& v);
+
+std::vector<int64_t> as_ints(const Value& v);
+
+
+struct Ctx {
+    const Node& n;
+    std::vector<const Value*> in;  // nullptr for omitted optional inputs
+    const Value& x(size_t i) const {
+        if (i >= in.size() || in[i] == nullptr) {
+            fail(n, fmt::format("input {} is missing", i));
+        }
+        return *in[i];
+    }
+    bool has(size_t i) const { return i < in.size() && in[i] != nullptr; }
+};
+
+
+using Outputs = std::vector<Value>;
+
+Outputs unary(const Ctx& c, const std::function<float(float)>& f);
+
+// Opset 6 and older: `broadcast = 1` with `axis` lines B's dimensions up with A's starting
+// at `axis` (numpy aligns them at the end); PRelu's 1-D slope is per channel (axis 1).
+// Returns the shape B is read with.
+Shape legacy_b_shape(const Ctx& c, int64_t opset, const Shape& a, const Shape& b);
+
+Outputs binary(const Ctx& c, int64_t opset, const std::function<float(float, float)>& f,
+               const std::function<int64_t(int64_t, int64_t)>& fi);
+
+// Data of any value as int64 or float, copied in a new shape.
+Value reshaped(const Value& x, Shape s);
+
+// The runners of the larger ops (the op table in evaluator.cpp points at them).
+Outputs conv(const Ctx& c);
+Outputs conv_transpose(const Ctx& c);
+Outputs pool(const Ctx& c, bool max);
+Outputs global_pool(const Ctx& c, bool max);
+Outputs batch_norm(const Ctx& c);
+Outputs softmax(const Ctx& c, int64_t opset, bool log);
+Outputs gemm(const Ctx& c);
+Outputs matmul(const Ctx& c);
+Outputs concat(const Ctx& c);
+Outputs reshape(const Ctx& c, const Shape& req, bool allowzero);
+Outputs transpose(const Ctx& c);
+Outputs squeeze(const Ctx& c, int64_t opset);
+Outputs unsqueeze(const Ctx& c, int64_t opset);
+Outputs slice(const Ctx& c, int64_t opset);
+Outputs pad(const Ctx& c, int64_t opset);
+Outputs gather(const Ctx& c);
+Outputs constant(const Ctx& c);
+Outputs shape_op(const Ctx& c);
+Outputs quantize_linear(const Ctx& c);
+Outputs dequantize_linear(const Ctx& c);
+Outputs resize(const Ctx& c, int64_t opset, bool upsample);
+Outputs clip(const Ctx& c, int64_t opset);
+
+}  // namespace npu::onnx::detail

@@ -1,0 +1,486 @@
+// The ONNX reference evaluator's network ops: Conv, ConvTranspose, pools, BatchNormalization,
+// Softmax/LogSoftmax, Gemm, MatMul (the ONNX operator specification). Pure C++.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+
+#include <fmt/format.h>
+
+#include "sim/onnx/conv_kernel.h"
+#include "sim/onnx/eval_detail.h"
+
+namespace npu::onnx::detail {
+
+namespace {
+
+
+// Spatial geometry of Conv/Pool over the last `sr` dims.
+struct Window {
+    Shape kernel, strides, dilations, pad_begin, pad_end, out;
+};
+
+
+Window window(const Node& n, const Shape& in_spatial, const Shape& kernel, bool ceil_mode) {
+    const size_t sr = in_spatial.size();
+    Window w;
+    w.kernel = kernel;
+    w.strides = n.get_ints("strides", Shape(sr, 1));
+    w.dilations = n.get_ints("dilations", Shape(sr, 1));
+    const Shape pads = n.get_ints("pads", Shape(2 * sr, 0));
+    if (w.strides.size() != sr || w.dilations.size() != sr || pads.size() != 2 * sr ||
+        kernel.size() != sr) {
+        fail(n, "kernel, strides, dilations or pads do not match the spatial rank");
+    }
+    for (size_t a = 0; a < sr; ++a) {
+        constexpr int64_t kBig = int64_t{1} << 31;
+        if (kernel[a] < 1 || w.strides[a] < 1 || w.dilations[a] < 1 || pads[a] < 0 ||
+            pads[a + sr] < 0 || kernel[a] > kBig || w.strides[a] > kBig || w.dilations[a] > kBig ||
+            pads[a] > kBig || pads[a + sr] > kBig) {
+            fail(n, "kernel sizes, strides and dilations must be 1..2^31 and pads 0..2^31");
+        }
+    }
+    const std::string auto_pad = n.get_string("auto_pad", "NOTSET");
+    w.pad_begin.assign(pads.begin(), pads.begin() + static_cast<std::ptrdiff_t>(sr));
+    w.pad_end.assign(pads.begin() + static_cast<std::ptrdiff_t>(sr), pads.end());
+    w.out.resize(sr);
+    for (size_t a = 0; a < sr; ++a) {
+        const int64_t eff = (w.kernel[a] - 1) * w.dilations[a] + 1;
+        if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
+            const int64_t out = (in_spatial[a] + w.strides[a] - 1) / w.strides[a];
+            const int64_t total =
+                std::max<int64_t>(0, (out - 1) * w.strides[a] + eff - in_spatial[a]);
+            w.pad_begin[a] = auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
+            w.pad_end[a] = total - w.pad_begin[a];
+            w.out[a] = out;
+            continue;
+        }
+        if (auto_pad == "VALID") {
+            w.pad_begin[a] = w.pad_end[a] = 0;
+        } else if (auto_pad != "NOTSET") {
+            fail(n,
+                 "auto_pad " + auto_pad + " is not one of NOTSET, SAME_UPPER, SAME_LOWER, VALID");
+        }
+        const int64_t span = in_spatial[a] + w.pad_begin[a] + w.pad_end[a] - eff;
+        if (span < 0) {
+            fail(n, "the kernel does not fit the padded input");
+        }
+        int64_t out =
+            ceil_mode ? (span + w.strides[a] - 1) / w.strides[a] + 1 : span / w.strides[a] + 1;
+        if (ceil_mode && (out - 1) * w.strides[a] >= in_spatial[a] + w.pad_begin[a]) {
+            --out;  // the last window must start inside the input or its begin padding
+        }
+        w.out[a] = out;
+    }
+    return w;
+}
+
+
+// Normalizes [N, C, spatial...] with 1 or 2 spatial dims to H, W (H = 1 for 1-D).
+struct Planar {
+    int64_t n, c, h, w;
+};
+
+Planar planar(const Node& nd, const Shape& s) {
+    if (s.size() == 3) {
+        return {s[0], s[1], 1, s[2]};
+    }
+    if (s.size() == 4) {
+        return {s[0], s[1], s[2], s[3]};
+    }
+    fail(nd, fmt::format("input of rank {}: 1-D and 2-D spatial inputs are supported", s.size()));
+}
+
+}  // namespace
+
+
+Outputs conv(const Ctx& c) {
+    const Value &x = c.x(0), &wv = c.x(1);
+    const Planar p = planar(c.n, x.shape);
+    const size_t sr = x.shape.size() - 2;
+    if (wv.shape.size() != x.shape.size()) {
+        fail(c.n,
+             fmt::format("weights {} for an input {}", shape_str(wv.shape), shape_str(x.shape)));
+    }
+    const Shape kernel(wv.shape.begin() + 2, wv.shape.end());
+    const Window win = window(c.n, Shape(x.shape.begin() + 2, x.shape.end()), kernel, false);
+    const int64_t g = c.n.get_int("group", 1), m = wv.shape[0];
+    if (g < 1 || p.c % g != 0 || m % g != 0 || wv.shape[1] != p.c / g) {
+        fail(c.n, "weights and group do not match the input channels");
+    }
+    ConvGeometry geo;
+    geo.n = p.n, geo.c = p.c, geo.h = p.h, geo.w = p.w, geo.m = m, geo.group = g;
+    geo.kh = sr == 2 ? kernel[0] : 1, geo.kw = kernel[sr - 1];
+    geo.sh = sr == 2 ? win.strides[0] : 1, geo.sw = win.strides[sr - 1];
+    geo.dh = sr == 2 ? win.dilations[0] : 1, geo.dw = win.dilations[sr - 1];
+    geo.ph = sr == 2 ? win.pad_begin[0] : 0, geo.pw = win.pad_begin[sr - 1];
+    geo.oh = sr == 2 ? win.out[0] : 1, geo.ow = win.out[sr - 1];
+    const int64_t oh = geo.oh, ow = geo.ow;
+    const std::vector<float> xf = as_floats(x), wf = as_floats(wv);
+    if (c.has(2) && c.x(2).numel() != static_cast<size_t>(m)) {
+        fail(c.n, fmt::format("bias has {} values for {} output channels", c.x(2).numel(), m));
+    }
+    const std::vector<float> bias = c.has(2) ? as_floats(c.x(2)) : std::vector<float>();
+    std::vector<float> y(checked_numel(c.n, {p.n, m, oh, ow}));
+    conv2d(geo, xf.data(), wf.data(), bias.empty() ? nullptr : bias.data(), y.data());
+    Shape out{p.n, m};
+    if (sr == 2) {
+        out.push_back(oh);
+    }
+    out.push_back(ow);
+    return {Value::floats(out, y)};
+}
+
+
+Outputs conv_transpose(const Ctx& c) {
+    const Value &x = c.x(0), &wv = c.x(1);
+    if (x.shape.size() != 4) {
+        fail(c.n, "ConvTranspose: 2-D inputs are supported");
+    }
+    need_rank(c.n, wv, 4, 4, "the weight tensor");
+    const Planar p = planar(c.n, x.shape);
+    const int64_t g = c.n.get_int("group", 1);
+    if (g < 1 || p.c % g != 0 || wv.shape[0] != p.c) {
+        fail(c.n, "weights and group do not match the input channels");
+    }
+    const int64_t m = wv.shape[1] * g, kh = wv.shape[2], kw = wv.shape[3];
+    const Shape st = c.n.get_ints("strides", {1, 1}), dl = c.n.get_ints("dilations", {1, 1});
+    const Shape op = c.n.get_ints("output_padding", {0, 0});
+    Shape pads = c.n.get_ints("pads", {0, 0, 0, 0});
+    const std::string auto_pad = c.n.get_string("auto_pad", "NOTSET");
+    Shape out_shape = c.n.get_ints("output_shape", {});
+    if (st.size() != 2 || dl.size() != 2 || op.size() != 2 || pads.size() != 4 ||
+        (!out_shape.empty() && out_shape.size() < 2)) {
+        fail(c.n, "strides, dilations, output_padding, pads or output_shape do not match 2-D");
+    }
+    for (size_t a = 0; a < 2; ++a) {
+        constexpr int64_t kBig = int64_t{1} << 31;
+        if (st[a] < 1 || dl[a] < 1 || op[a] < 0 || pads[a] < 0 || pads[a + 2] < 0 || st[a] > kBig ||
+            dl[a] > kBig || op[a] > kBig || pads[a] > kBig || pads[a + 2] > kBig ||
+            (!out_shape.empty() && std::abs(out_shape[out_shape.size() - 2 + a]) > kBig)) {
+            fail(c.n, "strides and dilations must be 1..2^31, pads and output_padding 0..2^31");
+        }
+    }
+    if (c.has(2)) {
+        need_count(c.n, c.x(2), static_cast<size_t>(m), "the bias");
+    }
+    int64_t oh = st[0] * (p.h - 1) + op[0] + ((kh - 1) * dl[0] + 1) - pads[0] - pads[2];
+    int64_t ow = st[1] * (p.w - 1) + op[1] + ((kw - 1) * dl[1] + 1) - pads[1] - pads[3];
+    if (!out_shape.empty() || auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
+        const int64_t th = out_shape.empty() ? p.h * st[0] : out_shape[out_shape.size() - 2];
+        const int64_t tw = out_shape.empty() ? p.w * st[1] : out_shape.back();
+        const int64_t tot_h = st[0] * (p.h - 1) + op[0] + ((kh - 1) * dl[0] + 1) - th;
+        const int64_t tot_w = st[1] * (p.w - 1) + op[1] + ((kw - 1) * dl[1] + 1) - tw;
+        const bool upper = auto_pad != "SAME_LOWER";
+        pads[0] = upper ? tot_h / 2 : tot_h - tot_h / 2;
+        pads[1] = upper ? tot_w / 2 : tot_w - tot_w / 2;
+        oh = th, ow = tw;
+    }
+    const std::vector<float> xf = as_floats(x), wf = as_floats(wv);
+    const std::vector<float> bias =
+        c.has(2) ? as_floats(c.x(2)) : std::vector<float>(static_cast<size_t>(m), 0.0f);
+    std::vector<double> y(checked_numel(c.n, {p.n, m, oh, ow}), 0.0);
+    const int64_t gc = p.c / g, gm = m / g;
+    for (int64_t b = 0; b < p.n; ++b) {
+        for (int64_t ic = 0; ic < p.c; ++ic) {
+            const int64_t grp = ic / gc;
+            for (int64_t iy = 0; iy < p.h; ++iy) {
+                for (int64_t ix = 0; ix < p.w; ++ix) {
+                    const double v = static_cast<double>(
+                        xf[static_cast<size_t>(((b * p.c + ic) * p.h + iy) * p.w + ix)]);
+                    for (int64_t om = 0; om < gm; ++om) {
+                        const int64_t oc = grp * gm + om;
+                        for (int64_t ky = 0; ky < kh; ++ky) {
+                            const int64_t oy = iy * st[0] - pads[0] + ky * dl[0];
+                            if (oy < 0 || oy >= oh) {
+                                continue;
+                            }
+                            for (int64_t kx = 0; kx < kw; ++kx) {
+                                const int64_t ox = ix * st[1] - pads[1] + kx * dl[1];
+                                if (ox < 0 || ox >= ow) {
+                                    continue;
+                                }
+                                y[static_cast<size_t>(((b * m + oc) * oh + oy) * ow + ox)] +=
+                                    v * static_cast<double>(wf[static_cast<size_t>(
+                                            ((ic * gm + om) * kh + ky) * kw + kx)]);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    std::vector<float> r(y.size());
+    for (size_t k = 0; k < y.size(); ++k) {
+        r[k] = static_cast<float>(
+            y[k] +
+            static_cast<double>(bias[(k / static_cast<size_t>(oh * ow)) % static_cast<size_t>(m)]));
+    }
+    return {Value::floats({p.n, m, oh, ow}, r)};
+}
+
+
+Outputs pool(const Ctx& c, bool max) {
+    const Value& x = c.x(0);
+    const Planar p = planar(c.n, x.shape);
+    const size_t sr = x.shape.size() - 2;
+    const Shape kernel = c.n.get_ints("kernel_shape");
+    if (kernel.size() != sr) {
+        fail(c.n, "kernel_shape does not match the spatial rank");
+    }
+    const Window win = window(c.n, Shape(x.shape.begin() + 2, x.shape.end()), kernel,
+                              c.n.get_int("ceil_mode", 0) != 0);
+    const bool include_pad = c.n.get_int("count_include_pad", 0) != 0;
+    const bool column_major = c.n.get_int("storage_order", 0) != 0;
+    const int64_t kh = sr == 2 ? kernel[0] : 1, kw = kernel[sr - 1];
+    const int64_t sh = sr == 2 ? win.strides[0] : 1, sw = win.strides[sr - 1];
+    const int64_t dh = sr == 2 ? win.dilations[0] : 1, dw = win.dilations[sr - 1];
+    const int64_t ph = sr == 2 ? win.pad_begin[0] : 0, pw = win.pad_begin[sr - 1];
+    const int64_t peh = sr == 2 ? win.pad_end[0] : 0, pew = win.pad_end[sr - 1];
+    const int64_t oh = sr == 2 ? win.out[0] : 1, ow = win.out[sr - 1];
+    const std::vector<float> xf = as_floats(x);
+    std::vector<float> y(checked_numel(c.n, {p.n, p.c, oh, ow}));
+    std::vector<int64_t> idx(y.size(), 0);
+    for (int64_t b = 0; b < p.n; ++b) {
+        for (int64_t ch = 0; ch < p.c; ++ch) {
+            for (int64_t oy = 0; oy < oh; ++oy) {
+                for (int64_t ox = 0; ox < ow; ++ox) {
+                    double acc = max ? -std::numeric_limits<double>::infinity() : 0.0;
+                    int64_t count = 0, padded = 0, arg = 0;
+                    for (int64_t ky = 0; ky < kh; ++ky) {
+                        const int64_t iy = oy * sh - ph + ky * dh;
+                        for (int64_t kx = 0; kx < kw; ++kx) {
+                            const int64_t ix = ox * sw - pw + kx * dw;
+                            if (iy >= -ph && iy < p.h + peh && ix >= -pw && ix < p.w + pew) {
+                                ++padded;
+                            }
+                            if (iy < 0 || iy >= p.h || ix < 0 || ix >= p.w) {
+                                continue;
+                            }
+                            const int64_t off = ((b * p.c + ch) * p.h + iy) * p.w + ix;
+                            const auto v = static_cast<double>(xf[static_cast<size_t>(off)]);
+                            if (max) {
+                                if (v > acc) {
+                                    // Indices: row-major, or column-major with storage_order 1.
+                                    acc = v, arg = column_major
+                                                       ? (b * p.c + ch) * p.h * p.w + ix * p.h + iy
+                                                       : off;
+                                }
+                            } else {
+                                acc += v;
+                            }
+                            ++count;
+                        }
+                    }
+                    const size_t o = static_cast<size_t>(((b * p.c + ch) * oh + oy) * ow + ox);
+                    y[o] = static_cast<float>(
+                        max ? acc : acc / static_cast<double>(include_pad ? padded : count));
+                    idx[o] = arg;
+                }
+            }
+        }
+    }
+    Shape out{p.n, p.c};
+    if (sr == 2) {
+        out.push_back(oh);
+    }
+    out.push_back(ow);
+    Outputs r{Value::floats(out, y)};
+    if (max && c.n.outputs.size() > 1) {
+        r.push_back(Value::ints(out, idx));
+    }
+    return r;
+}
+
+
+Outputs global_pool(const Ctx& c, bool max) {
+    const Value& x = c.x(0);
+    need_rank(c.n, x, 3, 8, "the input");
+    const int64_t n = x.shape[0], ch = x.shape[1];
+    const size_t plane = n * ch == 0 ? 0 : numel(x.shape) / static_cast<size_t>(n * ch);
+    const std::vector<float> xf = as_floats(x);
+    std::vector<float> y(static_cast<size_t>(n * ch));
+    for (size_t k = 0; k < y.size(); ++k) {
+        double acc = max ? -std::numeric_limits<double>::infinity() : 0.0;
+        for (size_t i = 0; i < plane; ++i) {
+            const auto v = static_cast<double>(xf[k * plane + i]);
+            acc = max ? std::max(acc, v) : acc + v;
+        }
+        y[k] = static_cast<float>(max ? acc : acc / static_cast<double>(plane));
+    }
+    Shape out{n, ch};
+    out.resize(x.shape.size(), 1);
+    return {Value::floats(out, y)};
+}
+
+
+Outputs batch_norm(const Ctx& c) {
+    if (c.n.get_int("training_mode", 0) != 0) {
+        fail(c.n, "training_mode is not supported (inference only)");
+    }
+    const Value& x = c.x(0);
+    need_rank(c.n, x, 1, 8, "the input");
+    const int64_t ch = x.shape.size() > 1 ? x.shape[1] : 1;
+    const char* names[] = {"scale", "B", "mean", "var"};
+    for (size_t i = 1; i <= 4; ++i) {
+        need_count(c.n, c.x(i), static_cast<size_t>(ch), names[i - 1]);
+    }
+    const std::vector<float> xf = as_floats(x), s = as_floats(c.x(1)), b = as_floats(c.x(2)),
+                             mean = as_floats(c.x(3)), var = as_floats(c.x(4));
+    const float eps = c.n.get_float("epsilon", 1e-5f);
+    if (x.numel() == 0) {
+        return {Value::floats(x.shape, {})};
+    }
+    const size_t plane = numel(x.shape) / static_cast<size_t>(x.shape[0] * ch);
+    std::vector<float> y(xf.size());
+    for (size_t k = 0; k < y.size(); ++k) {
+        const size_t cc = (k / plane) % static_cast<size_t>(ch);
+        const double d = static_cast<double>(xf[k]) - static_cast<double>(mean[cc]);
+        const double inv = 1.0 / std::sqrt(static_cast<double>(var[cc]) + static_cast<double>(eps));
+        y[k] =
+            static_cast<float>(d * inv * static_cast<double>(s[cc]) + static_cast<double>(b[cc]));
+    }
+    return {Value::floats(x.shape, y)};
+}
+
+
+Outputs softmax(const Ctx& c, int64_t opset, bool log) {
+    const Value& x = c.x(0);
+    const std::vector<float> xf = as_floats(x);
+    std::vector<float> y(xf.size());
+    const size_t r = x.shape.size();
+    if (opset < 13) {
+        const auto axis = static_cast<size_t>(norm_axis(c.n, c.n.get_int("axis", 1), r));
+        size_t inner = 1;
+        for (size_t a = axis; a < r; ++a) {
+            inner *= static_cast<size_t>(x.shape[a]);
+        }
+        for (size_t o = 0; inner != 0 && o < xf.size() / inner; ++o) {
+            const float* p = xf.data() + o * inner;
+            const float m = *std::max_element(p, p + inner);
+            double sum = 0;
+            for (size_t i = 0; i < inner; ++i) {
+                sum += std::exp(static_cast<double>(p[i] - m));
+            }
+            for (size_t i = 0; i < inner; ++i) {
+                const double e = static_cast<double>(p[i] - m);
+                y[o * inner + i] = static_cast<float>(log ? e - std::log(sum) : std::exp(e) / sum);
+            }
+        }
+        return {Value::floats(x.shape, y)};
+    }
+    const auto axis = static_cast<size_t>(norm_axis(c.n, c.n.get_int("axis", -1), r));
+    const Shape st = strides_of(x.shape);
+    const auto n = static_cast<size_t>(x.shape[axis]), stride = static_cast<size_t>(st[axis]);
+    for (size_t base = 0; base < xf.size(); ++base) {
+        if ((base / stride) % n != 0) {
+            continue;  // visit each line once, from its first element
+        }
+        float m = -std::numeric_limits<float>::infinity();
+        for (size_t i = 0; i < n; ++i) {
+            m = std::max(m, xf[base + i * stride]);
+        }
+        double sum = 0;
+        for (size_t i = 0; i < n; ++i) {
+            sum += std::exp(static_cast<double>(xf[base + i * stride] - m));
+        }
+        for (size_t i = 0; i < n; ++i) {
+            const double e = static_cast<double>(xf[base + i * stride] - m);
+            y[base + i * stride] = static_cast<float>(log ? e - std::log(sum) : std::exp(e) / sum);
+        }
+    }
+    return {Value::floats(x.shape, y)};
+}
+
+
+Outputs gemm(const Ctx& c) {
+    const Value &a = c.x(0), &b = c.x(1);
+    const bool ta = c.n.get_int("transA", 0) != 0, tb = c.n.get_int("transB", 0) != 0;
+    const float alpha = c.n.get_float("alpha", 1.0f), beta = c.n.get_float("beta", 1.0f);
+    need_rank(c.n, a, 2, 2, "A");
+    need_rank(c.n, b, 2, 2, "B");
+    const int64_t m = ta ? a.shape[1] : a.shape[0], k = ta ? a.shape[0] : a.shape[1];
+    const int64_t n = tb ? b.shape[0] : b.shape[1];
+    if ((tb ? b.shape[1] : b.shape[0]) != k) {
+        fail(c.n, fmt::format("A is {}, B is {}: inner dimensions differ", shape_str(a.shape),
+                              shape_str(b.shape)));
+    }
+    const std::vector<float> af = as_floats(a), bf = as_floats(b);
+    std::vector<float> y(checked_numel(c.n, {m, n}));
+    std::vector<size_t> co;
+    std::vector<float> cf;
+    if (c.has(2)) {
+        if (broadcast(c.n, c.x(2).shape, {m, n}) != Shape{m, n}) {
+            fail(c.n,
+                 fmt::format("C {} does not broadcast to ({}, {})", shape_str(c.x(2).shape), m, n));
+        }
+        co = broadcast_offsets(c.x(2).shape, {m, n});
+        cf = as_floats(c.x(2));
+    }
+    for (int64_t i = 0; i < m; ++i) {
+        for (int64_t j = 0; j < n; ++j) {
+            double acc = 0;
+            for (int64_t q = 0; q < k; ++q) {
+                acc += static_cast<double>(af[static_cast<size_t>(ta ? q * m + i : i * k + q)]) *
+                       static_cast<double>(bf[static_cast<size_t>(tb ? j * k + q : q * n + j)]);
+            }
+            double v = static_cast<double>(alpha) * acc;
+            if (c.has(2)) {
+                v += static_cast<double>(beta) *
+                     static_cast<double>(cf[co[static_cast<size_t>(i * n + j)]]);
+            }
+            y[static_cast<size_t>(i * n + j)] = static_cast<float>(v);
+        }
+    }
+    return {Value::floats({m, n}, y)};
+}
+
+
+Outputs matmul(const Ctx& c) {
+    need_rank(c.n, c.x(0), 1, 8, "A");
+    need_rank(c.n, c.x(1), 1, 8, "B");
+    Shape as = c.x(0).shape, bs = c.x(1).shape;
+    const bool a1 = as.size() == 1, b1 = bs.size() == 1;
+    if (a1) {
+        as.insert(as.begin(), 1);
+    }
+    if (b1) {
+        bs.push_back(1);
+    }
+    const int64_t m = as[as.size() - 2], k = as.back(), n = bs.back();
+    if (bs[bs.size() - 2] != k) {
+        fail(c.n, fmt::format("shapes {} and {} cannot be multiplied", shape_str(c.x(0).shape),
+                              shape_str(c.x(1).shape)));
+    }
+    const Shape batch =
+        broadcast(c.n, Shape(as.begin(), as.end() - 2), Shape(bs.begin(), bs.end() - 2));
+    const std::vector<size_t> oa = broadcast_offsets(Shape(as.begin(), as.end() - 2), batch),
+                              ob = broadcast_offsets(Shape(bs.begin(), bs.end() - 2), batch);
+    const std::vector<float> af = as_floats(c.x(0)), bf = as_floats(c.x(1));
+    std::vector<float> y(oa.size() * checked_numel(c.n, {m, n}));
+    checked_numel(c.n, {static_cast<int64_t>(oa.size()), m, n});
+    for (size_t bt = 0; bt < oa.size(); ++bt) {
+        const float* pa = af.data() + oa[bt] * static_cast<size_t>(m * k);
+        const float* pb = bf.data() + ob[bt] * static_cast<size_t>(k * n);
+        for (int64_t i = 0; i < m; ++i) {
+            for (int64_t j = 0; j < n; ++j) {
+                double acc = 0;
+                for (int64_t q = 0; q < k; ++q) {
+                    acc += static_cast<double>(pa[i * k + q]) * static_cast<double>(pb[q * n + j]);
+                }
+                y[bt * static_cast<size_t>(m * n) + static_cast<size_t>(i * n + j)] =
+                    static_cast<float>(acc);
+            }
+        }
+    }
+    Shape out = batch;
+    if (!a1) {
+        out.push_back(m);
+    }
+    if (!b1) {
+        out.push_back(n);
+    }
+    return {Value::floats(out, y)};
+}
+
+}  // namespace npu::onnx::detail

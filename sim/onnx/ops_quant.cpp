@@ -1,0 +1,221 @@
+// The ONNX reference evaluator's QuantizeLinear, DequantizeLinear, Resize/Upsample and Clip
+// (the ONNX operator specification). Pure C++.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+
+#include <fmt/format.h>
+
+#include "sim/onnx/conv_kernel.h"
+#include "sim/onnx/eval_detail.h"
+
+namespace npu::onnx::detail {
+
+namespace {
+
+
+// Scale and zero point of Quantize/DequantizeLinear: one value, or one per element of `axis`.
+void check_qparams(const Ctx& c, const Value& x, int64_t axis) {
+    const size_t want =
+        c.x(1).numel() <= 1 ? 1 : static_cast<size_t>(x.shape[static_cast<size_t>(axis)]);
+    need_count(c.n, c.x(1), want, "the scale");
+    if (c.has(2)) {
+        need_count(c.n, c.x(2), want, "the zero point");
+    }
+}
+
+
+// Per-tensor or per-axis parameters broadcast along `axis`.
+size_t param_index(const Value& p, const Shape& s, int64_t axis, size_t k) {
+    if (p.numel() <= 1) {
+        return 0;
+    }
+    const Shape st = strides_of(s);
+    return (k / static_cast<size_t>(st[static_cast<size_t>(axis)])) %
+           static_cast<size_t>(s[static_cast<size_t>(axis)]);
+}
+
+}  // namespace
+
+
+Outputs quantize_linear(const Ctx& c) {
+    const Value& x = c.x(0);
+    const Value& scale = c.x(1);
+    const int64_t axis =
+        scale.numel() > 1 ? norm_axis(c.n, c.n.get_int("axis", 1), x.shape.size()) : 0;
+    check_qparams(c, x, axis);
+    const bool has_zp = c.has(2);
+    const int32_t type = has_zp ? c.x(2).onnx_type : 2;  // uint8 by default
+    const int64_t lo = type == 3 ? -128 : 0, hi = type == 3 ? 127 : 255;
+    const std::vector<float> xf = as_floats(x), sf = as_floats(scale);
+    const std::vector<int64_t> zp = has_zp ? as_ints(c.x(2)) : std::vector<int64_t>{0};
+    std::vector<int64_t> y(xf.size());
+    for (size_t k = 0; k < y.size(); ++k) {
+        const size_t p = param_index(scale, x.shape, axis, k);
+        double q = std::nearbyint(static_cast<double>(xf[k]) / static_cast<double>(sf[p]));
+        q = std::isnan(q) ? 0.0 : std::clamp(q, -1e12, 1e12);  // x/0: saturate, not UB
+        y[k] = std::clamp<int64_t>(static_cast<int64_t>(q) + zp[zp.size() == 1 ? 0 : p], lo, hi);
+    }
+    Value v = Value::ints(x.shape, y);
+    v.onnx_type = type;
+    return {v};
+}
+
+
+Outputs dequantize_linear(const Ctx& c) {
+    const Value& x = c.x(0);
+    const Value& scale = c.x(1);
+    const int64_t axis =
+        scale.numel() > 1 ? norm_axis(c.n, c.n.get_int("axis", 1), x.shape.size()) : 0;
+    check_qparams(c, x, axis);
+    const std::vector<int64_t> xi = as_ints(x);
+    const std::vector<float> sf = as_floats(scale);
+    const std::vector<int64_t> zp = c.has(2) ? as_ints(c.x(2)) : std::vector<int64_t>{0};
+    std::vector<float> y(xi.size());
+    for (size_t k = 0; k < y.size(); ++k) {
+        const size_t p = param_index(scale, x.shape, axis, k);
+        y[k] = static_cast<float>(xi[k] - zp[zp.size() == 1 ? 0 : p]) * sf[p];
+    }
+    return {Value::floats(x.shape, y)};
+}
+
+
+// Resize / Upsample on any rank: nearest or (multi)linear, separable per axis.
+Outputs resize(const Ctx& c, int64_t opset, bool upsample) {
+    const Value& x = c.x(0);
+    const size_t r = x.shape.size();
+    std::string mode = c.n.get_string("mode", "nearest");
+    std::string coord = upsample || opset < 11
+                            ? "asymmetric"
+                            : c.n.get_string("coordinate_transformation_mode", "half_pixel");
+    const std::string nearest_mode =
+        upsample || opset < 11 ? "floor" : c.n.get_string("nearest_mode", "round_prefer_floor");
+    std::vector<float> scales;
+    Shape out(r);
+    if (upsample) {
+        scales = opset < 9 ? c.n.attributes.count("scales") ? c.n.attributes.at("scales").fs
+                                                            : std::vector<float>{}
+                           : as_floats(c.x(1));
+    } else if (opset < 11) {
+        scales = as_floats(c.x(1));
+    } else {
+        if (c.has(3) && c.x(3).numel() > 0) {
+            const Shape sizes = as_ints(c.x(3));
+            if (sizes.size() != r) {
+                fail(c.n, "scales or sizes do not match the rank");
+            }
+            for (size_t a = 0; a < r; ++a) {
+                scales.push_back(static_cast<float>(sizes[a]) / static_cast<float>(x.shape[a]));
+                out[a] = sizes[a];
+            }
+        } else {
+            scales = as_floats(c.x(2));
+        }
+    }
+    if (scales.size() != r) {
+        fail(c.n, "scales or sizes do not match the rank");
+    }
+    if (mode == "bilinear") {
+        mode = "linear";
+    }
+    if (mode != "nearest" && mode != "linear") {
+        fail(c.n, "mode " + mode + " is not supported (nearest, linear)");
+    }
+    if (coord == "tf_crop_and_resize") {
+        fail(c.n, "coordinate_transformation_mode tf_crop_and_resize is not supported");
+    }
+    for (size_t a = 0; a < r; ++a) {
+        if (!(scales[a] > 0.0f && scales[a] < 1e9f)) {
+            fail(c.n, fmt::format("scale {} on axis {} (expected a positive, finite scale)",
+                                  scales[a], a));
+        }
+        if (out[a] == 0) {
+            out[a] = static_cast<int64_t>(
+                std::floor(static_cast<double>(x.shape[a]) * static_cast<double>(scales[a])));
+        }
+    }
+    checked_numel(c.n, out);
+    std::vector<float> cur = as_floats(x);
+    Shape cs = x.shape;
+    for (size_t a = 0; a < r; ++a) {
+        if (out[a] == cs[a] && scales[a] == 1.0f) {
+            continue;
+        }
+        Shape ns = cs;
+        ns[a] = out[a];
+        const Shape st = strides_of(cs), nst = strides_of(ns);
+        std::vector<float> next(numel(ns));
+        const double sc = static_cast<double>(scales[a]);
+        // ONNX's length_resized: input · scale (not the floored output size).
+        const double in_len = static_cast<double>(cs[a]), out_len = in_len * sc;
+        for (size_t k = 0; k < next.size(); ++k) {
+            const int64_t o = (static_cast<int64_t>(k) / nst[a]) % ns[a];
+            const size_t base = k - static_cast<size_t>(o * nst[a]);
+            const size_t src_base =
+                (base / static_cast<size_t>(nst[a] * ns[a])) * static_cast<size_t>(st[a] * cs[a]) +
+                base % static_cast<size_t>(nst[a]);
+            double xo = 0;
+            const double od = static_cast<double>(o);
+            if (coord == "half_pixel") {
+                xo = (od + 0.5) / sc - 0.5;
+            } else if (coord == "pytorch_half_pixel") {
+                xo = out_len > 1 ? (od + 0.5) / sc - 0.5 : 0;
+            } else if (coord == "align_corners") {
+                xo = out_len > 1 ? od * (in_len - 1) / (out_len - 1) : 0;
+            } else if (coord == "tf_half_pixel_for_nn") {
+                xo = (od + 0.5) / sc;
+            } else if (coord == "asymmetric") {
+                xo = od / sc;
+            } else if (coord == "half_pixel_symmetric") {
+                const double adj = out_len / (in_len * sc), center = in_len / 2;
+                xo = center * (1 - adj) + (od + 0.5) / sc - 0.5;
+            } else {
+                fail(c.n, "coordinate_transformation_mode " + coord + " is not supported");
+            }
+            auto at = [&](int64_t i) {
+                i = std::clamp<int64_t>(i, 0, cs[a] - 1);
+                return static_cast<double>(cur[src_base + static_cast<size_t>(i * st[a])]);
+            };
+            if (mode == "nearest") {
+                int64_t i = 0;
+                if (nearest_mode == "floor") {
+                    i = static_cast<int64_t>(std::floor(xo));
+                } else if (nearest_mode == "ceil") {
+                    i = static_cast<int64_t>(std::ceil(xo));
+                } else if (nearest_mode == "round_prefer_ceil") {
+                    i = static_cast<int64_t>(std::floor(xo + 0.5));
+                } else {  // round_prefer_floor
+                    i = static_cast<int64_t>(std::ceil(xo - 0.5));
+                }
+                next[k] = static_cast<float>(at(i));
+            } else {
+                const double xc = std::clamp(xo, 0.0, in_len - 1);
+                const auto i0 = static_cast<int64_t>(std::floor(xc));
+                const double t = xc - static_cast<double>(i0);
+                next[k] = static_cast<float>(at(i0) * (1 - t) + at(i0 + 1) * t);
+            }
+        }
+        cur = std::move(next);
+        cs = ns;
+    }
+    return {Value::floats(cs, cur)};
+}
+
+
+Outputs clip(const Ctx& c, int64_t opset) {
+    float lo = -std::numeric_limits<float>::infinity(), hi = std::numeric_limits<float>::infinity();
+    if (opset < 11) {
+        lo = c.n.get_float("min", lo), hi = c.n.get_float("max", hi);
+    } else {
+        if (c.has(1)) {
+            lo = first_float(c.n, as_floats(c.x(1)), "min");
+        }
+        if (c.has(2)) {
+            hi = first_float(c.n, as_floats(c.x(2)), "max");
+        }
+    }
+    return unary(c, [lo, hi](float v) { return std::min(std::max(v, lo), hi); });
+}
+
+}  // namespace npu::onnx::detail
