@@ -15,7 +15,6 @@
 
 namespace npu::onnx::detail {
 
-
 using Shape = std::vector<int64_t>;
 
 [[noreturn]] void fail(const Node& n, const std::string& why);
@@ -27,7 +26,6 @@ Shape strides_of(const Shape& s);
 int64_t norm_axis(const Node& n, int64_t axis, size_t rank);
 
 std::string shape_str(const Shape& s);
-
 
 // The largest tensor a node may produce (512 MiB of float): a hostile or mistaken model gets
 // an error naming the node instead of exhausting memory.
@@ -54,7 +52,6 @@ std::vector<float> as_floats(const Value& v);
 
 std::vector<int64_t> as_ints(const Value& v);
 
-
 struct Ctx {
     const Node& n;
     std::vector<const Value*> in;  // nullptr for omitted optional inputs
@@ -66,7 +63,6 @@ struct Ctx {
     }
     bool has(size_t i) const { return i < in.size() && in[i] != nullptr; }
 };
-
 
 using Outputs = std::vector<Value>;
 

@@ -14,12 +14,10 @@ namespace npu::onnx::detail {
 
 namespace {
 
-
 // Spatial geometry of Conv/Pool over the last `sr` dims.
 struct Window {
     Shape kernel, strides, dilations, pad_begin, pad_end, out;
 };
-
 
 Window window(const Node& n, const Shape& in_spatial, const Shape& kernel, bool ceil_mode) {
     const size_t sr = in_spatial.size();
@@ -75,7 +73,6 @@ Window window(const Node& n, const Shape& in_spatial, const Shape& kernel, bool 
     return w;
 }
 
-
 // Normalizes [N, C, spatial...] with 1 or 2 spatial dims to H, W (H = 1 for 1-D).
 struct Planar {
     int64_t n, c, h, w;
@@ -92,7 +89,6 @@ Planar planar(const Node& nd, const Shape& s) {
 }
 
 }  // namespace
-
 
 Outputs conv(const Ctx& c) {
     const Value &x = c.x(0), &wv = c.x(1);
@@ -130,7 +126,6 @@ Outputs conv(const Ctx& c) {
     out.push_back(ow);
     return {Value::floats(out, y)};
 }
-
 
 Outputs conv_transpose(const Ctx& c) {
     const Value &x = c.x(0), &wv = c.x(1);
@@ -219,7 +214,6 @@ Outputs conv_transpose(const Ctx& c) {
     return {Value::floats({p.n, m, oh, ow}, r)};
 }
 
-
 Outputs pool(const Ctx& c, bool max) {
     const Value& x = c.x(0);
     const Planar p = planar(c.n, x.shape);
@@ -292,7 +286,6 @@ Outputs pool(const Ctx& c, bool max) {
     return r;
 }
 
-
 Outputs global_pool(const Ctx& c, bool max) {
     const Value& x = c.x(0);
     need_rank(c.n, x, 3, 8, "the input");
@@ -312,7 +305,6 @@ Outputs global_pool(const Ctx& c, bool max) {
     out.resize(x.shape.size(), 1);
     return {Value::floats(out, y)};
 }
-
 
 Outputs batch_norm(const Ctx& c) {
     if (c.n.get_int("training_mode", 0) != 0) {
@@ -342,7 +334,6 @@ Outputs batch_norm(const Ctx& c) {
     }
     return {Value::floats(x.shape, y)};
 }
-
 
 Outputs softmax(const Ctx& c, int64_t opset, bool log) {
     const Value& x = c.x(0);
@@ -392,7 +383,6 @@ Outputs softmax(const Ctx& c, int64_t opset, bool log) {
     return {Value::floats(x.shape, y)};
 }
 
-
 Outputs gemm(const Ctx& c) {
     const Value &a = c.x(0), &b = c.x(1);
     const bool ta = c.n.get_int("transA", 0) != 0, tb = c.n.get_int("transB", 0) != 0;
@@ -434,7 +424,6 @@ Outputs gemm(const Ctx& c) {
     }
     return {Value::floats({m, n}, y)};
 }
-
 
 Outputs matmul(const Ctx& c) {
     need_rank(c.n, c.x(0), 1, 8, "A");

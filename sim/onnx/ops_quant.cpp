@@ -14,7 +14,6 @@ namespace npu::onnx::detail {
 
 namespace {
 
-
 // Scale and zero point of Quantize/DequantizeLinear: one value, or one per element of `axis`.
 void check_qparams(const Ctx& c, const Value& x, int64_t axis) {
     const size_t want =
@@ -24,7 +23,6 @@ void check_qparams(const Ctx& c, const Value& x, int64_t axis) {
         need_count(c.n, c.x(2), want, "the zero point");
     }
 }
-
 
 // Per-tensor or per-axis parameters broadcast along `axis`.
 size_t param_index(const Value& p, const Shape& s, int64_t axis, size_t k) {
@@ -37,7 +35,6 @@ size_t param_index(const Value& p, const Shape& s, int64_t axis, size_t k) {
 }
 
 }  // namespace
-
 
 Outputs quantize_linear(const Ctx& c) {
     const Value& x = c.x(0);
@@ -62,7 +59,6 @@ Outputs quantize_linear(const Ctx& c) {
     return {v};
 }
 
-
 Outputs dequantize_linear(const Ctx& c) {
     const Value& x = c.x(0);
     const Value& scale = c.x(1);
@@ -79,7 +75,6 @@ Outputs dequantize_linear(const Ctx& c) {
     }
     return {Value::floats(x.shape, y)};
 }
-
 
 // Resize / Upsample on any rank: nearest or (multi)linear, separable per axis.
 Outputs resize(const Ctx& c, int64_t opset, bool upsample) {
@@ -201,7 +196,6 @@ Outputs resize(const Ctx& c, int64_t opset, bool upsample) {
     }
     return {Value::floats(cs, cur)};
 }
-
 
 Outputs clip(const Ctx& c, int64_t opset) {
     float lo = -std::numeric_limits<float>::infinity(), hi = std::numeric_limits<float>::infinity();

@@ -14,7 +14,6 @@ namespace npu::onnx::detail {
 
 namespace {
 
-
 Shape axes_of(const Ctx& c, int64_t opset, int64_t since, size_t input) {
     if (opset >= since) {
         return c.has(input) ? as_ints(c.x(input)) : Shape{};
@@ -23,7 +22,6 @@ Shape axes_of(const Ctx& c, int64_t opset, int64_t since, size_t input) {
 }
 
 }  // namespace
-
 
 Outputs concat(const Ctx& c) {
     const Value& first = c.x(0);
@@ -67,7 +65,6 @@ Outputs concat(const Ctx& c) {
     return {y};
 }
 
-
 Outputs reshape(const Ctx& c, const Shape& req, bool allowzero) {
     const Value& x = c.x(0);
     Shape out = req;
@@ -101,7 +98,6 @@ Outputs reshape(const Ctx& c, const Shape& req, bool allowzero) {
     }
     return {reshaped(x, out)};
 }
-
 
 Outputs transpose(const Ctx& c) {
     const Value& x = c.x(0);
@@ -148,7 +144,6 @@ Outputs transpose(const Ctx& c) {
     return {y};
 }
 
-
 Outputs squeeze(const Ctx& c, int64_t opset) {
     const Value& x = c.x(0);
     Shape axes = axes_of(c, opset, 13, 1);
@@ -167,7 +162,6 @@ Outputs squeeze(const Ctx& c, int64_t opset) {
     }
     return {reshaped(x, out)};
 }
-
 
 Outputs unsqueeze(const Ctx& c, int64_t opset) {
     const Value& x = c.x(0);
@@ -188,7 +182,6 @@ Outputs unsqueeze(const Ctx& c, int64_t opset) {
     }
     return {reshaped(x, out)};
 }
-
 
 Outputs slice(const Ctx& c, int64_t opset) {
     const Value& x = c.x(0);
@@ -263,7 +256,6 @@ Outputs slice(const Ctx& c, int64_t opset) {
     return {y};
 }
 
-
 Outputs pad(const Ctx& c, int64_t opset) {
     const Value& x = c.x(0);
     const size_t r = x.shape.size();
@@ -330,7 +322,6 @@ Outputs pad(const Ctx& c, int64_t opset) {
     return {Value::floats(out, y)};
 }
 
-
 Outputs gather(const Ctx& c) {
     const Value &x = c.x(0), &ind = c.x(1);
     const size_t r = x.shape.size();
@@ -369,7 +360,6 @@ Outputs gather(const Ctx& c) {
     return {y};
 }
 
-
 Outputs constant(const Ctx& c) {
     const Node& n = c.n;
     if (n.has("value")) {
@@ -391,7 +381,6 @@ Outputs constant(const Ctx& c) {
     }
     fail(n, "no value attribute this evaluator reads (value, value_float(s), value_int(s))");
 }
-
 
 Outputs shape_op(const Ctx& c) {
     const Shape& s = c.x(0).shape;

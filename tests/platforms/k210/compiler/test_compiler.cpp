@@ -419,10 +419,11 @@ TEST(K210Compiler, BadInputsAreOneExactError) {
         n.node("Sigmoid", "sig");
         n.finish();
         EXPECT_EQ(compile_error(n),
-                  "m.onnx: Sigmoid 'sig': Sigmoid has no K210 mapping in this compiler (KPU: "
-                  "Conv with BatchNormalization, Relu, LeakyRelu, Clip, MaxPool, AveragePool, "
-                  "GlobalAveragePool fused; CPU: Add (+ Relu), Concat, Gemm, GlobalAveragePool, "
-                  "Softmax, Flatten, Reshape)");
+                  "m.onnx: Sigmoid 'sig': Sigmoid has no K210 mapping in this compiler "
+                  "(mapped: Conv, Flatten, Reshape, Squeeze, Unsqueeze, Identity, Dropout, "
+                  "MaxPool, AveragePool, GlobalMaxPool, GlobalAveragePool, Gemm, Softmax, Add, "
+                  "Concat; fused into a KPU Conv: BatchNormalization, Relu, LeakyRelu, Clip and "
+                  "2x2/4x4/global pooling)");
     }
 }
 

@@ -1,0 +1,186 @@
+// The ONNX -> K210 compiler's state and its passes (compiler.h is the interface): one Lowering
+// per attempt holds the graph, the calibration, the placement of every tensor and the layers
+// written so far; its member functions are grouped by pass, each pass in its own file:
+//   calibrate.cpp     check the graph's interface, run the float reference on the samples
+//   graph_passes.cpp  fold constants, bypass identities, index consumers
+//   placement.cpp     allocate KPU RAM and the working buffer, move tensors between u8, f32 and
+//                     the KPU layout, start and finish the kmodel
+//   lower_conv.cpp    Conv (KPU with fused BN, activation and pooling, or a CPU conv2d), pools
+//   lower_ops.cpp     the table of ONNX op lowerings and the other ops
+// A v3 attempt that meets a layer only kmodel v4 has throws NeedsV4; compile_k210 starts over.
+// Pure C++.
+#pragma once
+
+#include <limits>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "models/k210_kpu/kpu_layout.h"
+#include "platforms/k210/compiler/compiler.h"
+#include "platforms/k210/kmodel/cpu_ops.h"
+#include "platforms/k210/kmodel/kmodel_writer.h"
+#include "sim/onnx/graph.h"
+
+namespace npu::k210::lowering {
+
+using Shape = std::vector<int64_t>;
+
+struct Range {
+    double lo = std::numeric_limits<double>::infinity();
+    double hi = -std::numeric_limits<double>::infinity();
+};
+
+std::string shape_str(const Shape& s);
+int64_t numel(const Shape& s);
+
+// Thrown while compiling for v3 when a layer needs kmodel v4; compile_k210 then starts over in
+// v4 (or, with v3 forced, reports it as the error).
+struct NeedsV4 {
+    std::string why;
+};
+
+// Every tensor's calibrated range and shape: computed once, shared by a v3 attempt and the v4
+// compilation that may follow it.
+struct Calibration {
+    bool done = false;
+    std::map<std::string, Range> ranges;
+    std::map<std::string, Shape> shapes;
+};
+
+class Lowering {
+public:
+    Lowering(const onnx::Graph& g, const CompileOptions& o, bool v4, Calibration& cal);
+    // The passes in order; the compiled model.
+    CompiledModel run();
+
+    // Where a computed tensor is: in KPU RAM (row layout, from a line), in the working buffer as
+    // dense uint8 and/or float32; `q` is the parameters of its uint8 copies.
+    struct Where {
+        Shape shape;
+        QuantParams q;
+        std::optional<uint32_t> kpu, u8, f32;
+        int conv = -1;  // the K210_CONV spec that produced it (its DMA gives the u8 copy)
+    };
+
+    // One lowering per ONNX op the compiler maps (lower_ops.cpp): the op and its member.
+    struct OpLowering {
+        const char* op;
+        void (Lowering::*lower)(size_t index);
+    };
+    static const std::vector<OpLowering>& op_lowerings();
+
+private:
+    // ---- calibrate.cpp
+    void check_io();
+    // Runs the float reference on every calibration sample (unless an earlier attempt did);
+    // records each tensor's range and shape.
+    void calibrate();
+    void observe(const std::string& name, const onnx::Value& v);
+
+    // ---- graph_passes.cpp
+    // Exporters compute constants in the graph (PyTorch: Constant nodes for Clip bounds, Shape ->
+    // Gather -> Concat for a Reshape's shape). A node whose inputs are all constant runs once
+    // here, in the reference evaluator, and its outputs become initializers; Shape of a computed
+    // tensor is its calibrated (static) shape.
+    void fold_constants();
+    // Nodes that pass their input through: Identity, Dropout (inference), and a Pad of zeros
+    // (PyTorch exports avg_pool2d as Pad + AveragePool).
+    bool is_identity(const onnx::Node& n) const;
+    // Node i's consumers read its input instead.
+    void bypass(size_t i);
+    void index_consumers();
+    // The node that alone consumes tensor `t` (not a graph output), or nullptr.
+    const onnx::Node* sole_consumer(const std::string& t, size_t* index = nullptr) const;
+    const onnx::Value& init(const onnx::Node& n, size_t i, const char* what) const;
+    bool has_init(const onnx::Node& n, size_t i) const;
+
+    // ---- placement.cpp
+    [[noreturn]] void fail(const std::string& why) const;
+    [[noreturn]] void fail(const onnx::Node& n, const std::string& why) const;
+    // What only kmodel v4 has: in a v3 compilation, give up (compile_k210 decides what next).
+    void needs_v4(const std::string& why) const;
+    // Ranges in the working buffer (v4 nodes name their memory).
+    static MemoryRange main_u8(uint32_t at, uint64_t n);
+    static MemoryRange main_f32(uint32_t at, uint64_t n);
+    static Shape4 shape4(const Shape& s);
+    uint32_t add_constants(const std::vector<float>& v);
+    QuantParams qparams(const std::string& t) const;
+    uint32_t alloc_main(uint64_t bytes);
+    uint32_t alloc_kpu(uint64_t lines, const std::string& what);
+    void start();
+    CompiledLayer& add_layer(const std::string& nodes, const std::string& target, const std::string& kind);
+    uint64_t cpu_cycles(uint64_t elements, uint64_t macs) const;
+    // A computed tensor, or an error naming the node that wants it.
+    Where& tensor(const onnx::Node& n, size_t input);
+    // Tensor `t` as float32 in the working buffer (dense NCHW).
+    Where& to_f32(const std::string& t, const std::string& why);
+    // Tensor `t` as dense uint8 in the working buffer (a KPU output: by the layer's DMA).
+    Where& to_main_u8(const std::string& t);
+    void push_quantize(uint32_t f32_at, uint32_t u8_at, uint64_t count, const QuantParams& q);
+    // Tensor `t` quantized in KPU RAM.
+    Where& to_kpu(const std::string& t, const onnx::Node& n);
+    // A CPU layer's float output `t` at working-buffer byte `at`.
+    void float_output(CompiledLayer& l, const std::string& t, uint32_t at);
+    const Where& to_main_u8_or_f32(const onnx::Node& n);
+    void finish();
+
+    // ---- lower_conv.cpp
+    static std::string kpu_refusal(const onnx::Node& n, const onnx::Value& w, const Shape& in);
+    void conv(size_t index);
+    // The window of a Conv or pooling node with kernel `k` over `in`: its strides, dilations
+    // and pads (explicit, VALID, or SAME_* computed from the input size).
+    Window2d window_of(const onnx::Node& n, const Shape& in, const Shape& k) const;
+    // A CPU window node's output shape must be the reference's.
+    void check_output_shape(const onnx::Node& n, const std::string& t, const Shape& s) const;
+    static ValueRange fused_range(const Activation& a);
+    // A convolution the KPU cannot run: nncase v0.2's float conv2d on the CPU, with a
+    // BatchNormalization folded in and a Relu or Clip as its fused activation.
+    void cpu_conv(size_t index, const onnx::Value& wv, const Shape& in_shape, const std::string& refusal);
+    // MaxPool, AveragePool, GlobalMaxPool, GlobalAveragePool not fused into a KPU layer:
+    // nncase v0.2's float reduce_window2d.
+    void cpu_pool(const onnx::Node& n);
+    bool activation_of(const onnx::Node& n, Activation& a) const;
+    // The KPU pool type of pooling node `n` after an h x w layer, or 0 if it does not fit.
+    static uint32_t pool_of(const onnx::Node& n, int h, int w);
+
+    // ---- lower_ops.cpp
+    // Lowers node `index` by its op's entry of op_lowerings(); an op without one is an error
+    // naming what the compiler maps.
+    void node(size_t index);
+    void lower_conv(size_t index);
+    void lower_reshape(size_t index);
+    void lower_pool(size_t index);
+    void lower_global_average_pool(size_t index);
+    void lower_softmax(size_t index);
+    void lower_add(size_t index);
+    void lower_concat(size_t index);
+    void lower_gemm(size_t index);
+    // Add of two same-shaped tensors: the SDK's float ADD. A Relu that alone follows is the
+    // clamp at 0 of the QUANTIZE that brings the sum back to uint8 (zero point 0).
+    // Concat along channels of 1 x C x H x W maps (or along any axis with only 1s before it):
+    // the SDK's CONCAT copies the inputs' bytes one after another, here of float copies.
+    void add(const onnx::Node& n);
+    void concat(const onnx::Node& n);
+    void gemm(const onnx::Node& n);
+
+    onnx::Graph m_g;  // a copy: constant nodes are folded into its initializers
+    const CompileOptions& m_o;
+    Calibration& m_cal;
+    std::map<std::string, Range>& m_ranges;
+    std::map<std::string, Shape>& m_shapes;
+    std::map<std::string, std::vector<size_t>> m_consumers;
+    std::set<size_t> m_done;
+    bool m_v4 = false;
+    V3ModelSpec m_spec;                // the layers (v4: ConvLayerSpec and RawLayerSpec nodes)
+    std::vector<uint8_t> m_constants;  // v4
+    CompiledModel m_out;
+    // Every computed tensor and its copies.
+    std::map<std::string, Where> m_t;
+    uint64_t m_kpu_next = 0, m_kpu_top = kpu::kRamLines;
+    uint32_t m_main = 0;
+};
+
+}  // namespace npu::k210::lowering
