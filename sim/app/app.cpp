@@ -2,6 +2,8 @@
 
 #include <cstdio>
 #include <exception>
+#include <functional>
+#include <vector>
 
 #include <systemc>
 
@@ -23,32 +25,7 @@ void error_line(const std::string& what) {
     std::fprintf(stderr, "npusim: error: %s\n", what.c_str());
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-    CLI::App app{
-        "npusim: a cycle-approximate NPU simulator on SystemC/TLM-2.0.\n"
-        "Runs real NPU programs bit-exactly on simulated hardware and reports cycles.",
-        "npusim"};
-    app.set_version_flag("--version",
-                         fmt::format("npusim {} (SystemC {})", version(), sc_core::sc_release()));
-    app.require_subcommand(1, 1);
-    app.footer(
-        "Examples:\n"
-        "  npusim run --out out          our digits CNN compiled for the K210, run; reports in "
-        "out/\n"
-        "  npusim run --demo edges --out out   a blur/Sobel K210 network, with PNGs\n"
-        "  npusim run --model M.kmodel --input img.png --out out --trace\n"
-        "  npusim run --platform configs/selfcheck.yaml    memory/router/DMI self-check\n"
-        "  npusim info --platform configs/k210.yaml        address and register maps\n"
-        "  npusim info --model M.kmodel                    a kmodel's layers\n"
-        "  npusim compile --target k210 m.onnx --calibrate samples.npy -o m.kmodel\n"
-        "  npusim regress --onnx m.onnx --model m.kmodel --inputs test.npy --out r\n"
-        "  npusim aipp --out out         the built-in Ascend AIPP job on the built-in scene\n"
-        "  npusim layout explain --layout 1W16C8BHL --shape 1,32,7,9   KL730 layout map\n"
-        "Exit codes: 0 ok, 1 a check failed, 2 bad arguments/config/input, 3 internal error.");
-
-    RunOptions run_opts;
+CLI::App* add_run(CLI::App& app, RunOptions& run_opts) {
     CLI::App* run = app.add_subcommand(
         "run",
         "Run a model on a platform. With no arguments: our digits CNN (ONNX, trained on "
@@ -81,8 +58,10 @@ int main(int argc, char** argv) {
                   "Show the layer progress line on stderr (default: for runs over 0.5 s on a "
                   "terminal)");
     run->add_flag("-v,--verbose", run_opts.verbose, "Print SystemC info messages");
+    return run;
+}
 
-    InfoOptions info_opts;
+CLI::App* add_info(CLI::App& app, InfoOptions& info_opts) {
     CLI::App* info = app.add_subcommand("info", "Print a platform's address map and parameters");
     info->add_option("--platform", info_opts.platform, "Platform YAML file (default: built-in)")
         ->check(CLI::ExistingFile);
@@ -90,8 +69,10 @@ int main(int argc, char** argv) {
                      "A kmodel file: print its header and layer table (and what the simulator "
                      "supports) instead of the platform")
         ->check(CLI::ExistingFile);
+    return info;
+}
 
-    EstimateOptions est_opts;
+CLI::App* add_estimate(CLI::App& app, EstimateOptions& est_opts) {
     CLI::App* est = app.add_subcommand(
         "estimate",
         "Estimate cycles, bytes and utilization of layer configurations (YAML sweeps) "
@@ -104,8 +85,10 @@ int main(int argc, char** argv) {
         ->check(CLI::ExistingFile);
     est->add_option("--out", est_opts.out,
                     "Directory for estimate.csv and estimate.json (default: CSV on stdout)");
+    return est;
+}
 
-    AippOptions aipp_opts;
+CLI::App* add_aipp(CLI::App& app, AippOptions& aipp_opts) {
     CLI::App* aipp = app.add_subcommand(
         "aipp",
         "Run one Ascend AIPP load-image job (crop, swap, CSC, data-type conversion, padding) "
@@ -122,8 +105,10 @@ int main(int argc, char** argv) {
         ->check(CLI::ExistingFile);
     aipp->add_option("--out", aipp_opts.out,
                      "Directory for output.npy, output.png and report.json");
+    return aipp;
+}
 
-    InferOptions infer_opts;
+CLI::App* add_infer(CLI::App& app, InferOptions& infer_opts) {
     CLI::App* infer = app.add_subcommand(
         "infer", "Run an ONNX model on the float reference evaluator (outputs as .npy)");
     infer->add_option("--onnx", infer_opts.onnx, "ONNX model")
@@ -133,8 +118,10 @@ int main(int argc, char** argv) {
         ->check(CLI::ExistingFile);
     infer->add_option("--out", infer_opts.out, "Directory for the outputs and report.json");
     infer->add_flag("--dump-all", infer_opts.dump_all, "Also write every node output as .npy");
+    return infer;
+}
 
-    CompileOptions compile_opts;
+CLI::App* add_compile(CLI::App& app, CompileOptions& compile_opts) {
     CLI::App* compile = app.add_subcommand(
         "compile",
         "Compile an ONNX model for the K210 KPU: calibrate, quantize, fuse, write a kmodel (v3, "
@@ -157,8 +144,10 @@ int main(int argc, char** argv) {
                      "v0.2's CPU convolution or pooling, then v4; or 3, 4 to insist")
         ->check(CLI::IsMember({"auto", "3", "4"}))
         ->capture_default_str();
+    return compile;
+}
 
-    RegressOptions regress_opts;
+CLI::App* add_regress(CLI::App& app, RegressOptions& regress_opts) {
     CLI::App* regress = app.add_subcommand(
         "regress",
         "Compare a compiled kmodel on the simulated K210 with its float ONNX model, per layer "
@@ -200,8 +189,10 @@ int main(int argc, char** argv) {
                      "Platform YAML (default: built-in k210): its CPU arithmetic, and the "
                      "platform --timed runs on")
         ->check(CLI::ExistingFile);
+    return regress;
+}
 
-    LayoutOptions layout_opts;
+CLI::App* add_layout(CLI::App& app, LayoutOptions& layout_opts) {
     CLI::App* layout = app.add_subcommand(
         "layout",
         "Kneron KL730 NPU data layouts: convert an ONNX tensor to the NPU's packed "
@@ -237,7 +228,108 @@ int main(int argc, char** argv) {
                           "write the fixed-point values (int32 .npy) instead of floats");
         }
     }
+    return layout;
+}
 
+// The program's description, version and examples.
+void describe(CLI::App& app) {
+    app.set_version_flag("--version",
+                         fmt::format("npusim {} (SystemC {})", version(), sc_core::sc_release()));
+    app.require_subcommand(1, 1);
+    app.footer(
+        "Examples:\n"
+        "  npusim run --out out          our digits CNN compiled for the K210, run; reports in "
+        "out/\n"
+        "  npusim run --demo edges --out out   a blur/Sobel K210 network, with PNGs\n"
+        "  npusim run --model M.kmodel --input img.png --out out --trace\n"
+        "  npusim run --platform configs/selfcheck.yaml    memory/router/DMI self-check\n"
+        "  npusim info --platform configs/k210.yaml        address and register maps\n"
+        "  npusim info --model M.kmodel                    a kmodel's layers\n"
+        "  npusim compile --target k210 m.onnx --calibrate samples.npy -o m.kmodel\n"
+        "  npusim regress --onnx m.onnx --model m.kmodel --inputs test.npy --out r\n"
+        "  npusim aipp --out out         the built-in Ascend AIPP job on the built-in scene\n"
+        "  npusim layout explain --layout 1W16C8BHL --shape 1,32,7,9   KL730 layout map\n"
+        "Exit codes: 0 ok, 1 a check failed, 2 bad arguments/config/input, 3 internal error.");
+}
+
+// Every subcommand's options; a subcommand and what runs when it was given.
+struct Options {
+    RunOptions run;
+    InfoOptions info;
+    EstimateOptions estimate;
+    AippOptions aipp;
+    InferOptions infer;
+    CompileOptions compile;
+    RegressOptions regress;
+    LayoutOptions layout;
+};
+
+struct Command {
+    CLI::App* sub;
+    std::function<int()> action;
+};
+
+std::vector<Command> commands(CLI::App& app, Options& o) {
+    return {{add_run(app, o.run),
+             [&o] {
+                 return cmd_run(o.run);
+             }},
+            {add_info(app, o.info),
+             [&o] {
+                 return cmd_info(o.info);
+             }},
+            {add_estimate(app, o.estimate),
+             [&o] {
+                 return cmd_estimate(o.estimate);
+             }},
+            {add_aipp(app, o.aipp),
+             [&o] {
+                 return cmd_aipp(o.aipp);
+             }},
+            {add_infer(app, o.infer),
+             [&o] {
+                 return cmd_infer(o.infer);
+             }},
+            {add_compile(app, o.compile),
+             [&o] {
+                 return cmd_compile(o.compile);
+             }},
+            {add_regress(app, o.regress),
+             [&o] {
+                 return cmd_regress(o.regress);
+             }},
+            {add_layout(app, o.layout), [&o] {
+                 return cmd_layout(o.layout);
+             }}};
+}
+
+// Runs a command with the exit-code contract: the user's fault is one line and 2, our bug 3.
+int guarded(const std::function<int()>& action) {
+    try {
+        return action();
+    } catch (const sim::Error& e) {
+        error_line(e.what());
+        return kExitUsage;
+    } catch (const sc_core::sc_report& e) {
+        // An exception thrown inside a SystemC process reaches us as an sc_report.
+        error_line(e.get_msg());
+        return kExitUsage;
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "npusim: internal error: %s\n", e.what());
+        return kExitInternal;
+    }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    CLI::App app{
+        "npusim: a cycle-approximate NPU simulator on SystemC/TLM-2.0.\n"
+        "Runs real NPU programs bit-exactly on simulated hardware and reports cycles.",
+        "npusim"};
+    describe(app);
+    Options opts;
+    const std::vector<Command> cmds = commands(app, opts);
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) {
@@ -250,42 +342,10 @@ int main(int argc, char** argv) {
         error_line(fmt::format("{} (see 'npusim --help')", e.what()));
         return kExitUsage;
     }
-
-    try {
-        if (run->parsed()) {
-            return cmd_run(run_opts);
+    for (const Command& c : cmds) {
+        if (c.sub->parsed()) {
+            return guarded(c.action);
         }
-        if (infer->parsed()) {
-            return cmd_infer(infer_opts);
-        }
-        if (compile->parsed()) {
-            return cmd_compile(compile_opts);
-        }
-        if (regress->parsed()) {
-            return cmd_regress(regress_opts);
-        }
-        if (layout->parsed()) {
-            return cmd_layout(layout_opts);
-        }
-        if (aipp->parsed()) {
-            return cmd_aipp(aipp_opts);
-        }
-        if (info->parsed()) {
-            return cmd_info(info_opts);
-        }
-        if (est->parsed()) {
-            return cmd_estimate(est_opts);
-        }
-    } catch (const sim::Error& e) {
-        error_line(e.what());
-        return kExitUsage;
-    } catch (const sc_core::sc_report& e) {
-        // An exception thrown inside a SystemC process reaches us as an sc_report.
-        error_line(e.get_msg());
-        return kExitUsage;
-    } catch (const std::exception& e) {
-        std::fprintf(stderr, "npusim: internal error: %s\n", e.what());
-        return kExitInternal;
     }
     return kExitUsage;
 }

@@ -58,10 +58,8 @@ std::string file_name(const std::string& tensor) {
     return s + ".npy";
 }
 
-}  // namespace
-
-int cmd_infer(const InferOptions& opts) {
-    const onnx::Graph g = onnx::import_model(opts.onnx, {onnx::supported_ops(), true});
+// The --input files as the graph's inputs, each checked against its declared shape.
+std::map<std::string, onnx::Value> read_inputs(const InferOptions& opts, const onnx::Graph& g) {
     std::map<std::string, onnx::Value> inputs;
     if (opts.inputs.size() != g.inputs.size()) {
         throw sim::Error(fmt::format("{} takes {} input(s); --input was given {} time(s)",
@@ -85,6 +83,14 @@ int cmd_infer(const InferOptions& opts) {
         }
         inputs[info.name] = std::move(v);
     }
+    return inputs;
+}
+
+}  // namespace
+
+int cmd_infer(const InferOptions& opts) {
+    const onnx::Graph g = onnx::import_model(opts.onnx, {onnx::supported_ops(), true});
+    const std::map<std::string, onnx::Value> inputs = read_inputs(opts, g);
     nlohmann::ordered_json nodes = nlohmann::ordered_json::array();
     std::map<std::string, onnx::Value> dumped;
     onnx::EvalOptions eo;

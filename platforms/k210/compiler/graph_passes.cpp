@@ -38,10 +38,9 @@ void Lowering::fold_constants() {
             bypass(i);
             continue;
         }
-        const bool all_const =
-            std::all_of(n.inputs.begin(), n.inputs.end(), [&](const std::string& in) {
-                return in.empty() || m_g.initializers.count(in) != 0;
-            });
+        const bool all_const = std::all_of(
+            n.inputs.begin(), n.inputs.end(),
+            [&](const std::string& in) { return in.empty() || m_g.initializers.count(in) != 0; });
         if (!all_const) {
             continue;
         }
@@ -83,8 +82,7 @@ bool Lowering::is_identity(const onnx::Node& n) const {
     if (n.inputs.size() > 1 && m_g.initializers.count(n.inputs[1]) != 0) {
         pads = m_g.initializers.at(n.inputs[1]).i;
     }
-    return !pads.empty() &&
-           std::all_of(pads.begin(), pads.end(), [](int64_t p) { return p == 0; });
+    return !pads.empty() && std::all_of(pads.begin(), pads.end(), [](int64_t p) { return p == 0; });
 }
 
 // Node i's consumers read its input instead.
@@ -129,8 +127,7 @@ const onnx::Value& Lowering::init(const onnx::Node& n, size_t i, const char* wha
 }
 
 bool Lowering::has_init(const onnx::Node& n, size_t i) const {
-    return i < n.inputs.size() && !n.inputs[i].empty() &&
-           m_g.initializers.count(n.inputs[i]) != 0;
+    return i < n.inputs.size() && !n.inputs[i].empty() && m_g.initializers.count(n.inputs[i]) != 0;
 }
 
 }  // namespace npu::k210::lowering

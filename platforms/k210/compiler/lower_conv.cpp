@@ -38,8 +38,7 @@ std::string Lowering::kpu_refusal(const onnx::Node& n, const onnx::Value& w, con
     const std::string ap = n.get_string("auto_pad", "NOTSET");
     const Shape pads = n.get_ints("pads", {0, 0, 0, 0});
     const int64_t p = kh / 2;
-    const bool same = (ap == "NOTSET" && pads == Shape{p, p, p, p}) ||
-                      (ap == "VALID" && p == 0) ||
+    const bool same = (ap == "NOTSET" && pads == Shape{p, p, p, p}) || (ap == "VALID" && p == 0) ||
                       ((ap == "SAME_UPPER" || ap == "SAME_LOWER") && s1);
     if (!same) {
         return fmt::format("padding {} (the KPU pads {} on every side)", shape_str(pads), p);
@@ -63,8 +62,8 @@ void Lowering::conv(size_t index) {
     const std::string src = n.inputs.empty() ? "" : n.inputs[0];
     const Shape in_shape = tensor(n, 0).shape;
     if (in_shape.size() != 4) {
-        fail(n, fmt::format("its input {} is not a 1 x C x H x W feature map",
-                            shape_str(in_shape)));
+        fail(n,
+             fmt::format("its input {} is not a 1 x C x H x W feature map", shape_str(in_shape)));
     }
     const onnx::Value& wv = init(n, 1, "weight tensor");
     const std::string refusal = kpu_refusal(n, wv, in_shape);
@@ -122,8 +121,8 @@ void Lowering::conv(size_t index) {
     }
     const QuantParams out_q = qparams(act_out);
     const Range pre_range = m_ranges.at(pre);
-    const QuantizedConv q = quantize_conv(weights, bias, m, k, depthwise, x.q, out_q, act,
-                                          pre_range.lo, pre_range.hi);
+    const QuantizedConv q =
+        quantize_conv(weights, bias, m, k, depthwise, x.q, out_q, act, pre_range.lo, pre_range.hi);
     kpu::LayerArgs args;
     try {
         args = kpu::build_layer({c, h, w, m, k, depthwise, pool, true}, *x.kpu, 0);
@@ -212,7 +211,8 @@ ValueRange Lowering::fused_range(const Activation& a) {
 
 // A convolution the KPU cannot run: nncase v0.2's float conv2d on the CPU, with a
 // BatchNormalization folded in and a Relu or Clip as its fused activation.
-void Lowering::cpu_conv(size_t index, const onnx::Value& wv, const Shape& in_shape, const std::string& refusal) {
+void Lowering::cpu_conv(size_t index, const onnx::Value& wv, const Shape& in_shape,
+                        const std::string& refusal) {
     const onnx::Node& n = m_g.nodes[index];
     if (wv.shape.size() != 4) {
         fail(n, "its weights are not 4-D (only 2-D convolutions are compiled)");
@@ -239,8 +239,7 @@ void Lowering::cpu_conv(size_t index, const onnx::Value& wv, const Shape& in_sha
         next = sole_consumer(t, &next_index);
     }
     Activation act;
-    if (next != nullptr && activation_of(*next, act) &&
-        act.kind != Activation::Kind::LeakyRelu) {
+    if (next != nullptr && activation_of(*next, act) && act.kind != Activation::Kind::LeakyRelu) {
         m_done.insert(next_index), names.push_back(next->name), kind.push_back(act.name());
         t = next->outputs[0];
     } else {
@@ -262,8 +261,7 @@ void Lowering::cpu_conv(size_t index, const onnx::Value& wv, const Shape& in_sha
     const uint32_t o = alloc_main(n_out * 4);
     c.out = main_f32(o, n_out);
     // What the run multiplies: the in-bounds taps only (padding adds none).
-    const uint64_t macs = static_cast<uint64_t>(m) *
-                          static_cast<uint64_t>(in_shape[1] / c.groups) *
+    const uint64_t macs = static_cast<uint64_t>(m) * static_cast<uint64_t>(in_shape[1] / c.groups) *
                           in_bounds_taps(c.win, c.in_shape);
     const uint64_t wbytes = (c.weights.size() + c.bias.size()) * 4;
     m_spec.layers.push_back(v4_node(c));
@@ -314,9 +312,8 @@ void Lowering::cpu_pool(const onnx::Node& n) {
     const uint32_t o = alloc_main(n_out * 4);
     w.out = main_f32(o, n_out);
     m_spec.layers.push_back(v4_node(w));
-    CompiledLayer& l =
-        add_layer(n.name, "CPU",
-                  fmt::format("reduce_window2d {} {}x{}", max ? "max" : "mean", k[0], k[1]));
+    CompiledLayer& l = add_layer(
+        n.name, "CPU", fmt::format("reduce_window2d {} {}x{}", max ? "max" : "mean", k[0], k[1]));
     l.why_cpu = "pooling not fused into a KPU layer";
     l.in_shape = s;
     l.out_shape = out_shape;

@@ -139,9 +139,8 @@ void Lowering::lower_gemm(size_t index) {
 void Lowering::add(const onnx::Node& n) {
     const Shape s = tensor(n, 0).shape;
     if (n.inputs.size() != 2 || tensor(n, 1).shape != s) {
-        fail(n,
-             fmt::format("an Add of {} and {} (the SDK's ADD takes two tensors of one shape)",
-                         shape_str(s), shape_str(tensor(n, 1).shape)));
+        fail(n, fmt::format("an Add of {} and {} (the SDK's ADD takes two tensors of one shape)",
+                            shape_str(s), shape_str(tensor(n, 1).shape)));
     }
     const uint32_t a = *to_f32(n.inputs[0], "Add: the SDK's float ADD").f32;
     const uint32_t b = *to_f32(n.inputs[1], "Add: the SDK's float ADD").f32;
@@ -233,8 +232,7 @@ void Lowering::concat(const onnx::Node& n) {
 
 void Lowering::gemm(const onnx::Node& n) {
     const Shape s = tensor(n, 0).shape;
-    const Where& x =
-        to_f32(n.inputs[0], "Gemm (the K210 runs fully connected layers on the CPU)");
+    const Where& x = to_f32(n.inputs[0], "Gemm (the K210 runs fully connected layers on the CPU)");
     const onnx::Value& b = init(n, 1, "B");
     if (b.shape.size() != 2 ||
         numel(s) != (n.get_int("transB", 0) != 0 ? b.shape[1] : b.shape[0]) ||
@@ -295,15 +293,15 @@ void Lowering::gemm(const onnx::Node& n) {
         mm.bias = bias;
         m_spec.layers.push_back(v4_node(mm));
     } else {
-        m_spec.layers.push_back(fully_connected_layer(
-            *x.f32, o, static_cast<uint32_t>(in), static_cast<uint32_t>(out), act, w, bias));
+        m_spec.layers.push_back(fully_connected_layer(*x.f32, o, static_cast<uint32_t>(in),
+                                                      static_cast<uint32_t>(out), act, w, bias));
     }
     const char* fc = m_v4 ? "matmul" : "FULLY_CONNECTED";
     CompiledLayer& l =
         add_layer(fmt::format("{}", fmt::join(names, "+")), "CPU",
                   act == 0 ? fc : fmt::format("{} + {}", fc, act == 1 ? "relu" : "relu6"));
-    l.why_cpu = m_v4 ? "fully connected: nncase's float matmul"
-                     : "fully connected: the SDK's float layer";
+    l.why_cpu =
+        m_v4 ? "fully connected: nncase's float matmul" : "fully connected: the SDK's float layer";
     l.in_shape = s;
     l.out_shape = {1, static_cast<int64_t>(out)};
     l.weight_bytes = (in * out + out) * 4;

@@ -111,7 +111,8 @@ private:
     uint32_t alloc_main(uint64_t bytes);
     uint32_t alloc_kpu(uint64_t lines, const std::string& what);
     void start();
-    CompiledLayer& add_layer(const std::string& nodes, const std::string& target, const std::string& kind);
+    CompiledLayer& add_layer(const std::string& nodes, const std::string& target,
+                             const std::string& kind);
     uint64_t cpu_cycles(uint64_t elements, uint64_t macs) const;
     // A computed tensor, or an error naming the node that wants it.
     Where& tensor(const onnx::Node& n, size_t input);
@@ -138,7 +139,8 @@ private:
     static ValueRange fused_range(const Activation& a);
     // A convolution the KPU cannot run: nncase v0.2's float conv2d on the CPU, with a
     // BatchNormalization folded in and a Relu or Clip as its fused activation.
-    void cpu_conv(size_t index, const onnx::Value& wv, const Shape& in_shape, const std::string& refusal);
+    void cpu_conv(size_t index, const onnx::Value& wv, const Shape& in_shape,
+                  const std::string& refusal);
     // MaxPool, AveragePool, GlobalMaxPool, GlobalAveragePool not fused into a KPU layer:
     // nncase v0.2's float reduce_window2d.
     void cpu_pool(const onnx::Node& n);

@@ -121,7 +121,8 @@ void Lowering::start() {
     }
 }
 
-CompiledLayer& Lowering::add_layer(const std::string& nodes, const std::string& target, const std::string& kind) {
+CompiledLayer& Lowering::add_layer(const std::string& nodes, const std::string& target,
+                                   const std::string& kind) {
     CompiledLayer l;
     l.nodes = nodes, l.target = target, l.kind = kind;
     l.kmodel_layer = static_cast<int>(m_spec.layers.size()) - 1;  // called after the push
@@ -131,9 +132,9 @@ CompiledLayer& Lowering::add_layer(const std::string& nodes, const std::string& 
 
 uint64_t Lowering::cpu_cycles(uint64_t elements, uint64_t macs) const {
     const CpuModel c;
-    return c.layer_dispatch_cycles + static_cast<uint64_t>(std::ceil(
-                                         c.cycles_per_element * static_cast<double>(elements) +
-                                         c.cycles_per_mac * static_cast<double>(macs)));
+    return c.layer_dispatch_cycles +
+           static_cast<uint64_t>(std::ceil(c.cycles_per_element * static_cast<double>(elements) +
+                                           c.cycles_per_mac * static_cast<double>(macs)));
 }
 
 // A computed tensor, or an error naming the node that wants it.
@@ -158,9 +159,9 @@ Lowering::Where& Lowering::to_f32(const std::string& t, const std::string& why) 
                                                    w.q.zero_point,
                                                    static_cast<float>(1.0 / w.q.scale)));
     } else {
-        m_spec.layers.push_back(
-            DequantizeSpec{*w.u8, out, static_cast<uint32_t>(n), static_cast<float>(w.q.scale),
-                           static_cast<float>(-w.q.zero_point * w.q.scale)});
+        m_spec.layers.push_back(DequantizeSpec{*w.u8, out, static_cast<uint32_t>(n),
+                                               static_cast<float>(w.q.scale),
+                                               static_cast<float>(-w.q.zero_point * w.q.scale)});
     }
     CompiledLayer& l = add_layer(t, "CPU", m_v4 ? "dequantize" : "DEQUANTIZE");
     l.why_cpu = why;
@@ -203,11 +204,11 @@ Lowering::Where& Lowering::to_main_u8(const std::string& t) {
     return w;
 }
 
-void Lowering::push_quantize(uint32_t f32_at, uint32_t u8_at, uint64_t count, const QuantParams& q) {
+void Lowering::push_quantize(uint32_t f32_at, uint32_t u8_at, uint64_t count,
+                             const QuantParams& q) {
     if (m_v4) {
         m_spec.layers.push_back(v4_quantize_node(main_f32(f32_at, count), main_u8(u8_at, count),
-                                                 q.zero_point,
-                                                 static_cast<float>(1.0 / q.scale)));
+                                                 q.zero_point, static_cast<float>(1.0 / q.scale)));
     } else {
         m_spec.layers.push_back(quantize_layer(f32_at, u8_at, static_cast<uint32_t>(count),
                                                static_cast<float>(q.scale),
@@ -222,8 +223,7 @@ Lowering::Where& Lowering::to_kpu(const std::string& t, const onnx::Node& n) {
         return w;
     }
     if (w.shape.size() != 4) {
-        fail(n, fmt::format("its input {} is not a 1 x C x H x W feature map",
-                            shape_str(w.shape)));
+        fail(n, fmt::format("its input {} is not a 1 x C x H x W feature map", shape_str(w.shape)));
     }
     to_main_u8(t);
     const int c = static_cast<int>(w.shape[1]), h = static_cast<int>(w.shape[2]),
@@ -239,8 +239,7 @@ Lowering::Where& Lowering::to_kpu(const std::string& t, const onnx::Node& n) {
                            {1, c, h, wd}));
     } else {
         m_spec.layers.push_back(upload_layer(*w.u8, line, static_cast<uint32_t>(wd),
-                                             static_cast<uint32_t>(h),
-                                             static_cast<uint32_t>(c)));
+                                             static_cast<uint32_t>(h), static_cast<uint32_t>(c)));
     }
     CompiledLayer& l = add_layer(t, "CPU", m_v4 ? "kpu_upload" : "K210_UPLOAD");
     l.why_cpu = "feature map into the KPU RAM layout";
@@ -275,8 +274,8 @@ void Lowering::finish() {
         V4ModelSpec v4;
         v4.main_mem = std::max<uint32_t>(m_main, 8);
         KmodelIo in;
-        in.range = main_u8(*m_t.at(m_out.input_name).u8,
-                           static_cast<uint64_t>(numel(m_out.input_shape)));
+        in.range =
+            main_u8(*m_t.at(m_out.input_name).u8, static_cast<uint64_t>(numel(m_out.input_shape)));
         for (size_t i = 0; i < 4; ++i) {
             in.shape[i] = static_cast<int32_t>(m_out.input_shape[i]);
         }
