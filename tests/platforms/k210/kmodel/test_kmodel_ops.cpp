@@ -3,9 +3,11 @@
 // the table.
 #include <set>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "platforms/k210/kmodel/kmodel_ops.h"
+#include "sim/core/files.h"
 
 namespace npu::k210 {
 namespace {
@@ -62,6 +64,17 @@ TEST(KmodelOps, NamedCodesAreTheTablesCodes) {
     for (const auto& [code, name] : v4) {
         ASSERT_NE(find_op(4, code), nullptr) << name;
         EXPECT_STREQ(find_op(4, code)->name, name);
+    }
+}
+
+// docs/k210_platform.md documents every CPU op the table runs, one row each ("| v3 `ADD` (1) |").
+TEST(KmodelOps, TheDocsHaveARowForEveryCpuOp) {
+    const std::string doc = sim::read_text_file(NPUSIM_SOURCE_DIR "/docs/k210_platform.md");
+    for (const KmodelOp& op : kmodel_ops()) {
+        if (op.runs == OpRuns::cpu) {
+            const std::string row = fmt::format("| v{} `{}` (", op.version, op.name);
+            EXPECT_NE(doc.find(row), std::string::npos) << row << " missing in the docs";
+        }
     }
 }
 
