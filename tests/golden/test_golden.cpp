@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 namespace {
 
@@ -176,7 +177,8 @@ TEST_P(Golden, OutputsEqualTheGolden) {
     if (c.needs_shared && !fs::exists(NPUSIM_SHARED_DIR "/k210/yolo20_v4.kmodel")) {
         GTEST_SKIP() << "needs the real kmodels in " NPUSIM_SHARED_DIR "/k210 (absent)";
     }
-    const fs::path work = fs::temp_directory_path() / fmt::format("npusim-golden-{}", c.name);
+    const fs::path work =
+        fs::temp_directory_path() / fmt::format("npusim-golden-{}-{}", ::getpid(), c.name);
     fs::remove_all(work);
     fs::create_directories(work);
     const std::string got = describe(c, work);

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
+#include <unistd.h>
 
 #include "platforms/common/platform_face.h"
 #include "sim/app/app.h"
@@ -69,7 +70,7 @@ protected:
     void SetUp() override {
         register_toy();
         dir = fs::temp_directory_path() /
-              ("npusim-registry-" +
+              ("npusim-registry-" + std::to_string(::getpid()) + "-" +
                std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
         fs::remove_all(dir);
         fs::create_directories(dir);

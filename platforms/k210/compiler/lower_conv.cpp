@@ -57,9 +57,49 @@ std::string Lowering::kpu_refusal(const onnx::Node& n, const onnx::Value& w, con
     return "";
 }
 
+// A Conv's parameters and what fuses after it: a BatchNormalization folded into the weights and
+// bias, then an activation (a LeakyRelu only when `leaky`), each the sole consumer of the one
+// before. `names` and `kind` describe the fused layer; `out` is the last fused tensor, `pre` the
+// one before the activation.
+Lowering::Fused Lowering::fuse_after(const onnx::Node& n, const onnx::Value& wv, bool leaky) {
+    Fused f;
+    f.weights = wv.f;
+    f.bias.assign(static_cast<size_t>(wv.shape[0]), 0.0f);
+    if (has_init(n, 2)) {
+        f.bias = init(n, 2, "bias").f;
+    }
+    f.names = {n.name};
+    f.out = f.pre = n.outputs[0];
+    f.next = sole_consumer(f.out, &f.next_index);
+    if (f.next != nullptr && f.next->op_type == "BatchNormalization") {
+        const onnx::Node& bn = *f.next;
+        fold_batch_norm(f.weights, f.bias, init(bn, 1, "scale").f, init(bn, 2, "B").f,
+                        init(bn, 3, "mean").f, init(bn, 4, "var").f,
+                        bn.get_float("epsilon", 1e-5f));
+        take(f, "bn");
+    }
+    Activation act;
+    if (f.next != nullptr && activation_of(*f.next, act) &&
+        (leaky || act.kind != Activation::Kind::LeakyRelu)) {
+        f.act = act;
+        take(f, act.name());
+    }
+    return f;
+}
+
+// The consumer `f.next` joins the fused layer as `what`; the next one is looked up.
+void Lowering::take(Fused& f, const std::string& what) {
+    const onnx::Node& c = *f.next;
+    m_done.insert(f.next_index), f.names.push_back(c.name), f.kind.push_back(what);
+    f.out = c.outputs[0];
+    if (what == "bn") {
+        f.pre = f.out;
+    }
+    f.next = sole_consumer(f.out, &f.next_index);
+}
+
 void Lowering::conv(size_t index) {
     const onnx::Node& n = m_g.nodes[index];
-    const std::string src = n.inputs.empty() ? "" : n.inputs[0];
     const Shape in_shape = tensor(n, 0).shape;
     if (in_shape.size() != 4) {
         fail(n,
@@ -75,54 +115,42 @@ void Lowering::conv(size_t index) {
         cpu_conv(index, wv, in_shape, refusal);
         return;
     }
-    const Where& x = to_kpu(src, n);
+    const Where& x = to_kpu(n.inputs[0], n);
+    const int k = static_cast<int>(wv.shape[2]);
+    const bool depthwise = n.get_int("group", 1) != 1;
+    const bool stride2 = n.get_ints("strides", {1, 1}) == Shape{2, 2};
+    Fused f = fuse_after(n, wv, true);
+    f.kind.insert(f.kind.begin(),
+                  fmt::format("conv{}x{}{}{}", k, k, depthwise ? " dw" : "", stride2 ? " s2" : ""));
+    const std::string act_out = f.out;
+    uint32_t pool = stride2 ? 5 : 0;
+    if (f.next != nullptr && !stride2) {
+        const uint32_t p =
+            pool_of(*f.next, static_cast<int>(in_shape[2]), static_cast<int>(in_shape[3]));
+        if (p != 0) {
+            pool = p;
+            const std::string& op = f.next->op_type;
+            take(f, op == "GlobalAveragePool" ? "global_avg_pool"
+                    : op == "GlobalMaxPool"   ? "global_max_pool"
+                                              : op);
+        }
+    }
+    kpu_conv_layer(n, x, f, act_out, pool);
+}
+
+// The fused KPU layer: quantized parameters, layer arguments, its output in KPU RAM.
+void Lowering::kpu_conv_layer(const onnx::Node& n, const Where& x, const Fused& f,
+                              const std::string& act_out, uint32_t pool) {
+    const onnx::Value& wv = init(n, 1, "weight tensor");
+    const Shape& in_shape = x.shape;
     const int c = static_cast<int>(in_shape[1]), h = static_cast<int>(in_shape[2]),
               w = static_cast<int>(in_shape[3]);
     const int m = static_cast<int>(wv.shape[0]), k = static_cast<int>(wv.shape[2]);
     const bool depthwise = n.get_int("group", 1) != 1;
-    const bool stride2 = n.get_ints("strides", {1, 1}) == Shape{2, 2};
-    std::vector<float> weights = wv.f;
-    std::vector<float> bias(static_cast<size_t>(m), 0.0f);
-    if (n.inputs.size() > 2 && !n.inputs[2].empty()) {
-        bias = init(n, 2, "bias").f;
-    }
-    std::vector<std::string> names{n.name};
-    std::vector<std::string> kind{
-        fmt::format("conv{}x{}{}{}", k, k, depthwise ? " dw" : "", stride2 ? " s2" : "")};
-    std::string t = n.outputs[0], pre = t;
-    size_t next_index = 0;
-    const onnx::Node* next = sole_consumer(t, &next_index);
-    if (next != nullptr && next->op_type == "BatchNormalization") {
-        fold_batch_norm(weights, bias, init(*next, 1, "scale").f, init(*next, 2, "B").f,
-                        init(*next, 3, "mean").f, init(*next, 4, "var").f,
-                        next->get_float("epsilon", 1e-5f));
-        m_done.insert(next_index), names.push_back(next->name), kind.push_back("bn");
-        t = pre = next->outputs[0];
-        next = sole_consumer(t, &next_index);
-    }
-    Activation act;
-    if (next != nullptr && activation_of(*next, act)) {
-        m_done.insert(next_index), names.push_back(next->name), kind.push_back(act.name());
-        t = next->outputs[0];
-        next = sole_consumer(t, &next_index);
-    }
-    const std::string act_out = t;
-    uint32_t pool = stride2 ? 5 : 0;
-    if (next != nullptr && !stride2) {
-        const uint32_t p = pool_of(*next, h, w);
-        if (p != 0) {
-            pool = p;
-            m_done.insert(next_index), names.push_back(next->name);
-            kind.push_back(next->op_type == "GlobalAveragePool" ? "global_avg_pool"
-                           : next->op_type == "GlobalMaxPool"   ? "global_max_pool"
-                                                                : next->op_type);
-            t = next->outputs[0];
-        }
-    }
     const QuantParams out_q = qparams(act_out);
-    const Range pre_range = m_ranges.at(pre);
-    const QuantizedConv q =
-        quantize_conv(weights, bias, m, k, depthwise, x.q, out_q, act, pre_range.lo, pre_range.hi);
+    const Range pre_range = m_ranges.at(f.pre);
+    const QuantizedConv q = quantize_conv(f.weights, f.bias, m, k, depthwise, x.q, out_q, f.act,
+                                          pre_range.lo, pre_range.hi);
     kpu::LayerArgs args;
     try {
         args = kpu::build_layer({c, h, w, m, k, depthwise, pool, true}, *x.kpu, 0);
@@ -139,8 +167,8 @@ void Lowering::conv(size_t index) {
     spec.args = args, spec.weights = q.weights, spec.bn = q.bn, spec.act = q.act;
     const int spec_index = static_cast<int>(m_spec.layers.size());
     m_spec.layers.push_back(spec);
-    CompiledLayer& l = add_layer(fmt::format("{}", fmt::join(names, "+")), "KPU",
-                                 fmt::format("{}", fmt::join(kind, " + ")));
+    CompiledLayer& l = add_layer(fmt::format("{}", fmt::join(f.names, "+")), "KPU",
+                                 fmt::format("{}", fmt::join(f.kind, " + ")));
     l.in_shape = in_shape;
     l.out_shape = {1, og.channels, og.height, og.width};
     l.in_q = x.q, l.out_q = out_q;
@@ -148,9 +176,9 @@ void Lowering::conv(size_t index) {
     const kpu::LayerCost cost = kpu::layer_cost(args, true, kpu::KpuTiming{});
     l.macs = cost.macs, l.est_cycles = cost.total_cycles;
     l.act_error_lsb = q.max_act_error_lsb;
-    l.onnx_output = t;
+    l.onnx_output = f.out;
     l.out_in_kpu = true, l.out_address = args.image_dst_addr, l.lsb = out_q;
-    Where& y = m_t[t];
+    Where& y = m_t[f.out];
     y.shape = l.out_shape, y.q = out_q, y.kpu = args.image_dst_addr, y.conv = spec_index;
 }
 
@@ -220,31 +248,8 @@ void Lowering::cpu_conv(size_t index, const onnx::Value& wv, const Shape& in_sha
     const Where& x = to_f32(n.inputs[0], "Conv on the CPU");
     const Shape k{wv.shape[2], wv.shape[3]};
     const int64_t m = wv.shape[0];
-    std::vector<float> weights = wv.f;
-    std::vector<float> bias(static_cast<size_t>(m), 0.0f);
-    if (has_init(n, 2)) {
-        bias = init(n, 2, "bias").f;
-    }
-    std::vector<std::string> names{n.name};
-    std::vector<std::string> kind{fmt::format("conv{}x{} (float)", k[0], k[1])};
-    std::string t = n.outputs[0];
-    size_t next_index = 0;
-    const onnx::Node* next = sole_consumer(t, &next_index);
-    if (next != nullptr && next->op_type == "BatchNormalization") {
-        fold_batch_norm(weights, bias, init(*next, 1, "scale").f, init(*next, 2, "B").f,
-                        init(*next, 3, "mean").f, init(*next, 4, "var").f,
-                        next->get_float("epsilon", 1e-5f));
-        m_done.insert(next_index), names.push_back(next->name), kind.push_back("bn");
-        t = next->outputs[0];
-        next = sole_consumer(t, &next_index);
-    }
-    Activation act;
-    if (next != nullptr && activation_of(*next, act) && act.kind != Activation::Kind::LeakyRelu) {
-        m_done.insert(next_index), names.push_back(next->name), kind.push_back(act.name());
-        t = next->outputs[0];
-    } else {
-        act = Activation{};
-    }
+    Fused f = fuse_after(n, wv, false);
+    f.kind.insert(f.kind.begin(), fmt::format("conv{}x{} (float)", k[0], k[1]));
     V4Conv2d c;
     const uint64_t n_in = static_cast<uint64_t>(numel(in_shape));
     c.in = main_f32(*x.f32, n_in);
@@ -252,11 +257,11 @@ void Lowering::cpu_conv(size_t index, const onnx::Value& wv, const Shape& in_sha
     c.groups = static_cast<int32_t>(n.get_int("group", 1));
     c.out_channels = static_cast<int32_t>(m);
     c.win = window_of(n, in_shape, k);
-    c.act = fused_range(act);
-    c.weights = std::move(weights);
-    c.bias = std::move(bias);
+    c.act = fused_range(f.act);
+    c.weights = std::move(f.weights);
+    c.bias = std::move(f.bias);
     const Shape out_shape{1, m, c.win.out_h(c.in_shape), c.win.out_w(c.in_shape)};
-    check_output_shape(n, t, out_shape);
+    check_output_shape(n, f.out, out_shape);
     const auto n_out = static_cast<uint64_t>(numel(out_shape));
     const uint32_t o = alloc_main(n_out * 4);
     c.out = main_f32(o, n_out);
@@ -265,15 +270,15 @@ void Lowering::cpu_conv(size_t index, const onnx::Value& wv, const Shape& in_sha
                           in_bounds_taps(c.win, c.in_shape);
     const uint64_t wbytes = (c.weights.size() + c.bias.size()) * 4;
     m_spec.layers.push_back(v4_node(c));
-    CompiledLayer& l = add_layer(fmt::format("{}", fmt::join(names, "+")), "CPU",
-                                 fmt::format("{}", fmt::join(kind, " + ")));
+    CompiledLayer& l = add_layer(fmt::format("{}", fmt::join(f.names, "+")), "CPU",
+                                 fmt::format("{}", fmt::join(f.kind, " + ")));
     l.why_cpu = refusal;
     l.in_shape = in_shape;
     l.out_shape = out_shape;
     l.weight_bytes = wbytes;
     l.macs = macs;
     l.est_cycles = cpu_cycles(n_out, macs);
-    float_output(l, t, o);
+    float_output(l, f.out, o);
 }
 
 // MaxPool, AveragePool, GlobalMaxPool, GlobalAveragePool not fused into a KPU layer:

@@ -129,6 +129,21 @@ private:
     void finish();
 
     // ---- lower_conv.cpp
+    // A Conv's parameters with what fuses after it (fuse_after).
+    struct Fused {
+        std::vector<float> weights, bias;  // BatchNormalization folded in
+        std::vector<std::string> names;    // the fused nodes
+        std::vector<std::string> kind;     // "bn", the activation, the pool
+        Activation act;                    // none unless fused
+        std::string out;                   // the last fused tensor
+        std::string pre;                   // the tensor before the activation
+        const onnx::Node* next = nullptr;  // the sole consumer of `out`, if any
+        size_t next_index = 0;
+    };
+    Fused fuse_after(const onnx::Node& n, const onnx::Value& wv, bool leaky);
+    void take(Fused& f, const std::string& what);
+    void kpu_conv_layer(const onnx::Node& n, const Where& x, const Fused& f,
+                        const std::string& act_out, uint32_t pool);
     static std::string kpu_refusal(const onnx::Node& n, const onnx::Value& w, const Shape& in);
     void conv(size_t index);
     // The window of a Conv or pooling node with kernel `k` over `in`: its strides, dilations
