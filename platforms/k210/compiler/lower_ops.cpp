@@ -230,6 +230,58 @@ void Lowering::concat(const onnx::Node& n) {
     float_output(l, n.outputs[0], o);
 }
 
+// Gemm's B (transposed when transB) times alpha, as [out][in]; C times beta as the bias.
+void Lowering::gemm_params(const onnx::Node& n, size_t in, size_t out, std::vector<float>& w,
+                           std::vector<float>& bias) const {
+    const onnx::Value& b = init(n, 1, "B");
+    const bool tb = n.get_int("transB", 0) != 0;
+    const float alpha = n.get_float("alpha", 1.0f), beta = n.get_float("beta", 1.0f);
+    w.assign(in * out, 0.0f);
+    bias.assign(out, 0.0f);
+    for (size_t o = 0; o < out; ++o) {
+        for (size_t i = 0; i < in; ++i) {
+            w[o * in + i] = alpha * (tb ? b.f[o * in + i] : b.f[i * out + o]);
+        }
+    }
+    if (has_init(n, 2)) {
+        const onnx::Value& cv = init(n, 2, "C");
+        for (size_t o = 0; o < out; ++o) {
+            bias[o] = beta * cv.f[cv.f.size() == 1 ? 0 : o];
+        }
+    }
+}
+
+// A fully connected layer x[in] -> o[out] with weights [out][in]: the SDK's FULLY_CONNECTED
+// (act 0 none, 1 relu, 2 relu6) or nncase's matmul with its fused range.
+void Lowering::push_fully_connected(uint32_t x, uint32_t o, size_t in, size_t out, uint32_t act,
+                                    const std::vector<float>& w, const std::vector<float>& bias) {
+    if (!m_v4) {
+        m_spec.layers.push_back(fully_connected_layer(x, o, static_cast<uint32_t>(in),
+                                                      static_cast<uint32_t>(out), act, w, bias));
+        return;
+    }
+    V4Matmul mm;
+    std::vector<float> b_in_out(in * out);  // matmul's B is [in][out]
+    for (size_t oo = 0; oo < out; ++oo) {
+        for (size_t i = 0; i < in; ++i) {
+            b_in_out[i * out + oo] = w[oo * in + i];
+        }
+    }
+    mm.a = main_f32(x, in);
+    mm.b = {kConstMemory, kFloat32, add_constants(b_in_out), static_cast<uint32_t>(in * out * 4)};
+    mm.out = main_f32(o, out);
+    mm.a_rows = 1, mm.a_cols = static_cast<int32_t>(in);
+    mm.b_cols = static_cast<int32_t>(out);
+    if (act != 0) {
+        mm.act.min = 0;
+    }
+    if (act == 2) {
+        mm.act.max = 6;
+    }
+    mm.bias = bias;
+    m_spec.layers.push_back(v4_node(mm));
+}
+
 void Lowering::gemm(const onnx::Node& n) {
     const Shape s = tensor(n, 0).shape;
     const Where& x = to_f32(n.inputs[0], "Gemm (the K210 runs fully connected layers on the CPU)");
@@ -243,19 +295,8 @@ void Lowering::gemm(const onnx::Node& n) {
     const bool tb = n.get_int("transB", 0) != 0;
     const auto in = static_cast<size_t>(tb ? b.shape[1] : b.shape[0]);
     const auto out = static_cast<size_t>(tb ? b.shape[0] : b.shape[1]);
-    const float alpha = n.get_float("alpha", 1.0f), beta = n.get_float("beta", 1.0f);
-    std::vector<float> w(in * out), bias(out, 0.0f);
-    for (size_t o = 0; o < out; ++o) {
-        for (size_t i = 0; i < in; ++i) {
-            w[o * in + i] = alpha * (tb ? b.f[o * in + i] : b.f[i * out + o]);
-        }
-    }
-    if (has_init(n, 2)) {
-        const onnx::Value& cv = init(n, 2, "C");
-        for (size_t o = 0; o < out; ++o) {
-            bias[o] = beta * cv.f[cv.f.size() == 1 ? 0 : o];
-        }
-    }
+    std::vector<float> w, bias;
+    gemm_params(n, in, out, w, bias);
     std::vector<std::string> names{n.name};
     std::string t = n.outputs[0];
     uint32_t act = 0;
@@ -270,32 +311,7 @@ void Lowering::gemm(const onnx::Node& n) {
         t = next->outputs[0];
     }
     const uint32_t o = alloc_main(out * 4);
-    if (m_v4) {
-        V4Matmul mm;
-        std::vector<float> b_in_out(in * out);  // matmul's B is [in][out]
-        for (size_t oo = 0; oo < out; ++oo) {
-            for (size_t i = 0; i < in; ++i) {
-                b_in_out[i * out + oo] = w[oo * in + i];
-            }
-        }
-        mm.a = main_f32(*x.f32, in);
-        mm.b = {kConstMemory, kFloat32, add_constants(b_in_out),
-                static_cast<uint32_t>(in * out * 4)};
-        mm.out = main_f32(o, out);
-        mm.a_rows = 1, mm.a_cols = static_cast<int32_t>(in);
-        mm.b_cols = static_cast<int32_t>(out);
-        if (act != 0) {
-            mm.act.min = 0;
-        }
-        if (act == 2) {
-            mm.act.max = 6;
-        }
-        mm.bias = bias;
-        m_spec.layers.push_back(v4_node(mm));
-    } else {
-        m_spec.layers.push_back(fully_connected_layer(*x.f32, o, static_cast<uint32_t>(in),
-                                                      static_cast<uint32_t>(out), act, w, bias));
-    }
+    push_fully_connected(*x.f32, o, in, out, act, w, bias);
     const char* fc = m_v4 ? "matmul" : "FULLY_CONNECTED";
     CompiledLayer& l =
         add_layer(fmt::format("{}", fmt::join(names, "+")), "CPU",

@@ -182,6 +182,10 @@ private:
     void add(const onnx::Node& n);
     void concat(const onnx::Node& n);
     void gemm(const onnx::Node& n);
+    void gemm_params(const onnx::Node& n, size_t in, size_t out, std::vector<float>& w,
+                     std::vector<float>& bias) const;
+    void push_fully_connected(uint32_t x, uint32_t o, size_t in, size_t out, uint32_t act,
+                              const std::vector<float>& w, const std::vector<float>& bias);
 
     onnx::Graph m_g;  // a copy: constant nodes are folded into its initializers
     const CompileOptions& m_o;
