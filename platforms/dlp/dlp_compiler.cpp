@@ -38,15 +38,40 @@ void pad_to(std::vector<uint8_t>& v, uint64_t a) {
     v.resize(align(v.size(), a), 0);
 }
 
-}  // namespace
+// Where each layer's output and parameters are: its scheduler slot (every layer but the last),
+// its weights and bias inside the conv or fc weight block.
+struct Placement {
+    std::vector<uint64_t> slot, w_off, b_off;
+    uint64_t scheduler_addr = 0;
+};
 
-Program compile(const Network& n, const DlpConfig& cfg, const CompileOptions& opts) {
-    if (opts.frames < 1 || opts.frames > 65536) {
-        throw sim::Error(fmt::format("frame count is {}, expected 1..65536", opts.frames));
+// Per layer weights (float32 or int8) then bias (float32 or int32), each 64-byte aligned, into
+// the conv or fc weight block.
+void pack_weights(const Network& n, bool single, Program& p, Placement& pl) {
+    pl.w_off.assign(n.layers.size(), 0);
+    pl.b_off.assign(n.layers.size(), 0);
+    for (size_t i = 0; i < n.layers.size(); ++i) {
+        const Layer& l = n.layers[i];
+        if (l.kind != LayerKind::conv && l.kind != LayerKind::fc) {
+            continue;
+        }
+        std::vector<uint8_t>& buf = l.kind == LayerKind::conv ? p.conv_weights : p.fc_weights;
+        pl.w_off[i] = buf.size();
+        if (single) {
+            append_f32(buf, l.weights);
+        } else {
+            buf.insert(buf.end(), reinterpret_cast<const uint8_t*>(l.weights_q.data()),
+                       reinterpret_cast<const uint8_t*>(l.weights_q.data()) + l.weights_q.size());
+        }
+        pad_to(buf, 64);
+        pl.b_off[i] = buf.size();
+        single ? append_f32(buf, l.bias) : append_i32(buf, l.bias_q);
+        pad_to(buf, 64);
     }
-    Program p;
-    p.frames = opts.frames;
-    const bool single = cfg.data_type == DataType::single;
+}
+
+// The memory map (the toolbox's offset names, 4 KiB aligned) and every layer's placement.
+Placement lay_out(const Network& n, const DlpConfig& cfg, const CompileOptions& opts, Program& p) {
     uint64_t at = opts.ddr_base_addr;
     auto region = [&](const char* name, uint64_t size) {
         at = align(at, 4096);
@@ -60,35 +85,17 @@ Program compile(const Network& n, const DlpConfig& cfg, const CompileOptions& op
     p.input_addr = region("InputDataOffset", p.input_frame_bytes * p.frames);
     p.output_addr = region("OutputResultOffset", p.output_frame_bytes * p.frames);
     // Scheduler: one slot per intermediate layer output (the last layer writes the results).
-    std::vector<uint64_t> slot(n.layers.size(), 0);
+    Placement pl;
+    pl.slot.assign(n.layers.size(), 0);
     uint64_t scheduler = 0;
     for (size_t i = 0; i + 1 < n.layers.size(); ++i) {
-        slot[i] = scheduler;
+        pl.slot[i] = scheduler;
         scheduler += align(image_bytes(n.layers[i], cfg), 64);
     }
-    const uint64_t scheduler_addr = region("SchedulerDataOffset", scheduler);
+    pl.scheduler_addr = region("SchedulerDataOffset", scheduler);
     region("SystemBufferOffset", opts.system_buffer_bytes);
     p.instruction_addr = region("InstructionDataOffset", n.layers.size() * kRecordBytes);
-    // Weights: per layer weights (float32 or int8) then bias (float32 or int32), 64-aligned.
-    std::vector<uint64_t> w_off(n.layers.size(), 0), b_off(n.layers.size(), 0);
-    for (size_t i = 0; i < n.layers.size(); ++i) {
-        const Layer& l = n.layers[i];
-        if (l.kind != LayerKind::conv && l.kind != LayerKind::fc) {
-            continue;
-        }
-        std::vector<uint8_t>& buf = l.kind == LayerKind::conv ? p.conv_weights : p.fc_weights;
-        w_off[i] = buf.size();
-        if (single) {
-            append_f32(buf, l.weights);
-        } else {
-            buf.insert(buf.end(), reinterpret_cast<const uint8_t*>(l.weights_q.data()),
-                       reinterpret_cast<const uint8_t*>(l.weights_q.data()) + l.weights_q.size());
-        }
-        pad_to(buf, 64);
-        b_off[i] = buf.size();
-        single ? append_f32(buf, l.bias) : append_i32(buf, l.bias_q);
-        pad_to(buf, 64);
-    }
+    pack_weights(n, cfg.data_type == DataType::single, p, pl);
     p.conv_weight_addr = region("ConvWeightDataOffset", p.conv_weights.size());
     p.fc_weight_addr = region("FCWeightDataOffset", p.fc_weights.size());
     p.end_addr = align(at, 4096);
@@ -99,10 +106,15 @@ Program compile(const Network& n, const DlpConfig& cfg, const CompileOptions& op
                         "addresses",
                         n.name, p.end_addr));
     }
-    // Records, with the placement of frame 0 (the processor offsets by the frame for the
-    // network input and the results).
-    auto out_addr = [&](size_t i) {
-        return i + 1 == n.layers.size() ? p.output_addr : scheduler_addr + slot[i];
+    return pl;
+}
+
+// Layer i's record, with the placement of frame 0 (the processor offsets by the frame for the
+// network input and the results).
+Record record_of(const Network& n, const DlpConfig& cfg, const Program& p, const Placement& pl,
+                 size_t i) {
+    auto out_addr = [&](size_t k) {
+        return k + 1 == n.layers.size() ? p.output_addr : pl.scheduler_addr + pl.slot[k];
     };
     auto image_of = [&](int src) {
         return src < 0 ? input_image_bytes(n.input, cfg)
@@ -111,34 +123,46 @@ Program compile(const Network& n, const DlpConfig& cfg, const CompileOptions& op
     auto addr_of = [&](int src) {
         return src < 0 ? p.input_addr : out_addr(static_cast<size_t>(src));
     };
+    const Layer& l = n.layers[i];
+    Record r;
+    r.layer = l;
+    r.layer.weights.clear(), r.layer.bias.clear(), r.layer.weights_q.clear(),
+        r.layer.bias_q.clear();
+    r.last = i + 1 == n.layers.size();
+    r.input = input_shape(n, l);
+    r.input_fc_format =
+        l.input >= 0 && n.layers[static_cast<size_t>(l.input)].kind == LayerKind::fc;
+    LayerPlacement& lp = r.place;
+    lp.input_addr = static_cast<uint32_t>(addr_of(l.input));
+    lp.input_bytes = image_of(l.input);
+    if (l.kind == LayerKind::add || l.kind == LayerKind::multiply) {
+        lp.input2_addr = static_cast<uint32_t>(addr_of(l.input2));
+        lp.input2_bytes = image_of(l.input2);
+    }
+    lp.output_addr = static_cast<uint32_t>(out_addr(i));
+    lp.output_bytes = image_bytes(l, cfg);
+    if (l.kind == LayerKind::conv || l.kind == LayerKind::fc) {
+        const uint64_t base = l.kind == LayerKind::conv ? p.conv_weight_addr : p.fc_weight_addr;
+        lp.weight_addr = static_cast<uint32_t>(base + pl.w_off[i]);
+        lp.weight_bytes = weight_count(l) * element_bytes(cfg.data_type);
+        lp.bias_addr = static_cast<uint32_t>(base + pl.b_off[i]);
+        lp.bias_bytes = bias_count(l) * 4;
+    }
+    return r;
+}
+
+}  // namespace
+
+Program compile(const Network& n, const DlpConfig& cfg, const CompileOptions& opts) {
+    if (opts.frames < 1 || opts.frames > 65536) {
+        throw sim::Error(fmt::format("frame count is {}, expected 1..65536", opts.frames));
+    }
+    Program p;
+    p.frames = opts.frames;
+    const Placement pl = lay_out(n, cfg, opts, p);
     for (size_t i = 0; i < n.layers.size(); ++i) {
-        const Layer& l = n.layers[i];
-        Record r;
-        r.layer = l;
-        r.layer.weights.clear(), r.layer.bias.clear(), r.layer.weights_q.clear(),
-            r.layer.bias_q.clear();
-        r.last = i + 1 == n.layers.size();
-        r.input = input_shape(n, l);
-        r.input_fc_format =
-            l.input >= 0 && n.layers[static_cast<size_t>(l.input)].kind == LayerKind::fc;
-        LayerPlacement& pl = r.place;
-        pl.input_addr = static_cast<uint32_t>(addr_of(l.input));
-        pl.input_bytes = image_of(l.input);
-        if (l.kind == LayerKind::add || l.kind == LayerKind::multiply) {
-            pl.input2_addr = static_cast<uint32_t>(addr_of(l.input2));
-            pl.input2_bytes = image_of(l.input2);
-        }
-        pl.output_addr = static_cast<uint32_t>(out_addr(i));
-        pl.output_bytes = image_bytes(l, cfg);
-        if (l.kind == LayerKind::conv || l.kind == LayerKind::fc) {
-            const uint64_t base = l.kind == LayerKind::conv ? p.conv_weight_addr : p.fc_weight_addr;
-            pl.weight_addr = static_cast<uint32_t>(base + w_off[i]);
-            pl.weight_bytes = weight_count(l) * element_bytes(cfg.data_type);
-            pl.bias_addr = static_cast<uint32_t>(base + b_off[i]);
-            pl.bias_bytes = bias_count(l) * 4;
-        }
-        p.records.push_back(r);
-        const auto bytes = encode(r);
+        p.records.push_back(record_of(n, cfg, p, pl, i));
+        const auto bytes = encode(p.records.back());
         p.instructions.insert(p.instructions.end(), bytes.begin(), bytes.end());
     }
     return p;

@@ -64,6 +64,109 @@ DlpPlatformConfig read_dlp_platform(const sim::ConfigNode& p) {
     return c;
 }
 
+namespace {
+
+// A conv layer's keys (kernel, stride, padding, groups, activation, pooling, batch_norm).
+void read_conv(const sim::ConfigNode& ln, Layer& l) {
+    ConvLayer& c = l.conv;
+    c.out_c = ln.get<int64_t>("out_channels", 1, 1, 1 << 16);
+    const auto k = ints(ln, "kernel", 2, 3);
+    c.kernel_h = k[0], c.kernel_w = k[1];
+    const auto s = ints(ln, "stride", 2, 1);
+    c.stride_h = s[0], c.stride_w = s[1];
+    const auto pad = ints(ln, "padding", 4, 0);
+    c.pad_top = pad[0], c.pad_bottom = pad[1], c.pad_left = pad[2], c.pad_right = pad[3];
+    if (ln.has("groups") && ln.get<std::string>("groups", "") == "depthwise") {
+        c.groups = 0;  // resolved to in_c by check_network
+    } else {
+        c.groups = ln.get<int64_t>("groups", 1, 1, 1 << 16);
+    }
+    c.activation = activation(ln);
+    c.leaky_slope = ln.get<float>("leaky_slope", c.leaky_slope);
+    c.clip_ceiling = ln.get<float>("clip_ceiling", c.clip_ceiling);
+    c.pool = ln.get_enum<PoolType>(
+        "pool", PoolType::none,
+        {{"none", PoolType::none}, {"max", PoolType::max}, {"average", PoolType::average}});
+    const auto ps = ints(ln, "pool_size", 2, 2);
+    c.pool_h = ps[0], c.pool_w = ps[1];
+    const auto pst = ints(ln, "pool_stride", 2, 2);
+    c.pool_stride_h = pst[0], c.pool_stride_w = pst[1];
+    const auto pp = ints(ln, "pool_padding", 4, 0);
+    c.pool_pad_top = pp[0], c.pool_pad_bottom = pp[1], c.pool_pad_left = pp[2],
+    c.pool_pad_right = pp[3];
+    if (auto bn = ln.optional_child("batch_norm")) {
+        auto values = [&](const char* key) {
+            std::vector<float> v;
+            for (const sim::ConfigNode& e : bn->items(key)) {
+                v.push_back(e.as<float>());
+            }
+            return v;
+        };
+        l.batch_norm.gamma = values("gamma");
+        l.batch_norm.beta = values("beta");
+        l.batch_norm.mean = values("mean");
+        l.batch_norm.variance = values("variance");
+        l.batch_norm.epsilon = bn->get<float>("epsilon", l.batch_norm.epsilon);
+    }
+}
+
+// `inputs:` (a name or a list of one or two names) resolved against the layers so far; without
+// it, the previous layer (or the network input).
+void read_inputs(const sim::ConfigNode& ln, const std::map<std::string, int>& index, int previous,
+                 Layer& l) {
+    auto source = [&](const std::string& name) {
+        auto it = index.find(name);
+        if (it == index.end()) {
+            ln.error_at("inputs", fmt::format("no earlier layer named '{}'", name));
+            return -1;
+        }
+        return it->second;
+    };
+    l.input = previous;
+    if (auto inputs = ln.optional_node("inputs")) {
+        const std::vector<sim::ConfigNode> e = inputs->elements();
+        if (e.empty()) {
+            l.input = source(inputs->as<std::string>());
+        } else {
+            l.input = source(e[0].as<std::string>());
+            if (e.size() > 1) {
+                l.input2 = source(e[1].as<std::string>());
+            }
+        }
+    }
+}
+
+Layer read_layer(const sim::ConfigNode& ln, const std::map<std::string, int>& index, int previous) {
+    Layer l;
+    l.name = ln.get<std::string>("name", fmt::format("layer{}", previous + 1));
+    l.kind = ln.get_enum<LayerKind>("type", LayerKind::conv,
+                                    {{"conv", LayerKind::conv},
+                                     {"fc", LayerKind::fc},
+                                     {"add", LayerKind::add},
+                                     {"multiply", LayerKind::multiply}});
+    read_inputs(ln, index, previous, l);
+    l.quant.w_exp = ln.get<int32_t>("w_exp", 0, -31, 31);
+    l.quant.out_exp = ln.get<int32_t>("out_exp", 0, -31, 31);
+    if (l.kind == LayerKind::conv) {
+        read_conv(ln, l);
+    } else if (l.kind == LayerKind::fc) {
+        l.fc.out = ln.get<int64_t>("out_features", 1, 1, 1 << 20);
+        l.fc.activation = activation(ln);
+        l.fc.output = ln.get_enum<FcLayer::Output>("output", FcLayer::Output::plain,
+                                                   {{"plain", FcLayer::Output::plain},
+                                                    {"softmax", FcLayer::Output::softmax},
+                                                    {"sigmoid", FcLayer::Output::sigmoid}});
+    } else {
+        if (l.input2 == -1 && !ln.has("inputs")) {
+            ln.error_at("inputs", "an adder layer needs two inputs: [a, b]");
+        }
+        l.conv.activation = activation(ln);  // the adder's activation: none or relu
+    }
+    return l;
+}
+
+}  // namespace
+
 NetworkFile read_network(const sim::ConfigNode& n) {
     NetworkFile f;
     Network& net = f.network;
@@ -77,90 +180,7 @@ NetworkFile read_network(const sim::ConfigNode& n) {
     net.input.w = in.get<int64_t>("width", 1, 1, 1 << 14);
     std::map<std::string, int> index{{"input", -1}};
     for (const sim::ConfigNode& ln : n.items("layers")) {
-        Layer l;
-        l.name = ln.get<std::string>("name", fmt::format("layer{}", net.layers.size()));
-        l.kind = ln.get_enum<LayerKind>("type", LayerKind::conv,
-                                        {{"conv", LayerKind::conv},
-                                         {"fc", LayerKind::fc},
-                                         {"add", LayerKind::add},
-                                         {"multiply", LayerKind::multiply}});
-        auto source = [&](const std::string& name) {
-            auto it = index.find(name);
-            if (it == index.end()) {
-                ln.error_at("inputs", fmt::format("no earlier layer named '{}'", name));
-                return -1;
-            }
-            return it->second;
-        };
-        const int previous = static_cast<int>(net.layers.size()) - 1;
-        l.input = previous;
-        if (auto inputs = ln.optional_node("inputs")) {
-            const std::vector<sim::ConfigNode> e = inputs->elements();
-            if (e.empty()) {
-                l.input = source(inputs->as<std::string>());
-            } else {
-                l.input = source(e[0].as<std::string>());
-                if (e.size() > 1) {
-                    l.input2 = source(e[1].as<std::string>());
-                }
-            }
-        }
-        l.quant.w_exp = ln.get<int32_t>("w_exp", 0, -31, 31);
-        l.quant.out_exp = ln.get<int32_t>("out_exp", 0, -31, 31);
-        if (l.kind == LayerKind::conv) {
-            ConvLayer& c = l.conv;
-            c.out_c = ln.get<int64_t>("out_channels", 1, 1, 1 << 16);
-            const auto k = ints(ln, "kernel", 2, 3);
-            c.kernel_h = k[0], c.kernel_w = k[1];
-            const auto s = ints(ln, "stride", 2, 1);
-            c.stride_h = s[0], c.stride_w = s[1];
-            const auto pad = ints(ln, "padding", 4, 0);
-            c.pad_top = pad[0], c.pad_bottom = pad[1], c.pad_left = pad[2], c.pad_right = pad[3];
-            if (ln.has("groups") && ln.get<std::string>("groups", "") == "depthwise") {
-                c.groups = 0;  // resolved to in_c below
-            } else {
-                c.groups = ln.get<int64_t>("groups", 1, 1, 1 << 16);
-            }
-            c.activation = activation(ln);
-            c.leaky_slope = ln.get<float>("leaky_slope", c.leaky_slope);
-            c.clip_ceiling = ln.get<float>("clip_ceiling", c.clip_ceiling);
-            c.pool = ln.get_enum<PoolType>(
-                "pool", PoolType::none,
-                {{"none", PoolType::none}, {"max", PoolType::max}, {"average", PoolType::average}});
-            const auto ps = ints(ln, "pool_size", 2, 2);
-            c.pool_h = ps[0], c.pool_w = ps[1];
-            const auto pst = ints(ln, "pool_stride", 2, 2);
-            c.pool_stride_h = pst[0], c.pool_stride_w = pst[1];
-            const auto pp = ints(ln, "pool_padding", 4, 0);
-            c.pool_pad_top = pp[0], c.pool_pad_bottom = pp[1], c.pool_pad_left = pp[2],
-            c.pool_pad_right = pp[3];
-            if (auto bn = ln.optional_child("batch_norm")) {
-                auto values = [&](const char* key) {
-                    std::vector<float> v;
-                    for (const sim::ConfigNode& e : bn->items(key)) {
-                        v.push_back(e.as<float>());
-                    }
-                    return v;
-                };
-                l.batch_norm.gamma = values("gamma");
-                l.batch_norm.beta = values("beta");
-                l.batch_norm.mean = values("mean");
-                l.batch_norm.variance = values("variance");
-                l.batch_norm.epsilon = bn->get<float>("epsilon", l.batch_norm.epsilon);
-            }
-        } else if (l.kind == LayerKind::fc) {
-            l.fc.out = ln.get<int64_t>("out_features", 1, 1, 1 << 20);
-            l.fc.activation = activation(ln);
-            l.fc.output = ln.get_enum<FcLayer::Output>("output", FcLayer::Output::plain,
-                                                       {{"plain", FcLayer::Output::plain},
-                                                        {"softmax", FcLayer::Output::softmax},
-                                                        {"sigmoid", FcLayer::Output::sigmoid}});
-        } else {
-            if (l.input2 == -1 && !ln.has("inputs")) {
-                ln.error_at("inputs", "an adder layer needs two inputs: [a, b]");
-            }
-            l.conv.activation = activation(ln);  // the adder's activation: none or relu
-        }
+        Layer l = read_layer(ln, index, static_cast<int>(net.layers.size()) - 1);
         if (index.count(l.name) != 0) {
             ln.error_at("name", fmt::format("'{}' is used twice", l.name));
         }
