@@ -46,6 +46,88 @@ size_t bias_count(const Layer& l) {
     return l.kind == LayerKind::fc ? static_cast<size_t>(l.fc.out) : 0;
 }
 
+namespace {
+
+// Each layer kind's checks; each fills in what the layer's input decides (sizes, exponents,
+// the output shape) and returns the problem, or "".
+std::string check_conv_layer(const Network& n, Layer& l, const ActShape& in) {
+    if (l.input >= 0 && n.layers[static_cast<size_t>(l.input)].kind == LayerKind::fc) {
+        return "a conv layer cannot read an fc output";
+    }
+    l.conv.in_c = in.z, l.conv.in_h = in.h, l.conv.in_w = in.w;
+    if (l.conv.groups == 0) {  // depthwise
+        l.conv.groups = in.z;
+    }
+    try {
+        check(l.conv);
+    } catch (const sim::Error& e) {
+        return e.what();
+    }
+    l.out = {l.conv.out_c, l.conv.out_h(), l.conv.out_w()};
+    return "";
+}
+
+std::string check_fc_layer(Layer& l, const ActShape& in, const DlpConfig& cfg) {
+    l.fc.in = in.z * in.h * in.w;
+    if (l.fc.out < 1 || l.fc.out > (int64_t{1} << 20)) {
+        return fmt::format("out_features is {}, expected 1..2^20", l.fc.out);
+    }
+    if (static_cast<uint64_t>(l.fc.in) > cfg.fc_input_memory_size) {
+        return fmt::format("{} inputs exceed fc_input_memory_size {}", l.fc.in,
+                           cfg.fc_input_memory_size);
+    }
+    if (static_cast<uint64_t>(l.fc.out) > cfg.fc_output_memory_size) {
+        return fmt::format("{} outputs exceed fc_output_memory_size {}", l.fc.out,
+                           cfg.fc_output_memory_size);
+    }
+    if (cfg.data_type == DataType::int8 && l.fc.output != FcLayer::Output::plain) {
+        return "softmax and sigmoid outputs need processor_data_type single";
+    }
+    l.out = {l.fc.out, 1, 1};
+    return "";
+}
+
+std::string check_adder_layer(const Network& n, Layer& l, const ActShape& in) {
+    if (l.input2 < -1 || l.input2 == l.input) {
+        return "an adder layer needs two different inputs";
+    }
+    const ActShape b = l.input2 < 0 ? n.input : n.layers[static_cast<size_t>(l.input2)].out;
+    if (b.z != in.z || b.h != in.h || b.w != in.w) {
+        return fmt::format("operands {}x{}x{} and {}x{}x{} differ", in.z, in.h, in.w, b.z, b.h,
+                           b.w);
+    }
+    l.quant.in2_exp =
+        l.input2 < 0 ? n.input_exp : n.layers[static_cast<size_t>(l.input2)].quant.out_exp;
+    l.out = in;
+    return "";
+}
+
+std::string check_batch_norm(const Layer& l, const DlpConfig& cfg) {
+    const BatchNorm& bn = l.batch_norm;
+    if (bn.gamma.empty()) {
+        return "";
+    }
+    const auto c = static_cast<size_t>(l.conv.out_c);
+    if (l.kind != LayerKind::conv) {
+        return "batch_norm follows conv layers only";
+    }
+    if (cfg.data_type != DataType::single) {
+        return "batch_norm needs processor_data_type single (fold it before quantizing)";
+    }
+    if (bn.gamma.size() != c || bn.beta.size() != c || bn.mean.size() != c ||
+        bn.variance.size() != c) {
+        return fmt::format("batch_norm needs {} values each of gamma, beta, mean and variance", c);
+    }
+    for (float v : bn.variance) {
+        if (!(v + bn.epsilon > 0)) {
+            return "batch_norm variance + epsilon must be > 0";
+        }
+    }
+    return "";
+}
+
+}  // namespace
+
 void check_network(Network& n, const DlpConfig& cfg) {
     if (n.layers.empty()) {
         throw sim::Error(n.name + ": the network has no layers");
@@ -62,85 +144,20 @@ void check_network(Network& n, const DlpConfig& cfg) {
             }
         }
         const ActShape in = input_shape(n, l);
-        const int32_t in_exp =
+        l.quant.in_exp =
             l.input < 0 ? n.input_exp : n.layers[static_cast<size_t>(l.input)].quant.out_exp;
-        l.quant.in_exp = in_exp;
-        switch (l.kind) {
-        case LayerKind::conv: {
-            if (i > 0 && l.input >= 0 &&
-                n.layers[static_cast<size_t>(l.input)].kind == LayerKind::fc) {
-                fail(i, "a conv layer cannot read an fc output");
-            }
-            l.conv.in_c = in.z, l.conv.in_h = in.h, l.conv.in_w = in.w;
-            if (l.conv.groups == 0) {  // depthwise
-                l.conv.groups = in.z;
-            }
-            try {
-                check(l.conv);
-            } catch (const sim::Error& e) {
-                fail(i, e.what());
-            }
-            l.out = {l.conv.out_c, l.conv.out_h(), l.conv.out_w()};
-            break;
+        std::string why = l.kind == LayerKind::conv ? check_conv_layer(n, l, in)
+                          : l.kind == LayerKind::fc ? check_fc_layer(l, in, cfg)
+                                                    : check_adder_layer(n, l, in);
+        if (why.empty()) {
+            why = check_batch_norm(l, cfg);
         }
-        case LayerKind::fc:
-            l.fc.in = in.z * in.h * in.w;
-            if (l.fc.out < 1 || l.fc.out > (int64_t{1} << 20)) {
-                fail(i, fmt::format("out_features is {}, expected 1..2^20", l.fc.out));
-            }
-            if (static_cast<uint64_t>(l.fc.in) > cfg.fc_input_memory_size) {
-                fail(i, fmt::format("{} inputs exceed fc_input_memory_size {}", l.fc.in,
-                                    cfg.fc_input_memory_size));
-            }
-            if (static_cast<uint64_t>(l.fc.out) > cfg.fc_output_memory_size) {
-                fail(i, fmt::format("{} outputs exceed fc_output_memory_size {}", l.fc.out,
-                                    cfg.fc_output_memory_size));
-            }
-            if (cfg.data_type == DataType::int8 && l.fc.output != FcLayer::Output::plain) {
-                fail(i, "softmax and sigmoid outputs need processor_data_type single");
-            }
-            l.out = {l.fc.out, 1, 1};
-            break;
-        case LayerKind::add:
-        case LayerKind::multiply: {
-            if (l.input2 < -1 || l.input2 == l.input) {
-                fail(i, "an adder layer needs two different inputs");
-            }
-            const ActShape b = l.input2 < 0 ? n.input : n.layers[static_cast<size_t>(l.input2)].out;
-            if (b.z != in.z || b.h != in.h || b.w != in.w) {
-                fail(i, fmt::format("operands {}x{}x{} and {}x{}x{} differ", in.z, in.h, in.w, b.z,
-                                    b.h, b.w));
-            }
-            l.quant.in2_exp =
-                l.input2 < 0 ? n.input_exp : n.layers[static_cast<size_t>(l.input2)].quant.out_exp;
-            l.out = in;
-            break;
+        if (why.empty() && !l.weights.empty() && l.weights.size() != weight_count(l)) {
+            why = fmt::format("{} weights given, the layer has {}", l.weights.size(),
+                              weight_count(l));
         }
-        }
-        const BatchNorm& bn = l.batch_norm;
-        if (!bn.gamma.empty()) {
-            const auto c = static_cast<size_t>(l.conv.out_c);
-            if (l.kind != LayerKind::conv) {
-                fail(i, "batch_norm follows conv layers only");
-            }
-            if (cfg.data_type != DataType::single) {
-                fail(i, "batch_norm needs processor_data_type single (fold it before quantizing)");
-            }
-            if (bn.gamma.size() != c || bn.beta.size() != c || bn.mean.size() != c ||
-                bn.variance.size() != c) {
-                fail(i, fmt::format("batch_norm needs {} values each of gamma, beta, mean and "
-                                    "variance",
-                                    c));
-            }
-            for (float v : bn.variance) {
-                if (!(v + bn.epsilon > 0)) {
-                    fail(i, "batch_norm variance + epsilon must be > 0");
-                }
-            }
-        }
-        if (!l.weights.empty() && l.weights.size() != weight_count(l)) {
-            fail(i, fmt::format("{} weights given, the layer has {}", l.weights.size(),
-                                weight_count(l)));
+        if (!why.empty()) {
+            fail(i, why);
         }
     }
 }
