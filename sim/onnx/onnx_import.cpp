@@ -23,23 +23,48 @@ T load(const std::string& raw, size_t i) {
     return v;
 }
 
+// The tensor's values: from raw_data (little-endian `Raw`) when present, else from the typed
+// repeated field; each converted to the Value's element type. `need(count, bytes)` refuses a
+// count other than the shape's.
+template <typename Raw, typename Out, typename Field, typename Need>
+void fill(std::vector<Out>& out, const std::string& raw, size_t n, const Field& field,
+          const Need& need) {
+    if (!raw.empty()) {
+        need(raw.size() / sizeof(Raw), sizeof(Raw));
+        for (size_t i = 0; i < n; ++i) {
+            out.push_back(static_cast<Out>(load<Raw>(raw, i)));
+        }
+    } else {
+        need(static_cast<size_t>(field.size()), sizeof(Raw));
+        for (const auto x : field) {
+            out.push_back(static_cast<Out>(x));
+        }
+    }
+}
+
+// The tensor's shape into `shape`; its element count. Dimensions and counts are bounded.
+size_t shape_of(const pb::TensorProto& t, const std::string& where, std::vector<int64_t>& shape) {
+    size_t n = 1;
+    for (int64_t d : t.dims()) {
+        if (d < 0 || d > (int64_t{1} << 31)) {
+            throw sim::Error(fmt::format("{}: dimension {} is out of range", where, d));
+        }
+        shape.push_back(d);
+        n *= static_cast<size_t>(d);
+        if (n > (size_t{1} << 31)) {
+            throw sim::Error(where + ": the tensor has more than 2^31 elements");
+        }
+    }
+    return n;
+}
+
 Value to_value(const pb::TensorProto& t, const std::string& where) {
     if (t.has_data_location() && t.data_location() == pb::TensorProto::EXTERNAL) {
         throw sim::Error(where + ": external data files are not supported");
     }
     Value v;
     v.onnx_type = t.data_type();
-    size_t n = 1;
-    for (int64_t d : t.dims()) {
-        if (d < 0 || d > (int64_t{1} << 31)) {
-            throw sim::Error(fmt::format("{}: dimension {} is out of range", where, d));
-        }
-        v.shape.push_back(d);
-        n *= static_cast<size_t>(d);
-        if (n > (size_t{1} << 31)) {
-            throw sim::Error(where + ": the tensor has more than 2^31 elements");
-        }
-    }
+    const size_t n = shape_of(t, where, v.shape);
     const std::string& raw = t.raw_data();
     auto need = [&](size_t have, size_t bytes) {
         if (have != n) {
@@ -49,73 +74,19 @@ Value to_value(const pb::TensorProto& t, const std::string& where) {
                             where, have, n, bytes));
         }
     };
+    v.kind = t.data_type() == pb::TensorProto::FLOAT || t.data_type() == pb::TensorProto::DOUBLE
+                 ? Value::Kind::f32
+                 : Value::Kind::i64;
     switch (t.data_type()) {
-    case pb::TensorProto::FLOAT:
-        v.kind = Value::Kind::f32;
-        if (!raw.empty()) {
-            need(raw.size() / 4, 4);
-            for (size_t i = 0; i < n; ++i) {
-                v.f.push_back(load<float>(raw, i));
-            }
-        } else {
-            need(static_cast<size_t>(t.float_data_size()), 4);
-            v.f.assign(t.float_data().begin(), t.float_data().end());
-        }
-        break;
-    case pb::TensorProto::DOUBLE:
-        v.kind = Value::Kind::f32;
-        if (!raw.empty()) {
-            need(raw.size() / 8, 8);
-            for (size_t i = 0; i < n; ++i) {
-                v.f.push_back(static_cast<float>(load<double>(raw, i)));
-            }
-        } else {
-            need(static_cast<size_t>(t.double_data_size()), 8);
-            for (double d : t.double_data()) {
-                v.f.push_back(static_cast<float>(d));
-            }
-        }
-        break;
-    case pb::TensorProto::INT64:
-        v.kind = Value::Kind::i64;
-        if (!raw.empty()) {
-            need(raw.size() / 8, 8);
-            for (size_t i = 0; i < n; ++i) {
-                v.i.push_back(load<int64_t>(raw, i));
-            }
-        } else {
-            need(static_cast<size_t>(t.int64_data_size()), 8);
-            v.i.assign(t.int64_data().begin(), t.int64_data().end());
-        }
-        break;
-    case pb::TensorProto::INT32:
-    case pb::TensorProto::INT8:
+    case pb::TensorProto::FLOAT: fill<float>(v.f, raw, n, t.float_data(), need); break;
+    case pb::TensorProto::DOUBLE: fill<double>(v.f, raw, n, t.double_data(), need); break;
+    case pb::TensorProto::INT64: fill<int64_t>(v.i, raw, n, t.int64_data(), need); break;
+    case pb::TensorProto::INT32: fill<int32_t>(v.i, raw, n, t.int32_data(), need); break;
+    case pb::TensorProto::INT16: fill<int16_t>(v.i, raw, n, t.int32_data(), need); break;
+    case pb::TensorProto::UINT16: fill<uint16_t>(v.i, raw, n, t.int32_data(), need); break;
+    case pb::TensorProto::INT8: fill<int8_t>(v.i, raw, n, t.int32_data(), need); break;
     case pb::TensorProto::UINT8:
-    case pb::TensorProto::BOOL:
-    case pb::TensorProto::INT16:
-    case pb::TensorProto::UINT16: {
-        v.kind = Value::Kind::i64;
-        const int32_t dt = t.data_type();
-        const size_t width = dt == pb::TensorProto::INT32                                      ? 4
-                             : (dt == pb::TensorProto::INT16 || dt == pb::TensorProto::UINT16) ? 2
-                                                                                               : 1;
-        if (!raw.empty()) {
-            need(raw.size() / width, width);
-            for (size_t i = 0; i < n; ++i) {
-                switch (dt) {
-                case pb::TensorProto::INT32: v.i.push_back(load<int32_t>(raw, i)); break;
-                case pb::TensorProto::INT16: v.i.push_back(load<int16_t>(raw, i)); break;
-                case pb::TensorProto::UINT16: v.i.push_back(load<uint16_t>(raw, i)); break;
-                case pb::TensorProto::INT8: v.i.push_back(load<int8_t>(raw, i)); break;
-                default: v.i.push_back(load<uint8_t>(raw, i)); break;
-                }
-            }
-        } else {
-            need(static_cast<size_t>(t.int32_data_size()), width);
-            v.i.assign(t.int32_data().begin(), t.int32_data().end());
-        }
-        break;
-    }
+    case pb::TensorProto::BOOL: fill<uint8_t>(v.i, raw, n, t.int32_data(), need); break;
     default:
         throw sim::Error(
             fmt::format("{}: tensor data type {} is not supported (float, double, "
@@ -136,6 +107,36 @@ ValueInfo to_info(const pb::ValueInfoProto& vi) {
         }
     }
     return out;
+}
+
+// One node attribute; graphs, sparse tensors and type protos are kept empty (none of our ops
+// use them).
+Attribute to_attribute(const pb::AttributeProto& a, const std::string& name, const Node& node) {
+    Attribute at;
+    switch (a.type()) {
+    case pb::AttributeProto::FLOAT: at.kind = Attribute::Kind::f, at.f = a.f(); break;
+    case pb::AttributeProto::INT: at.kind = Attribute::Kind::i, at.i = a.i(); break;
+    case pb::AttributeProto::STRING: at.kind = Attribute::Kind::s, at.s = a.s(); break;
+    case pb::AttributeProto::TENSOR:
+        at.kind = Attribute::Kind::t;
+        at.t =
+            to_value(a.t(), fmt::format("{}: {} attribute '{}'", name, node.describe(), a.name()));
+        break;
+    case pb::AttributeProto::FLOATS:
+        at.kind = Attribute::Kind::fs;
+        at.fs.assign(a.floats().begin(), a.floats().end());
+        break;
+    case pb::AttributeProto::INTS:
+        at.kind = Attribute::Kind::is;
+        at.is.assign(a.ints().begin(), a.ints().end());
+        break;
+    case pb::AttributeProto::STRINGS:
+        at.kind = Attribute::Kind::ss;
+        at.ss.assign(a.strings().begin(), a.strings().end());
+        break;
+    default: break;
+    }
+    return at;
 }
 
 Graph convert(const pb::ModelProto& m, const std::string& name, const ImportOptions& opts) {
@@ -169,31 +170,7 @@ Graph convert(const pb::ModelProto& m, const std::string& name, const ImportOpti
         node.inputs.assign(n.input().begin(), n.input().end());
         node.outputs.assign(n.output().begin(), n.output().end());
         for (const auto& a : n.attribute()) {
-            Attribute at;
-            switch (a.type()) {
-            case pb::AttributeProto::FLOAT: at.kind = Attribute::Kind::f, at.f = a.f(); break;
-            case pb::AttributeProto::INT: at.kind = Attribute::Kind::i, at.i = a.i(); break;
-            case pb::AttributeProto::STRING: at.kind = Attribute::Kind::s, at.s = a.s(); break;
-            case pb::AttributeProto::TENSOR:
-                at.kind = Attribute::Kind::t;
-                at.t = to_value(
-                    a.t(), fmt::format("{}: {} attribute '{}'", name, node.describe(), a.name()));
-                break;
-            case pb::AttributeProto::FLOATS:
-                at.kind = Attribute::Kind::fs;
-                at.fs.assign(a.floats().begin(), a.floats().end());
-                break;
-            case pb::AttributeProto::INTS:
-                at.kind = Attribute::Kind::is;
-                at.is.assign(a.ints().begin(), a.ints().end());
-                break;
-            case pb::AttributeProto::STRINGS:
-                at.kind = Attribute::Kind::ss;
-                at.ss.assign(a.strings().begin(), a.strings().end());
-                break;
-            default: break;  // graphs, sparse tensors, type protos: none of our ops use them
-            }
-            node.attributes[a.name()] = at;
+            node.attributes[a.name()] = to_attribute(a, name, node);
         }
         const bool default_domain = node.domain.empty() || node.domain == "ai.onnx";
         if (!default_domain ||
