@@ -76,122 +76,161 @@ Outputs dequantize_linear(const Ctx& c) {
     return {Value::floats(x.shape, y)};
 }
 
+namespace {
+
+// What a Resize / Upsample node asks for: mode, coordinate transformation, nearest rounding,
+// the scale of every axis and the output shape.
+struct ResizeSpec {
+    std::string mode, coord, nearest;
+    std::vector<float> scales;
+    Shape out;
+};
+
+// The scales (and the output sizes, when given as `sizes`) of every axis.
+void resize_scales(const Ctx& c, int64_t opset, bool upsample, ResizeSpec& s) {
+    const Value& x = c.x(0);
+    const size_t r = x.shape.size();
+    s.out.assign(r, 0);
+    if (upsample) {
+        s.scales = opset < 9 ? c.n.attributes.count("scales") ? c.n.attributes.at("scales").fs
+                                                              : std::vector<float>{}
+                             : as_floats(c.x(1));
+    } else if (opset < 11) {
+        s.scales = as_floats(c.x(1));
+    } else if (c.has(3) && c.x(3).numel() > 0) {
+        const Shape sizes = as_ints(c.x(3));
+        if (sizes.size() != r) {
+            fail(c.n, "scales or sizes do not match the rank");
+        }
+        for (size_t a = 0; a < r; ++a) {
+            s.scales.push_back(static_cast<float>(sizes[a]) / static_cast<float>(x.shape[a]));
+            s.out[a] = sizes[a];
+        }
+    } else {
+        s.scales = as_floats(c.x(2));
+    }
+    if (s.scales.size() != r) {
+        fail(c.n, "scales or sizes do not match the rank");
+    }
+}
+
+ResizeSpec resize_spec(const Ctx& c, int64_t opset, bool upsample) {
+    const Value& x = c.x(0);
+    ResizeSpec s;
+    s.mode = c.n.get_string("mode", "nearest");
+    s.coord = upsample || opset < 11
+                  ? "asymmetric"
+                  : c.n.get_string("coordinate_transformation_mode", "half_pixel");
+    s.nearest =
+        upsample || opset < 11 ? "floor" : c.n.get_string("nearest_mode", "round_prefer_floor");
+    resize_scales(c, opset, upsample, s);
+    if (s.mode == "bilinear") {
+        s.mode = "linear";
+    }
+    if (s.mode != "nearest" && s.mode != "linear") {
+        fail(c.n, "mode " + s.mode + " is not supported (nearest, linear)");
+    }
+    if (s.coord == "tf_crop_and_resize") {
+        fail(c.n, "coordinate_transformation_mode tf_crop_and_resize is not supported");
+    }
+    for (size_t a = 0; a < x.shape.size(); ++a) {
+        if (!(s.scales[a] > 0.0f && s.scales[a] < 1e9f)) {
+            fail(c.n, fmt::format("scale {} on axis {} (expected a positive, finite scale)",
+                                  s.scales[a], a));
+        }
+        if (s.out[a] == 0) {
+            s.out[a] = static_cast<int64_t>(
+                std::floor(static_cast<double>(x.shape[a]) * static_cast<double>(s.scales[a])));
+        }
+    }
+    checked_numel(c.n, s.out);
+    return s;
+}
+
+// The input coordinate of output coordinate `od` on an axis (the ONNX formulas; `out_len` is
+// ONNX's length_resized: input · scale, not the floored output size).
+double source_coord(const Node& n, const std::string& coord, double od, double sc, double in_len,
+                    double out_len) {
+    if (coord == "half_pixel") {
+        return (od + 0.5) / sc - 0.5;
+    }
+    if (coord == "pytorch_half_pixel") {
+        return out_len > 1 ? (od + 0.5) / sc - 0.5 : 0;
+    }
+    if (coord == "align_corners") {
+        return out_len > 1 ? od * (in_len - 1) / (out_len - 1) : 0;
+    }
+    if (coord == "tf_half_pixel_for_nn") {
+        return (od + 0.5) / sc;
+    }
+    if (coord == "asymmetric") {
+        return od / sc;
+    }
+    if (coord == "half_pixel_symmetric") {
+        const double adj = out_len / (in_len * sc), center = in_len / 2;
+        return center * (1 - adj) + (od + 0.5) / sc - 0.5;
+    }
+    fail(n, "coordinate_transformation_mode " + coord + " is not supported");
+}
+
+int64_t nearest_index(const std::string& nearest_mode, double xo) {
+    if (nearest_mode == "floor") {
+        return static_cast<int64_t>(std::floor(xo));
+    }
+    if (nearest_mode == "ceil") {
+        return static_cast<int64_t>(std::ceil(xo));
+    }
+    if (nearest_mode == "round_prefer_ceil") {
+        return static_cast<int64_t>(std::floor(xo + 0.5));
+    }
+    return static_cast<int64_t>(std::ceil(xo - 0.5));  // round_prefer_floor
+}
+
+// `cur` of shape `cs` resized along axis `a` to `ns`.
+std::vector<float> resize_axis(const Node& n, const ResizeSpec& s, const std::vector<float>& cur,
+                               const Shape& cs, const Shape& ns, size_t a) {
+    const Shape st = strides_of(cs), nst = strides_of(ns);
+    std::vector<float> next(numel(ns));
+    const double sc = static_cast<double>(s.scales[a]);
+    const double in_len = static_cast<double>(cs[a]), out_len = in_len * sc;
+    for (size_t k = 0; k < next.size(); ++k) {
+        const int64_t o = (static_cast<int64_t>(k) / nst[a]) % ns[a];
+        const size_t base = k - static_cast<size_t>(o * nst[a]);
+        const size_t src_base =
+            (base / static_cast<size_t>(nst[a] * ns[a])) * static_cast<size_t>(st[a] * cs[a]) +
+            base % static_cast<size_t>(nst[a]);
+        const double xo = source_coord(n, s.coord, static_cast<double>(o), sc, in_len, out_len);
+        auto at = [&](int64_t i) {
+            i = std::clamp<int64_t>(i, 0, cs[a] - 1);
+            return static_cast<double>(cur[src_base + static_cast<size_t>(i * st[a])]);
+        };
+        if (s.mode == "nearest") {
+            next[k] = static_cast<float>(at(nearest_index(s.nearest, xo)));
+        } else {
+            const double xc = std::clamp(xo, 0.0, in_len - 1);
+            const auto i0 = static_cast<int64_t>(std::floor(xc));
+            const double t = xc - static_cast<double>(i0);
+            next[k] = static_cast<float>(at(i0) * (1 - t) + at(i0 + 1) * t);
+        }
+    }
+    return next;
+}
+
+}  // namespace
+
 // Resize / Upsample on any rank: nearest or (multi)linear, separable per axis.
 Outputs resize(const Ctx& c, int64_t opset, bool upsample) {
     const Value& x = c.x(0);
-    const size_t r = x.shape.size();
-    std::string mode = c.n.get_string("mode", "nearest");
-    std::string coord = upsample || opset < 11
-                            ? "asymmetric"
-                            : c.n.get_string("coordinate_transformation_mode", "half_pixel");
-    const std::string nearest_mode =
-        upsample || opset < 11 ? "floor" : c.n.get_string("nearest_mode", "round_prefer_floor");
-    std::vector<float> scales;
-    Shape out(r);
-    if (upsample) {
-        scales = opset < 9 ? c.n.attributes.count("scales") ? c.n.attributes.at("scales").fs
-                                                            : std::vector<float>{}
-                           : as_floats(c.x(1));
-    } else if (opset < 11) {
-        scales = as_floats(c.x(1));
-    } else {
-        if (c.has(3) && c.x(3).numel() > 0) {
-            const Shape sizes = as_ints(c.x(3));
-            if (sizes.size() != r) {
-                fail(c.n, "scales or sizes do not match the rank");
-            }
-            for (size_t a = 0; a < r; ++a) {
-                scales.push_back(static_cast<float>(sizes[a]) / static_cast<float>(x.shape[a]));
-                out[a] = sizes[a];
-            }
-        } else {
-            scales = as_floats(c.x(2));
-        }
-    }
-    if (scales.size() != r) {
-        fail(c.n, "scales or sizes do not match the rank");
-    }
-    if (mode == "bilinear") {
-        mode = "linear";
-    }
-    if (mode != "nearest" && mode != "linear") {
-        fail(c.n, "mode " + mode + " is not supported (nearest, linear)");
-    }
-    if (coord == "tf_crop_and_resize") {
-        fail(c.n, "coordinate_transformation_mode tf_crop_and_resize is not supported");
-    }
-    for (size_t a = 0; a < r; ++a) {
-        if (!(scales[a] > 0.0f && scales[a] < 1e9f)) {
-            fail(c.n, fmt::format("scale {} on axis {} (expected a positive, finite scale)",
-                                  scales[a], a));
-        }
-        if (out[a] == 0) {
-            out[a] = static_cast<int64_t>(
-                std::floor(static_cast<double>(x.shape[a]) * static_cast<double>(scales[a])));
-        }
-    }
-    checked_numel(c.n, out);
+    const ResizeSpec s = resize_spec(c, opset, upsample);
     std::vector<float> cur = as_floats(x);
     Shape cs = x.shape;
-    for (size_t a = 0; a < r; ++a) {
-        if (out[a] == cs[a] && scales[a] == 1.0f) {
+    for (size_t a = 0; a < cs.size(); ++a) {
+        if (s.out[a] == cs[a] && s.scales[a] == 1.0f) {
             continue;
         }
         Shape ns = cs;
-        ns[a] = out[a];
-        const Shape st = strides_of(cs), nst = strides_of(ns);
-        std::vector<float> next(numel(ns));
-        const double sc = static_cast<double>(scales[a]);
-        // ONNX's length_resized: input · scale (not the floored output size).
-        const double in_len = static_cast<double>(cs[a]), out_len = in_len * sc;
-        for (size_t k = 0; k < next.size(); ++k) {
-            const int64_t o = (static_cast<int64_t>(k) / nst[a]) % ns[a];
-            const size_t base = k - static_cast<size_t>(o * nst[a]);
-            const size_t src_base =
-                (base / static_cast<size_t>(nst[a] * ns[a])) * static_cast<size_t>(st[a] * cs[a]) +
-                base % static_cast<size_t>(nst[a]);
-            double xo = 0;
-            const double od = static_cast<double>(o);
-            if (coord == "half_pixel") {
-                xo = (od + 0.5) / sc - 0.5;
-            } else if (coord == "pytorch_half_pixel") {
-                xo = out_len > 1 ? (od + 0.5) / sc - 0.5 : 0;
-            } else if (coord == "align_corners") {
-                xo = out_len > 1 ? od * (in_len - 1) / (out_len - 1) : 0;
-            } else if (coord == "tf_half_pixel_for_nn") {
-                xo = (od + 0.5) / sc;
-            } else if (coord == "asymmetric") {
-                xo = od / sc;
-            } else if (coord == "half_pixel_symmetric") {
-                const double adj = out_len / (in_len * sc), center = in_len / 2;
-                xo = center * (1 - adj) + (od + 0.5) / sc - 0.5;
-            } else {
-                fail(c.n, "coordinate_transformation_mode " + coord + " is not supported");
-            }
-            auto at = [&](int64_t i) {
-                i = std::clamp<int64_t>(i, 0, cs[a] - 1);
-                return static_cast<double>(cur[src_base + static_cast<size_t>(i * st[a])]);
-            };
-            if (mode == "nearest") {
-                int64_t i = 0;
-                if (nearest_mode == "floor") {
-                    i = static_cast<int64_t>(std::floor(xo));
-                } else if (nearest_mode == "ceil") {
-                    i = static_cast<int64_t>(std::ceil(xo));
-                } else if (nearest_mode == "round_prefer_ceil") {
-                    i = static_cast<int64_t>(std::floor(xo + 0.5));
-                } else {  // round_prefer_floor
-                    i = static_cast<int64_t>(std::ceil(xo - 0.5));
-                }
-                next[k] = static_cast<float>(at(i));
-            } else {
-                const double xc = std::clamp(xo, 0.0, in_len - 1);
-                const auto i0 = static_cast<int64_t>(std::floor(xc));
-                const double t = xc - static_cast<double>(i0);
-                next[k] = static_cast<float>(at(i0) * (1 - t) + at(i0 + 1) * t);
-            }
-        }
-        cur = std::move(next);
+        ns[a] = s.out[a];
+        cur = resize_axis(c.n, s, cur, cs, ns, a);
         cs = ns;
     }
     return {Value::floats(cs, cur)};
