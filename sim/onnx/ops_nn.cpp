@@ -4,6 +4,8 @@
 #include <cmath>
 #include <limits>
 #include <numeric>
+#include <tuple>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -127,23 +129,27 @@ Outputs conv(const Ctx& c) {
     return {Value::floats(out, y)};
 }
 
-Outputs conv_transpose(const Ctx& c) {
-    const Value &x = c.x(0), &wv = c.x(1);
-    if (x.shape.size() != 4) {
-        fail(c.n, "ConvTranspose: 2-D inputs are supported");
-    }
-    need_rank(c.n, wv, 4, 4, "the weight tensor");
-    const Planar p = planar(c.n, x.shape);
-    const int64_t g = c.n.get_int("group", 1);
-    if (g < 1 || p.c % g != 0 || wv.shape[0] != p.c) {
+namespace {
+
+// ConvTranspose's geometry: group, kernel, strides, dilations, pads and output size, checked.
+struct Deconv {
+    int64_t g = 1, m = 0, kh = 0, kw = 0, oh = 0, ow = 0;
+    Shape st, dl, pads;
+};
+
+Deconv deconv_geometry(const Ctx& c, const Planar& p, const Value& wv) {
+    Deconv d;
+    d.g = c.n.get_int("group", 1);
+    if (d.g < 1 || p.c % d.g != 0 || wv.shape[0] != p.c) {
         fail(c.n, "weights and group do not match the input channels");
     }
-    const int64_t m = wv.shape[1] * g, kh = wv.shape[2], kw = wv.shape[3];
-    const Shape st = c.n.get_ints("strides", {1, 1}), dl = c.n.get_ints("dilations", {1, 1});
+    d.m = wv.shape[1] * d.g, d.kh = wv.shape[2], d.kw = wv.shape[3];
+    d.st = c.n.get_ints("strides", {1, 1}), d.dl = c.n.get_ints("dilations", {1, 1});
     const Shape op = c.n.get_ints("output_padding", {0, 0});
-    Shape pads = c.n.get_ints("pads", {0, 0, 0, 0});
+    d.pads = c.n.get_ints("pads", {0, 0, 0, 0});
     const std::string auto_pad = c.n.get_string("auto_pad", "NOTSET");
-    Shape out_shape = c.n.get_ints("output_shape", {});
+    const Shape out_shape = c.n.get_ints("output_shape", {});
+    const Shape &st = d.st, &dl = d.dl, &pads = d.pads;
     if (st.size() != 2 || dl.size() != 2 || op.size() != 2 || pads.size() != 4 ||
         (!out_shape.empty() && out_shape.size() < 2)) {
         fail(c.n, "strides, dilations, output_padding, pads or output_shape do not match 2-D");
@@ -156,48 +162,45 @@ Outputs conv_transpose(const Ctx& c) {
             fail(c.n, "strides and dilations must be 1..2^31, pads and output_padding 0..2^31");
         }
     }
-    if (c.has(2)) {
-        need_count(c.n, c.x(2), static_cast<size_t>(m), "the bias");
-    }
-    int64_t oh = st[0] * (p.h - 1) + op[0] + ((kh - 1) * dl[0] + 1) - pads[0] - pads[2];
-    int64_t ow = st[1] * (p.w - 1) + op[1] + ((kw - 1) * dl[1] + 1) - pads[1] - pads[3];
+    const int64_t full_h = st[0] * (p.h - 1) + op[0] + ((d.kh - 1) * dl[0] + 1);
+    const int64_t full_w = st[1] * (p.w - 1) + op[1] + ((d.kw - 1) * dl[1] + 1);
+    d.oh = full_h - pads[0] - pads[2];
+    d.ow = full_w - pads[1] - pads[3];
     if (!out_shape.empty() || auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
         const int64_t th = out_shape.empty() ? p.h * st[0] : out_shape[out_shape.size() - 2];
         const int64_t tw = out_shape.empty() ? p.w * st[1] : out_shape.back();
-        const int64_t tot_h = st[0] * (p.h - 1) + op[0] + ((kh - 1) * dl[0] + 1) - th;
-        const int64_t tot_w = st[1] * (p.w - 1) + op[1] + ((kw - 1) * dl[1] + 1) - tw;
+        const int64_t tot_h = full_h - th, tot_w = full_w - tw;
         const bool upper = auto_pad != "SAME_LOWER";
-        pads[0] = upper ? tot_h / 2 : tot_h - tot_h / 2;
-        pads[1] = upper ? tot_w / 2 : tot_w - tot_w / 2;
-        oh = th, ow = tw;
+        d.pads[0] = upper ? tot_h / 2 : tot_h - tot_h / 2;
+        d.pads[1] = upper ? tot_w / 2 : tot_w - tot_w / 2;
+        d.oh = th, d.ow = tw;
     }
-    const std::vector<float> xf = as_floats(x), wf = as_floats(wv);
-    const std::vector<float> bias =
-        c.has(2) ? as_floats(c.x(2)) : std::vector<float>(static_cast<size_t>(m), 0.0f);
-    std::vector<double> y(checked_numel(c.n, {p.n, m, oh, ow}), 0.0);
-    const int64_t gc = p.c / g, gm = m / g;
+    return d;
+}
+
+// Every input value scattered through the kernel into the output (double accumulation).
+std::vector<double> deconv_scatter(const Deconv& d, const Planar& p, const std::vector<float>& xf,
+                                   const std::vector<float>& wf, size_t count) {
+    std::vector<double> y(count, 0.0);
+    const int64_t gc = p.c / d.g, gm = d.m / d.g;
     for (int64_t b = 0; b < p.n; ++b) {
         for (int64_t ic = 0; ic < p.c; ++ic) {
-            const int64_t grp = ic / gc;
             for (int64_t iy = 0; iy < p.h; ++iy) {
                 for (int64_t ix = 0; ix < p.w; ++ix) {
                     const double v = static_cast<double>(
                         xf[static_cast<size_t>(((b * p.c + ic) * p.h + iy) * p.w + ix)]);
                     for (int64_t om = 0; om < gm; ++om) {
-                        const int64_t oc = grp * gm + om;
-                        for (int64_t ky = 0; ky < kh; ++ky) {
-                            const int64_t oy = iy * st[0] - pads[0] + ky * dl[0];
-                            if (oy < 0 || oy >= oh) {
-                                continue;
-                            }
-                            for (int64_t kx = 0; kx < kw; ++kx) {
-                                const int64_t ox = ix * st[1] - pads[1] + kx * dl[1];
-                                if (ox < 0 || ox >= ow) {
+                        const int64_t oc = (ic / gc) * gm + om;
+                        for (int64_t ky = 0; ky < d.kh; ++ky) {
+                            const int64_t oy = iy * d.st[0] - d.pads[0] + ky * d.dl[0];
+                            for (int64_t kx = 0; kx < d.kw && oy >= 0 && oy < d.oh; ++kx) {
+                                const int64_t ox = ix * d.st[1] - d.pads[1] + kx * d.dl[1];
+                                if (ox < 0 || ox >= d.ow) {
                                     continue;
                                 }
-                                y[static_cast<size_t>(((b * m + oc) * oh + oy) * ow + ox)] +=
+                                y[static_cast<size_t>(((b * d.m + oc) * d.oh + oy) * d.ow + ox)] +=
                                     v * static_cast<double>(wf[static_cast<size_t>(
-                                            ((ic * gm + om) * kh + ky) * kw + kx)]);
+                                            ((ic * gm + om) * d.kh + ky) * d.kw + kx)]);
                             }
                         }
                     }
@@ -205,80 +208,127 @@ Outputs conv_transpose(const Ctx& c) {
             }
         }
     }
-    std::vector<float> r(y.size());
-    for (size_t k = 0; k < y.size(); ++k) {
-        r[k] = static_cast<float>(
-            y[k] +
-            static_cast<double>(bias[(k / static_cast<size_t>(oh * ow)) % static_cast<size_t>(m)]));
-    }
-    return {Value::floats({p.n, m, oh, ow}, r)};
+    return y;
 }
 
-Outputs pool(const Ctx& c, bool max) {
-    const Value& x = c.x(0);
+}  // namespace
+
+Outputs conv_transpose(const Ctx& c) {
+    const Value &x = c.x(0), &wv = c.x(1);
+    if (x.shape.size() != 4) {
+        fail(c.n, "ConvTranspose: 2-D inputs are supported");
+    }
+    need_rank(c.n, wv, 4, 4, "the weight tensor");
     const Planar p = planar(c.n, x.shape);
-    const size_t sr = x.shape.size() - 2;
+    const Deconv d = deconv_geometry(c, p, wv);
+    if (c.has(2)) {
+        need_count(c.n, c.x(2), static_cast<size_t>(d.m), "the bias");
+    }
+    const std::vector<float> bias =
+        c.has(2) ? as_floats(c.x(2)) : std::vector<float>(static_cast<size_t>(d.m), 0.0f);
+    const std::vector<double> y = deconv_scatter(d, p, as_floats(x), as_floats(wv),
+                                                 checked_numel(c.n, {p.n, d.m, d.oh, d.ow}));
+    std::vector<float> r(y.size());
+    const auto plane = static_cast<size_t>(d.oh * d.ow);
+    for (size_t k = 0; k < y.size(); ++k) {
+        r[k] = static_cast<float>(
+            y[k] + static_cast<double>(bias[(k / plane) % static_cast<size_t>(d.m)]));
+    }
+    return {Value::floats({p.n, d.m, d.oh, d.ow}, r)};
+}
+
+namespace {
+
+// A pooling window in two dimensions (1-D pools have height 1).
+struct Pool2d {
+    int64_t kh, kw, sh, sw, dh, dw, ph, pw, peh, pew, oh, ow;
+    bool max, include_pad, column_major;
+};
+
+// Output (oy, ox) of channel plane `ch` of batch `b`: the value and, for max, its index.
+std::pair<float, int64_t> pool_one(const Pool2d& w, const Planar& p, const std::vector<float>& xf,
+                                   int64_t b, int64_t ch, int64_t oy, int64_t ox) {
+    double acc = w.max ? -std::numeric_limits<double>::infinity() : 0.0;
+    int64_t count = 0, padded = 0, arg = 0;
+    for (int64_t ky = 0; ky < w.kh; ++ky) {
+        const int64_t iy = oy * w.sh - w.ph + ky * w.dh;
+        for (int64_t kx = 0; kx < w.kw; ++kx) {
+            const int64_t ix = ox * w.sw - w.pw + kx * w.dw;
+            if (iy >= -w.ph && iy < p.h + w.peh && ix >= -w.pw && ix < p.w + w.pew) {
+                ++padded;
+            }
+            if (iy < 0 || iy >= p.h || ix < 0 || ix >= p.w) {
+                continue;
+            }
+            const int64_t off = ((b * p.c + ch) * p.h + iy) * p.w + ix;
+            const auto v = static_cast<double>(xf[static_cast<size_t>(off)]);
+            if (w.max) {
+                if (v > acc) {
+                    // Indices: row-major, or column-major with storage_order 1.
+                    acc = v,
+                    arg = w.column_major ? (b * p.c + ch) * p.h * p.w + ix * p.h + iy : off;
+                }
+            } else {
+                acc += v;
+            }
+            ++count;
+        }
+    }
+    return {
+        static_cast<float>(w.max ? acc : acc / static_cast<double>(w.include_pad ? padded : count)),
+        arg};
+}
+
+Pool2d pool_window(const Ctx& c, const Shape& shape, bool max) {
+    const size_t sr = shape.size() - 2;
     const Shape kernel = c.n.get_ints("kernel_shape");
     if (kernel.size() != sr) {
         fail(c.n, "kernel_shape does not match the spatial rank");
     }
-    const Window win = window(c.n, Shape(x.shape.begin() + 2, x.shape.end()), kernel,
+    const Window win = window(c.n, Shape(shape.begin() + 2, shape.end()), kernel,
                               c.n.get_int("ceil_mode", 0) != 0);
-    const bool include_pad = c.n.get_int("count_include_pad", 0) != 0;
-    const bool column_major = c.n.get_int("storage_order", 0) != 0;
-    const int64_t kh = sr == 2 ? kernel[0] : 1, kw = kernel[sr - 1];
-    const int64_t sh = sr == 2 ? win.strides[0] : 1, sw = win.strides[sr - 1];
-    const int64_t dh = sr == 2 ? win.dilations[0] : 1, dw = win.dilations[sr - 1];
-    const int64_t ph = sr == 2 ? win.pad_begin[0] : 0, pw = win.pad_begin[sr - 1];
-    const int64_t peh = sr == 2 ? win.pad_end[0] : 0, pew = win.pad_end[sr - 1];
-    const int64_t oh = sr == 2 ? win.out[0] : 1, ow = win.out[sr - 1];
+    const bool two = sr == 2;
+    return {two ? kernel[0] : 1,
+            kernel[sr - 1],
+            two ? win.strides[0] : 1,
+            win.strides[sr - 1],
+            two ? win.dilations[0] : 1,
+            win.dilations[sr - 1],
+            two ? win.pad_begin[0] : 0,
+            win.pad_begin[sr - 1],
+            two ? win.pad_end[0] : 0,
+            win.pad_end[sr - 1],
+            two ? win.out[0] : 1,
+            win.out[sr - 1],
+            max,
+            c.n.get_int("count_include_pad", 0) != 0,
+            c.n.get_int("storage_order", 0) != 0};
+}
+
+}  // namespace
+
+Outputs pool(const Ctx& c, bool max) {
+    const Value& x = c.x(0);
+    const Planar p = planar(c.n, x.shape);
+    const Pool2d w = pool_window(c, x.shape, max);
     const std::vector<float> xf = as_floats(x);
-    std::vector<float> y(checked_numel(c.n, {p.n, p.c, oh, ow}));
+    std::vector<float> y(checked_numel(c.n, {p.n, p.c, w.oh, w.ow}));
     std::vector<int64_t> idx(y.size(), 0);
     for (int64_t b = 0; b < p.n; ++b) {
         for (int64_t ch = 0; ch < p.c; ++ch) {
-            for (int64_t oy = 0; oy < oh; ++oy) {
-                for (int64_t ox = 0; ox < ow; ++ox) {
-                    double acc = max ? -std::numeric_limits<double>::infinity() : 0.0;
-                    int64_t count = 0, padded = 0, arg = 0;
-                    for (int64_t ky = 0; ky < kh; ++ky) {
-                        const int64_t iy = oy * sh - ph + ky * dh;
-                        for (int64_t kx = 0; kx < kw; ++kx) {
-                            const int64_t ix = ox * sw - pw + kx * dw;
-                            if (iy >= -ph && iy < p.h + peh && ix >= -pw && ix < p.w + pew) {
-                                ++padded;
-                            }
-                            if (iy < 0 || iy >= p.h || ix < 0 || ix >= p.w) {
-                                continue;
-                            }
-                            const int64_t off = ((b * p.c + ch) * p.h + iy) * p.w + ix;
-                            const auto v = static_cast<double>(xf[static_cast<size_t>(off)]);
-                            if (max) {
-                                if (v > acc) {
-                                    // Indices: row-major, or column-major with storage_order 1.
-                                    acc = v, arg = column_major
-                                                       ? (b * p.c + ch) * p.h * p.w + ix * p.h + iy
-                                                       : off;
-                                }
-                            } else {
-                                acc += v;
-                            }
-                            ++count;
-                        }
-                    }
-                    const size_t o = static_cast<size_t>(((b * p.c + ch) * oh + oy) * ow + ox);
-                    y[o] = static_cast<float>(
-                        max ? acc : acc / static_cast<double>(include_pad ? padded : count));
-                    idx[o] = arg;
+            for (int64_t oy = 0; oy < w.oh; ++oy) {
+                for (int64_t ox = 0; ox < w.ow; ++ox) {
+                    const size_t o = static_cast<size_t>(((b * p.c + ch) * w.oh + oy) * w.ow + ox);
+                    std::tie(y[o], idx[o]) = pool_one(w, p, xf, b, ch, oy, ox);
                 }
             }
         }
     }
     Shape out{p.n, p.c};
-    if (sr == 2) {
-        out.push_back(oh);
+    if (x.shape.size() == 4) {
+        out.push_back(w.oh);
     }
-    out.push_back(ow);
+    out.push_back(w.ow);
     Outputs r{Value::floats(out, y)};
     if (max && c.n.outputs.size() > 1) {
         r.push_back(Value::ints(out, idx));
