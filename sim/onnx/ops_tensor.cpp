@@ -183,10 +183,21 @@ Outputs unsqueeze(const Ctx& c, int64_t opset) {
     return {reshaped(x, out)};
 }
 
-Outputs slice(const Ctx& c, int64_t opset) {
-    const Value& x = c.x(0);
-    const size_t r = x.shape.size();
-    Shape starts, ends, axes, steps;
+namespace {
+
+// The next multi-index of `shape` in row-major order.
+void advance(Shape& idx, const Shape& shape) {
+    for (size_t a = idx.size(); a-- > 0;) {
+        if (++idx[a] < shape[a]) {
+            return;
+        }
+        idx[a] = 0;
+    }
+}
+
+// Slice's starts, ends, axes and steps (attributes before opset 10, inputs after).
+void slice_args(const Ctx& c, int64_t opset, Shape& starts, Shape& ends, Shape& axes,
+                Shape& steps) {
     if (opset < 10) {
         starts = c.n.get_ints("starts"), ends = c.n.get_ints("ends"), axes = c.n.get_ints("axes");
     } else {
@@ -207,29 +218,65 @@ Outputs slice(const Ctx& c, int64_t opset) {
         (!steps.empty() && steps.size() != axes.size())) {
         fail(c.n, "starts, ends, axes and steps have different lengths");
     }
+}
+
+// One sliced axis of length d: its first index `b`, its step `s` and its output length.
+int64_t slice_axis(const Node& n, int64_t d, int64_t start, int64_t end, int64_t& b, int64_t& s) {
+    if (s == 0) {
+        fail(n, "a step of 0");
+    }
+    // A step longer than the axis takes at most one element: clamp it so that the arithmetic
+    // below cannot overflow (steps of INT64_MAX are common in exported models).
+    s = std::clamp<int64_t>(s, -std::max<int64_t>(d, 1), std::max<int64_t>(d, 1));
+    b = start < 0 ? start + d : start;
+    int64_t e = end < 0 ? end + d : end;
+    if (d == 0) {
+        b = 0;
+        return 0;
+    }
+    if (s > 0) {
+        b = std::clamp<int64_t>(b, 0, d), e = std::clamp<int64_t>(e, 0, d);
+        return e > b ? (e - b + s - 1) / s : 0;
+    }
+    b = std::clamp<int64_t>(b, 0, d - 1), e = std::clamp<int64_t>(e, -1, d - 1);
+    return b > e ? (b - e - s - 1) / (-s) : 0;
+}
+
+// The source index along an axis of length d for padded index i (-1: the constant value).
+int64_t pad_source(const Node& n, const std::string& mode, int64_t i, int64_t d, size_t axis) {
+    if (i >= 0 && i < d) {
+        return i;
+    }
+    if (mode == "constant") {
+        return -1;
+    }
+    if (d == 0 && (mode == "edge" || mode == "reflect")) {
+        fail(n, fmt::format("{} padding of an empty axis {}", mode, axis));
+    }
+    if (mode == "edge") {
+        return std::clamp<int64_t>(i, 0, d - 1);
+    }
+    if (mode == "reflect") {
+        // Reflection repeats with period 2(d - 1) (numpy's "reflect").
+        const int64_t period = 2 * (d - 1);
+        i = period == 0 ? 0 : ((i % period) + period) % period;
+        return i >= d ? period - i : i;
+    }
+    fail(n, "mode " + mode + " is not constant, reflect or edge");
+}
+
+}  // namespace
+
+Outputs slice(const Ctx& c, int64_t opset) {
+    const Value& x = c.x(0);
+    const size_t r = x.shape.size();
+    Shape starts, ends, axes, steps;
+    slice_args(c, opset, starts, ends, axes, steps);
     Shape beg(r, 0), step(r, 1), out = x.shape;
     for (size_t k = 0; k < axes.size(); ++k) {
         const auto a = static_cast<size_t>(norm_axis(c.n, axes[k], r));
-        const int64_t d = x.shape[a];
-        int64_t s = steps.empty() ? 1 : steps[k];
-        if (s == 0) {
-            fail(c.n, "a step of 0");
-        }
-        // A step longer than the axis takes at most one element: clamp it so that the
-        // arithmetic below cannot overflow (steps of INT64_MAX are common in exported models).
-        s = std::clamp<int64_t>(s, -std::max<int64_t>(d, 1), std::max<int64_t>(d, 1));
-        int64_t b = starts[k], e = ends[k];
-        b = b < 0 ? b + d : b;
-        e = e < 0 ? e + d : e;
-        if (d == 0) {
-            b = 0, out[a] = 0;
-        } else if (s > 0) {
-            b = std::clamp<int64_t>(b, 0, d), e = std::clamp<int64_t>(e, 0, d);
-            out[a] = e > b ? (e - b + s - 1) / s : 0;
-        } else {
-            b = std::clamp<int64_t>(b, 0, d - 1), e = std::clamp<int64_t>(e, -1, d - 1);
-            out[a] = b > e ? (b - e - s - 1) / (-s) : 0;
-        }
+        int64_t b = 0, s = steps.empty() ? 1 : steps[k];
+        out[a] = slice_axis(c.n, x.shape[a], starts[k], ends[k], b, s);
         beg[a] = b, step[a] = s;
     }
     const Shape ist = strides_of(x.shape);
@@ -246,12 +293,7 @@ Outputs slice(const Ctx& c, int64_t opset) {
         } else {
             y.f.push_back(x.f[static_cast<size_t>(off)]);
         }
-        for (size_t a = r; a-- > 0;) {
-            if (++idx[a] < out[a]) {
-                break;
-            }
-            idx[a] = 0;
-        }
+        advance(idx, out);
     }
     return {y};
 }
@@ -291,33 +333,12 @@ Outputs pad(const Ctx& c, int64_t opset) {
         int64_t off = 0;
         bool inside = true;
         for (size_t a = 0; a < r; ++a) {
-            int64_t i = idx[a] - pads[a];
-            const int64_t d = x.shape[a];
-            if (i < 0 || i >= d) {
-                if (mode == "constant") {
-                    inside = false;
-                } else if (d == 0 && (mode == "edge" || mode == "reflect")) {
-                    fail(c.n, fmt::format("{} padding of an empty axis {}", mode, a));
-                } else if (mode == "edge") {
-                    i = std::clamp<int64_t>(i, 0, d - 1);
-                } else if (mode == "reflect") {
-                    // Reflection repeats with period 2(d - 1) (numpy's "reflect").
-                    const int64_t period = 2 * (d - 1);
-                    i = period == 0 ? 0 : ((i % period) + period) % period;
-                    i = i >= d ? period - i : i;
-                } else {
-                    fail(c.n, "mode " + mode + " is not constant, reflect or edge");
-                }
-            }
-            off += i * ist[a];
+            const int64_t i = pad_source(c.n, mode, idx[a] - pads[a], x.shape[a], a);
+            inside = inside && i >= 0;
+            off += std::max<int64_t>(i, 0) * ist[a];
         }
         y.push_back(inside ? xf[static_cast<size_t>(off)] : value);
-        for (size_t a = r; a-- > 0;) {
-            if (++idx[a] < out[a]) {
-                break;
-            }
-            idx[a] = 0;
-        }
+        advance(idx, out);
     }
     return {Value::floats(out, y)};
 }
