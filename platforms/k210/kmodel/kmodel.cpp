@@ -92,6 +92,58 @@ void parse_v3(sim::ByteReader& r, Kmodel& m) {
     }
 }
 
+// A kpu_conv2d body at `body` (`size` bytes): its main-memory output, batches, layer
+// arguments and the tables that follow them.
+KpuConvLayer read_v4_conv(sim::ByteReader& r, size_t index, size_t body, uint32_t size) {
+    r.seek(body, "kpu_conv2d body");
+    KpuConvLayer c;
+    c.layer_index = index;
+    r.u32("main_mem_output.memory_type");
+    r.u32("main_mem_output.datatype");
+    c.main_mem_out_address = r.u32("main_mem_output.start");
+    c.main_mem_out_size = r.u32("main_mem_output.size");
+    c.main_mem_out = c.main_mem_out_size != 0;
+    const size_t at_batches = r.pos();
+    c.batches = r.u32("batches");
+    if (c.batches == 0 || c.batches > 4096) {
+        r.fail(at_batches, "kpu_conv2d batches", fmt::format("is {}, expected 1..4096", c.batches));
+    }
+    r.u32("reserved0");
+    c.args_offset = r.pos();
+    c.args = read_args(r);
+    // Each table follows the previous element after a padding skip stored in its pointer.
+    c.bn_offset = r.pos() + c.args.bwsx_base_addr;
+    c.act_offset =
+        c.bn_offset + static_cast<size_t>(c.args.out_channels()) * 8 + c.args.active_addr;
+    c.weights_offset = c.act_offset + kpu::kActTableBytes + c.args.para_start_addr;
+    check_tables(r, c, true);
+    if (r.pos() > body + size) {
+        r.fail(
+            body, "kpu_conv2d body",
+            fmt::format("the layer's tables end at {:#x}, past the {}-byte body", r.pos(), size));
+    }
+    return c;
+}
+
+// The v4 header's inputs (memory ranges, then shapes) and outputs.
+void read_v4_io(sim::ByteReader& r, Kmodel& m, uint32_t n_inputs, uint32_t n_outputs) {
+    m.inputs.resize(n_inputs);
+    for (KmodelIo& in : m.inputs) {
+        in.range = read_memory_range(r, "input memory_range");
+    }
+    for (KmodelIo& in : m.inputs) {
+        for (int32_t& d : in.shape) {
+            d = r.i32("input shape");
+        }
+    }
+    m.outputs.resize(n_outputs);
+    for (KmodelIo& out : m.outputs) {
+        out.range = read_memory_range(r, "output memory_range");
+        out.shape[3] = static_cast<int32_t>(out.range.datatype == kFloat32 ? out.range.size / 4
+                                                                           : out.range.size);
+    }
+}
+
 void parse_v4(sim::ByteReader& r, Kmodel& m) {
     r.u32("version");
     r.u32("flags");
@@ -109,21 +161,7 @@ void parse_v4(sim::ByteReader& r, Kmodel& m) {
     const uint32_t n_inputs = r.count("inputs", 32);
     const uint32_t n_outputs = r.count("outputs", 16);
     r.u32("reserved0");
-    m.inputs.resize(n_inputs);
-    for (KmodelIo& in : m.inputs) {
-        in.range = read_memory_range(r, "input memory_range");
-    }
-    for (KmodelIo& in : m.inputs) {
-        for (int32_t& d : in.shape) {
-            d = r.i32("input shape");
-        }
-    }
-    m.outputs.resize(n_outputs);
-    for (KmodelIo& out : m.outputs) {
-        out.range = read_memory_range(r, "output memory_range");
-        out.shape[3] = static_cast<int32_t>(out.range.datatype == kFloat32 ? out.range.size / 4
-                                                                           : out.range.size);
-    }
+    read_v4_io(r, m, n_inputs, n_outputs);
     m.constants_offset = r.pos();
     m.constants_bytes = constants;
     r.skip(constants, "constants");
@@ -142,35 +180,7 @@ void parse_v4(sim::ByteReader& r, Kmodel& m) {
         }
         m.layers.push_back({op, body, size, v4_opcode_name(op)});
         if (op == k210::op::kV4Conv) {
-            r.seek(body, "kpu_conv2d body");
-            KpuConvLayer c;
-            c.layer_index = i;
-            r.u32("main_mem_output.memory_type");
-            r.u32("main_mem_output.datatype");
-            c.main_mem_out_address = r.u32("main_mem_output.start");
-            c.main_mem_out_size = r.u32("main_mem_output.size");
-            c.main_mem_out = c.main_mem_out_size != 0;
-            const size_t at_batches = r.pos();
-            c.batches = r.u32("batches");
-            if (c.batches == 0 || c.batches > 4096) {
-                r.fail(at_batches, "kpu_conv2d batches",
-                       fmt::format("is {}, expected 1..4096", c.batches));
-            }
-            r.u32("reserved0");
-            c.args_offset = r.pos();
-            c.args = read_args(r);
-            // Each table follows the previous element after a padding skip stored in its pointer.
-            c.bn_offset = r.pos() + c.args.bwsx_base_addr;
-            c.act_offset =
-                c.bn_offset + static_cast<size_t>(c.args.out_channels()) * 8 + c.args.active_addr;
-            c.weights_offset = c.act_offset + kpu::kActTableBytes + c.args.para_start_addr;
-            check_tables(r, c, true);
-            if (r.pos() > body + size) {
-                r.fail(body, "kpu_conv2d body",
-                       fmt::format("the layer's tables end at {:#x}, past the {}-byte body",
-                                   r.pos(), size));
-            }
-            m.convs.push_back(c);
+            m.convs.push_back(read_v4_conv(r, i, body, size));
         }
         body += size;
     }
