@@ -99,12 +99,11 @@ bool any_fatal(const std::vector<Problem>& problems) {
     return std::any_of(problems.begin(), problems.end(), [](const Problem& p) { return p.fatal; });
 }
 
-std::vector<Problem> validate(const LayerArgs& a, bool eight_bit) {
-    std::vector<Problem> out;
-    Checker c(out);
-    const int ic = a.in_channels(), oc = a.out_channels();
-    const int w = a.in_width(), h = a.in_height();
+namespace {
 
+// The geometry and mode fields: kernel, pool, what the model does not cover, depthwise.
+void check_modes(Checker& c, const LayerArgs& a) {
+    const int w = a.in_width(), h = a.in_height();
     if (a.kernel_type > 1) {
         c.fatal("kernel_type", "is {}, expected 0 (1x1) or 1 (3x3)", a.kernel_type);
     }
@@ -134,15 +133,15 @@ std::vector<Problem> validate(const LayerArgs& a, bool eight_bit) {
                 "is 0: layers without freshly loaded BN, weights and activation table are not "
                 "modelled (the activation output would be all zero)");
     }
-    if (a.depth_wise_layer && ic != oc) {
-        c.fatal("depth_wise_layer", "is 1 but input channels {} != output channels {}", ic, oc);
+    if (a.depth_wise_layer && a.in_channels() != a.out_channels()) {
+        c.fatal("depth_wise_layer", "is 1 but input channels {} != output channels {}",
+                a.in_channels(), a.out_channels());
     }
-    check_layout(c, "coef_group", a.coef_group, "row_switch_addr", a.row_switch_addr,
-                 "channel_switch_addr", a.channel_switch_addr, w, h);
-    check_layout(c, "wb_group", a.wb_group, "wb_row_switch_addr", a.wb_row_switch_addr,
-                 "wb_channel_switch_addr", a.wb_channel_switch_addr, a.out_width(), a.out_height());
-    // Bounds as the datapath addresses the maps: by the layout fields, when they are usable,
-    // and never less than the natural layout needs.
+}
+
+// Both maps inside the 2 MiB RAM, addressed as the datapath addresses them: by the layout
+// fields when they are usable, and never less than the natural layout needs.
+void check_map_bounds(Checker& c, const LayerArgs& a) {
     auto end_of = [](uint32_t line, const FmapGeometry& fields) {
         uint64_t bytes = fmap_lines(fields.channels, fields.width, fields.height) * kLineBytes;
         if (fields.groups == 1 || fields.groups == 2 || fields.groups == 4) {
@@ -150,10 +149,11 @@ std::vector<Problem> validate(const LayerArgs& a, bool eight_bit) {
         }
         return uint64_t{line} * kLineBytes + bytes;
     };
-    const uint64_t in_end = end_of(
-        a.image_src_addr, {ic, w, h, a.coef_group, a.row_switch_addr, a.channel_switch_addr});
+    const uint64_t in_end =
+        end_of(a.image_src_addr, {a.in_channels(), a.in_width(), a.in_height(), a.coef_group,
+                                  a.row_switch_addr, a.channel_switch_addr});
     const uint64_t out_end =
-        end_of(a.image_dst_addr, {oc, a.out_width(), a.out_height(), a.wb_group,
+        end_of(a.image_dst_addr, {a.out_channels(), a.out_width(), a.out_height(), a.wb_group,
                                   a.wb_row_switch_addr, a.wb_channel_switch_addr});
     if (in_end > kRamBytes) {
         c.fatal("image_src_addr",
@@ -165,10 +165,15 @@ std::vector<Problem> validate(const LayerArgs& a, bool eight_bit) {
                 "output feature map at line {} ends at byte {:#x}, past the 2 MiB RAM",
                 a.image_dst_addr, out_end);
     }
+}
+
+// Weight chunks: load_time + 1 chunks of para_size bytes, each (o_ch_num_coef + 1) kernels;
+// the activation table's alignment; the output stream's length.
+void check_parameters(Checker& c, const LayerArgs& a, bool eight_bit) {
+    const int ic = a.in_channels(), oc = a.out_channels();
     if (a.active_addr % 256 != 0) {
         c.fail("active_addr", "is {:#x}, must be 256-byte aligned", a.active_addr);
     }
-    // Weight chunks: load_time + 1 chunks of para_size bytes, each (o_ch_num_coef + 1) kernels.
     const uint64_t k2 = static_cast<uint64_t>(a.kernel_size() * a.kernel_size());
     const uint64_t per_oc =
         k2 * (a.depth_wise_layer ? 1u : static_cast<uint64_t>(ic)) * (eight_bit ? 1u : 2u);
@@ -190,6 +195,20 @@ std::vector<Problem> validate(const LayerArgs& a, bool eight_bit) {
                    plane * static_cast<uint64_t>(oc) - 1);
         }
     }
+}
+
+}  // namespace
+
+std::vector<Problem> validate(const LayerArgs& a, bool eight_bit) {
+    std::vector<Problem> out;
+    Checker c(out);
+    check_modes(c, a);
+    check_layout(c, "coef_group", a.coef_group, "row_switch_addr", a.row_switch_addr,
+                 "channel_switch_addr", a.channel_switch_addr, a.in_width(), a.in_height());
+    check_layout(c, "wb_group", a.wb_group, "wb_row_switch_addr", a.wb_row_switch_addr,
+                 "wb_channel_switch_addr", a.wb_channel_switch_addr, a.out_width(), a.out_height());
+    check_map_bounds(c, a);
+    check_parameters(c, a, eight_bit);
     return out;
 }
 
