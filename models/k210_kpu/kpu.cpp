@@ -251,6 +251,13 @@ void Kpu::execute(const Words& w) {
     m_qk.local() = end - sc_core::sc_time_stamp();
     rec.end_ps = to_ps(end);
     rec.overflows = r.overflows;
+    finish_layer(rec, r);
+}
+
+// A layer that ran: its warnings, output words, counters and trace; then, at its end time, the
+// output and the interrupt.
+void Kpu::finish_layer(LayerRecord& rec, const LayerResult& r) {
+    const LayerArgs& a = rec.args;
     if (r.overflows > 0) {
         SC_REPORT_WARNING(kMsgType,
                           fmt::format("{}: layer {}: {} accumulator/BN values beyond signed "
@@ -270,6 +277,19 @@ void Kpu::execute(const Words& w) {
         }
         m_output_bytes += r.dense_output.size();
     }
+    count_layer(rec, r);
+    m_layers.push_back(rec);
+    m_qk.sync();  // the interrupt and the output words appear at the layer's end
+    if (a.send_data_out) {
+        m_output_added.notify(sc_core::SC_ZERO_TIME);
+    }
+    if (a.int_en) {
+        set_raw(regs::calc_done_int::MASK);
+    }
+}
+
+void Kpu::count_layer(const LayerRecord& rec, const LayerResult& r) {
+    const LayerArgs& a = rec.args;
     ++m_layers_done;
     m_macs += r.macs;
     m_busy_cycles += rec.cost.total_cycles;
@@ -286,14 +306,6 @@ void Kpu::execute(const Words& w) {
                            {"shape", fmt::format("{}x{}x{} -> {}x{}x{}", a.in_channels(),
                                                  a.in_height(), a.in_width(), a.out_channels(),
                                                  a.out_height(), a.out_width())}});
-    }
-    m_layers.push_back(rec);
-    m_qk.sync();  // the interrupt and the output words appear at the layer's end
-    if (a.send_data_out) {
-        m_output_added.notify(sc_core::SC_ZERO_TIME);
-    }
-    if (a.int_en) {
-        set_raw(regs::calc_done_int::MASK);
     }
 }
 

@@ -65,6 +65,8 @@ public:
 private:
     void run();
     void execute(const Words& w);
+    void finish_layer(LayerRecord& rec, const LayerResult& r);
+    void count_layer(const LayerRecord& rec, const LayerResult& r);
     // Fetches the layer's tables through `axi`; returns false (after a warning) on a bus error.
     bool fetch(const LayerArgs& a, bool eight_bit, LayerParams& p, LayerCost& cost);
     bool read(uint64_t addr, uint8_t* dst, size_t n, const char* what, uint64_t& cycles);
