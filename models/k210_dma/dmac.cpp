@@ -173,6 +173,25 @@ void Dmac::run_channel(unsigned c) {
     }
 }
 
+// One burst of `n` items of `width` bytes from `src` to `dst` through the AXI master; a fixed
+// side moves item by item. Returns 0, or the channel's error cause.
+uint64_t Dmac::move_burst(uint64_t src, uint64_t dst, std::vector<uint8_t>& buf, uint64_t n,
+                          uint64_t width, bool src_fixed, bool dst_fixed, sc_time& local) {
+    for (uint64_t i = 0; i < (src_fixed ? n : 1); ++i) {
+        const uint64_t len = src_fixed ? width : n * width;
+        if (axi.read(src, buf.data() + i * width, len, local) != tlm::TLM_OK_RESPONSE) {
+            return regs::src_dec_err::MASK;
+        }
+    }
+    for (uint64_t i = 0; i < (dst_fixed ? n : 1); ++i) {
+        const uint64_t len = dst_fixed ? width : n * width;
+        if (axi.write(dst, buf.data() + i * width, len, local) != tlm::TLM_OK_RESPONSE) {
+            return regs::dst_dec_err::MASK;
+        }
+    }
+    return 0;
+}
+
 void Dmac::transfer(unsigned c) {
     Channel& ch = *m_ch[c];
     const uint64_t ctl = ch.ctl.value(), cfg = ch.cfg.value();
@@ -206,23 +225,11 @@ void Dmac::transfer(unsigned c) {
             }
         }
         buf.resize(n * width);
-        bool ok = true;
-        for (uint64_t i = 0; ok && i < (src_fixed ? n : 1); ++i) {  // a fixed source: item by item
-            const uint64_t len = src_fixed ? width : n * width;
-            ok = axi.read(src, buf.data() + i * width, len, qk.local()) == tlm::TLM_OK_RESPONSE;
-        }
-        if (!ok) {
+        const uint64_t error =
+            move_burst(src, dst, buf, n, width, src_fixed, dst_fixed, qk.local());
+        if (error != 0) {
             ++m_errors;
-            finish(c, regs::src_dec_err::MASK);
-            return;
-        }
-        for (uint64_t i = 0; ok && i < (dst_fixed ? n : 1); ++i) {
-            const uint64_t len = dst_fixed ? width : n * width;
-            ok = axi.write(dst, buf.data() + i * width, len, qk.local()) == tlm::TLM_OK_RESPONSE;
-        }
-        if (!ok) {
-            ++m_errors;
-            finish(c, regs::dst_dec_err::MASK);
+            finish(c, error);
             return;
         }
         done += n;

@@ -61,6 +61,9 @@ public:
 private:
     void run_channel(unsigned ch);
     void transfer(unsigned ch);
+    // One burst through the AXI master; 0 or the channel's error cause.
+    uint64_t move_burst(uint64_t src, uint64_t dst, std::vector<uint8_t>& buf, uint64_t n,
+                        uint64_t width, bool src_fixed, bool dst_fixed, sc_core::sc_time& local);
     const RequestSource* request_for(unsigned interface) const;
     void write_chen(uint64_t v);
     void finish(unsigned ch, uint64_t status_bits);
