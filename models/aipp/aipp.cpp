@@ -115,8 +115,9 @@ void Aipp::run() {
     }
 }
 
-// Decodes and checks the registers, moves the data; fills job.cost, or job.error.
-void Aipp::execute(JobRecord& job) {
+// Decodes the registers into job.programmed and checks them: false (job.error set) when the
+// engine refuses the job.
+bool Aipp::decode_and_check(JobRecord& job) const {
     std::array<uint64_t, 10> spr{};
     for (size_t i = 0; i < 10; ++i) {
         spr[i] = m_spr[i].value();
@@ -126,7 +127,7 @@ void Aipp::execute(JobRecord& job) {
                                    m_dst.value(), m_type.value(), p);
     if (!why.empty()) {
         job.error_code = regs::kBadFormat, job.error = why;
-        return;
+        return false;
     }
     std::vector<std::string> problems = check(p.params, p.load);
     for (std::string& a : check_source_alignment(p.params, p.src0_addr, p.src1_addr)) {
@@ -137,7 +138,7 @@ void Aipp::execute(JobRecord& job) {
         for (const std::string& s : problems) {
             job.error += (job.error.empty() ? "" : "; ") + s;
         }
-        return;
+        return false;
     }
     const size_t bytes = geometry(p.params, p.load).elements() * output_bytes(p.params.output);
     if (p.dst_addr % 32 != 0 || p.dst_addr < m_cfg.l1_base_addr ||
@@ -146,8 +147,18 @@ void Aipp::execute(JobRecord& job) {
         job.error = fmt::format(
             "DST_ADDR {:#x}: the {}-byte tile must start 32-byte aligned inside L1 [{:#x}, {:#x})",
             p.dst_addr, bytes, m_cfg.l1_base_addr, m_cfg.l1_base_addr + m_cfg.l1_size_bytes);
+        return false;
+    }
+    return true;
+}
+
+// Decodes and checks the registers, moves the data; fills job.cost, or job.error.
+void Aipp::execute(JobRecord& job) {
+    if (!decode_and_check(job)) {
         return;
     }
+    const regs::Programmed& p = job.programmed;
+    const size_t bytes = geometry(p.params, p.load).elements() * output_bytes(p.params.output);
     // Fetch the crop's rows into a compact copy, as the cost model charges them.
     const SourcePlan plan = source_plan(p.params, p.load, p.src0_addr, p.src1_addr);
     m_plane0.assign(plan.plane0_bytes, 0);

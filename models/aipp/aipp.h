@@ -61,6 +61,7 @@ public:
 private:
     void run();
     void execute(JobRecord& job);
+    bool decode_and_check(JobRecord& job) const;
     void finish(const JobRecord& job);
     void update_irq();
 
