@@ -85,6 +85,17 @@ Dlp::Dlp(sc_core::sc_module_name name, const DlpConfig& cfg, const DlpTiming& ti
     for (Register& r : m_regs_storage) {
         m_bank.add(r);
     }
+    wire_registers();
+    m_stats.attach(regs.stats());
+    m_stats.attach(instr.stats());
+    m_stats.attach(weights.stats());
+    m_stats.attach(act.stats());
+    SC_HAS_PROCESS(Dlp);
+    SC_THREAD(run);
+}
+
+// What writes to the control registers do: start, reset, the streaming handshake, interrupts.
+void Dlp::wire_registers() {
     reg(regs::InputStart).on_write([this](uint64_t v) {
         if ((v & 1) == 0) {
             return;
@@ -132,12 +143,6 @@ Dlp::Dlp(sc_core::sc_module_name name, const DlpConfig& cfg, const DlpTiming& ti
         }
     });
     reg(regs::IrqStatus).on_write([this](uint64_t) { update_irq(); });
-    m_stats.attach(regs.stats());
-    m_stats.attach(instr.stats());
-    m_stats.attach(weights.stats());
-    m_stats.attach(act.stats());
-    SC_HAS_PROCESS(Dlp);
-    SC_THREAD(run);
 }
 
 sim::Register& Dlp::reg(uint64_t offset) {

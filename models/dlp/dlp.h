@@ -53,6 +53,7 @@ public:
 
 private:
     sim::Register& reg(uint64_t offset);
+    void wire_registers();
     void run();
     bool run_frames();
     bool run_frame(const std::vector<Record>& records, uint32_t frame, uint32_t slot);

@@ -118,6 +118,59 @@ std::string derive_sizes(Record& r, const DlpConfig& cfg, uint64_t limit_bytes) 
     return "";
 }
 
+namespace {
+
+// Bytes 28..75 of a conv, add or multiply record.
+void encode_conv(Writer& w, const ConvLayer& c) {
+    w.u32(28, static_cast<uint64_t>(c.in_c));
+    w.u32(32, static_cast<uint64_t>(c.in_h));
+    w.u32(36, static_cast<uint64_t>(c.in_w));
+    w.u32(40, static_cast<uint64_t>(c.out_c));
+    w.u8(44, static_cast<uint64_t>(c.kernel_h));
+    w.u8(45, static_cast<uint64_t>(c.kernel_w));
+    w.u8(46, static_cast<uint64_t>(c.stride_h));
+    w.u8(47, static_cast<uint64_t>(c.stride_w));
+    w.u8(48, static_cast<uint64_t>(c.pad_top));
+    w.u8(49, static_cast<uint64_t>(c.pad_bottom));
+    w.u8(50, static_cast<uint64_t>(c.pad_left));
+    w.u8(51, static_cast<uint64_t>(c.pad_right));
+    w.u32(52, static_cast<uint64_t>(c.groups));
+    w.u8(56, static_cast<uint64_t>(c.activation));
+    w.u8(57, static_cast<uint64_t>(c.pool));
+    w.u8(58, static_cast<uint64_t>(c.pool_h));
+    w.u8(59, static_cast<uint64_t>(c.pool_w));
+    w.u8(60, static_cast<uint64_t>(c.pool_stride_h));
+    w.u8(61, static_cast<uint64_t>(c.pool_stride_w));
+    w.u8(62, static_cast<uint64_t>(c.pool_pad_top));
+    w.u8(63, static_cast<uint64_t>(c.pool_pad_bottom));
+    w.u8(64, static_cast<uint64_t>(c.pool_pad_left));
+    w.u8(65, static_cast<uint64_t>(c.pool_pad_right));
+    w.f32(68, c.leaky_slope);
+    w.f32(72, c.clip_ceiling);
+}
+
+// The inverse; "" or why the bytes are not a record.
+std::string decode_conv(const Reader& r, uint8_t act, ConvLayer& c) {
+    c.in_c = r.u32(28), c.in_h = r.u32(32), c.in_w = r.u32(36), c.out_c = r.u32(40);
+    c.kernel_h = r.u8(44), c.kernel_w = r.u8(45), c.stride_h = r.u8(46), c.stride_w = r.u8(47);
+    c.pad_top = r.u8(48), c.pad_bottom = r.u8(49), c.pad_left = r.u8(50);
+    c.pad_right = r.u8(51);
+    c.groups = r.u32(52);
+    c.activation = static_cast<Activation>(act);
+    if (r.u8(57) > 2) {
+        return fmt::format("record pool is {}, expected 0..2", r.u8(57));
+    }
+    c.pool = static_cast<PoolType>(r.u8(57));
+    c.pool_h = r.u8(58), c.pool_w = r.u8(59), c.pool_stride_h = r.u8(60);
+    c.pool_stride_w = r.u8(61), c.pool_pad_top = r.u8(62), c.pool_pad_bottom = r.u8(63);
+    c.pool_pad_left = r.u8(64), c.pool_pad_right = r.u8(65);
+    c.leaky_slope = r.f32(68);
+    c.clip_ceiling = r.f32(72);
+    return "";
+}
+
+}  // namespace
+
 std::array<uint8_t, kRecordBytes> encode(const Record& r) {
     std::array<uint8_t, kRecordBytes> b{};
     Writer w{b.data()};
@@ -139,31 +192,7 @@ std::array<uint8_t, kRecordBytes> encode(const Record& r) {
         w.f32(68, l.fc.leaky_slope);
         w.f32(72, l.fc.clip_ceiling);
     } else {
-        w.u32(28, static_cast<uint64_t>(c.in_c));
-        w.u32(32, static_cast<uint64_t>(c.in_h));
-        w.u32(36, static_cast<uint64_t>(c.in_w));
-        w.u32(40, static_cast<uint64_t>(c.out_c));
-        w.u8(44, static_cast<uint64_t>(c.kernel_h));
-        w.u8(45, static_cast<uint64_t>(c.kernel_w));
-        w.u8(46, static_cast<uint64_t>(c.stride_h));
-        w.u8(47, static_cast<uint64_t>(c.stride_w));
-        w.u8(48, static_cast<uint64_t>(c.pad_top));
-        w.u8(49, static_cast<uint64_t>(c.pad_bottom));
-        w.u8(50, static_cast<uint64_t>(c.pad_left));
-        w.u8(51, static_cast<uint64_t>(c.pad_right));
-        w.u32(52, static_cast<uint64_t>(c.groups));
-        w.u8(56, static_cast<uint64_t>(c.activation));
-        w.u8(57, static_cast<uint64_t>(c.pool));
-        w.u8(58, static_cast<uint64_t>(c.pool_h));
-        w.u8(59, static_cast<uint64_t>(c.pool_w));
-        w.u8(60, static_cast<uint64_t>(c.pool_stride_h));
-        w.u8(61, static_cast<uint64_t>(c.pool_stride_w));
-        w.u8(62, static_cast<uint64_t>(c.pool_pad_top));
-        w.u8(63, static_cast<uint64_t>(c.pool_pad_bottom));
-        w.u8(64, static_cast<uint64_t>(c.pool_pad_left));
-        w.u8(65, static_cast<uint64_t>(c.pool_pad_right));
-        w.f32(68, c.leaky_slope);
-        w.f32(72, c.clip_ceiling);
+        encode_conv(w, c);
     }
     w.i32(76, l.quant.in_exp);
     w.i32(80, l.quant.w_exp);
@@ -218,22 +247,10 @@ std::string decode(const uint8_t* bytes, Record& out) {
         l.fc.leaky_slope = r.f32(68);
         l.fc.clip_ceiling = r.f32(72);
     } else {
-        ConvLayer& c = l.conv;
-        c.in_c = r.u32(28), c.in_h = r.u32(32), c.in_w = r.u32(36), c.out_c = r.u32(40);
-        c.kernel_h = r.u8(44), c.kernel_w = r.u8(45), c.stride_h = r.u8(46), c.stride_w = r.u8(47);
-        c.pad_top = r.u8(48), c.pad_bottom = r.u8(49), c.pad_left = r.u8(50);
-        c.pad_right = r.u8(51);
-        c.groups = r.u32(52);
-        c.activation = static_cast<Activation>(act);
-        if (r.u8(57) > 2) {
-            return fmt::format("record pool is {}, expected 0..2", r.u8(57));
+        const std::string why = decode_conv(r, act, l.conv);
+        if (!why.empty()) {
+            return why;
         }
-        c.pool = static_cast<PoolType>(r.u8(57));
-        c.pool_h = r.u8(58), c.pool_w = r.u8(59), c.pool_stride_h = r.u8(60);
-        c.pool_stride_w = r.u8(61), c.pool_pad_top = r.u8(62), c.pool_pad_bottom = r.u8(63);
-        c.pool_pad_left = r.u8(64), c.pool_pad_right = r.u8(65);
-        c.leaky_slope = r.f32(68);
-        c.clip_ceiling = r.f32(72);
     }
     l.quant.in_exp = r.i32(76);
     l.quant.w_exp = r.i32(80);

@@ -48,6 +48,34 @@ SourceImage split(std::vector<uint8_t> bytes, InputFormat f, uint32_t w, uint32_
     return s;
 }
 
+// NV12 of an RGB image (odd sizes drop the last row/column): BT.601 full-range Y, and the U, V
+// of each 2x2 block's mean colour.
+template <typename Px>
+void to_nv12(const Px& px, uint32_t w, uint32_t h, SourceImage& s) {
+    const uint32_t we = w / 2 * 2, he = h / 2 * 2;  // NV12 needs even sizes
+    s.width = we, s.height = he;
+    for (uint32_t y = 0; y < he; ++y) {
+        for (uint32_t i = 0; i < we; ++i) {
+            s.src0.push_back(luma(px(i, y, 0), px(i, y, 1), px(i, y, 2)));
+        }
+    }
+    for (uint32_t y = 0; y < he; y += 2) {
+        for (uint32_t i = 0; i < we; i += 2) {
+            int32_t m[3] = {};
+            for (size_t c = 0; c < 3; ++c) {
+                m[c] =
+                    (px(i, y, c) + px(i + 1, y, c) + px(i, y + 1, c) + px(i + 1, y + 1, c) + 2) / 4;
+            }
+            s.src1.push_back(chroma_u(m[0], m[1], m[2]));
+            s.src1.push_back(chroma_v(m[0], m[1], m[2]));
+        }
+    }
+    s.conversion = fmt::format(
+        "NV12 {}x{}, BT.601 full range: Y = (77R + 150G + 29B + 128) >> 8, U, V of each 2x2 "
+        "block's mean colour",
+        we, he);
+}
+
 }  // namespace
 
 SourceImage from_rgb(const sim::Tensor& rgb, InputFormat f) {
@@ -84,32 +112,7 @@ SourceImage from_rgb(const sim::Tensor& rgb, InputFormat f) {
         }
         s.conversion = "BT.601 luma (77R + 150G + 29B + 128) >> 8";
         break;
-    case InputFormat::YUV420SP_U8: {
-        const uint32_t we = w / 2 * 2, he = h / 2 * 2;  // NV12 needs even sizes
-        s.width = we, s.height = he;
-        for (uint32_t y = 0; y < he; ++y) {
-            for (uint32_t i = 0; i < we; ++i) {
-                s.src0.push_back(luma(px(i, y, 0), px(i, y, 1), px(i, y, 2)));
-            }
-        }
-        for (uint32_t y = 0; y < he; y += 2) {
-            for (uint32_t i = 0; i < we; i += 2) {
-                int32_t m[3] = {};
-                for (size_t c = 0; c < 3; ++c) {
-                    m[c] = (px(i, y, c) + px(i + 1, y, c) + px(i, y + 1, c) + px(i + 1, y + 1, c) +
-                            2) /
-                           4;
-                }
-                s.src1.push_back(chroma_u(m[0], m[1], m[2]));
-                s.src1.push_back(chroma_v(m[0], m[1], m[2]));
-            }
-        }
-        s.conversion = fmt::format(
-            "NV12 {}x{}, BT.601 full range: Y = (77R + 150G + 29B + 128) >> 8, U, V of each 2x2 "
-            "block's mean colour",
-            we, he);
-        break;
-    }
+    case InputFormat::YUV420SP_U8: to_nv12(px, w, h, s); break;
     }
     return s;
 }

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "platforms/kl730/layout_tool.h"
+
 namespace npu::app {
 
 constexpr int kExitOk = 0;
@@ -46,14 +48,8 @@ struct AippOptions {
     std::string out;       // output directory; empty = print only
 };
 
-struct LayoutOptions {
-    std::string action;  // to-npu, to-onnx, explain
-    std::string layout, shape, scale = "1", radix = "0", stride_npu;
-    int axis = -1;        // quantized_axis; -1 per tensor (several scales: channels, axis 1)
-    std::string in, out;  // to-npu: .npy -> .bin; to-onnx: .bin -> .npy
-    bool fixed = false;   // to-onnx: the fixed-point values (int32 .npy), not floats
-    size_t limit = 64;    // explain: elements listed
-};
+// `npusim layout`: the options are the KL730 layout tool's request.
+using LayoutOptions = kl730::LayoutRequest;
 
 struct InferOptions {
     std::string onnx;                 // model
