@@ -269,67 +269,80 @@ bool Dlp::streaming(const std::vector<Record>& records, uint64_t frames) {
     return true;
 }
 
+// One layer of a frame: its reads, the computation, its write, its time; false after fail().
+bool Dlp::run_layer(const Record& r, const LayerPlacement& p, uint32_t frame, size_t i) {
+    LayerRun run{frame, i, kind_name(r.layer.kind), {}, to_ps(sc_core::sc_time_stamp()), 0};
+    // The transfers the cost model charges, issued back to back on each port; each one's
+    // duration (the growth of its port's local time) is added to its term.
+    sc_time act_t = sc_core::SC_ZERO_TIME, w_t = sc_core::SC_ZERO_TIME;
+    auto timed_read = [&](sim::AxiPort& port, uint64_t addr, std::vector<uint8_t>& buf,
+                          uint64_t bytes, uint64_t& cycles) {
+        buf.resize(bytes);
+        if (bytes == 0) {
+            return true;
+        }
+        sc_time& t = &port == &act ? act_t : w_t;
+        const sc_time before = t;
+        if (port.read(addr, buf.data(), bytes, t) != tlm::TLM_OK_RESPONSE) {
+            return false;
+        }
+        cycles += static_cast<uint64_t>((t - before) / m_period + 0.5);
+        return true;
+    };
+    std::vector<uint8_t> in, in2, w, b;
+    LayerCost& c = run.cost;
+    const bool ok = timed_read(act, p.input_addr, in, p.input_bytes, c.read_cycles) &&
+                    timed_read(act, p.input2_addr, in2, p.input2_bytes, c.read_cycles) &&
+                    timed_read(weights, p.weight_addr, w, p.weight_bytes, c.weight_cycles) &&
+                    timed_read(weights, p.bias_addr, b, p.bias_bytes, c.weight_cycles);
+    if (!ok) {
+        fail(regs::kBusError, fmt::format("frame {} layer {}: a DDR read failed", frame, i));
+        return false;
+    }
+    std::vector<uint8_t> out;
+    try {
+        out = execute_layer(r, m_cfg, {in.data(), in2.data(), w.data(), b.data()});
+    } catch (const sim::Error& e) {
+        fail(regs::kBadLayer, fmt::format("frame {} layer {}: {}", frame, i, e.what()));
+        return false;
+    }
+    const sc_time before = act_t;
+    if (act.write(p.output_addr, out.data(), out.size(), act_t) != tlm::TLM_OK_RESPONSE) {
+        fail(regs::kBusError, fmt::format("frame {} layer {}: the DDR write failed", frame, i));
+        return false;
+    }
+    c.write_cycles = static_cast<uint64_t>((act_t - before) / m_period + 0.5);
+    finish_layer(r, p, run);
+    return true;
+}
+
+// The cost model's compute terms beside the measured transfers; the layer's time passes.
+void Dlp::finish_layer(const Record& r, const LayerPlacement& p, LayerRun& run) {
+    LayerCost& c = run.cost;
+    const LayerCost model = layer_cost(r.layer, p, m_cfg, m_timing);
+    c.compute_cycles = model.compute_cycles;
+    c.tiles = model.tiles;
+    c.macs = model.macs;
+    c.read_bytes = model.read_bytes, c.weight_bytes = model.weight_bytes;
+    c.write_bytes = model.write_bytes;
+    c.overhead_cycles = model.overhead_cycles;
+    c.total_cycles = total_cycles(c, m_timing);
+    wait(m_period * static_cast<double>(c.total_cycles));
+    run.end_ps = to_ps(sc_core::sc_time_stamp());
+    m_busy_cycles += c.total_cycles;
+    ++m_layers;
+    m_runs.push_back(run);
+}
+
 bool Dlp::run_frame(const std::vector<Record>& records, uint32_t frame, uint32_t slot) {
     for (size_t i = 0; i < records.size(); ++i) {
-        const Record& r = records[i];
-        LayerPlacement p = r.place;
+        LayerPlacement p = records[i].place;
         p.input_addr = adjust(p.input_addr, slot);
         p.input2_addr = adjust(p.input2_addr, slot);
         p.output_addr = adjust(p.output_addr, slot);
-        LayerRun run{frame, i, kind_name(r.layer.kind), {}, to_ps(sc_core::sc_time_stamp()), 0};
-        // The transfers the cost model charges, issued back to back on each port; each one's
-        // duration (the growth of its port's local time) is added to its term.
-        sc_time act_t = sc_core::SC_ZERO_TIME, w_t = sc_core::SC_ZERO_TIME;
-        auto timed_read = [&](sim::AxiPort& port, uint64_t addr, std::vector<uint8_t>& buf,
-                              uint64_t bytes, uint64_t& cycles) {
-            buf.resize(bytes);
-            if (bytes == 0) {
-                return true;
-            }
-            sc_time& t = &port == &act ? act_t : w_t;
-            const sc_time before = t;
-            if (port.read(addr, buf.data(), bytes, t) != tlm::TLM_OK_RESPONSE) {
-                return false;
-            }
-            cycles += static_cast<uint64_t>((t - before) / m_period + 0.5);
-            return true;
-        };
-        std::vector<uint8_t> in, in2, w, b;
-        LayerCost& c = run.cost;
-        const bool ok = timed_read(act, p.input_addr, in, p.input_bytes, c.read_cycles) &&
-                        timed_read(act, p.input2_addr, in2, p.input2_bytes, c.read_cycles) &&
-                        timed_read(weights, p.weight_addr, w, p.weight_bytes, c.weight_cycles) &&
-                        timed_read(weights, p.bias_addr, b, p.bias_bytes, c.weight_cycles);
-        if (!ok) {
-            fail(regs::kBusError, fmt::format("frame {} layer {}: a DDR read failed", frame, i));
+        if (!run_layer(records[i], p, frame, i)) {
             return false;
         }
-        std::vector<uint8_t> out;
-        try {
-            out = execute_layer(r, m_cfg, {in.data(), in2.data(), w.data(), b.data()});
-        } catch (const sim::Error& e) {
-            fail(regs::kBadLayer, fmt::format("frame {} layer {}: {}", frame, i, e.what()));
-            return false;
-        }
-        const sc_time before = act_t;
-        if (act.write(p.output_addr, out.data(), out.size(), act_t) != tlm::TLM_OK_RESPONSE) {
-            fail(regs::kBusError, fmt::format("frame {} layer {}: the DDR write failed", frame, i));
-            return false;
-        }
-        c.write_cycles = static_cast<uint64_t>((act_t - before) / m_period + 0.5);
-        const LayerCost model = layer_cost(r.layer, p, m_cfg, m_timing);
-        c.compute_cycles = model.compute_cycles;
-        c.tiles = model.tiles;
-        c.macs = model.macs;
-        c.read_bytes = model.read_bytes, c.weight_bytes = model.weight_bytes;
-        c.write_bytes = model.write_bytes;
-        c.overhead_cycles = model.overhead_cycles;
-        c.total_cycles = total_cycles(c, m_timing);
-        wait(m_period * static_cast<double>(c.total_cycles));
-        run.end_ps = to_ps(sc_core::sc_time_stamp());
-        m_busy_cycles += c.total_cycles;
-        ++m_layers;
-        m_runs.push_back(run);
     }
     return true;
 }

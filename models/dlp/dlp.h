@@ -57,6 +57,8 @@ private:
     void run();
     bool run_frames();
     bool run_frame(const std::vector<Record>& records, uint32_t frame, uint32_t slot);
+    bool run_layer(const Record& r, const LayerPlacement& p, uint32_t frame, size_t i);
+    void finish_layer(const Record& r, const LayerPlacement& p, LayerRun& run);
     bool streaming(const std::vector<Record>& records, uint64_t frames);
     void raise(uint64_t irq_bits);
     void fail(uint64_t code, const std::string& why);

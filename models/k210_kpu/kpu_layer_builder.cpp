@@ -9,7 +9,10 @@
 
 namespace npu::kpu {
 
-LayerArgs build_layer(const LayerShape& s, uint32_t src_line, uint32_t dst_line) {
+namespace {
+
+// The shape a layer can have; throws sim::Error naming the first value out of range.
+void check_shape(const LayerShape& s) {
     auto check = [](const char* what, int v, int lo, int hi) {
         if (v < lo || v > hi) {
             throw sim::Error(fmt::format("{} is {}, expected {}..{}", what, v, lo, hi));
@@ -31,12 +34,19 @@ LayerArgs build_layer(const LayerShape& s, uint32_t src_line, uint32_t dst_line)
                         "({} != {})",
                         s.out_channels, s.in_channels));
     }
-    const int ow = pool_output_size(s.in_width, s.pool_type),
-              oh = pool_output_size(s.in_height, s.pool_type);
-    if (ow < 1 || oh < 1) {
+    if (pool_output_size(s.in_width, s.pool_type) < 1 ||
+        pool_output_size(s.in_height, s.pool_type) < 1) {
         throw sim::Error(fmt::format("pool type {} leaves nothing of a {}x{} map", s.pool_type,
                                      s.in_width, s.in_height));
     }
+}
+
+}  // namespace
+
+LayerArgs build_layer(const LayerShape& s, uint32_t src_line, uint32_t dst_line) {
+    check_shape(s);
+    const int ow = pool_output_size(s.in_width, s.pool_type),
+              oh = pool_output_size(s.in_height, s.pool_type);
     LayerArgs a;
     a.i_ch_num = static_cast<uint32_t>(s.in_channels - 1);
     a.o_ch_num = static_cast<uint32_t>(s.out_channels - 1);
