@@ -32,7 +32,11 @@ void run_suite(const std::string& suite, const std::string& expected_file, int m
     }
     std::map<std::string, std::string> expected;
     {
-        std::ifstream in(std::string(NPUSIM_SOURCE_DIR "/tests/onnx/") + expected_file);
+        const std::string path = std::string(NPUSIM_SOURCE_DIR "/tests/sim/onnx/") + expected_file;
+        std::ifstream in(path);
+        // The pinned outcomes are what makes a regression fail: without them the suite proves
+        // nothing, so a missing file is a failure, not an empty expectation.
+        ASSERT_TRUE(in.good()) << path << " cannot be read";
         std::string name, outcome;
         while (in >> name >> outcome) {
             if (name[0] != '#') {
@@ -42,6 +46,7 @@ void run_suite(const std::string& suite, const std::string& expected_file, int m
             }
         }
     }
+    ASSERT_FALSE(expected.empty()) << expected_file << " pins no outcome";
     int passed = 0, failed = 0, skipped = 0, regressions = 0;
     std::ostringstream current;
     for (const fs::path& dir : sorted(dir_path, "test_")) {
