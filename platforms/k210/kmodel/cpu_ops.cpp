@@ -374,10 +374,13 @@ int32_t mul_and_carry_shift(int32_t value, int32_t mul, int32_t shift) {
     int64_t v = int64_t{value} * mul;
     const auto s = static_cast<uint8_t>(shift);
     if (s > 0) {
-        // `value += 1 << (shift - 1)`: an int shift (RV64 sllw: amount mod 32), sign-extended.
-        const auto half = static_cast<int32_t>(1u << ((s - 1u) & 31u));
-        v = static_cast<int64_t>(static_cast<uint64_t>(v) + static_cast<uint64_t>(int64_t{half}));
-        v >>= (s & 63u);  // arithmetic (sra: amount mod 64)
+        // nncase v0.2.0-beta4 carry_shift<int64_t>: `value += T(1) << (shift - 1)` with T the
+        // 64-bit product type (RV64 sll: amount mod 64), adds wrapping; then an arithmetic shift
+        // (sra: amount mod 64). (Before beta4 the half was a 32-bit `1 << (shift - 1)`, which
+        // wraps from shift 32 on.)
+        const uint64_t half = uint64_t{1} << ((s - 1u) & 63u);
+        v = static_cast<int64_t>(static_cast<uint64_t>(v) + half);
+        v >>= (s & 63u);
     }
     return static_cast<int32_t>(v);
 }

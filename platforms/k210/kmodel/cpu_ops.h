@@ -182,9 +182,9 @@ V4Softmax read_v4_softmax(sim::ByteReader& r);
 int32_t fcvt_w_s_rne(float v);
 int32_t round_half_away_w_s(float v);
 
-// nncase runtime::mul_and_carry_shift as the K210 build computes it: (v · mul) in 64 bits, plus
-// the rounding half (1 << (shift − 1), a 32-bit shift), arithmetic shift right, truncated to 32
-// bits; the shift is taken as uint8.
+// nncase runtime::mul_and_carry_shift (v0.2.0-beta4) as the K210 build computes it: (v · mul) in
+// 64 bits, plus the rounding half 2^(shift − 1) in 64 bits, arithmetic shift right, truncated to
+// 32 bits; the shift is taken as uint8 (RV64 shifts use it mod 64).
 int32_t mul_and_carry_shift(int32_t value, int32_t mul, int32_t shift);
 
 void dequantize_v3(const uint8_t* q, size_t count, float scale, float bias, float* out,

@@ -88,6 +88,32 @@ TEST(CpuOps, MulAndCarryShiftRoundsHalfUpAndWrapsAsRv64) {
     EXPECT_EQ(k210::mul_and_carry_shift(1 << 30, 4, 1), std::numeric_limits<int32_t>::min());
 }
 
+// Every shift 0..63 against exact 128-bit arithmetic: round(v · m / 2^s) with ties up, i.e.
+// floor((v · m + 2^(s−1)) / 2^s), truncated to 32 bits. The values keep v · m + 2^(s−1) inside
+// 64 bits, where the RV64 computation is exact. At s = 32 nncase before v0.2.0-beta4 built the
+// half as a 32-bit shift (1 << 31 = −2^31) and came out one lower: 8.073 · 2^32 gave 7, not 8.
+TEST(CpuOps, MulAndCarryShiftEveryShiftMatches128BitArithmetic) {
+    __extension__ typedef __int128 i128;
+    const int32_t values[] = {1, -1, 12345, -12345, 0x7fffffff, -0x7fffffff - 1, 34671};
+    const int32_t muls[] = {1, 3, -7, 1 << 20, 0x7fffffff, 1073741823};
+    for (int s = 0; s < 64; ++s) {
+        for (const int32_t v : values) {
+            for (const int32_t m : muls) {
+                const i128 p = static_cast<i128>(v) * m;
+                const i128 half = s == 0 ? 0 : static_cast<i128>(1) << (s - 1);
+                i128 q = p + half;
+                // floor division by 2^s (an arithmetic shift of a 128-bit value)
+                q = q >= 0 ? q >> s : -((-q + ((static_cast<i128>(1) << s) - 1)) >> s);
+                EXPECT_EQ(k210::mul_and_carry_shift(v, m, s),
+                          static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(q))))
+                    << v << " * " << m << " >> " << s;
+            }
+        }
+    }
+    // The example: 8.073 at shift 32 (8.073 · 2^32 ≈ 34673 · 1000000) rounds to 8.
+    EXPECT_EQ(k210::mul_and_carry_shift(34673, 1000000, 32), 8);
+}
+
 TEST(CpuOps, PadAddsAndCropsPerDimension) {
     const uint8_t in[] = {1, 2, 3, 4};  // 1x1x2x2
     std::array<k210::Padding, 4> p{};
