@@ -112,7 +112,7 @@ void AscendPlatform::run_scalar() {
         }
         const aipp::Geometry g = aipp::geometry(p.params, p.load);
         const uint64_t at = m_result.dst_addr - m_cfg.l1().base_addr;
-        const size_t bytes = g.elements() * (p.params.output == aipp::OutputType::f16 ? 2 : 1);
+        const size_t bytes = g.elements() * aipp::output_bytes(p.params.output);
         m_result.tile.assign(l1.data() + at, l1.data() + at + bytes);
         m_result.done = true;
     } catch (const sim::Error& e) {

@@ -130,8 +130,10 @@ platform::RunReport K210Face::run(const platform::RunRequest& request) {
                          "--model M.kmodel");
     }
     const bool bundled = request.model.empty();
-    if (bundled && request.demo != "digits" && request.demo != "edges") {
-        throw sim::Error(fmt::format("--demo {}: expected digits or edges", request.demo));
+    const std::string bundled_job =
+        request.demo.empty() ? "digits" : request.demo;  // the default job
+    if (bundled && bundled_job != "digits" && bundled_job != "edges") {
+        throw sim::Error(fmt::format("--demo {}: expected digits or edges", bundled_job));
     }
     if (!bundled && request.input.empty()) {
         throw sim::Error(
@@ -143,7 +145,7 @@ platform::RunReport K210Face::run(const platform::RunRequest& request) {
     job.cfg = &m_cfg;
     job.source = source();
     job.model_file = request.model;
-    if (bundled && request.demo == "digits") {
+    if (bundled && bundled_job == "digits") {
         digits = std::make_unique<DigitsDemo>(run_digits(m_cfg));
         job.model = parse_kmodel(digits->compiled.kmodel, "<built-in digits.kmodel>");
         job.input = digits->input;

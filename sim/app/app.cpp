@@ -38,9 +38,9 @@ CLI::App* add_run(CLI::App& app, RunOptions& run_opts) {
     run->add_option("--model", run_opts.model, "Model file (kmodel v3 or v4 for the k210 platform)")
         ->check(CLI::ExistingFile);
     run->add_option("--demo", run_opts.demo,
-                    "Without --model: digits (our digits CNN compiled from ONNX) or edges (a "
-                    "blur/Sobel network on a synthetic scene, with PNGs)")
-        ->capture_default_str();
+                    "Without --model, the platform's bundled job; on the K210: digits (the "
+                    "default: our digits CNN compiled from ONNX) or edges (a blur/Sobel network "
+                    "on a synthetic scene, with PNGs)");
     run->add_option("--network", run_opts.network,
                     "A network (layer list YAML) for a DL processor platform, e.g. "
                     "configs/networks/dlp_tiny.yaml")

@@ -18,15 +18,15 @@ constexpr int kExitInternal = 3;
 const char* version();
 
 struct RunOptions {
-    std::string platform;         // YAML file; empty = the built-in default
-    std::string model;            // kmodel file (k210 platform)
-    std::string network;          // network YAML (dlp platform)
-    std::string input;            // input tensor (.npy, u8 NCHW)
-    std::string out;              // output directory; empty = print only
-    std::string demo = "digits";  // no --model: the bundled job, digits or edges
-    bool trace = false;           // write trace.json (Chrome trace events) into --out
-    bool functional = false;      // values only: no SystemC, no time (k210)
-    bool progress = false;        // always show the progress line (else: long runs on a terminal)
+    std::string platform;     // YAML file; empty = the built-in default
+    std::string model;        // kmodel file (k210 platform)
+    std::string network;      // network YAML (dlp platform)
+    std::string input;        // input tensor (.npy, u8 NCHW)
+    std::string out;          // output directory; empty = print only
+    std::string demo;         // no --model: which bundled job (empty: the platform's default)
+    bool trace = false;       // write trace.json (Chrome trace events) into --out
+    bool functional = false;  // values only: no SystemC, no time (k210)
+    bool progress = false;    // always show the progress line (else: long runs on a terminal)
     bool verbose = false;
 };
 

@@ -7,6 +7,7 @@
 
 #include "sim/app/app.h"
 #include "sim/app/platform_loader.h"
+#include "sim/app/report_writer.h"
 #include "sim/core/files.h"
 
 namespace npu::app {
@@ -26,8 +27,7 @@ int cmd_estimate(const EstimateOptions& opts) {
         for (const platform::OutputFile& f : r.files) {
             out->write_bytes(f.name, f.bytes);
         }
-        out->commit();
-        fmt::print("wrote {} to {}\n", fmt::join(out->files(), ", "), out->dir().string());
+        commit_and_report(*out);
     }
     return kExitOk;
 }

@@ -31,8 +31,12 @@ void write_run_report(const std::string& command, const platform::RunReport& rep
     if (trace != nullptr && trace->enabled()) {
         out->write_text("trace.json", trace->dump() + "\n");
     }
-    out->commit();
-    fmt::print("wrote {} to {}\n", fmt::join(out->files(), ", "), out->dir().string());
+    commit_and_report(*out);
+}
+
+void commit_and_report(sim::OutputDir& out) {
+    out.commit();
+    fmt::print("wrote {} to {}\n", fmt::join(out.files(), ", "), out.dir().string());
 }
 
 }  // namespace npu::app

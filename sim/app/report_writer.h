@@ -10,6 +10,9 @@
 
 namespace npu::app {
 
+// Moves the staged files into place and prints "wrote <files> to DIR".
+void commit_and_report(sim::OutputDir& out);
+
 // `out` may be null (no --out); `trace` is written when enabled. Prints "wrote ... to DIR".
 void write_run_report(const std::string& command, const platform::RunReport& report,
                       sim::OutputDir* out, const sim::TraceWriter* trace);

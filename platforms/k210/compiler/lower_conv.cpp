@@ -77,6 +77,7 @@ Lowering::Fused Lowering::fuse_after(const onnx::Node& n, const onnx::Value& wv,
                         init(bn, 3, "mean").f, init(bn, 4, "var").f,
                         bn.get_float("epsilon", 1e-5f));
         take(f, "bn");
+        f.pre = f.out;  // the activation's input is the normalized tensor
     }
     Activation act;
     if (f.next != nullptr && activation_of(*f.next, act) &&
@@ -92,9 +93,6 @@ void Lowering::take(Fused& f, const std::string& what) {
     const onnx::Node& c = *f.next;
     m_done.insert(f.next_index), f.names.push_back(c.name), f.kind.push_back(what);
     f.out = c.outputs[0];
-    if (what == "bn") {
-        f.pre = f.out;
-    }
     f.next = sole_consumer(f.out, &f.next_index);
 }
 
