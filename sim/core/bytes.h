@@ -37,6 +37,7 @@ public:
     }
     void skip(size_t n, const char* what) { seek(checked_end(n, what), what); }
 
+    uint8_t u8(const char* what) { return *take(1, what); }
     uint32_t u32(const char* what) { return boost::endian::load_little_u32(take(4, what)); }
     int32_t i32(const char* what) { return static_cast<int32_t>(u32(what)); }
     uint64_t u64(const char* what) { return boost::endian::load_little_u64(take(8, what)); }

@@ -6,13 +6,16 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <tuple>
 #include <utility>
 
 #include <fmt/format.h>
 
+#include "platforms/k210/kmodel/cpu_ops_detail.h"
+
 namespace npu::k210 {
 
-namespace {
+namespace cpu_detail {
 
 Shape4 read_shape(sim::ByteReader& r, const char* what) {
     Shape4 s{};
@@ -30,7 +33,6 @@ uint8_t clamp_u8(int32_t v) {
     return static_cast<uint8_t>(std::clamp(v, 0, 255));
 }
 
-// Offset of index `i` in a row-major 4-D shape.
 uint64_t offset4(const Shape4& s, const Shape4& i) {
     return ((static_cast<uint64_t>(i[0]) * static_cast<uint64_t>(s[1]) +
              static_cast<uint64_t>(i[1])) *
@@ -40,11 +42,18 @@ uint64_t offset4(const Shape4& s, const Shape4& i) {
            static_cast<uint64_t>(i[3]);
 }
 
-// RV64 32-bit integer arithmetic: wrapping add/sub/mul, division by zero gives −1 and
-// INT32_MIN / −1 gives INT32_MIN (the M extension never traps).
 int32_t wrap(int64_t v) {
     return static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(v)));
 }
+
+}  // namespace cpu_detail
+
+using namespace cpu_detail;
+
+namespace {
+
+// RV64 division: by zero gives −1 and INT32_MIN / −1 gives INT32_MIN (the M extension never
+// traps).
 int32_t divw(int32_t a, int32_t b) {
     if (b == 0) {
         return -1;
@@ -172,7 +181,7 @@ V4QuantizedBinary read_v4_quantized_binary(sim::ByteReader& r) {
     return q;
 }
 
-namespace {
+namespace cpu_detail {
 
 ValueRange read_value_range(sim::ByteReader& r, const char* what) {
     ValueRange v;
@@ -215,7 +224,7 @@ Shape4 read_dims(sim::ByteReader& r, const char* what) {
     return s;
 }
 
-std::vector<float> read_floats(sim::ByteReader& r, uint64_t n, const char* what) {
+std::vector<float> read_f32s(sim::ByteReader& r, uint64_t n, const char* what) {
     if (n > r.remaining() / 4) {
         r.fail(r.pos(), what,
                fmt::format("{} floats do not fit in the {} bytes that follow", n, r.remaining()));
@@ -227,13 +236,36 @@ std::vector<float> read_floats(sim::ByteReader& r, uint64_t n, const char* what)
     return v;
 }
 
-BinaryOp read_binary_op(sim::ByteReader& r, const char* what) {
+uint32_t read_enum(sim::ByteReader& r, const char* what, uint32_t max, const char* names) {
     const size_t at = r.pos();
-    const uint32_t op = r.u32(what);
-    if (op > static_cast<uint32_t>(BinaryOp::max)) {
-        r.fail(at, what, fmt::format("is {}, expected 0..5 (add, sub, mul, div, min, max)", op));
+    const uint32_t v = r.u32(what);
+    if (v > max) {
+        r.fail(at, what, fmt::format("is {}, expected 0..{} ({})", v, max, names));
     }
-    return static_cast<BinaryOp>(op);
+    return v;
+}
+
+std::pair<int32_t, int32_t> read_groups(sim::ByteReader& r, const char* op, int32_t in_channels) {
+    const size_t at = r.pos();
+    const std::string what = std::string(op) + " groups";
+    const int32_t groups = r.i32(what.c_str());
+    const int32_t out_channels = r.i32((std::string(op) + " out_channels").c_str());
+    if (groups < 1 || out_channels < 1 || in_channels % groups != 0 || out_channels % groups != 0) {
+        r.fail(at, what.c_str(),
+               fmt::format("groups {} and out_channels {} with {} input channels: expected "
+                           "groups ≥ 1 dividing both channel counts",
+                           groups, out_channels, in_channels));
+    }
+    return {groups, out_channels};
+}
+
+}  // namespace cpu_detail
+
+namespace {
+
+BinaryOp read_binary_op(sim::ByteReader& r, const char* what) {
+    return static_cast<BinaryOp>(
+        read_enum(r, what, static_cast<uint32_t>(BinaryOp::max), "add, sub, mul, div, min, max"));
 }
 
 }  // namespace
@@ -272,23 +304,14 @@ V4Conv2d read_v4_conv2d(sim::ByteReader& r) {
     c.in = read_memory_range(r, "conv2d input");
     c.out = read_memory_range(r, "conv2d output");
     c.in_shape = read_dims(r, "conv2d in_shape");
-    const size_t at_groups = r.pos();
-    c.groups = r.i32("conv2d groups");
-    c.out_channels = r.i32("conv2d out_channels");
-    if (c.groups < 1 || c.out_channels < 1 || c.in_shape[1] % c.groups != 0 ||
-        c.out_channels % c.groups != 0) {
-        r.fail(at_groups, "conv2d groups",
-               fmt::format("groups {} and out_channels {} with {} input channels: expected "
-                           "groups ≥ 1 dividing both channel counts",
-                           c.groups, c.out_channels, c.in_shape[1]));
-    }
+    std::tie(c.groups, c.out_channels) = read_groups(r, "conv2d", c.in_shape[1]);
     c.win = read_window2d(r, "conv2d");
     c.act = read_value_range(r, "conv2d fused_activation");
     const uint64_t n =
         static_cast<uint64_t>(c.out_channels) * static_cast<uint64_t>(c.in_shape[1] / c.groups) *
         static_cast<uint64_t>(c.win.filter_h) * static_cast<uint64_t>(c.win.filter_w);
-    c.weights = read_floats(r, n, "conv2d weights");
-    c.bias = read_floats(r, static_cast<uint64_t>(c.out_channels), "conv2d bias");
+    c.weights = read_f32s(r, n, "conv2d weights");
+    c.bias = read_f32s(r, static_cast<uint64_t>(c.out_channels), "conv2d bias");
     return c;
 }
 
@@ -309,7 +332,7 @@ V4Matmul read_v4_matmul(sim::ByteReader& r) {
         }
     }
     m.act = read_value_range(r, "matmul fused_activation");
-    m.bias = read_floats(r, static_cast<uint64_t>(m.b_cols), "matmul bias");
+    m.bias = read_f32s(r, static_cast<uint64_t>(m.b_cols), "matmul bias");
     return m;
 }
 
@@ -565,15 +588,12 @@ void quantized_binary(const uint8_t* a, const uint8_t* b, const V4QuantizedBinar
 
 // ---------------------------------------------------------------- v4 float kernels
 
-namespace {
+namespace cpu_detail {
 
-// std::clamp(v, lo, hi) as nncase's apply_activation evaluates it (NaN passes through).
 float activate(float v, const ValueRange& a) {
     return v < a.min ? a.min : (a.max < v ? a.max : v);
 }
 
-// The first and one-past-last filter taps of a window starting at `origin` that fall inside
-// 0..size (nncase's filter_*_start / filter_*_end).
 std::pair<int64_t, int64_t> taps(int64_t origin, int64_t size, int64_t filter, int64_t dilation) {
     const int64_t start = std::max<int64_t>(0, (-origin + dilation - 1) / dilation);
     const int64_t end = std::min<int64_t>(filter, (size - origin + dilation - 1) / dilation);
@@ -587,6 +607,10 @@ int64_t windowed_output_size(int32_t size, int32_t filter, int32_t stride, int32
     // C++ division truncates toward zero, as nncase's int32 division does.
     return num / stride;
 }
+
+}  // namespace cpu_detail
+
+namespace {
 
 // Σ over the outputs along one axis of the in-bounds taps.
 uint64_t axis_taps(int32_t size, int32_t filter, int32_t stride, int32_t dilation,

@@ -1,6 +1,6 @@
 // The CPU side of a K210 kmodel: the layer bodies the runtime executes on the RISC-V cores, read
 // from the file, and their kernels as pure functions over buffers. Formats and formulas:
-// ../shared/reference/k210_kpu.md §4 and docs/k210_platform.md ("CPU layers"). The arithmetic is
+// ../shared/reference/k210_kpu.md §4 and docs/k210_cpu_ops.md. The arithmetic is
 // that of the runtime built for the K210 (RV64GC with its single-precision FPU), not of a host
 // build: float conversions round as `fcvt.w.s` does, a·b + c is one fused `fmadd.s` (GCC contracts
 // it at -O2 in the GNU dialects the SDK and nncase use; `fma = false` gives the separate

@@ -214,10 +214,14 @@ CpuLayerWork run_cpu_layer(const Kmodel& m, size_t index, RuntimeMemory& mem, bo
     if (op != nullptr && op->runs == OpRuns::cpu) {
         return op->run(m, l, mem, fma);
     }
+    // Every op the reference runtimes run is in the table: what is left they refuse too.
     throw sim::Error(fmt::format(
-        "{}: {} {} is {} ({} {:#x}): not supported by the K210 runtime model (supported: {})",
-        m.name, m.version == 3 ? "layer" : "node", index, l.type_name,
-        m.version == 3 ? "type" : "opcode", l.type, supported_op_names(m.version)));
+        "{}: {} {} is {} ({} {:#x}): {}", m.name, m.version == 3 ? "layer" : "node", index,
+        l.type_name, m.version == 3 ? "type" : "opcode", l.type,
+        m.version == 3 ? "the Kendryte SDK's kpu.c does not run this layer type, nor does the "
+                         "simulator"
+                       : "nncase v0.2.0-beta4's K210 runtime has no such opcode, nor does the "
+                         "simulator"));
 }
 
 }  // namespace npu::k210

@@ -1,7 +1,7 @@
 // What the K210 runtime does for every non-KPU layer of a kmodel, written once over an abstract
 // memory so that the timed platform (the driver: every access a bus transaction) and the
 // functional executor (plain buffers, no SystemC) run the very same code path for values.
-// Which layers exist and what each does: docs/k210_platform.md ("CPU layers"). Pure C++.
+// Which layers exist and what each does: docs/k210_cpu_ops.md. Pure C++.
 #pragma once
 
 #include <cstdint>

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "platforms/k210/kmodel/cpu_ops_v3.h"
 #include "sim/core/error.h"
 
 namespace npu::k210::detail {
@@ -88,6 +89,39 @@ void check_broadcast(const Kmodel& m, const KmodelLayer& l, const Shape4& a, con
 
 uint64_t window_size(const Window2d& w) {
     return static_cast<uint64_t>(w.filter_h) * static_cast<uint64_t>(w.filter_w);
+}
+
+// The output plane of a window over `in`, N · C · out_h · out_w for `channels` output channels;
+// an error naming the node when the window leaves no output.
+uint64_t window_outputs(const Kmodel& m, const KmodelLayer& l, const Window2d& w, const Shape4& in,
+                        int32_t channels) {
+    const int64_t oh = w.out_h(in), ow = w.out_w(in);
+    if (oh < 1 || ow < 1) {
+        fail(m, l,
+             fmt::format("a {}x{} filter (dilation {}x{}, stride {}x{}) leaves no output on the "
+                         "{}x{} input with its padding",
+                         w.filter_h, w.filter_w, w.dilation_h, w.dilation_w, w.stride_h, w.stride_w,
+                         in[2], in[3]));
+    }
+    return static_cast<uint64_t>(in[0]) * static_cast<uint64_t>(channels) *
+           static_cast<uint64_t>(oh) * static_cast<uint64_t>(ow);
+}
+
+void check_v3_pool(const Kmodel& m, const KmodelLayer& l, const V3Pool& p) {
+    const auto axis = [&](const char* name, uint32_t outs, uint32_t stride, uint32_t pad,
+                          uint32_t size) {
+        if (outs == 0) {
+            return;
+        }
+        const int64_t last = int64_t{outs - 1} * stride - pad;
+        if (last > size) {
+            fail(m, l,
+                 fmt::format("output {} {} starts its window at {}, past the {}-wide input", name,
+                             outs - 1, last, size));
+        }
+    };
+    axis("column", p.out_shape.width, p.stride_w, p.pad_w, p.in_shape.width);
+    axis("row", p.out_shape.height, p.stride_h, p.pad_h, p.in_shape.height);
 }
 
 }  // namespace npu::k210::detail

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "platforms/k210/kmodel/cpu_ops.h"
+#include "platforms/k210/kmodel/cpu_ops_v3.h"
 #include "platforms/k210/kmodel/kmodel.h"
 #include "platforms/k210/kmodel/kmodel_runtime.h"
 
@@ -31,6 +32,24 @@ void check_work(const Kmodel& m, const KmodelLayer& l, uint64_t outputs, uint64_
 void check_broadcast(const Kmodel& m, const KmodelLayer& l, const Shape4& a, const Shape4& b,
                      const Shape4& out);
 uint64_t window_size(const Window2d& w);
+// A v3 pool whose last window starts past its input (kpu.c's unsigned tap arithmetic would
+// then read outside it) is refused, naming the axis.
+void check_v3_pool(const Kmodel& m, const KmodelLayer& l, const V3Pool& p);
+CpuLayerWork resize_v3(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem, size_t elem);
+// The output plane of a window over NCHW `in`, N · C · out_h · out_w for `channels` output
+// channels; an error naming the node when the window leaves no output.
+uint64_t window_outputs(const Kmodel& m, const KmodelLayer& l, const Window2d& w, const Shape4& in,
+                        int32_t channels);
+// v3 layers address main memory by offset: `count` floats or bytes read at main+`address`, and
+// written there, each range checked first.
+std::vector<float> read_floats(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem,
+                               uint32_t address, uint64_t count, const char* what);
+void write_floats(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem, uint32_t address,
+                  const std::vector<float>& v);
+std::vector<uint8_t> read_main_bytes(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem,
+                                     uint32_t address, uint64_t count, const char* what);
+void write_main_bytes(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem, uint32_t address,
+                      const std::vector<uint8_t>& v);
 
 // The CPU layer runners: one per v3 layer type and v4 opcode the runtime executes. `fma`: a·b + c
 // as one fused operation (K210Config::cpu), for the runners with float arithmetic.
@@ -44,6 +63,22 @@ CpuLayerWork v3_fully_connected(const Kmodel& m, const KmodelLayer& l, RuntimeMe
                                 bool fma);
 CpuLayerWork v3_concat(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem, bool fma);
 CpuLayerWork v3_upload(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem, bool fma);
+CpuLayerWork v3_average_pool(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem, bool fma);
+CpuLayerWork v3_l2_normalization(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem,
+                                 bool fma);
+CpuLayerWork v3_flatten(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem, bool fma);
+CpuLayerWork v3_resize(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem, bool fma);
+CpuLayerWork v3_logistic(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem, bool fma);
+CpuLayerWork v3_quantized_add(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem, bool fma);
+CpuLayerWork v3_quantized_max_pool(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem,
+                                   bool fma);
+CpuLayerWork v3_requantize(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem, bool fma);
+CpuLayerWork v3_quantized_resize(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem,
+                                 bool fma);
+CpuLayerWork v3_channelwise_dequantize(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem,
+                                       bool fma);
+CpuLayerWork v3_add_padding(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem, bool fma);
+CpuLayerWork v3_remove_padding(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem, bool fma);
 CpuLayerWork v4_quantize(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem, bool fma);
 CpuLayerWork v4_dequantize(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem, bool fma);
 CpuLayerWork v4_memory_copy(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem, bool fma);
@@ -59,5 +94,27 @@ CpuLayerWork v4_reduce_window2d(const Kmodel& m, const KmodelLayer& l, RuntimeMe
                                 bool fma);
 CpuLayerWork v4_softmax(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem, bool fma);
 CpuLayerWork v4_upload(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem, bool fma);
+CpuLayerWork v4_reduce(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem, bool fma);
+CpuLayerWork v4_unary(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem, bool fma);
+CpuLayerWork v4_nnil_unary_method(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem,
+                                  bool fma);
+CpuLayerWork v4_table_lookup1d(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem, bool fma);
+CpuLayerWork v4_resize_image(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem, bool fma);
+CpuLayerWork v4_strided_slice(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem, bool fma);
+CpuLayerWork v4_conv2d_transpose(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem,
+                                 bool fma);
+CpuLayerWork v4_quantized_conv2d(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem,
+                                 bool fma);
+CpuLayerWork v4_quantized_matmul(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem,
+                                 bool fma);
+CpuLayerWork v4_cpu_conv2d(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem, bool fma);
+CpuLayerWork v4_cpu_depthwise_conv2d(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem,
+                                     bool fma);
+CpuLayerWork v4_cpu_reduce_window2d(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem,
+                                    bool fma);
+CpuLayerWork v4_cpu_quantized_conv2d(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem,
+                                     bool fma);
+CpuLayerWork v4_cpu_quantized_depthwise_conv2d(const Kmodel& m, const KmodelLayer& l,
+                                               RuntimeMemory& mem, bool fma);
 
 }  // namespace npu::k210::detail

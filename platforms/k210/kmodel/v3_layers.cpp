@@ -1,11 +1,13 @@
 // The Kendryte SDK (kmodel v3) CPU layers the runtime executes, as kpu.c runs them, each over a
-// RuntimeMemory (docs/k210_platform.md "CPU layers"). Pure C++.
+// RuntimeMemory (docs/k210_cpu_ops.md). Pure C++.
 #include <algorithm>
 #include <cstring>
 
 #include <fmt/format.h>
 
 #include "platforms/k210/kmodel/cpu_ops.h"
+#include "platforms/k210/kmodel/cpu_ops_spatial.h"
+#include "platforms/k210/kmodel/cpu_ops_v3.h"
 #include "platforms/k210/kmodel/runtime_detail.h"
 #include "sim/core/error.h"
 
@@ -27,7 +29,6 @@ CpuLayerWork v3_dequantize(const Kmodel& m, const KmodelLayer& l, RuntimeMemory&
     return {d.count};
 }
 
-// Reads `count` floats at main+`address` after checking the range.
 std::vector<float> read_floats(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem,
                                uint32_t address, uint64_t count, const char* what) {
     if (count > (uint64_t{1} << 28)) {
@@ -44,6 +45,24 @@ void write_floats(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem, uin
     check_range(m, l, {kMainMemory, kFloat32, address, static_cast<uint32_t>(v.size() * 4)},
                 "output", -1, true);
     mem.write(kMainMemory, address, v.data(), v.size() * 4);
+}
+
+std::vector<uint8_t> read_main_bytes(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem,
+                                     uint32_t address, uint64_t count, const char* what) {
+    if (count > (uint64_t{1} << 30)) {
+        fail(m, l, fmt::format("the {} count {} is too large", what, count));
+    }
+    check_range(m, l, {kMainMemory, kUint8, address, static_cast<uint32_t>(count)}, what);
+    std::vector<uint8_t> v(count);
+    mem.read(kMainMemory, address, v.data(), count);
+    return v;
+}
+
+void write_main_bytes(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem, uint32_t address,
+                      const std::vector<uint8_t>& v) {
+    check_range(m, l, {kMainMemory, kUint8, address, static_cast<uint32_t>(v.size())}, "output", -1,
+                true);
+    mem.write(kMainMemory, address, v.data(), v.size());
 }
 
 CpuLayerWork v3_quantize(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem, bool /*fma*/) {
@@ -173,6 +192,84 @@ CpuLayerWork v3_upload(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem
         kpu::FmapGeometry::natural(static_cast<int>(c), static_cast<int>(w), static_cast<int>(h)),
         1, x.data());
     return {bytes, 0};
+}
+
+CpuLayerWork v3_average_pool(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem,
+                             bool /*fma*/) {
+    sim::ByteReader r = body_reader(m, l, "AVERAGE_POOL2D body");
+    const V3Pool p = read_v3_pool(r, true);
+    check_v3_pool(m, l, p);
+    const std::vector<float> x =
+        read_floats(m, l, mem, p.in_address, p.in_shape.elements(), "input");
+    std::vector<float> y(p.out_shape.elements());
+    average_pool_v3(x.data(), p, y.data());
+    write_floats(m, l, mem, p.out_address, y);
+    return {y.size() * p.kernel_w * p.kernel_h, 0};
+}
+
+CpuLayerWork v3_l2_normalization(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem,
+                                 bool fma) {
+    sim::ByteReader r = body_reader(m, l, "L2_NORMALIZATION body");
+    const V3Channels c = read_v3_channels(r, "L2_NORMALIZATION");
+    const std::vector<float> x = read_floats(m, l, mem, c.in_address, c.channels, "input");
+    std::vector<float> y(x.size());
+    l2_normalization_v3(x.data(), x.size(), y.data(), fma);
+    write_floats(m, l, mem, c.out_address, y);
+    return {uint64_t{c.channels} * 2, 0};  // the sum and the scaling passes
+}
+
+CpuLayerWork v3_logistic(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem, bool /*fma*/) {
+    sim::ByteReader r = body_reader(m, l, "LOGISTIC body");
+    const V3Channels c = read_v3_channels(r, "LOGISTIC");
+    const std::vector<float> x = read_floats(m, l, mem, c.in_address, c.channels, "input");
+    std::vector<float> y(x.size());
+    logistic_v3(x.data(), x.size(), y.data());
+    write_floats(m, l, mem, c.out_address, y);
+    return {c.channels, 0};
+}
+
+CpuLayerWork v3_flatten(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem, bool /*fma*/) {
+    sim::ByteReader r = body_reader(m, l, "TENSORFLOW_FLATTEN body");
+    const V3Flatten f = read_v3_flatten(r);
+    const std::vector<float> x = read_floats(m, l, mem, f.in_address, f.shape.elements(), "input");
+    std::vector<float> y(x.size());
+    flatten_v3(x.data(), f.shape, y.data());
+    write_floats(m, l, mem, f.out_address, y);
+    return {y.size(), 0};
+}
+
+// RESIZE_NEAREST_NEIGHBOR (elem 4) and QUANTIZED_RESIZE_NEAREST_NEIGHBOR (elem 1): kpu.c's
+// arithmetic is v4's nearest resize_image over a (1, C, H, W) map.
+CpuLayerWork resize_v3(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem, size_t elem) {
+    sim::ByteReader r = body_reader(m, l, "RESIZE_NEAREST_NEIGHBOR body");
+    const V3Resize z = read_v3_resize(r);
+    const V3Shape& s = z.in_shape;
+    V4ResizeImage p;
+    p.in_shape = {1, static_cast<int32_t>(s.channels), static_cast<int32_t>(s.height),
+                  static_cast<int32_t>(s.width)};
+    p.out_h = static_cast<int32_t>(z.out_height);
+    p.out_w = static_cast<int32_t>(z.out_width);
+    p.mode = ResizeMode::nearest;
+    const uint64_t n_out = uint64_t{s.channels} * z.out_height * z.out_width;
+    check_work(m, l, n_out, 1);
+    if (s.elements() == 0) {
+        fail(m, l, fmt::format("in_shape {}x{}x{} is empty", s.width, s.height, s.channels));
+    }
+    const std::vector<uint8_t> x =
+        read_main_bytes(m, l, mem, z.in_address, s.elements() * elem, "input");
+    std::vector<uint8_t> y(static_cast<size_t>(n_out * elem));
+    resize_image(x.data(), elem, p, y.data());
+    write_main_bytes(m, l, mem, z.out_address, y);
+    return {n_out, 0};
+}
+
+CpuLayerWork v3_resize(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem, bool /*fma*/) {
+    return resize_v3(m, l, mem, 4);
+}
+
+CpuLayerWork v3_quantized_resize(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem,
+                                 bool /*fma*/) {
+    return resize_v3(m, l, mem, 1);
 }
 
 }  // namespace npu::k210::detail

@@ -1,5 +1,5 @@
 // The nncase v0.2 (kmodel v4) CPU nodes the runtime executes, each over a RuntimeMemory, in
-// nncase's loop order (docs/k210_platform.md "CPU layers"). Pure C++.
+// nncase's loop order (docs/k210_cpu_ops.md). Pure C++.
 #include <algorithm>
 #include <cstring>
 
@@ -185,22 +185,6 @@ CpuLayerWork v4_binary(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem
     binary_f32(a.data(), bb.data(), b, out.data());
     write_floats(mem, b.out, out);
     return {no};
-}
-
-// The output plane of a window over `in`, N · C · out_h · out_w for `channels` output channels;
-// an error naming the node when the window leaves no output.
-uint64_t window_outputs(const Kmodel& m, const KmodelLayer& l, const Window2d& w, const Shape4& in,
-                        int32_t channels) {
-    const int64_t oh = w.out_h(in), ow = w.out_w(in);
-    if (oh < 1 || ow < 1) {
-        fail(m, l,
-             fmt::format("a {}x{} filter (dilation {}x{}, stride {}x{}) leaves no output on the "
-                         "{}x{} input with its padding",
-                         w.filter_h, w.filter_w, w.dilation_h, w.dilation_w, w.stride_h, w.stride_w,
-                         in[2], in[3]));
-    }
-    return static_cast<uint64_t>(in[0]) * static_cast<uint64_t>(channels) *
-           static_cast<uint64_t>(oh) * static_cast<uint64_t>(ow);
 }
 
 CpuLayerWork v4_conv2d(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem, bool fma) {

@@ -30,8 +30,9 @@ TEST(KmodelOps, EveryEntryIsComplete) {
         EXPECT_EQ(std::string(op.version == 3 ? v3_layer_name(op.code) : v4_opcode_name(op.code)),
                   op.name);
     }
-    // 8 v3 CPU layers + 13 v4 CPU nodes; one KPU convolution per version.
-    EXPECT_EQ(cpu, 21u);
+    // The 21 v3 CPU layer types kpu.c's ai_step runs + the 27 v4 CPU opcodes of nncase
+    // v0.2.0-beta4 (21 neutral, 5 of the cpu target, kpu_upload); one KPU convolution each.
+    EXPECT_EQ(cpu, 48u);
     EXPECT_EQ(kpu, 2u);
     EXPECT_EQ(find_op(3, 9999), nullptr);
     EXPECT_FALSE(layer_supported(4, 0x3000));
@@ -67,12 +68,15 @@ TEST(KmodelOps, NamedCodesAreTheTablesCodes) {
     }
 }
 
-// docs/k210_platform.md documents every CPU op the table runs, one row each ("| v3 `ADD` (1) |").
+// docs/k210_cpu_ops.md documents every CPU op the table runs, one row each ("| v3 `ADD` (1) |").
 TEST(KmodelOps, TheDocsHaveARowForEveryCpuOp) {
-    const std::string doc = sim::read_text_file(NPUSIM_SOURCE_DIR "/docs/k210_platform.md");
+    const std::string doc = sim::read_text_file(NPUSIM_SOURCE_DIR "/docs/k210_cpu_ops.md");
     for (const KmodelOp& op : kmodel_ops()) {
         if (op.runs == OpRuns::cpu) {
-            const std::string row = fmt::format("| v{} `{}` (", op.version, op.name);
+            const std::string row =
+                fmt::format("| v{} `{}` ({}) |", op.version, op.name,
+                            op.version == 3 ? fmt::format("{}", op.code)
+                                            : fmt::format("{:#04X}", op.code).replace(1, 1, "x"));
             EXPECT_NE(doc.find(row), std::string::npos) << row << " missing in the docs";
         }
     }
@@ -80,8 +84,26 @@ TEST(KmodelOps, TheDocsHaveARowForEveryCpuOp) {
 
 TEST(KmodelOps, SupportedListsComeFromTheTable) {
     EXPECT_EQ(supported_op_names(3),
-              "ADD, GLOBAL_AVERAGE_POOL2D, QUANTIZE, DEQUANTIZE, SOFTMAX, CONCAT, "
-              "FULLY_CONNECTED, K210_CONV, K210_UPLOAD");
+              "ADD, QUANTIZED_ADD, GLOBAL_AVERAGE_POOL2D, QUANTIZED_MAX_POOL2D, AVERAGE_POOL2D, "
+              "QUANTIZE, DEQUANTIZE, REQUANTIZE, L2_NORMALIZATION, SOFTMAX, CONCAT, "
+              "QUANTIZED_CONCAT, FULLY_CONNECTED, TENSORFLOW_FLATTEN, RESIZE_NEAREST_NEIGHBOR, "
+              "QUANTIZED_RESIZE_NEAREST_NEIGHBOR, CHANNELWISE_DEQUANTIZE, LOGISTIC, K210_CONV, "
+              "K210_ADD_PADDING, K210_REMOVE_PADDING, K210_UPLOAD");
+}
+
+// The v3 types the table leaves unsupported are exactly those kpu.c's ai_step refuses: its
+// switch runs 22 types (Kendryte SDK lib/drivers/kpu.c).
+TEST(KmodelOps, UnsupportedV3TypesAreThoseKpuCRefuses) {
+    std::set<uint32_t> refused;
+    for (const KmodelOp& op : kmodel_ops()) {
+        if (op.version == 3 && op.runs == OpRuns::not_supported) {
+            refused.insert(op.code);
+        }
+    }
+    // INVALID, GLOBAL_MAX_POOL2D, QUANTIZED_GLOBAL_MAX_POOL2D, QUANTIZED_GLOBAL_AVERAGE_POOL2D,
+    // MAX_POOL2D, QUANTIZED_AVERAGE_POOL2D, QUANTIZED_FULLY_CONNECTED,
+    // QUANTIZED_TENSORFLOW_FLATTEN.
+    EXPECT_EQ(refused, (std::set<uint32_t>{0, 3, 4, 6, 7, 10, 19, 21}));
 }
 
 }  // namespace

@@ -228,19 +228,19 @@ TEST_F(K210Platform, BatchesThatOverflowTheMainOutputAreAClearError) {
 }
 
 TEST_F(K210Platform, UnsupportedLayerIsAClearError) {
-    // The bundled demo with its first DEQUANTIZE (layer 2) relabelled LOGISTIC (type 25): the
-    // layer header table starts after 7 header words and 2 outputs of 8 bytes.
+    // The bundled demo with its first DEQUANTIZE (layer 2) relabelled GLOBAL_MAX_POOL2D (type 3,
+    // which kpu.c does not run): the layer header table starts after 7 header words and 2
+    // outputs of 8 bytes.
     std::vector<uint8_t> bytes = k210::build_demo_model().kmodel;
     ASSERT_EQ(boost::endian::load_little_u32(bytes.data() + 44 + 2 * 8), 12u);
-    boost::endian::store_little_u32(bytes.data() + 44 + 2 * 8, 25);
+    boost::endian::store_little_u32(bytes.data() + 44 + 2 * 8, 3);
     const k210::Kmodel m = k210::parse_kmodel(bytes, "demo.kmodel");
     sim::Tensor img(sim::DType::u8, {1, 3, 120, 160});
     const Inference r = infer(m, img);
     EXPECT_FALSE(r.result.done);
     EXPECT_EQ(r.result.error,
-              "demo.kmodel: layer 2 is LOGISTIC (type 0x19): not supported by the K210 runtime "
-              "model (supported: ADD, GLOBAL_AVERAGE_POOL2D, QUANTIZE, DEQUANTIZE, SOFTMAX, "
-              "CONCAT, FULLY_CONNECTED, K210_CONV, K210_UPLOAD)");
+              "demo.kmodel: layer 2 is GLOBAL_MAX_POOL2D (type 0x3): the Kendryte SDK's kpu.c "
+              "does not run this layer type, nor does the simulator");
 }
 
 TEST_F(K210Platform, InputOfTheWrongShapeIsRefused) {
