@@ -31,10 +31,16 @@ bool ends_with(const std::string& s, const char* suffix) {
 }
 
 // .npy as it is; an image decoded to RGB and resized (bilinear) to the model's input, saying so.
-sim::Tensor read_input(const std::string& path, const sim::Shape& want, std::string& conversion) {
+sim::Tensor read_input(const std::string& path, const Kmodel& m, std::string& conversion) {
+    const sim::Shape want = model_input_shape(m);
     if (ends_with(path, ".npy")) {
         conversion = "none (.npy used as is)";
         return sim::read_npy(path);
+    }
+    if (model_input_dtype(m) != sim::DType::u8) {
+        throw sim::Error(fmt::format("{}: the model takes {} input {}; give it as a .npy file",
+                                     path, sim::dtype_name(model_input_dtype(m)),
+                                     sim::shape_str(want)));
     }
     sim::Tensor img = sim::read_image(path);
     if (want[1] != 3) {
@@ -161,7 +167,7 @@ platform::RunReport K210Face::run(const platform::RunRequest& request) {
         job.demo = demo.get();
     } else {
         job.model = load_kmodel(request.model);
-        job.input = read_input(request.input, model_input_shape(job.model), job.conversion);
+        job.input = read_input(request.input, job.model, job.conversion);
         job.input_name = request.input;
     }
     return request.functional ? run_values_only(job, request) : run_timed(job, request);

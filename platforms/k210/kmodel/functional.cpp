@@ -133,7 +133,9 @@ FunctionalResult run_functional(const Kmodel& m, const sim::Tensor& input,
             run_kpu_conv(m, m.convs.at(conv++), mem, kpu);
             l = kpu.take();
         } else {
-            l.elements = run_cpu_layer(m, i, mem, opts.fused_multiply_add).elements;
+            const CpuLayerWork w = run_cpu_layer(m, i, mem, opts.fused_multiply_add);
+            l.elements = w.elements;
+            l.cpu_macs = w.macs;
         }
         l.index = i;
         result.layers.push_back(l);

@@ -18,7 +18,8 @@ struct FunctionalLayer {
     size_t index = 0;
     uint64_t macs = 0;       // KPU layers: Σ over batches
     uint64_t overflows = 0;  // KPU accumulator/BN values beyond 36 bits
-    uint64_t elements = 0;   // CPU layers: output elements
+    uint64_t elements = 0;   // CPU layers: the work units the CPU time model costs
+    uint64_t cpu_macs = 0;   // CPU layers: the multiply-accumulates it costs
 };
 
 struct FunctionalResult {

@@ -107,37 +107,83 @@ std::vector<uint8_t> download_fmap(RuntimeMemory& mem, uint64_t kpu_start,
     return out;
 }
 
+namespace {
+
+// kpu_run_kmodel's second way in: a v3 model whose first layer is FULLY_CONNECTED takes
+// in_channels floats, copied to its main_mem_in_address.
+struct V3FloatInput {
+    uint32_t address = 0, channels = 0;
+};
+V3FloatInput v3_float_input(const Kmodel& m) {
+    sim::ByteReader r = body_reader(m, m.layers.front(), "FULLY_CONNECTED body");
+    r.u32("flags");
+    V3FloatInput in;
+    in.address = r.u32("main_mem_in_address");
+    r.u32("main_mem_out_address");
+    in.channels = r.u32("in_channels");
+    if (in.channels < 1 || uint64_t{in.address} + uint64_t{in.channels} * 4 > m.main_mem_bytes) {
+        throw sim::Error(
+            fmt::format("{}: the first layer's {} input floats at main+{:#x} do not "
+                        "fit the {}-byte main memory",
+                        m.name, in.channels, in.address, m.main_mem_bytes));
+    }
+    return in;
+}
+
+bool v3_starts_on_cpu(const Kmodel& m) {
+    return m.version == 3 && !m.layers.empty() && m.layers.front().type == op::kV3FullyConnected;
+}
+
+}  // namespace
+
 sim::Shape model_input_shape(const Kmodel& m) {
+    if (v3_starts_on_cpu(m)) {
+        return {1, static_cast<int64_t>(v3_float_input(m).channels), 1, 1};
+    }
     if (m.version == 3) {
         if (m.convs.empty() || m.convs.front().layer_index != 0) {
             throw sim::Error(m.name +
-                             ": the first layer is not K210_CONV: only models that start on the "
-                             "KPU are supported");
+                             ": the first layer is neither K210_CONV nor FULLY_CONNECTED, the two "
+                             "kpu_run_kmodel starts");
         }
         const kpu::LayerArgs& a = m.convs.front().args;
         return {1, a.in_channels(), a.in_height(), a.in_width()};
     }
-    if (m.inputs.size() != 1 || m.inputs[0].range.datatype != kUint8) {
-        throw sim::Error(m.name + ": only models with one u8 input are supported");
+    if (m.inputs.size() != 1) {
+        throw sim::Error(fmt::format("{}: {} inputs; only models with one input are supported",
+                                     m.name, m.inputs.size()));
     }
     const KmodelIo& in = m.inputs[0];
+    const uint64_t elem = in.range.datatype == kFloat32 ? 4 : 1;
     if (in.shape[0] != 1 || in.shape[1] < 1 || in.shape[2] < 1 || in.shape[3] < 1 ||
-        shape_elements({in.shape[0], in.shape[1], in.shape[2], in.shape[3]}) > in.range.size) {
+        shape_elements({in.shape[0], in.shape[1], in.shape[2], in.shape[3]}) * elem >
+            in.range.size) {
         throw sim::Error(
             fmt::format("{}: input shape ({}, {}, {}, {}) does not fit its {}-byte "
-                        "range (one image of at least 1x1x1 expected)",
+                        "range (one tensor of at least 1x1x1 expected)",
                         m.name, in.shape[0], in.shape[1], in.shape[2], in.shape[3], in.range.size));
     }
     return {1, in.shape[1], in.shape[2], in.shape[3]};
 }
 
+sim::DType model_input_dtype(const Kmodel& m) {
+    if (v3_starts_on_cpu(m)) {
+        return sim::DType::f32;
+    }
+    if (m.version == 4 && m.inputs.size() == 1 && m.inputs[0].range.datatype == kFloat32) {
+        return sim::DType::f32;
+    }
+    return sim::DType::u8;
+}
+
 void check_input(const Kmodel& m, const sim::Tensor& input) {
     const sim::Shape want = model_input_shape(m);
-    if (input.dtype() != sim::DType::u8 ||
+    const sim::DType type = model_input_dtype(m);
+    if (input.dtype() != type ||
         static_cast<int64_t>(input.numel()) != want[1] * want[2] * want[3]) {
-        throw sim::Error(fmt::format("input is {} of {}, the model expects u8 {}",
+        throw sim::Error(fmt::format("input is {} of {}, the model expects {} {}",
                                      sim::shape_str(input.shape()), sim::dtype_name(input.dtype()),
-                                     sim::shape_str(want)));
+                                     sim::dtype_name(type), sim::shape_str(want)));
     }
 }
 
@@ -145,6 +191,10 @@ void load_input(const Kmodel& m, const sim::Tensor& input, RuntimeMemory& mem) {
     check_input(m, input);
     const sim::Shape s = model_input_shape(m);
     const auto c = static_cast<int>(s[1]), h = static_cast<int>(s[2]), w = static_cast<int>(s[3]);
+    if (v3_starts_on_cpu(m)) {
+        mem.write(kMainMemory, v3_float_input(m).address, input.bytes(), input.size_bytes());
+        return;
+    }
     if (m.version == 3) {
         const kpu::LayerArgs& first = m.convs.front().args;
         upload_fmap(mem, uint64_t{first.image_src_addr} * kpu::kLineBytes,
@@ -152,7 +202,7 @@ void load_input(const Kmodel& m, const sim::Tensor& input, RuntimeMemory& mem) {
         return;
     }
     const MemoryRange& r = m.inputs[0].range;
-    if (r.memory_type == kKpuMemory) {
+    if (r.memory_type == kKpuMemory && r.datatype == kUint8) {
         const kpu::FmapGeometry g = kpu::FmapGeometry::natural(c, w, h);
         if (uint64_t{r.start} + g.extent() > kpu::kRamBytes) {
             throw sim::Error(

@@ -56,10 +56,13 @@ void upload_fmap(RuntimeMemory& mem, uint64_t kpu_start, const kpu::FmapGeometry
 std::vector<uint8_t> download_fmap(RuntimeMemory& mem, uint64_t kpu_start,
                                    const kpu::FmapGeometry& g, uint32_t batches);
 
-// The model's input, (1, C, H, W) u8: v3 the first KPU layer's input (the layer must be first),
-// v4 inputs[0] (exactly one, u8). Throws sim::Error for models the runtime cannot feed.
+// The model's input, (1, C, H, W), as the runtimes take it: v3 the first layer's (K210_CONV:
+// its u8 map, which must be the first layer; FULLY_CONNECTED: in_channels floats, as (1, C, 1, 1)
+// — kpu_run_kmodel's two starts), v4 inputs[0] (exactly one, u8 or f32). Throws sim::Error for
+// models the runtime cannot feed.
 sim::Shape model_input_shape(const Kmodel& m);
-// Throws sim::Error "input is ... the model expects ..." unless `input` is u8 of that size.
+sim::DType model_input_dtype(const Kmodel& m);
+// Throws sim::Error "input is ... the model expects ..." unless `input` is of that type and size.
 void check_input(const Kmodel& m, const sim::Tensor& input);
 // Places the input where the first layer reads it (the KPU row layout for a kpu-memory input).
 void load_input(const Kmodel& m, const sim::Tensor& input, RuntimeMemory& mem);

@@ -20,6 +20,7 @@
 #include "sim/core/files.h"
 #include "sim/tlm/kernel.h"
 #include "tests/platforms/k210/compiler/net.h"
+#include "tests/platforms/k210/soc/soc_harness.h"
 #include "tests/sim/tlm/sc_harness.h"
 
 namespace npu::test {
@@ -27,43 +28,6 @@ namespace {
 
 std::string shared_file(const char* name) {
     return std::string(NPUSIM_SHARED_DIR) + "/k210/" + name;
-}
-
-k210::K210Config k210_config() {
-    auto doc = sim::ConfigDocument::load_file(NPUSIM_SOURCE_DIR "/configs/k210.yaml");
-    k210::K210Config c = k210::read_k210_config(doc.root().child("platform"));
-    doc.finish();
-    return c;
-}
-
-sim::Tensor random_image(unsigned seed) {
-    sim::Tensor t(sim::DType::u8, {1, 3, 240, 320});
-    std::mt19937 rng(seed);
-    for (size_t i = 0; i < t.numel(); ++i) {
-        t.data<uint8_t>()[i] = static_cast<uint8_t>(rng());
-    }
-    return t;
-}
-
-struct Inference {
-    k210::RunResult result;
-    uint64_t kpu_cycles = 0;
-    size_t kpu_layers = 0;
-};
-
-// One inference in a fresh simulation context.
-Inference infer(const k210::Kmodel& m, const sim::Tensor& input) {
-    sim::reset_simulation();
-    sim::TraceWriter trace(false);
-    k210::K210Platform soc("k210", k210_config(), trace);
-    k210::K210Driver driver("driver", soc, trace);
-    driver.load(m, input);
-    sc_core::sc_start();
-    Inference r{driver.result(), 0, soc.kpu.layers().size()};
-    for (const auto& l : soc.kpu.layers()) {
-        r.kpu_cycles += l.cost.total_cycles;
-    }
-    return r;
 }
 
 // The same network through run_layer() alone: every KPU layer chained in one RAM, then the
