@@ -27,6 +27,7 @@ struct RunRequest {
     std::string input;        // --input: an input tensor or image
     std::string demo;         // no program given: which bundled job
     bool functional = false;  // values only, no time
+    bool dump_all = false;    // every layer's result as a file (platforms that can)
     bool verbose = false;     // SystemC info messages
     sim::TraceWriter* trace = nullptr;  // enabled when --trace was given
     // Called after each layer or step with the steps done so far (a progress line).

@@ -9,6 +9,7 @@
 #include "platforms/k210/kmodel/kmodel_runtime.h"
 #include "platforms/k210/soc/driver.h"
 #include "platforms/k210/soc/k210_platform.h"
+#include "sim/core/digest.h"
 #include "sim/core/error.h"
 #include "sim/core/image.h"
 #include "sim/core/npy.h"
@@ -152,6 +153,24 @@ nlohmann::ordered_json add_outputs(std::vector<OutputFile>& files,
     return outs;
 }
 
+// --dump-all: each layer's result as layer_<index>_<type>.npy, and its report.json entry with
+// the SHA-256 of the tensor's bytes (the .npy payload, little-endian).
+nlohmann::ordered_json add_dumps(std::vector<OutputFile>& files,
+                                 const std::vector<LayerDump>& dumps) {
+    nlohmann::ordered_json out = nlohmann::ordered_json::array();
+    for (const LayerDump& d : dumps) {
+        files.push_back({d.file, sim::encode_npy(d.tensor)});
+        out.push_back({{"index", d.index},
+                       {"type", d.type},
+                       {"where", d.where},
+                       {"file", d.file},
+                       {"dtype", sim::dtype_name(d.tensor.dtype())},
+                       {"shape", d.tensor.shape()},
+                       {"sha256", sim::sha256_hex(d.tensor.bytes(), d.tensor.size_bytes())}});
+    }
+    return out;
+}
+
 FunctionalOptions functional_options(const K210Job& job) {
     FunctionalOptions fo;
     fo.fidelity = job.cfg->kpu.fidelity;
@@ -195,6 +214,7 @@ platform::RunReport run_values_only(const K210Job& job, const platform::RunReque
         add_digits_files(rep.files, *job.digits);
     }
     FunctionalOptions fo = functional_options(job);
+    fo.dump_all = request.dump_all;
     if (request.progress) {
         fo.on_layer = [&](const FunctionalLayer& l, size_t done, size_t total) {
             request.progress(done, total, job.model.layers[l.index].type_name);
@@ -215,6 +235,9 @@ platform::RunReport run_values_only(const K210Job& job, const platform::RunReque
     rep.json["layers"] = layers;
     rep.json["totals"] = {{"macs", macs}};
     rep.json["outputs"] = add_outputs(rep.files, r.outputs);
+    if (request.dump_all) {
+        rep.json["layer_dumps"] = add_dumps(rep.files, r.dumps);
+    }
     if (job.demo != nullptr) {
         add_demo_files(rep.files, *job.demo, job.input, r.outputs);
     }
@@ -260,6 +283,7 @@ platform::RunReport run_timed(const K210Job& job, const platform::RunRequest& re
     K210Platform soc("k210", *job.cfg, trace);
     K210Driver driver("driver", soc, trace);
     driver.load(job.model, job.input);
+    driver.dump_all(request.dump_all);
     if (request.progress) {
         driver.on_layer([&](const LayerRun& l, size_t done, size_t total) {
             request.progress(done, total, l.type);
@@ -290,6 +314,9 @@ platform::RunReport run_timed(const K210Job& job, const platform::RunRequest& re
                           {"inference_ms", static_cast<double>(r.end_ps - r.load_end_ps) / 1e9},
                           {"cpu_clock_hz", static_cast<double>(job.cfg->cpu.clock_hz)}};
     rep.json["outputs"] = add_outputs(rep.files, r.outputs);
+    if (request.dump_all) {
+        rep.json["layer_dumps"] = add_dumps(rep.files, r.dumps);
+    }
     if (job.demo != nullptr) {
         add_demo_files(rep.files, *job.demo, job.input, r.outputs);
     }

@@ -46,8 +46,13 @@ CLI::App* add_run(CLI::App& app, RunOptions& run_opts) {
                     "configs/networks/dlp_tiny.yaml")
         ->check(CLI::ExistingFile);
     run->add_option("--input", run_opts.input,
-                    "Input tensor: .npy, uint8 NCHW of the model's input shape")
+                    "Input: a .npy of the model's input type and shape (uint8 NCHW, or float32 "
+                    "for models that take floats), or an image (PNG, JPEG, BMP) for uint8 models")
         ->check(CLI::ExistingFile);
+    run->add_flag("--dump-all", run_opts.dump_all,
+                  "Also write every layer's result into --out as layer_<index>_<type>.npy, "
+                  "with its SHA-256 in report.json (K210; timed runs read it at no simulated "
+                  "time)");
     run->add_flag("--trace", run_opts.trace,
                   "Also write trace.json (Chrome trace events, Perfetto)");
     run->add_flag("--functional", run_opts.functional,

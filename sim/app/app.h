@@ -26,6 +26,7 @@ struct RunOptions {
     std::string demo;         // no --model: which bundled job (empty: the platform's default)
     bool trace = false;       // write trace.json (Chrome trace events) into --out
     bool functional = false;  // values only: no SystemC, no time (k210)
+    bool dump_all = false;    // every layer's result into --out (k210)
     bool progress = false;    // always show the progress line (else: long runs on a terminal)
     bool verbose = false;
 };

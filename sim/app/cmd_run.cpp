@@ -17,6 +17,11 @@ int cmd_run(const RunOptions& opts) {
     if (opts.trace && opts.out.empty()) {
         throw sim::Error("--trace writes trace.json into the output directory: add --out DIR");
     }
+    if (opts.dump_all && opts.out.empty()) {
+        throw sim::Error(
+            "--dump-all writes one file per layer into the output directory: add "
+            "--out DIR");
+    }
     const std::unique_ptr<platform::Platform> p = load_platform(opts.platform);
     std::unique_ptr<sim::OutputDir> out;  // first: a bad --out fails before any work
     if (!opts.out.empty()) {
@@ -30,6 +35,7 @@ int cmd_run(const RunOptions& opts) {
     req.input = opts.input;
     req.demo = opts.demo;
     req.functional = opts.functional;
+    req.dump_all = opts.dump_all;
     req.verbose = opts.verbose;
     req.trace = &trace;
     req.progress = [&](size_t done, size_t total, const std::string& what) {

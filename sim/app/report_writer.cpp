@@ -1,6 +1,8 @@
 #include "sim/app/report_writer.h"
 
 #include <cstdio>
+#include <string>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -36,7 +38,24 @@ void write_run_report(const std::string& command, const platform::RunReport& rep
 
 void commit_and_report(sim::OutputDir& out) {
     out.commit();
-    fmt::print("wrote {} to {}\n", fmt::join(out.files(), ", "), out.dir().string());
+    // One name per file, except the per-layer dumps, which are counted (there may be hundreds).
+    std::vector<std::string> names;
+    size_t layer_files = 0;
+    for (const std::string& f : out.files()) {
+        if (f.rfind("layer_", 0) == 0 && f.size() > 4 && f.substr(f.size() - 4) == ".npy") {
+            if (layer_files++ == 0) {
+                names.emplace_back();  // its place in the list
+            }
+            continue;
+        }
+        names.push_back(f);
+    }
+    for (std::string& n : names) {
+        if (n.empty()) {
+            n = fmt::format("{} layer dumps (layer_*.npy)", layer_files);
+        }
+    }
+    fmt::print("wrote {} to {}\n", fmt::join(names, ", "), out.dir().string());
 }
 
 }  // namespace npu::app

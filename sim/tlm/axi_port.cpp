@@ -36,6 +36,16 @@ tlm::tlm_response_status AxiPort::read(uint64_t addr, void* dst, size_t len, sc_
     return transfer(tlm::TLM_READ_COMMAND, addr, static_cast<uint8_t*>(dst), len, local);
 }
 
+size_t AxiPort::debug_read(uint64_t addr, void* dst, size_t len) {
+    tlm::tlm_generic_payload tx;
+    tx.set_command(tlm::TLM_READ_COMMAND);
+    tx.set_address(addr);
+    tx.set_data_ptr(static_cast<uint8_t*>(dst));
+    tx.set_data_length(static_cast<unsigned>(len));
+    tx.set_streaming_width(static_cast<unsigned>(len));
+    return socket->transport_dbg(tx);
+}
+
 tlm::tlm_response_status AxiPort::write(uint64_t addr, const void* src, size_t len,
                                         sc_time& local) {
     // The payload's data pointer is non-const by TLM's API; a write never modifies it.

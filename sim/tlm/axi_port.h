@@ -33,6 +33,10 @@ public:
     tlm::tlm_response_status write(uint64_t addr, const void* src, size_t len,
                                    sc_core::sc_time& local);
 
+    // A read by TLM's debug transport: no time, no counters, no side effects (a debugger's or a
+    // report's view of memory). Returns the bytes the target delivered.
+    size_t debug_read(uint64_t addr, void* dst, size_t len);
+
     const BusConfig& bus() const { return m_bus; }
     sc_core::sc_time clock_period() const { return m_period; }
     // Absolute time at which the port finishes its last accepted transfer.

@@ -31,6 +31,7 @@ const Case kCases[] = {
     {"digits_functional", "run --functional", false},
     {"edges_timed", "run --demo edges", false},
     {"edges_functional", "run --demo edges --functional", false},
+    {"edges_dump_all", "run --demo edges --dump-all", false},
     {"face_detect_v3_timed",
      "run --model ../shared/k210/face_detect_v3.kmodel --input "
      "../shared/k210/coco_436551.jpg",

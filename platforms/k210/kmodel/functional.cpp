@@ -126,14 +126,16 @@ FunctionalResult run_functional(const Kmodel& m, const sim::Tensor& input,
     FunctionalKpu kpu(m, mem, opts);
     load_input(m, input, mem);
     FunctionalResult result;
+    ResultRecorder recorder(mem);
+    RuntimeMemory& run_mem = opts.dump_all ? static_cast<RuntimeMemory&>(recorder) : mem;
     size_t conv = 0;
     for (size_t i = 0; i < m.layers.size(); ++i) {
         FunctionalLayer l;
         if (is_kpu_layer(m.version, m.layers[i].type)) {
-            run_kpu_conv(m, m.convs.at(conv++), mem, kpu);
+            run_kpu_conv(m, m.convs.at(conv++), run_mem, kpu);
             l = kpu.take();
         } else {
-            const CpuLayerWork w = run_cpu_layer(m, i, mem, opts.fused_multiply_add);
+            const CpuLayerWork w = run_cpu_layer(m, i, run_mem, opts.fused_multiply_add);
             l.elements = w.elements;
             l.cpu_macs = w.macs;
         }
@@ -144,6 +146,11 @@ FunctionalResult run_functional(const Kmodel& m, const sim::Tensor& input,
         }
         if (opts.on_layer_memory) {
             opts.on_layer_memory(l, mem);
+        }
+        if (opts.dump_all) {
+            for (LayerDump& d : recorder.take(m, i, mem)) {
+                result.dumps.push_back(std::move(d));
+            }
         }
     }
     result.outputs = read_outputs(m, mem);

@@ -10,6 +10,7 @@
 #include "models/k210_kpu/kpu_func.h"
 #include "platforms/k210/kmodel/kmodel.h"
 #include "platforms/k210/kmodel/kmodel_runtime.h"
+#include "platforms/k210/kmodel/layer_dump.h"
 #include "sim/core/tensor.h"
 
 namespace npu::k210 {
@@ -25,11 +26,13 @@ struct FunctionalLayer {
 struct FunctionalResult {
     std::vector<sim::Tensor> outputs;
     std::vector<FunctionalLayer> layers;
+    std::vector<LayerDump> dumps;  // with FunctionalOptions::dump_all
 };
 
 struct FunctionalOptions {
     kpu::Fidelity fidelity;
     bool fused_multiply_add = true;  // as K210Config::cpu
+    bool dump_all = false;           // keep every layer's result (layer_dump.h)
     // A model's working buffer larger than this is refused (the K210 has 6 MiB of SRAM beside
     // the AI SRAM; a hostile header must not make us allocate gigabytes).
     uint64_t max_main_bytes = 6u << 20;

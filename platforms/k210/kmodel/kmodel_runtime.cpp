@@ -251,10 +251,17 @@ void run_kpu_conv(const Kmodel& m, const KpuConvLayer& c, RuntimeMemory& mem, Kp
         src = static_cast<uint32_t>((src + in_lines) % kpu::kRamLines);
         dst = static_cast<uint32_t>((dst + out_lines) % kpu::kRamLines);
     }
+    const uint64_t dense = uint64_t{c.batches} * static_cast<uint64_t>(out.channels) *
+                           static_cast<uint64_t>(out.height) * static_cast<uint64_t>(out.width);
     if (m.version == 4 && c.main_mem_out) {
         const std::vector<uint8_t> data =
             download_fmap(mem, uint64_t{c.args.image_dst_addr} * kpu::kLineBytes, out, c.batches);
         mem.write(kMainMemory, c.main_mem_out_address, data.data(), data.size());
+    }
+    if (c.main_mem_out) {  // the dense map streamed (v3, by DMA) or downloaded (v4) to main
+        mem.result({kMainMemory, kUint8, c.main_mem_out_address, static_cast<uint32_t>(dense)});
+    } else {
+        mem.kpu_result(uint64_t{c.args.image_dst_addr} * kpu::kLineBytes, out, c.batches);
     }
 }
 

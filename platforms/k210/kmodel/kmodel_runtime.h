@@ -39,6 +39,13 @@ public:
     virtual ~RuntimeMemory() = default;
     virtual void read(uint32_t memory_type, uint64_t start, void* dst, size_t n) = 0;
     virtual void write(uint32_t memory_type, uint64_t start, const void* src, size_t n) = 0;
+    // Where a layer left its result, told once it is written: a range of main (or kpu) memory
+    // with its data type, or `batches` maps of geometry `g` in the KPU's row layout from
+    // kpu+`start`. What `npusim run --dump-all` saves; plain memories ignore it.
+    virtual void result(const MemoryRange& r) { (void)r; }
+    virtual void kpu_result(uint64_t start, const kpu::FmapGeometry& g, uint32_t batches) {
+        (void)start, (void)g, (void)batches;
+    }
 };
 
 // Throws a sim::Error naming the model, the layer's body offset and `what` if the range does not

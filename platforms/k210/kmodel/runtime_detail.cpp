@@ -50,6 +50,7 @@ void check_shape(const Kmodel& m, const KmodelLayer& l, const Shape4& s, const c
 
 void write_range(RuntimeMemory& mem, const MemoryRange& r, const std::vector<uint8_t>& data) {
     mem.write(r.memory_type, r.start, data.data(), data.size());
+    mem.result({r.memory_type, r.datatype, r.start, static_cast<uint32_t>(data.size())});
 }
 
 // An f32 range read as floats: the first `n` of them (the caller checked the size).
@@ -61,6 +62,7 @@ std::vector<float> read_floats(RuntimeMemory& mem, const MemoryRange& r, uint64_
 
 void write_floats(RuntimeMemory& mem, const MemoryRange& r, const std::vector<float>& v) {
     mem.write(r.memory_type, r.start, v.data(), v.size() * 4);
+    mem.result({r.memory_type, kFloat32, r.start, static_cast<uint32_t>(v.size() * 4)});
 }
 
 void check_work(const Kmodel& m, const KmodelLayer& l, uint64_t outputs, uint64_t per_output) {

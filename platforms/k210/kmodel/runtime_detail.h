@@ -25,6 +25,7 @@ size_t elem_size(uint32_t datatype);
 void need(const Kmodel& m, const KmodelLayer& l, const MemoryRange& r, const char* what,
           uint64_t bytes);
 void check_shape(const Kmodel& m, const KmodelLayer& l, const Shape4& s, const char* what);
+// The writers every runner ends with: they also tell the memory where the result is.
 void write_range(RuntimeMemory& mem, const MemoryRange& r, const std::vector<uint8_t>& data);
 std::vector<float> read_floats(RuntimeMemory& mem, const MemoryRange& r, uint64_t n);
 void write_floats(RuntimeMemory& mem, const MemoryRange& r, const std::vector<float>& v);

@@ -26,6 +26,7 @@ CpuLayerWork v3_dequantize(const Kmodel& m, const KmodelLayer& l, RuntimeMemory&
     std::vector<float> x(d.count);
     dequantize_v3(q.data(), q.size(), d.scale, d.bias, x.data(), fma);
     mem.write(kMainMemory, d.out_address, x.data(), x.size() * 4);
+    mem.result({kMainMemory, kFloat32, d.out_address, d.count * 4});
     return {d.count};
 }
 
@@ -45,6 +46,7 @@ void write_floats(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem, uin
     check_range(m, l, {kMainMemory, kFloat32, address, static_cast<uint32_t>(v.size() * 4)},
                 "output", -1, true);
     mem.write(kMainMemory, address, v.data(), v.size() * 4);
+    mem.result({kMainMemory, kFloat32, address, static_cast<uint32_t>(v.size() * 4)});
 }
 
 std::vector<uint8_t> read_main_bytes(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem,
@@ -63,6 +65,7 @@ void write_main_bytes(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem,
     check_range(m, l, {kMainMemory, kUint8, address, static_cast<uint32_t>(v.size())}, "output", -1,
                 true);
     mem.write(kMainMemory, address, v.data(), v.size());
+    mem.result({kMainMemory, kUint8, address, static_cast<uint32_t>(v.size())});
 }
 
 CpuLayerWork v3_quantize(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem, bool /*fma*/) {
@@ -75,7 +78,7 @@ CpuLayerWork v3_quantize(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& m
     check_range(m, l, {kMainMemory, kUint8, out, count}, "output", -1, true);
     std::vector<uint8_t> q(count);
     quantize_v3(x.data(), count, scale, bias, q.data());
-    mem.write(kMainMemory, out, q.data(), q.size());
+    write_main_bytes(m, l, mem, out, q);
     return {count, 0};
 }
 
@@ -166,7 +169,7 @@ CpuLayerWork v3_concat(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem
     }
     check_range(m, l, {kMainMemory, kUint8, out, static_cast<uint32_t>(y.size())}, "output", -1,
                 true);
-    mem.write(kMainMemory, out, y.data(), y.size());
+    write_main_bytes(m, l, mem, out, y);
     return {y.size() / 4, 0};  // bytes copied, counted as 4-byte elements
 }
 
@@ -187,10 +190,10 @@ CpuLayerWork v3_upload(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem
     }
     std::vector<uint8_t> x(bytes);
     mem.read(kMainMemory, in, x.data(), x.size());
-    upload_fmap(
-        mem, uint64_t{line} * kpu::kLineBytes,
-        kpu::FmapGeometry::natural(static_cast<int>(c), static_cast<int>(w), static_cast<int>(h)),
-        1, x.data());
+    const kpu::FmapGeometry g =
+        kpu::FmapGeometry::natural(static_cast<int>(c), static_cast<int>(w), static_cast<int>(h));
+    upload_fmap(mem, uint64_t{line} * kpu::kLineBytes, g, 1, x.data());
+    mem.kpu_result(uint64_t{line} * kpu::kLineBytes, g, 1);
     return {bytes, 0};
 }
 

@@ -76,6 +76,7 @@ CpuLayerWork v3_add_padding(const Kmodel& m, const KmodelLayer& l, RuntimeMemory
     for (uint32_t oc = 0; oc < c.channels; ++oc) {
         mem.write(kKpuMemory, base + oc / 4 * 256 + oc % 4 * 16, &x[oc], 1);
     }
+    mem.result({kMainMemory, kUint8, c.in_address, c.channels});  // the values it placed
     return {c.channels, 0};
 }
 

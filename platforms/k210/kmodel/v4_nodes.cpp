@@ -24,7 +24,7 @@ CpuLayerWork quantize_node(const Kmodel& m, const KmodelLayer& l, RuntimeMemory&
         need(m, l, p.out, "output", uint64_t{p.in.size} * 4);
         std::vector<float> x(in.size());
         dequantize_v4(in.data(), in.size(), p.zero_point, p.scale, x.data(), fma);
-        mem.write(p.out.memory_type, p.out.start, x.data(), x.size() * 4);
+        write_floats(mem, p.out, x);
         return {x.size()};
     }
     const size_t count = in.size() / 4;
@@ -60,7 +60,7 @@ CpuLayerWork v4_memory_copy(const Kmodel& m, const KmodelLayer& l, RuntimeMemory
     need(m, l, c.out, "output", bytes);
     std::vector<uint8_t> data(bytes);
     mem.read(c.in.memory_type, c.in.start, data.data(), bytes);
-    mem.write(c.out.memory_type, c.out.start, data.data(), bytes);
+    write_range(mem, c.out, data);
     return {bytes / 4};
 }
 
@@ -108,7 +108,7 @@ CpuLayerWork v4_pad(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem, b
     const std::vector<uint8_t> in = read_range(mem, p.in);
     std::vector<uint8_t> out(shape_elements(os) * elem);
     pad(in.data(), elem, p.in_shape, p.paddings, p.pad_value, out.data());
-    mem.write(p.out.memory_type, p.out.start, out.data(), out.size());
+    write_range(mem, p.out, out);
     return {shape_elements(os)};
 }
 
@@ -132,7 +132,7 @@ CpuLayerWork v4_transpose(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& 
     const std::vector<uint8_t> in = read_range(mem, t.in);
     std::vector<uint8_t> out(n * elem);
     transpose(in.data(), elem, t.in_shape, t.perm, out.data());
-    mem.write(t.out.memory_type, t.out.start, out.data(), out.size());
+    write_range(mem, t.out, out);
     return {n};
 }
 
@@ -164,7 +164,7 @@ CpuLayerWork v4_quantized_binary(const Kmodel& m, const KmodelLayer& l, RuntimeM
     const std::vector<uint8_t> b = read_range(mem, q.b);
     std::vector<uint8_t> out(shape_elements(q.out_shape));
     quantized_binary(a.data(), b.data(), q, out.data());
-    mem.write(q.out.memory_type, q.out.start, out.data(), out.size());
+    write_range(mem, q.out, out);
     return {out.size()};
 }
 
@@ -282,6 +282,7 @@ CpuLayerWork v4_upload(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem
     }
     const std::vector<uint8_t> in = read_range(mem, u.in);
     upload_fmap(mem, u.out.start, g, static_cast<uint32_t>(s[0]), in.data());
+    mem.kpu_result(u.out.start, g, static_cast<uint32_t>(s[0]));
     return {shape_elements(s)};
 }
 

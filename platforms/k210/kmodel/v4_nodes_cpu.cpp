@@ -28,7 +28,7 @@ CpuLayerWork nhwc_conv(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem
         const std::vector<uint8_t> in = read_range(mem, c.in);
         std::vector<uint8_t> out(static_cast<size_t>(n_out));
         const uint64_t macs = nhwc_conv_u8(in.data(), c, out.data());
-        mem.write(c.out.memory_type, c.out.start, out.data(), out.size());
+        write_range(mem, c.out, out);
         return {n_out, macs};
     }
     const std::vector<float> in = read_floats(mem, c.in, n_in);

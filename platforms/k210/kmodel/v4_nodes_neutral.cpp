@@ -112,7 +112,7 @@ CpuLayerWork v4_resize_image(const Kmodel& m, const KmodelLayer& l, RuntimeMemor
     const std::vector<uint8_t> in = read_range(mem, p.in);
     std::vector<uint8_t> out(static_cast<size_t>(n_out * elem));
     resize_image(in.data(), elem, p, out.data(), fma);
-    mem.write(p.out.memory_type, p.out.start, out.data(), out.size());
+    write_range(mem, p.out, out);
     return {n_out};
 }
 
@@ -139,7 +139,7 @@ CpuLayerWork v4_strided_slice(const Kmodel& m, const KmodelLayer& l, RuntimeMemo
     const std::vector<uint8_t> in = read_range(mem, p.in);
     std::vector<uint8_t> out(static_cast<size_t>(n_out * elem));
     strided_slice(in.data(), elem, p, out.data());
-    mem.write(p.out.memory_type, p.out.start, out.data(), out.size());
+    write_range(mem, p.out, out);
     return {n_out};
 }
 
@@ -174,7 +174,7 @@ CpuLayerWork v4_quantized_conv2d(const Kmodel& m, const KmodelLayer& l, RuntimeM
     const std::vector<uint8_t> in = read_range(mem, c.in);
     std::vector<uint8_t> out(static_cast<size_t>(n_out));
     const uint64_t macs = quantized_conv2d(in.data(), c, out.data());
-    mem.write(c.out.memory_type, c.out.start, out.data(), out.size());
+    write_range(mem, c.out, out);
     return {n_out, macs};
 }
 
@@ -194,7 +194,7 @@ CpuLayerWork v4_quantized_matmul(const Kmodel& m, const KmodelLayer& l, RuntimeM
     const std::vector<uint8_t> a = read_range(mem, q.a), b = read_range(mem, q.b);
     std::vector<uint8_t> out(static_cast<size_t>(rows * bcols));
     const uint64_t macs = quantized_matmul(a.data(), b.data(), q, out.data());
-    mem.write(q.out.memory_type, q.out.start, out.data(), out.size());
+    write_range(mem, q.out, out);
     return {out.size(), macs};
 }
 

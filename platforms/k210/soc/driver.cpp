@@ -47,6 +47,27 @@ private:
     K210Driver& m_d;
 };
 
+// The same memories read by debug transport: what --dump-all sees, at no simulated time.
+class DebugMemory : public RuntimeMemory {
+public:
+    DebugMemory(sim::AxiPort& port, std::function<uint64_t(uint32_t, uint64_t)> addr)
+        : m_port(port)
+        , m_addr(std::move(addr)) {}
+    void read(uint32_t memory_type, uint64_t start, void* dst, size_t n) override {
+        const uint64_t a = m_addr(memory_type, start);
+        if (m_port.debug_read(a, dst, n) != n) {
+            throw sim::Error(fmt::format("driver: debug read of {} bytes at {:#x} failed", n, a));
+        }
+    }
+    void write(uint32_t, uint64_t, const void*, size_t) override {
+        throw sim::Error("driver: the debug view of memory is read-only");
+    }
+
+private:
+    sim::AxiPort& m_port;
+    std::function<uint64_t(uint32_t, uint64_t)> m_addr;
+};
+
 // The kmodel runtime's KPU as the firmware reaches it: the layer's arguments with the tables'
 // bus addresses (the model image in SRAM), pushed through the FIFO.
 class K210Driver::BusKpu : public KpuPort {
@@ -244,9 +265,8 @@ void K210Driver::kpu_layer(kpu::LayerArgs a, bool dma_to_main, uint64_t dma_dst_
     }
 }
 
-void K210Driver::cpu_layer(size_t index) {
-    const CpuLayerWork w =
-        run_cpu_layer(*m_model, index, *m_mem, m_p.config().cpu.fused_multiply_add);
+void K210Driver::cpu_layer(size_t index, RuntimeMemory& mem) {
+    const CpuLayerWork w = run_cpu_layer(*m_model, index, mem, m_p.config().cpu.fused_multiply_add);
     const CpuModel& c = m_p.config().cpu;
     cpu(static_cast<uint64_t>(std::ceil(c.cycles_per_element * static_cast<double>(w.elements) +
                                         c.cycles_per_mac * static_cast<double>(w.macs))));
@@ -258,16 +278,24 @@ void K210Driver::cpu_layer(size_t index) {
 void K210Driver::run_layers() {
     load_input(*m_model, m_input, *m_mem);
     m_result.load_end_ps = to_ps(now());
+    ResultRecorder recorder(*m_mem);
+    RuntimeMemory& mem = m_dump_all ? static_cast<RuntimeMemory&>(recorder) : *m_mem;
+    DebugMemory debug(m_p.cpu, [this](uint32_t t, uint64_t start) { return io_addr(t, start); });
     size_t conv = 0;
     for (size_t i = 0; i < m_model->layers.size(); ++i) {
         const KmodelLayer& l = m_model->layers[i];
         begin_layer(i, l.type_name);
         if (is_kpu_layer(m_model->version, l.type)) {
-            run_kpu_conv(*m_model, m_model->convs.at(conv++), *m_mem, *m_kpu);
+            run_kpu_conv(*m_model, m_model->convs.at(conv++), mem, *m_kpu);
         } else {
-            cpu_layer(i);
+            cpu_layer(i, mem);
         }
         end_layer();
+        if (m_dump_all) {
+            for (LayerDump& d : recorder.take(*m_model, i, debug)) {
+                m_result.dumps.push_back(std::move(d));
+            }
+        }
     }
 }
 

@@ -14,6 +14,7 @@
 #include <systemc>
 
 #include "platforms/k210/kmodel/kmodel.h"
+#include "platforms/k210/kmodel/layer_dump.h"
 #include "platforms/k210/soc/k210_platform.h"
 #include "sim/core/tensor.h"
 #include "sim/core/trace.h"
@@ -34,7 +35,8 @@ struct LayerRun {
 struct RunResult {
     std::vector<sim::Tensor> outputs;
     std::vector<LayerRun> layers;
-    uint64_t load_end_ps = 0;  // model copied and input uploaded
+    std::vector<LayerDump> dumps;  // with dump_all(): every layer's result, read at no time
+    uint64_t load_end_ps = 0;      // model copied and input uploaded
     uint64_t end_ps = 0;
     bool done = false;
     // A user-facing problem met while running (unsupported layer, bus error): the run stopped.
@@ -56,6 +58,9 @@ public:
     void on_layer(std::function<void(const LayerRun&, size_t done, size_t total)> f) {
         m_on_layer = std::move(f);
     }
+    // Keep every layer's result (npusim run --dump-all): read by debug transport after each
+    // layer, so the timing is that of a run without it.
+    void dump_all(bool on) { m_dump_all = on; }
 
 private:
     void run();
@@ -64,7 +69,7 @@ private:
     // One KPU layer through the layer-argument FIFO; with `dma_to_main`, its output stream DMAed
     // to `dma_dst_io` (completion by the DMAC's interrupt), else completion by calc_done.
     void kpu_layer(kpu::LayerArgs a, bool dma_to_main, uint64_t dma_dst_io);
-    void cpu_layer(size_t index);
+    void cpu_layer(size_t index, RuntimeMemory& mem);
 
     // Bus access through the CPU port; an error response is a sim::Error naming the address.
     void write(uint64_t addr, const void* data, size_t n);
@@ -92,6 +97,7 @@ private:
     LayerRun m_current;
     uint64_t m_bytes_before = 0;
     std::function<void(const LayerRun&, size_t, size_t)> m_on_layer;
+    bool m_dump_all = false;
     class BusMemory;  // the kmodel runtime's memories, through the CPU port
     std::unique_ptr<BusMemory> m_mem;
     class BusKpu;  // the kmodel runtime's KPU port: MMIO, interrupts, DMA

@@ -35,12 +35,14 @@ struct Inference {
     size_t kpu_layers = 0;
 };
 
-inline Inference infer(const k210::Kmodel& m, const sim::Tensor& input) {
+// One inference in a fresh simulation context (with `dump_all`, every layer's result kept).
+inline Inference infer(const k210::Kmodel& m, const sim::Tensor& input, bool dump_all = false) {
     sim::reset_simulation();
     sim::TraceWriter trace(false);
     k210::K210Platform soc("k210", k210_config(), trace);
     k210::K210Driver driver("driver", soc, trace);
     driver.load(m, input);
+    driver.dump_all(dump_all);
     sc_core::sc_start();
     Inference r{driver.result(), 0, soc.kpu.layers().size()};
     for (const auto& l : soc.kpu.layers()) {

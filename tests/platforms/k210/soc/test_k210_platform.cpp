@@ -80,6 +80,44 @@ TEST_F(K210Platform, EveryRunnableModelEqualsThePureDatapathBitForBit) {
     }
 }
 
+// --dump-all on the timed platform: each KPU layer's result equals kpu::run_layer's dense output
+// chained on its own (no bus, no driver), the final DEQUANTIZE's equals the model output, and the
+// run takes exactly as long as without dumps (they are read by debug transport).
+TEST_F(K210Platform, DumpAllGivesEachLayerTheDatapathsOutputAtNoTime) {
+    for (const char* name : {"yolo20_v3.kmodel", "yolo20_v4.kmodel"}) {
+        if (!std::filesystem::exists(shared_file(name))) {
+            GTEST_SKIP() << "../shared/k210 is absent";
+        }
+        const k210::Kmodel m = k210::load_kmodel(shared_file(name));
+        const sim::Tensor img = random_image(11);
+        const Inference plain = infer(m, img);
+        const Inference dumped = infer(m, img, true);
+        ASSERT_TRUE(dumped.result.done) << dumped.result.error;
+        EXPECT_EQ(plain.result.end_ps, dumped.result.end_ps) << name;
+        EXPECT_TRUE(plain.result.dumps.empty());
+        ASSERT_EQ(dumped.result.dumps.size(), m.layers.size()) << name;
+        std::vector<uint8_t> ram(kpu::kRamBytes);
+        const kpu::LayerArgs& first = m.convs.front().args;
+        kpu::upload(img.bytes(), kpu::input_geometry(first),
+                    ram.data() + uint64_t{first.image_src_addr} * 64);
+        for (const k210::KpuConvLayer& c : m.convs) {
+            const std::vector<uint8_t> want =
+                kpu::run_layer(c.args, k210::conv_params(m, c), m.eight_bit, {}, ram.data())
+                    .dense_output;
+            const k210::LayerDump& d = dumped.result.dumps.at(c.layer_index);
+            ASSERT_EQ(d.tensor.size_bytes(), want.size()) << name << " layer " << c.layer_index;
+            EXPECT_EQ(0, std::memcmp(d.tensor.bytes(), want.data(), want.size()))
+                << name << " layer " << c.layer_index;
+        }
+        const k210::LayerDump& last = dumped.result.dumps.back();
+        EXPECT_EQ(last.file, fmt::format("layer_{:03}_{}.npy", m.layers.size() - 1,
+                                         m.layers.back().type_name));
+        ASSERT_EQ(last.tensor.size_bytes(), dumped.result.outputs[0].size_bytes());
+        EXPECT_EQ(0, std::memcmp(last.tensor.bytes(), dumped.result.outputs[0].bytes(),
+                                 last.tensor.size_bytes()));
+    }
+}
+
 TEST_F(K210Platform, RunsAreDeterministic) {
     MODEL_OR_SKIP(m, "face_detect_v3.kmodel");
     const sim::Tensor img = random_image(3);
