@@ -30,7 +30,8 @@ bool ends_with(const std::string& s, const char* suffix) {
     return s.size() >= n && s.compare(s.size() - n, n, suffix) == 0;
 }
 
-// .npy as it is; an image decoded to RGB and resized (bilinear) to the model's input, saying so.
+// .npy as it is; an image decoded to RGB and resized (cv2.resize INTER_LINEAR) to the model's
+// input, saying so.
 sim::Tensor read_input(const std::string& path, const Kmodel& m, std::string& conversion) {
     const sim::Shape want = model_input_shape(m);
     if (ends_with(path, ".npy")) {
@@ -49,8 +50,8 @@ sim::Tensor read_input(const std::string& path, const Kmodel& m, std::string& co
     }
     conversion = fmt::format("decoded to RGB uint8 {}x{}", img.dim(3), img.dim(2));
     if (img.dim(2) != want[2] || img.dim(3) != want[3]) {
-        img = sim::resize_bilinear(img, want[2], want[3]);
-        conversion += fmt::format(", resized bilinearly to {}x{}", want[3], want[2]);
+        img = sim::resize_linear(img, want[2], want[3]);
+        conversion += fmt::format(", resized to {}x{} (OpenCV INTER_LINEAR)", want[3], want[2]);
     }
     conversion += ", NCHW, no normalization (the model's first layer folds its zero point)";
     return img;

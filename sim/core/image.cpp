@@ -5,16 +5,21 @@
 #include <memory>
 
 #include <fmt/format.h>
+#include <opencv2/imgproc.hpp>
 #include <stb/stb_image.h>
 #include <stb/stb_image_write.h>
 
 #include "sim/core/error.h"
 #include "sim/core/files.h"
+#include "sim/core/jpeg.h"
 
 namespace npu::sim {
 
 Tensor read_image(const std::string& path) {
     const std::vector<uint8_t> bytes = read_file(path);
+    if (is_jpeg(bytes)) {
+        return decode_jpeg(bytes, path);
+    }
     if (bytes.size() > static_cast<size_t>(INT32_MAX)) {
         throw Error(fmt::format("{}: image file too large", path));
     }
@@ -38,30 +43,30 @@ Tensor read_image(const std::string& path) {
     return t;
 }
 
-Tensor resize_bilinear(const Tensor& in, int64_t height, int64_t width) {
-    NPU_ASSERT(in.dtype() == DType::u8 && in.rank() == 4, "resize expects u8 NCHW");
-    const int64_t c = in.dim(1), ih = in.dim(2), iw = in.dim(3);
+Tensor resize_linear(const Tensor& in, int64_t height, int64_t width) {
+    NPU_ASSERT(in.dtype() == DType::u8 && in.rank() == 4 && in.dim(0) == 1 && in.dim(1) <= 4,
+               "resize expects u8 (1, C <= 4, H, W)");
+    const int c = static_cast<int>(in.dim(1));
+    const int ih = static_cast<int>(in.dim(2)), iw = static_cast<int>(in.dim(3));
+    const size_t in_plane = static_cast<size_t>(ih) * static_cast<size_t>(iw);
+    // Interleaved HWC, as cv2.resize sees a decoded image (its SIMD and scalar paths split the
+    // row by position, so the layout is part of the result).
+    cv::Mat src(ih, iw, CV_8UC(c));
+    for (size_t i = 0; i < in_plane; ++i) {
+        for (int ch = 0; ch < c; ++ch) {
+            src.data[i * static_cast<size_t>(c) + static_cast<size_t>(ch)] =
+                in.data<uint8_t>()[static_cast<size_t>(ch) * in_plane + i];
+        }
+    }
+    cv::Mat dst;
+    cv::resize(src, dst, cv::Size(static_cast<int>(width), static_cast<int>(height)), 0, 0,
+               cv::INTER_LINEAR);
     Tensor out(DType::u8, {1, c, height, width});
-    const double sy = static_cast<double>(ih) / static_cast<double>(height);
-    const double sx = static_cast<double>(iw) / static_cast<double>(width);
-    for (int64_t ch = 0; ch < c; ++ch) {
-        const uint8_t* src = in.data<uint8_t>() + ch * ih * iw;
-        uint8_t* dst = out.data<uint8_t>() + ch * height * width;
-        for (int64_t y = 0; y < height; ++y) {
-            const double fy = std::clamp((static_cast<double>(y) + 0.5) * sy - 0.5, 0.0,
-                                         static_cast<double>(ih - 1));
-            const int64_t y0 = static_cast<int64_t>(fy), y1 = std::min(y0 + 1, ih - 1);
-            const double ty = fy - static_cast<double>(y0);
-            for (int64_t x = 0; x < width; ++x) {
-                const double fx = std::clamp((static_cast<double>(x) + 0.5) * sx - 0.5, 0.0,
-                                             static_cast<double>(iw - 1));
-                const int64_t x0 = static_cast<int64_t>(fx), x1 = std::min(x0 + 1, iw - 1);
-                const double tx = fx - static_cast<double>(x0);
-                const double v =
-                    (1 - ty) * ((1 - tx) * src[y0 * iw + x0] + tx * src[y0 * iw + x1]) +
-                    ty * ((1 - tx) * src[y1 * iw + x0] + tx * src[y1 * iw + x1]);
-                dst[y * width + x] = static_cast<uint8_t>(std::lround(v));
-            }
+    const size_t out_plane = static_cast<size_t>(height) * static_cast<size_t>(width);
+    for (size_t i = 0; i < out_plane; ++i) {
+        for (int ch = 0; ch < c; ++ch) {
+            out.data<uint8_t>()[static_cast<size_t>(ch) * out_plane + i] =
+                dst.data[i * static_cast<size_t>(c) + static_cast<size_t>(ch)];
         }
     }
     return out;

@@ -1,6 +1,6 @@
-// Images in and out: BMP/PNG/JPEG (and the other stb_image formats) to uint8 NCHW tensors, and
-// PNG out for feature maps a person can look at. Uses Debian's libstb (stb_image,
-// stb_image_write). Pure C++, no SystemC.
+// Images in and out: JPEG (libjpeg-turbo, jpeg.h), BMP/PNG (and the other stb_image formats) to
+// uint8 NCHW tensors; OpenCV's INTER_LINEAR resize; PNG out for feature maps a person can look
+// at (stb_image_write). Pure C++, no SystemC.
 #pragma once
 
 #include <cstdint>
@@ -11,16 +11,17 @@
 
 namespace npu::sim {
 
-// Reads an image as u8 (1, 3, H, W), RGB order; throws sim::Error naming the file and the
-// decoder's reason.
+// Reads an image as u8 (1, 3, H, W), RGB order; a JPEG decodes as OpenCV and PIL decode it
+// (jpeg.h); throws sim::Error naming the file and the decoder's reason.
 Tensor read_image(const std::string& path);
 // A synthetic RGB scene, u8 (1, 3, height, width): sky gradient, a red disk, a green box, a
 // checkerboard and a dark diagonal bar. Deterministic; the bundled demos' input.
 Tensor test_scene(int height, int width);
 
-// Bilinear resize of a u8 (1, C, H, W) tensor (half-pixel centres, as OpenCV's INTER_LINEAR),
-// rounded to nearest.
-Tensor resize_bilinear(const Tensor& in, int64_t height, int64_t width);
+// cv2.resize(img, (width, height), interpolation=cv2.INTER_LINEAR) of a u8 (1, C, H, W)
+// tensor, C ≤ 4, computed by OpenCV itself on the interleaved image: byte for byte what a
+// Python pipeline resizing a decoded HWC image gets.
+Tensor resize_linear(const Tensor& in, int64_t height, int64_t width);
 
 // PNG of one H x W plane (gray) or of three planes (RGB) in NCHW order.
 std::vector<uint8_t> encode_png(const uint8_t* nchw, int channels, int height, int width);

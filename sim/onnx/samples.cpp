@@ -49,7 +49,7 @@ onnx::Value image_sample(const std::string& f, const std::vector<int64_t>& shape
     }
     sim::Tensor img = sim::read_image(f);
     if (img.dim(2) != shape[2] || img.dim(3) != shape[3]) {
-        img = sim::resize_bilinear(img, shape[2], shape[3]);
+        img = sim::resize_linear(img, shape[2], shape[3]);
     }
     const auto plane = static_cast<size_t>(shape[2] * shape[3]);
     const uint8_t* p = img.data<uint8_t>();

@@ -232,7 +232,7 @@ TEST_F(Cli, ImageInputIsResizedAndSaysSo) {
     const Result r = run("run --model " + (dir / "demo" / "demo.kmodel").string() + " --input " +
                          (dir / "demo" / "output_1_edges_pooled.png").string());
     EXPECT_EQ(r.rc, 0) << r.err;
-    EXPECT_NE(r.out.find("(decoded to RGB uint8 80x60, resized bilinearly to 160x120, NCHW"),
+    EXPECT_NE(r.out.find("(decoded to RGB uint8 80x60, resized to 160x120 (OpenCV INTER_LINEAR), NCHW"),
               std::string::npos)
         << r.out;
 }

@@ -1,0 +1,105 @@
+// Input images as the Python ecosystem reads them: JPEG decoding against OpenCV's own decoder
+// (imdecode, an independent code path over libjpeg-turbo), and the resize against values worked
+// by hand from OpenCV's INTER_LINEAR definition.
+#include <filesystem>
+#include <random>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgproc.hpp>
+
+#include "sim/core/error.h"
+#include "sim/core/files.h"
+#include "sim/core/image.h"
+#include "sim/core/jpeg.h"
+
+namespace npu::sim {
+namespace {
+
+// Our decode (RGB, NCHW) equals OpenCV's (BGR, HWC), byte for byte.
+void expect_same_as_opencv(const std::vector<uint8_t>& jpeg, const std::string& name) {
+    const Tensor ours = decode_jpeg(jpeg, name);
+    const cv::Mat theirs = cv::imdecode(jpeg, cv::IMREAD_COLOR | cv::IMREAD_IGNORE_ORIENTATION);
+    ASSERT_FALSE(theirs.empty()) << name;
+    ASSERT_EQ(ours.dim(2), theirs.rows) << name;
+    ASSERT_EQ(ours.dim(3), theirs.cols) << name;
+    const size_t plane = static_cast<size_t>(theirs.rows) * static_cast<size_t>(theirs.cols);
+    size_t differ = 0;
+    for (size_t i = 0; i < plane; ++i) {
+        for (size_t c = 0; c < 3; ++c) {
+            differ += ours.data<uint8_t>()[c * plane + i] != theirs.data[3 * i + (2 - c)] ? 1u : 0u;
+        }
+    }
+    EXPECT_EQ(differ, 0u) << name << ": bytes that differ from OpenCV's decode";
+}
+
+cv::Mat scene(int h, int w, int channels) {
+    cv::Mat m(h, w, CV_8UC(channels));
+    std::mt19937 rng(1);
+    for (int y = 0; y < h; ++y) {
+        for (int x = 0; x < w; ++x) {
+            for (int c = 0; c < channels; ++c) {
+                // Smooth gradients plus noise: chroma subsampling and the IDCT both matter.
+                m.ptr<uint8_t>(y)[x * channels + c] = static_cast<uint8_t>(
+                    (x * 3 + y * (c + 1) * 2 + static_cast<int>(rng() % 24)) & 255);
+            }
+        }
+    }
+    return m;
+}
+
+TEST(Image, JpegDecodesAsOpenCvDoes) {
+    for (const auto& [channels, quality] : {std::pair{3, 90}, std::pair{3, 50}, std::pair{1, 75}}) {
+        std::vector<uint8_t> jpeg;
+        ASSERT_TRUE(cv::imencode(".jpg", scene(61, 97, channels), jpeg,
+                                 {cv::IMWRITE_JPEG_QUALITY, quality}));
+        expect_same_as_opencv(jpeg, fmt::format("{} channels, quality {}", channels, quality));
+    }
+    const std::string photo = std::string(NPUSIM_SHARED_DIR) + "/k210/coco_436551.jpg";
+    if (std::filesystem::exists(photo)) {
+        expect_same_as_opencv(read_file(photo), photo);
+    }
+}
+
+TEST(Image, CorruptOrTruncatedJpegIsOneClearError) {
+    std::vector<uint8_t> jpeg;
+    ASSERT_TRUE(cv::imencode(".jpg", scene(40, 40, 3), jpeg));
+    std::vector<uint8_t> cut(jpeg.begin(),
+                             jpeg.begin() + static_cast<std::ptrdiff_t>(jpeg.size() / 2));
+    try {
+        decode_jpeg(cut, "cut.jpg");
+        FAIL();
+    } catch (const Error& e) {
+        EXPECT_STREQ(
+            e.what(),
+            "cut.jpg: cannot decode JPEG: the file ends before the image does (truncated)");
+    }
+    const std::vector<uint8_t> junk = {0xFF, 0xD8, 0xFF, 0x00, 0x01, 0x02};
+    EXPECT_THROW(decode_jpeg(junk, "junk.jpg"), Error);
+    EXPECT_TRUE(is_jpeg(jpeg));
+    EXPECT_FALSE(is_jpeg({0x89, 'P', 'N', 'G'}));
+}
+
+// cv2.resize INTER_LINEAR of the row {0, 100} to 4 columns: source x = (x + 0.5) / 2 − 0.5 =
+// −0.25 (clamped to 0), 0.25, 0.75, 1.25 (clamped to the last pixel), in 11-bit fixed point:
+// 0; (1536·0 + 512·100)·2048 + 2^21 >> 22 = 25; 75; 100. A 1x4 -> 1x2 halving averages pairs
+// ({10, 30, 50, 70} -> x = 0.5, 2.5: 20, 60).
+TEST(Image, ResizeIsOpenCvsInterLinear) {
+    Tensor row(DType::u8, {1, 1, 1, 2});
+    row.data<uint8_t>()[0] = 0;
+    row.data<uint8_t>()[1] = 100;
+    const Tensor up = resize_linear(row, 1, 4);
+    EXPECT_EQ(std::vector<uint8_t>(up.data<uint8_t>(), up.data<uint8_t>() + 4),
+              (std::vector<uint8_t>{0, 25, 75, 100}));
+    Tensor four(DType::u8, {1, 1, 1, 4});
+    for (int i = 0; i < 4; ++i) {
+        four.data<uint8_t>()[i] = static_cast<uint8_t>(10 + 20 * i);
+    }
+    const Tensor down = resize_linear(four, 1, 2);
+    EXPECT_EQ(std::vector<uint8_t>(down.data<uint8_t>(), down.data<uint8_t>() + 2),
+              (std::vector<uint8_t>{20, 60}));
+}
+
+}  // namespace
+}  // namespace npu::sim
