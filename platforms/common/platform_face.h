@@ -78,6 +78,16 @@ struct CompileReport {
 };
 
 // `npusim regress`: a compiled program on the platform against its float ONNX model.
+// How the float model's input is made from the input the program takes (a vendor-compiled
+// program folds this into its first layer): x = (raw[channel] · scale − mean[c]) / std[c], the
+// channels reversed for "bgr", laid out "nchw" or "nhwc". Empty mean/std: 0 and 1.
+struct Preprocessing {
+    std::vector<double> mean, std;
+    double scale = 1;
+    std::string channel_order = "rgb";
+    std::string layout = "nchw";
+};
+
 struct RegressRequest {
     std::string onnx, model;  // the float reference and the compiled program
     std::string report;       // the compile report (empty: <model>.json)
@@ -86,6 +96,12 @@ struct RegressRequest {
     std::string tolerances;   // optional YAML: max_lsb, min_cosine, min_top1_agreement
     double max_lsb = -1, min_cosine = -1, min_top1 = -1;  // < 0: from the file or the default
     bool timed = false;                                   // also a timed run of the first sample
+    // A program we did not compile (no compile report): its preprocessing, from `preprocess` (a
+    // YAML file, which may also match layers to ONNX tensors) and the command line (`pre`, whose
+    // fields given override the file's: `pre_given` names them).
+    std::string preprocess;
+    Preprocessing pre;
+    std::vector<std::string> pre_given;
 };
 
 class Platform {

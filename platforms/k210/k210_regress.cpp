@@ -4,6 +4,7 @@
 // docs/k210_compiler.md.
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <map>
 #include <optional>
 
@@ -15,6 +16,7 @@
 #include "platforms/k210/k210_face.h"
 #include "platforms/k210/kmodel/functional.h"
 #include "platforms/k210/kmodel/kmodel.h"
+#include "platforms/k210/regress_common.h"
 #include "platforms/k210/soc/driver.h"
 #include "platforms/k210/soc/k210_platform.h"
 #include "sim/core/config.h"
@@ -30,44 +32,9 @@ namespace npu::k210 {
 
 namespace {
 
-// Error statistics of one tensor over every sample.
-struct Stats {
-    double max_abs = 0, sum_abs = 0, max_lsb = 0;
-    uint64_t count = 0;
-    double dot = 0, sim_sq = 0, ref_sq = 0;
-
-    double mean_abs() const { return count == 0 ? 0 : sum_abs / static_cast<double>(count); }
-    double cosine() const {
-        return sim_sq == 0 || ref_sq == 0 ? (sim_sq == ref_sq ? 1.0 : 0.0)
-                                          : dot / std::sqrt(sim_sq * ref_sq);
-    }
-};
-
-struct Tolerances {
-    double max_lsb = 8, min_cosine = 0.99, min_top1 = 0.95;
-};
-
-Tolerances tolerances(const platform::RegressRequest& o) {
-    Tolerances t;
-    if (!o.tolerances.empty()) {
-        sim::ConfigDocument doc = sim::ConfigDocument::load_file(o.tolerances);
-        const sim::ConfigNode r = doc.root();
-        t.max_lsb = r.get<double>("max_lsb", t.max_lsb, 0.0, 1e9);
-        t.min_cosine = r.get<double>("min_cosine", t.min_cosine, -1.0, 1.0);
-        t.min_top1 = r.get<double>("min_top1_agreement", t.min_top1, 0.0, 1.0);
-        doc.finish();
-    }
-    if (o.max_lsb >= 0) {
-        t.max_lsb = o.max_lsb;
-    }
-    if (o.min_cosine >= 0) {
-        t.min_cosine = o.min_cosine;
-    }
-    if (o.min_top1 >= 0) {
-        t.min_top1 = o.min_top1;
-    }
-    return t;
-}
+using regress::Report;
+using regress::Stats;
+using regress::Tolerances;
 
 int64_t numel(const std::vector<int64_t>& s) {
     int64_t n = 1;
@@ -116,62 +83,6 @@ void compare(Stats& s, const std::vector<float>& sim, const std::vector<int>& q,
             q.empty() ? e / lsb.scale : std::abs(q[i] - static_cast<int>(lsb.quantize(b)));
         s.max_lsb = std::max(s.max_lsb, lsb_err);
     }
-}
-
-std::string xml_escape(const std::string& s) {
-    std::string o;
-    for (char c : s) {
-        switch (c) {
-        case '&': o += "&amp;"; break;
-        case '<': o += "&lt;"; break;
-        case '>': o += "&gt;"; break;
-        case '"': o += "&quot;"; break;
-        default: o += c;
-        }
-    }
-    return o;
-}
-
-// The first sample on the timed K210 platform (bus, MMIO, interrupts, DMA, the CPU time model):
-// its outputs against the functional run's, and what each layer cost.
-struct TimedRun {
-    bool equal = false;
-    double inference_ms = 0;
-    uint64_t kpu_cycles = 0, cpu_cycles = 0;
-    std::vector<LayerRun> layers;
-    std::vector<uint64_t> layer_kpu_cycles;  // per kmodel layer
-};
-
-// `want`: the functional run's outputs for `in`, with the platform's CPU arithmetic.
-TimedRun run_timed(const Kmodel& km, const sim::Tensor& in, const K210Config& cfg,
-                   const std::vector<sim::Tensor>& want) {
-    sim::install_report_handler({}, false);
-    sim::TraceWriter trace(false);
-    K210Platform soc("k210", cfg, trace);
-    K210Driver driver("driver", soc, trace);
-    driver.load(km, in);
-    sc_core::sc_start();
-    const RunResult& r = driver.result();
-    if (!r.error.empty()) {
-        throw sim::Error(r.error);
-    }
-    if (!r.done) {
-        throw sim::Error("the timed run did not finish (a layer never completed)");
-    }
-    TimedRun t;
-    t.equal = r.outputs == want;
-    t.inference_ms = static_cast<double>(r.end_ps - r.load_end_ps) / 1e9;
-    t.layers = r.layers;
-    for (const LayerRun& l : r.layers) {
-        uint64_t k = 0;
-        for (int i = 0; i < l.kpu_layers; ++i) {
-            k += soc.kpu.layers().at(static_cast<size_t>(l.kpu_layer + i)).cost.total_cycles;
-        }
-        t.layer_kpu_cycles.push_back(k);
-        t.kpu_cycles += k;
-        t.cpu_cycles += l.cpu_cycles;
-    }
-    return t;
 }
 
 // What regress reads before comparing: the model, its compile report, the samples and labels.
@@ -269,15 +180,6 @@ void compare_sample(const Inputs& in, size_t s, const FunctionalOptions& base, C
     }
 }
 
-// The report as it grows: the table printed, report.json, the JUnit cases, the failures.
-struct Report {
-    std::string table;
-    nlohmann::ordered_json json;
-    std::string junit_cases;
-    std::string first_diverging;  // "index (tensor)" of the first layer over a tolerance
-    int failures = 0;
-};
-
 void layer_rows(const Inputs& in, const Comparison& c, const Tolerances& tol, Report& rep) {
     rep.table += fmt::format("{:>3}  {:<4} {:<40} {:>11} {:>8} {:>11} {:>9}  {}\n", "#", "on",
                              "layer", "max|err|", "max LSB", "mean|err|", "cosine", "status");
@@ -305,7 +207,7 @@ void layer_rows(const Inputs& in, const Comparison& c, const Tolerances& tol, Re
         rep.junit_cases += fmt::format(
             "    <testcase classname=\"npusim.regress.layers\" name=\"layer {} "
             "{}\">{}</testcase>\n",
-            index, xml_escape(l->onnx_output),
+            index, regress::xml_escape(l->onnx_output),
             ok ? ""
                : fmt::format("<failure message=\"max {:.2f} LSB (tolerance {}), cosine {:.6f} "
                              "(minimum {})\"/>",
@@ -348,47 +250,15 @@ void output_rows(const Inputs& in, const Comparison& c, const Tolerances& tol, R
     }
 }
 
-void timed_rows(const TimedRun& t, const std::string& platform_name, Report& rep) {
-    rep.failures += t.equal ? 0 : 1;
-    rep.table += fmt::format(
-        "timed platform, sample 0: {:.3f} ms per inference, {} KPU cycles, {} CPU cycles; "
-        "outputs {} the functional run's\n",
-        t.inference_ms, t.kpu_cycles, t.cpu_cycles, t.equal ? "equal" : "DIFFER FROM");
-    rep.table += fmt::format("{:>3}  {:<16} {:>10} {:>10} {:>10}\n", "#", "kmodel layer", "time us",
-                             "KPU cyc", "CPU cyc");
-    nlohmann::ordered_json tl = nlohmann::ordered_json::array();
-    for (size_t i = 0; i < t.layers.size(); ++i) {
-        const LayerRun& l = t.layers[i];
-        const double us = static_cast<double>(l.end_ps - l.start_ps) / 1e6;
-        rep.table += fmt::format("{:>3}  {:<16} {:>10.1f} {:>10} {:>10}\n", l.index, l.type, us,
-                                 t.layer_kpu_cycles[i], l.cpu_cycles);
-        tl.push_back({{"kmodel_layer", l.index},
-                      {"type", l.type},
-                      {"time_us", us},
-                      {"kpu_cycles", t.layer_kpu_cycles[i]},
-                      {"cpu_cycles", l.cpu_cycles}});
-    }
-    rep.json["timed"] = {{"sample", 0},
-                         {"platform", platform_name},
-                         {"outputs_equal_functional", t.equal},
-                         {"inference_ms", t.inference_ms},
-                         {"kpu_cycles", t.kpu_cycles},
-                         {"cpu_cycles", t.cpu_cycles},
-                         {"layers", tl}};
-    rep.junit_cases += fmt::format(
-        "    <testcase classname=\"npusim.regress.timed\" "
-        "name=\"timed_equals_functional\">{}</testcase>\n",
-        t.equal ? "" : "<failure message=\"the timed platform's outputs differ\"/>");
-}
-
-std::vector<uint8_t> bytes_of(const std::string& s) {
-    return {s.begin(), s.end()};
-}
-
 }  // namespace
 
 platform::RunReport K210Face::regress(const platform::RegressRequest& req) const {
-    const Tolerances tol = tolerances(req);
+    // A kmodel we did not compile has no report: its preprocessing is given instead.
+    const bool no_report = req.report.empty() && !std::filesystem::exists(req.model + ".json");
+    if (no_report || !req.preprocess.empty() || !req.pre_given.empty()) {
+        return regress_vendor(req, m_cfg, source());
+    }
+    const Tolerances tol = regress::tolerances(req);
     const Inputs in = read_inputs(req);
     FunctionalOptions fo;
     fo.fused_multiply_add = m_cfg.cpu.fused_multiply_add;
@@ -416,22 +286,19 @@ platform::RunReport K210Face::regress(const platform::RegressRequest& req) const
     output_rows(in, c, tol, rep);
     rep.json["first_diverging_layer"] = rep.first_diverging;
     if (req.timed) {
-        const TimedRun t = run_timed(in.km, in.quantized(in.samples[0]), m_cfg, c.first_outputs);
-        timed_rows(t, source(), rep);
+        const regress::TimedRun t =
+            regress::run_timed(in.km, in.quantized(in.samples[0]), m_cfg, c.first_outputs);
+        regress::timed_rows(t, source(), rep);
     }
     rep.json["passed"] = rep.failures == 0;
     platform::RunReport out;
     out.text = rep.table;
     out.json = rep.json;
     out.passed = rep.failures == 0;
-    out.files_after.push_back({"report.txt", bytes_of(rep.table)});
-    out.files_after.push_back(
-        {"junit.xml",
-         bytes_of(fmt::format("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n"
-                              "  <testsuite name=\"npusim.regress\" tests=\"{}\" "
-                              "failures=\"{}\">\n{}  </testsuite>\n</testsuites>\n",
-                              in.mapped.size() + 1 + (req.timed ? 1 : 0), rep.failures,
-                              rep.junit_cases))});
+    out.files_after.push_back({"report.txt", regress::bytes_of(rep.table)});
+    out.files_after.push_back({"junit.xml", regress::bytes_of(regress::junit_xml(
+                                                in.mapped.size() + 1 + (req.timed ? 1 : 0),
+                                                rep.failures, rep.junit_cases))});
     return out;
 }
 

@@ -160,15 +160,41 @@ CLI::App* add_regress(CLI::App& app, RegressOptions& regress_opts) {
     regress->add_option("--onnx", regress_opts.onnx, "The float ONNX model")
         ->required()
         ->check(CLI::ExistingFile);
-    regress->add_option("--model", regress_opts.model, "The compiled kmodel")
+    regress
+        ->add_option("--model", regress_opts.model,
+                     "The kmodel: ours (with its compile report) or one built by nncase or the "
+                     "SDK tools (then give the preprocessing)")
         ->required()
         ->check(CLI::ExistingFile);
     regress
-        ->add_option("--report", regress_opts.report, "Its compile report (default: <model>.json)")
+        ->add_option("--report", regress_opts.report,
+                     "Its compile report (default: <model>.json; without one, the kmodel is "
+                     "compared by its outputs, with the preprocessing given)")
         ->check(CLI::ExistingFile);
     regress
+        ->add_option("--preprocess", regress_opts.preprocess,
+                     "YAML: preprocess {mean, std, scale, channel_order, layout} and match "
+                     "[{layer, onnx, scale, zero_point}] (kmodel layers to ONNX tensors)")
+        ->check(CLI::ExistingFile);
+    regress
+        ->add_option("--mean", regress_opts.mean,
+                     "ONNX input = (raw · scale − mean) / std: "
+                     "per channel, comma-separated")
+        ->delimiter(',');
+    regress->add_option("--std", regress_opts.std, "Per channel, comma-separated")->delimiter(',');
+    regress->add_option("--scale", regress_opts.scale,
+                        "Applied to the raw input first (e.g. "
+                        "0.00392156862745098 for 1/255)");
+    regress
+        ->add_option("--channel-order", regress_opts.channel_order,
+                     "rgb (the kmodel's order) or bgr (reversed for the ONNX model)")
+        ->check(CLI::IsMember({"rgb", "bgr"}));
+    regress->add_option("--layout", regress_opts.layout, "The ONNX input's layout: nchw or nhwc")
+        ->check(CLI::IsMember({"nchw", "nhwc"}));
+    regress
         ->add_option("--inputs", regress_opts.inputs,
-                     "Samples: a .npy (one input or a batch) or a directory of them")
+                     "Samples: a .npy (one input or a batch) or a directory of them; images and "
+                     "raw .npy values for a kmodel without a compile report")
         ->required()
         ->check(CLI::ExistingPath);
     regress->add_option("--labels", regress_opts.labels, "Class labels (.npy) for accuracy")

@@ -77,6 +77,12 @@ struct RegressOptions {
     double max_lsb = -1, min_cosine = -1, min_top1 = -1;  // < 0: from the file or the default
     bool timed = false;    // also run the first sample on the timed platform
     std::string platform;  // the platform YAML (empty: the built-in k210)
+    // A kmodel without a compile report: how the ONNX input is made from the kmodel's input
+    // (empty / negative: not given on the command line).
+    std::string preprocess;  // YAML: preprocess: {mean, std, scale, channel_order, layout}, match:
+    std::vector<double> mean, std;
+    double scale = -1;
+    std::string channel_order, layout;
 };
 
 int cmd_run(const RunOptions& opts);

@@ -23,6 +23,22 @@ int cmd_regress(const RegressOptions& opts) {
     req.min_cosine = opts.min_cosine;
     req.min_top1 = opts.min_top1;
     req.timed = opts.timed;
+    req.preprocess = opts.preprocess;
+    const auto give = [&](bool given, const char* field) {
+        if (given) {
+            req.pre_given.emplace_back(field);
+        }
+    };
+    give(!opts.mean.empty(), "mean");
+    give(!opts.std.empty(), "std");
+    give(opts.scale >= 0, "scale");
+    give(!opts.channel_order.empty(), "channel_order");
+    give(!opts.layout.empty(), "layout");
+    req.pre.mean = opts.mean;
+    req.pre.std = opts.std;
+    req.pre.scale = opts.scale;
+    req.pre.channel_order = opts.channel_order;
+    req.pre.layout = opts.layout;
     const platform::RunReport report = p->regress(req);
     std::unique_ptr<sim::OutputDir> out;
     if (!opts.out.empty()) {

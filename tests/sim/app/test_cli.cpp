@@ -129,6 +129,63 @@ TEST_F(Cli, CompileAsKmodelV4ThenRegress) {
     EXPECT_NE(c.rc, 0);
 }
 
+// A kmodel without its compile report, as a vendor's would come: regress runs the raw uint8
+// digits (round(x · 255), the compiled input quantization) through it and the float model
+// through the preprocessing given (x = raw · 1/255): the outputs agree by cosine and arg-max
+// for all 297 digits. A wrong mean makes them disagree (exit 1). Layers matched in YAML to
+// ONNX tensors: the DEQUANTIZE's floats directly, the KPU layer's uint8 map by its scale.
+TEST_F(Cli, RegressAKmodelWithoutItsCompileReport) {
+    const std::string d = NPUSIM_SOURCE_DIR "/platforms/k210/digits/";
+    const std::string km = (dir / "vendor.kmodel").string();
+    ASSERT_EQ(
+        run("compile " + d + "digits_cnn.onnx --calibrate " + d + "calib_images.npy -o " + km).rc,
+        0);
+    const auto report = nlohmann::json::parse(slurp(km + ".json"));
+    const double gap_scale = report["layers"][2]["lsb"]["scale"].get<double>();
+    fs::remove(km + ".json");
+    npu::sim::Tensor raw = npu::sim::read_npy(d + "test_images.npy");
+    for (size_t i = 0; i < raw.numel(); ++i) {
+        raw.data<float>()[i] = std::round(raw.data<float>()[i] * 255);
+    }
+    const std::string raw_npy = (dir / "raw.npy").string();
+    {
+        const std::vector<uint8_t> bytes = npu::sim::encode_npy(raw);
+        std::ofstream(raw_npy, std::ios::binary)
+            .write(reinterpret_cast<const char*>(bytes.data()),
+                   static_cast<std::streamsize>(bytes.size()));
+    }
+    const std::string base =
+        "regress --onnx " + d + "digits_cnn.onnx --model " + km + " --inputs " + raw_npy;
+    Result r = run(base + " --scale 0.00392156862745098 --out " + (dir / "v").string());
+    ASSERT_EQ(r.rc, 0) << r.out << r.err;
+    EXPECT_NE(r.out.find("preprocessing: x = (raw · 0.00392157 − 0) / 1, nchw"), std::string::npos)
+        << r.out;
+    EXPECT_NE(r.out.find("arg-max agrees 297/297  ok"), std::string::npos) << r.out;
+    const auto j = nlohmann::json::parse(slurp(dir / "v" / "report.json"));
+    EXPECT_EQ(j["mode"], "vendor");
+    EXPECT_GT(j["outputs"][0]["cosine"].get<double>(), 0.999);
+    r = run(base + " --scale 0.00392156862745098 --mean 0.3");
+    EXPECT_EQ(r.rc, 1) << r.out;
+    EXPECT_NE(r.out.find("EXCEEDS"), std::string::npos);
+    std::ofstream(dir / "m.yaml") << "preprocess:\n  scale: 0.00392156862745098\nmatch:\n"
+                                  << "  - {layer: 3, onnx: /Flatten_output_0}\n"
+                                  << "  - {layer: 2, onnx: /pool/GlobalAveragePool_output_0, "
+                                  << "scale: " << fmt::format("{:.17g}", gap_scale) << "}\n";
+    r = run(base + " --preprocess " + (dir / "m.yaml").string() + " --out " + (dir / "m").string());
+    ASSERT_EQ(r.rc, 0) << r.out << r.err;
+    EXPECT_NE(r.out.find("layer 3 = '/Flatten_output_0'"), std::string::npos) << r.out;
+    const auto jm = nlohmann::json::parse(slurp(dir / "m" / "report.json"));
+    ASSERT_EQ(jm["layers"].size(), 2u);
+    // The KPU's map, dequantized here in double, is what the DEQUANTIZE layer turns into floats
+    // (one fmadd.s each): the same comparison to 1e-9.
+    EXPECT_NEAR(jm["layers"][0]["cosine"].get<double>(), jm["layers"][1]["cosine"].get<double>(),
+                1e-9);
+    EXPECT_GT(jm["layers"][0]["cosine"].get<double>(), 0.999);
+    EXPECT_NE(slurp(dir / "m" / "junit.xml")
+                  .find("<testsuite name=\"npusim.regress\" tests=\"3\" failures=\"0\">"),
+              std::string::npos);
+}
+
 TEST_F(Cli, CompileThenRegressTheDigitsModel) {
     const std::string d = NPUSIM_SOURCE_DIR "/platforms/k210/digits/";
     const std::string km = (dir / "digits.kmodel").string();
@@ -232,8 +289,9 @@ TEST_F(Cli, ImageInputIsResizedAndSaysSo) {
     const Result r = run("run --model " + (dir / "demo" / "demo.kmodel").string() + " --input " +
                          (dir / "demo" / "output_1_edges_pooled.png").string());
     EXPECT_EQ(r.rc, 0) << r.err;
-    EXPECT_NE(r.out.find("(decoded to RGB uint8 80x60, resized to 160x120 (OpenCV INTER_LINEAR), NCHW"),
-              std::string::npos)
+    EXPECT_NE(
+        r.out.find("(decoded to RGB uint8 80x60, resized to 160x120 (OpenCV INTER_LINEAR), NCHW"),
+        std::string::npos)
         << r.out;
 }
 

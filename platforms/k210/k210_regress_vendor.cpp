@@ -1,0 +1,329 @@
+// npusim regress with a kmodel we did not compile (built by nncase or the SDK tools): no compile
+// report, so the input preprocessing is given (mean, std, scale, channel order, layout); the
+// kmodel's outputs are compared with the ONNX model's by order, and layers with ONNX tensors
+// where the user matches them. docs/k210_compiler.md ("Regressing a vendor kmodel").
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "platforms/k210/kmodel/functional.h"
+#include "platforms/k210/kmodel/kmodel.h"
+#include "platforms/k210/regress_common.h"
+#include "sim/core/config.h"
+#include "sim/core/error.h"
+#include "sim/core/files.h"
+#include "sim/onnx/evaluator.h"
+#include "sim/onnx/onnx_import.h"
+#include "sim/onnx/samples.h"
+
+namespace npu::k210 {
+
+namespace {
+
+using regress::Report;
+using regress::Stats;
+
+// A kmodel layer's result compared with an ONNX tensor (u8 results dequantized by the given
+// scale and zero point).
+struct Match {
+    size_t layer = 0;
+    std::string onnx;
+    bool quantized = false;
+    double scale = 1;
+    int64_t zero_point = 0;
+};
+
+struct Setup {
+    platform::Preprocessing pre;
+    std::vector<Match> matches;
+};
+
+bool given(const platform::RegressRequest& r, const char* field) {
+    return std::find(r.pre_given.begin(), r.pre_given.end(), field) != r.pre_given.end();
+}
+
+std::vector<double> doubles(const sim::ConfigNode& n, std::string_view key) {
+    std::vector<double> v;
+    for (const sim::ConfigNode& e : n.optional_items(key)) {
+        v.push_back(e.as<double>());
+    }
+    return v;
+}
+
+Setup read_setup(const platform::RegressRequest& req) {
+    Setup s;
+    if (!req.preprocess.empty()) {
+        sim::ConfigDocument doc = sim::ConfigDocument::load_file(req.preprocess);
+        const sim::ConfigNode root = doc.root();
+        if (const auto p = root.optional_child("preprocess")) {
+            s.pre.mean = doubles(*p, "mean");
+            s.pre.std = doubles(*p, "std");
+            s.pre.scale = p->get<double>("scale", 1.0);
+            s.pre.channel_order =
+                p->get_enum<std::string>("channel_order", "rgb", {{"rgb", "rgb"}, {"bgr", "bgr"}});
+            s.pre.layout =
+                p->get_enum<std::string>("layout", "nchw", {{"nchw", "nchw"}, {"nhwc", "nhwc"}});
+        }
+        for (const sim::ConfigNode& m : root.optional_items("match")) {
+            Match x;
+            x.layer = m.get<size_t>("layer");
+            x.onnx = m.get<std::string>("onnx");
+            x.quantized = m.has("scale");
+            x.scale = m.get<double>("scale", 1.0);
+            x.zero_point = m.get<int64_t>("zero_point", 0, 0, 255);
+            s.matches.push_back(x);
+        }
+        doc.finish();
+    }
+    const platform::Preprocessing& c = req.pre;
+    s.pre.mean = given(req, "mean") ? c.mean : s.pre.mean;
+    s.pre.std = given(req, "std") ? c.std : s.pre.std;
+    s.pre.scale = given(req, "scale") ? c.scale : s.pre.scale;
+    s.pre.channel_order = given(req, "channel_order") ? c.channel_order : s.pre.channel_order;
+    s.pre.layout = given(req, "layout") ? c.layout : s.pre.layout;
+    return s;
+}
+
+sim::Tensor kmodel_input(const Kmodel& km, const onnx::Value& raw, size_t sample) {
+    const sim::Shape shape = model_input_shape(km);
+    if (model_input_dtype(km) == sim::DType::f32) {
+        sim::Tensor t(sim::DType::f32, shape);
+        std::copy(raw.f.begin(), raw.f.end(), t.data<float>());
+        return t;
+    }
+    sim::Tensor t(sim::DType::u8, shape);
+    for (size_t i = 0; i < raw.f.size(); ++i) {
+        const float v = raw.f[i];
+        if (!(v >= 0 && v <= 255) || v != std::floor(v)) {
+            throw sim::Error(
+                fmt::format("sample {}: value {} at {} is not a uint8 pixel (the "
+                            "kmodel takes uint8 input, given raw)",
+                            sample, v, i));
+        }
+        t.data<uint8_t>()[i] = static_cast<uint8_t>(v);
+    }
+    return t;
+}
+
+std::vector<float> as_floats(const sim::Tensor& t) {
+    if (t.dtype() == sim::DType::f32) {
+        return {t.data<float>(), t.data<float>() + t.numel()};
+    }
+    return {t.data<uint8_t>(), t.data<uint8_t>() + t.numel()};
+}
+
+struct Comparison {
+    std::vector<Stats> outputs, layers;
+    std::vector<uint64_t> agree;  // per output: samples whose arg-max agrees
+    std::vector<sim::Tensor> first_outputs;
+};
+
+void compare_outputs(const Kmodel& km, const onnx::Graph& g, const FunctionalResult& r,
+                     const std::map<std::string, onnx::Value>& ref, Comparison& c) {
+    if (r.outputs.size() != g.outputs.size()) {
+        throw sim::Error(fmt::format("the kmodel has {} outputs, the ONNX model {}",
+                                     r.outputs.size(), g.outputs.size()));
+    }
+    for (size_t o = 0; o < r.outputs.size(); ++o) {
+        const sim::Tensor& sim_out = r.outputs[o];
+        const onnx::Value& y = ref.at(g.outputs[o].name);
+        if (sim_out.dtype() != sim::DType::f32) {
+            throw sim::Error(
+                fmt::format("{}: output {} is uint8; only float outputs compare with "
+                            "the ONNX model",
+                            km.name, o));
+        }
+        if (sim_out.numel() != y.numel()) {
+            throw sim::Error(
+                fmt::format("output {}: the kmodel gives {} values {}, the ONNX "
+                            "output '{}' {} {}",
+                            o, sim_out.numel(), sim::shape_str(sim_out.shape()), g.outputs[o].name,
+                            y.numel(), sim::shape_str(sim::Shape(y.shape.begin(), y.shape.end()))));
+        }
+        const float* s = sim_out.data<float>();
+        c.outputs[o].add(s, y.f.data(), y.f.size());
+        const auto top_s = std::max_element(s, s + y.f.size()) - s;
+        const auto top_f = std::max_element(y.f.begin(), y.f.end()) - y.f.begin();
+        c.agree[o] += top_s == top_f ? 1u : 0u;
+    }
+}
+
+void compare_layers(const std::vector<Match>& matches, const FunctionalResult& r,
+                    const std::map<std::string, onnx::Value>& ref, Comparison& c) {
+    for (size_t k = 0; k < matches.size(); ++k) {
+        const Match& m = matches[k];
+        const auto d = std::find_if(r.dumps.begin(), r.dumps.end(),
+                                    [&](const LayerDump& x) { return x.index == m.layer; });
+        if (d == r.dumps.end()) {
+            throw sim::Error(
+                fmt::format("match: the kmodel has no layer {} with a result", m.layer));
+        }
+        const auto y = ref.find(m.onnx);
+        if (y == ref.end()) {
+            throw sim::Error(fmt::format("match: the ONNX model computes no tensor '{}'", m.onnx));
+        }
+        std::vector<float> v = as_floats(d->tensor);
+        if (d->tensor.dtype() == sim::DType::u8) {
+            if (!m.quantized) {
+                throw sim::Error(
+                    fmt::format("match: layer {} ({}) leaves uint8 values: give its "
+                                "scale and zero_point",
+                                m.layer, d->type));
+            }
+            for (float& x : v) {
+                x = static_cast<float>(
+                    (static_cast<double>(x) - static_cast<double>(m.zero_point)) * m.scale);
+            }
+        }
+        if (v.size() != y->second.f.size()) {
+            throw sim::Error(fmt::format("match: layer {} ({}) gives {} values, '{}' holds {}",
+                                         m.layer, d->type, v.size(), m.onnx, y->second.f.size()));
+        }
+        c.layers[k].add(v.data(), y->second.f.data(), v.size());
+    }
+}
+
+std::string formula(const platform::Preprocessing& p) {
+    const auto list = [](const std::vector<double>& v, const char* none) {
+        return v.empty() ? std::string(none) : fmt::format("({:g})", fmt::join(v, ", "));
+    };
+    return fmt::format("x = (raw{} · {:g} − {}) / {}, {}", p.channel_order == "bgr" ? "[bgr]" : "",
+                       p.scale, list(p.mean, "0"), list(p.std, "1"), p.layout);
+}
+
+// The table, report.json and JUnit cases of every output and matched layer.
+void rows(const onnx::Graph& g, const Setup& setup, const Comparison& c, size_t n,
+          const regress::Tolerances& tol, Report& rep) {
+    nlohmann::ordered_json jo = nlohmann::ordered_json::array();
+    for (size_t o = 0; o < c.outputs.size(); ++o) {
+        const Stats& st = c.outputs[o];
+        const double top1 = static_cast<double>(c.agree[o]) / static_cast<double>(n);
+        const bool ok = st.cosine() >= tol.min_cosine && (!tol.top1_given || top1 >= tol.min_top1);
+        rep.failures += ok ? 0 : 1;
+        rep.table += fmt::format(
+            "output {} '{}': max|err| {:.4g}, mean|err| {:.4g}, cosine {:.6f}, arg-max agrees "
+            "{}/{}  {}\n",
+            o, g.outputs[o].name, st.max_abs, st.mean_abs(), st.cosine(), c.agree[o], n,
+            ok ? "ok" : "EXCEEDS");
+        jo.push_back({{"index", o},
+                      {"onnx", g.outputs[o].name},
+                      {"max_abs_error", st.max_abs},
+                      {"mean_abs_error", st.mean_abs()},
+                      {"cosine", st.cosine()},
+                      {"argmax_agreement", top1},
+                      {"ok", ok}});
+        rep.junit_cases += fmt::format(
+            "    <testcase classname=\"npusim.regress.outputs\" name=\"output {} {}\">{}"
+            "</testcase>\n",
+            o, regress::xml_escape(g.outputs[o].name),
+            ok ? ""
+               : fmt::format("<failure message=\"cosine {:.6f} (minimum {})\"/>", st.cosine(),
+                             tol.min_cosine));
+    }
+    rep.json["outputs"] = jo;
+    nlohmann::ordered_json jl = nlohmann::ordered_json::array();
+    for (size_t k = 0; k < setup.matches.size(); ++k) {
+        const Match& m = setup.matches[k];
+        const Stats& st = c.layers[k];
+        const bool ok = st.cosine() >= tol.min_cosine;
+        rep.failures += ok ? 0 : 1;
+        if (!ok && rep.first_diverging.empty()) {
+            rep.first_diverging = fmt::format("{} ({})", m.layer, m.onnx);
+        }
+        rep.table += fmt::format("layer {} = '{}': max|err| {:.4g}, cosine {:.6f}  {}\n", m.layer,
+                                 m.onnx, st.max_abs, st.cosine(), ok ? "ok" : "EXCEEDS");
+        jl.push_back({{"kmodel_layer", m.layer},
+                      {"onnx_tensor", m.onnx},
+                      {"max_abs_error", st.max_abs},
+                      {"mean_abs_error", st.mean_abs()},
+                      {"cosine", st.cosine()},
+                      {"ok", ok}});
+        rep.junit_cases += fmt::format(
+            "    <testcase classname=\"npusim.regress.layers\" name=\"layer {} {}\">{}"
+            "</testcase>\n",
+            m.layer, regress::xml_escape(m.onnx),
+            ok ? "" : fmt::format("<failure message=\"cosine {:.6f}\"/>", st.cosine()));
+    }
+    rep.json["layers"] = jl;
+}
+
+}  // namespace
+
+platform::RunReport regress_vendor(const platform::RegressRequest& req, const K210Config& cfg,
+                                   const std::string& platform_source) {
+    const regress::Tolerances tol = regress::tolerances(req);
+    const Setup setup = read_setup(req);
+    const onnx::Graph g = onnx::import_model(req.onnx, {onnx::supported_ops(), true});
+    if (g.inputs.size() != 1) {
+        throw sim::Error(
+            fmt::format("{}: {} inputs; regress feeds one", req.onnx, g.inputs.size()));
+    }
+    const Kmodel km = parse_kmodel(sim::read_file(req.model), req.model);
+    const sim::Shape in_shape = model_input_shape(km);
+    const std::vector<onnx::Value> samples =
+        onnx::read_samples(req.inputs, std::vector<int64_t>(in_shape.begin(), in_shape.end()), 1.0);
+    FunctionalOptions fo;
+    fo.fused_multiply_add = cfg.cpu.fused_multiply_add;
+    fo.dump_all = !setup.matches.empty();
+    Comparison c;
+    c.outputs.resize(g.outputs.size());
+    c.agree.resize(g.outputs.size());
+    c.layers.resize(setup.matches.size());
+    for (size_t s = 0; s < samples.size(); ++s) {
+        std::map<std::string, onnx::Value> ref;
+        onnx::EvalOptions eo;
+        eo.on_value = [&](const std::string& name, const onnx::Value& v) {
+            for (const Match& m : setup.matches) {
+                if (m.onnx == name) {
+                    ref[name] = v;
+                }
+            }
+        };
+        const std::map<std::string, onnx::Value> outs = onnx::evaluate(
+            g, {{g.inputs[0].name, regress::onnx_input(samples[s], setup.pre, g.inputs[0])}}, eo);
+        ref.insert(outs.begin(), outs.end());
+        const FunctionalResult r = run_functional(km, kmodel_input(km, samples[s], s), fo);
+        compare_outputs(km, g, r, ref, c);
+        compare_layers(setup.matches, r, ref, c);
+        if (s == 0) {
+            c.first_outputs = r.outputs;
+        }
+    }
+    Report rep;
+    rep.table = fmt::format(
+        "{} vs {} on {} samples (a kmodel without a compile report)\npreprocessing: {}\n"
+        "tolerances: cosine >= {}{}\n",
+        req.model, req.onnx, samples.size(), formula(setup.pre), tol.min_cosine,
+        tol.top1_given ? fmt::format(", arg-max agreement >= {}", tol.min_top1) : "");
+    rep.json["mode"] = "vendor";
+    rep.json["onnx"] = req.onnx;
+    rep.json["kmodel"] = req.model;
+    rep.json["samples"] = samples.size();
+    rep.json["preprocessing"] = {{"formula", formula(setup.pre)},
+                                 {"mean", setup.pre.mean},
+                                 {"std", setup.pre.std},
+                                 {"scale", setup.pre.scale},
+                                 {"channel_order", setup.pre.channel_order},
+                                 {"layout", setup.pre.layout}};
+    rows(g, setup, c, samples.size(), tol, rep);
+    rep.json["first_diverging_layer"] = rep.first_diverging;
+    if (req.timed) {
+        const regress::TimedRun t =
+            regress::run_timed(km, kmodel_input(km, samples[0], 0), cfg, c.first_outputs);
+        regress::timed_rows(t, platform_source, rep);
+    }
+    rep.json["passed"] = rep.failures == 0;
+    platform::RunReport out;
+    out.text = rep.table;
+    out.json = rep.json;
+    out.passed = rep.failures == 0;
+    out.files_after.push_back({"report.txt", regress::bytes_of(rep.table)});
+    out.files_after.push_back(
+        {"junit.xml", regress::bytes_of(regress::junit_xml(
+                          g.outputs.size() + setup.matches.size() + (req.timed ? 1 : 0),
+                          rep.failures, rep.junit_cases))});
+    return out;
+}
+
+}  // namespace npu::k210
