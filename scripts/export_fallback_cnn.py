@@ -41,8 +41,8 @@ def main():
     with torch.no_grad():
         m.bn.running_mean.uniform_(-0.2, 0.2)
         m.bn.running_var.uniform_(0.5, 1.5)
-    out = os.path.join(os.path.dirname(__file__), "..", "tests", "k210_compiler", "data",
-                       "fallback_cnn.onnx")
+    out = os.path.join(os.path.dirname(__file__), "..", "tests", "platforms", "k210", "compiler",
+                       "data", "fallback_cnn.onnx")
     torch.onnx.export(m, torch.rand(1, 3, 32, 32), out, opset_version=13,
                       input_names=["image"], output_names=["logits"])
     print("wrote", os.path.normpath(out))

@@ -17,9 +17,22 @@
 namespace npu::k210::lowering {
 
 void Lowering::check_io() {
-    if (m_g.inputs.size() != 1 || m_g.outputs.size() != 1) {
-        fail(fmt::format("{} inputs and {} outputs: the K210 compiler takes one of each",
-                         m_g.inputs.size(), m_g.outputs.size()));
+    if (m_g.inputs.size() != 1 || m_g.outputs.empty() || m_g.outputs.size() > 16) {
+        fail(
+            fmt::format("{} inputs and {} outputs: the K210 compiler takes one input and 1 to "
+                        "16 outputs",
+                        m_g.inputs.size(), m_g.outputs.size()));
+    }
+    for (size_t i = 0; i < m_g.outputs.size(); ++i) {
+        const std::string& t = m_g.outputs[i].name;
+        for (size_t j = 0; j < i; ++j) {
+            if (m_g.outputs[j].name == t) {
+                fail(fmt::format("output '{}' is listed twice", t));
+            }
+        }
+        if (t == m_g.inputs[0].name) {
+            fail(fmt::format("output '{}' is the input itself", t));
+        }
     }
     const onnx::ValueInfo& in = m_g.inputs[0];
     if (in.shape.size() != 4 || in.shape[0] != 1 ||

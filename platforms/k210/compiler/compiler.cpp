@@ -144,6 +144,7 @@ nlohmann::ordered_json compile_report_json(const CompiledModel& m) {
             {"kmodel_bytes", m.kmodel.size()},
             {"input", {{"name", m.input_name}, {"shape", m.input_shape}, {"quant", q(m.input_q)}}},
             {"output", m.output_name},
+            {"outputs", m.output_names},
             {"kpu_lines", m.kpu_lines},
             {"main_mem_bytes", m.main_mem_bytes},
             {"layers", layers}};
@@ -162,6 +163,7 @@ CompiledModel read_compile_report(const nlohmann::ordered_json& j, const std::st
         m.input_shape = j.at("input").at("shape").get<std::vector<int64_t>>();
         m.input_q = q(j.at("input").at("quant"));
         m.output_name = j.at("output").get<std::string>();
+        m.output_names = j.value("outputs", std::vector<std::string>{m.output_name});
         m.kmodel_version = j.at("kmodel_version").get<int>();
         m.version_why = j.value("kmodel_version_why", std::string());
         m.kpu_lines = j.at("kpu_lines").get<uint32_t>();

@@ -53,9 +53,10 @@ struct CompiledLayer {
 struct CompiledModel {
     std::vector<uint8_t> kmodel;  // kmodel v3 or v4
     int kmodel_version = 3;
-    std::string version_why;  // why that version
-    std::string input_name, output_name;
-    std::vector<int64_t> input_shape;  // 1 x C x H x W
+    std::string version_why;                // why that version
+    std::string input_name, output_name;    // output_name: the first of output_names
+    std::vector<std::string> output_names;  // the graph outputs, in order: the kmodel's outputs
+    std::vector<int64_t> input_shape;       // 1 x C x H x W
     QuantParams input_q;  // the float input is quantized as q = clamp(round(x / s) + z)
     std::vector<CompiledLayer> layers;
     uint32_t kpu_lines = 0;       // of 32768 64-byte lines

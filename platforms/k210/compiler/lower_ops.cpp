@@ -33,6 +33,7 @@ const std::vector<Lowering::OpLowering>& Lowering::op_lowerings() {
         {"Softmax", &Lowering::lower_softmax},
         {"Add", &Lowering::lower_add},
         {"Concat", &Lowering::lower_concat},
+        {"Transpose", &Lowering::lower_transpose},
     };
     return ops;
 }
@@ -97,20 +98,40 @@ void Lowering::lower_global_average_pool(size_t index) {
     float_output(l, n.outputs.at(0), o);
 }
 
+// ONNX Softmax over `axis` (opset 13: that axis alone, default −1; before: every axis from it
+// on, default 1) as blocks of `inner` values: the last axes. v3's SOFTMAX takes one vector;
+// nncase's softmax any number of blocks (kmodel v4).
 void Lowering::lower_softmax(size_t index) {
     const onnx::Node& n = m_g.nodes[index];
     const Shape s = tensor(n, 0).shape;
-    const Where& w = to_f32(n.inputs[0], "Softmax");
-    if (std::count_if(s.begin(), s.end(), [](int64_t d) { return d > 1; }) > 1) {
-        fail(n, fmt::format("softmax over {} (the SDK's SOFTMAX takes one vector)", shape_str(s)));
+    const auto rank = static_cast<int64_t>(s.size());
+    int64_t axis = n.get_int("axis", m_g.opset >= 13 ? -1 : 1);
+    axis = axis < 0 ? axis + rank : axis;
+    if (axis < 0 || axis >= rank) {
+        fail(n, fmt::format("softmax axis {} of a rank-{} tensor", n.get_int("axis", 0), rank));
+    }
+    int64_t inner = 1;
+    for (int64_t a = axis; a < rank; ++a) {
+        inner *= s[static_cast<size_t>(a)];
+    }
+    if (m_g.opset >= 13 && inner != s[static_cast<size_t>(axis)]) {
+        fail(n, fmt::format("softmax over axis {} of {}, not the last (transpose it last first)",
+                            axis, shape_str(s)));
     }
     const int64_t count = numel(s);
+    const int64_t outer = count / inner;
+    const Where& w = to_f32(n.inputs[0], "Softmax");
+    if (outer > 1) {
+        needs_v4(fmt::format("{} takes {} softmaxes of {} (the SDK's SOFTMAX takes one vector)",
+                             n.describe(), outer, inner));
+    }
     const uint32_t o = alloc_main(static_cast<uint64_t>(count) * 4);
     if (m_v4) {
         V4Softmax sm;
         sm.in = main_f32(*w.f32, static_cast<uint64_t>(count));
         sm.out = main_f32(o, static_cast<uint64_t>(count));
-        sm.inner_size = static_cast<int32_t>(count), sm.outer_size = 1, sm.beta = 1;
+        sm.inner_size = static_cast<int32_t>(inner), sm.outer_size = static_cast<int32_t>(outer);
+        sm.beta = 1;
         m_spec.layers.push_back(v4_node(sm));
     } else {
         m_spec.layers.push_back(softmax_layer(*w.f32, o, static_cast<uint32_t>(count)));
@@ -128,6 +149,52 @@ void Lowering::lower_add(size_t index) {
 
 void Lowering::lower_concat(size_t index) {
     concat(m_g.nodes[index]);
+}
+
+void Lowering::lower_transpose(size_t index) {
+    const onnx::Node& n = m_g.nodes[index];
+    const Shape s = tensor(n, 0).shape;
+    const size_t rank = s.size();
+    std::vector<int64_t> perm = n.get_ints("perm");
+    if (perm.empty()) {  // ONNX's default: the axes reversed
+        for (size_t a = rank; a-- > 0;) {
+            perm.push_back(static_cast<int64_t>(a));
+        }
+    }
+    if (rank > 4 || perm.size() != rank) {
+        fail(n,
+             fmt::format("a Transpose {} of {} (at most 4 axes)", shape_str(perm), shape_str(s)));
+    }
+    Shape4 p4{0, 1, 2, 3};  // right-aligned as shape4(): leading axes of 1 stay in place
+    for (size_t i = 0; i < rank; ++i) {
+        p4[4 - rank + i] = static_cast<int32_t>(perm[i] + static_cast<int64_t>(4 - rank));
+    }
+    const Shape4 in4 = shape4(s);
+    const bool nchw_to_nhwc = in4[0] == 1 && p4 == Shape4{0, 2, 3, 1};
+    if (!nchw_to_nhwc) {
+        needs_v4(n.describe() + " is not NCHW -> NHWC of one map (v3's TENSORFLOW_FLATTEN)");
+    }
+    const Where& w = to_f32(n.inputs[0], "Transpose");
+    const auto count = static_cast<uint64_t>(numel(s));
+    const uint32_t o = alloc_main(count * 4);
+    if (m_v4) {
+        V4Transpose t;
+        t.in = main_f32(*w.f32, count);
+        t.out = main_f32(o, count);
+        t.in_shape = in4;
+        t.perm = p4;
+        m_spec.layers.push_back(v4_node(t));
+    } else {
+        m_spec.layers.push_back(tf_flatten_layer(*w.f32, o, static_cast<uint32_t>(in4[3]),
+                                                 static_cast<uint32_t>(in4[2]),
+                                                 static_cast<uint32_t>(in4[1])));
+    }
+    CompiledLayer& l = add_layer(n.name, "CPU", m_v4 ? "transpose" : "TENSORFLOW_FLATTEN");
+    l.why_cpu = "the KPU does not transpose";
+    l.in_shape = s;
+    l.out_shape = m_shapes.at(n.outputs.at(0));
+    l.est_cycles = cpu_cycles(count, 0);
+    float_output(l, n.outputs.at(0), o);
 }
 
 void Lowering::lower_gemm(size_t index) {

@@ -174,6 +174,9 @@ private:
     void lower_softmax(size_t index);
     void lower_add(size_t index);
     void lower_concat(size_t index);
+    // Transpose of a float tensor of rank ≤ 4: v3's TENSORFLOW_FLATTEN for NCHW -> NHWC of one
+    // map, else nncase's transpose (kmodel v4).
+    void lower_transpose(size_t index);
     void lower_gemm(size_t index);
     // Add of two same-shaped tensors: the SDK's float ADD. A Relu that alone follows is the
     // clamp at 0 of the QUANTIZE that brings the sum back to uint8 (zero point 0).

@@ -94,6 +94,9 @@ void Lowering::start() {
     const onnx::ValueInfo& in = m_g.inputs[0];
     m_out.input_name = in.name;
     m_out.output_name = m_g.outputs[0].name;
+    for (const onnx::ValueInfo& o : m_g.outputs) {
+        m_out.output_names.push_back(o.name);
+    }
     m_out.input_shape = in.shape;
     m_out.input_q = qparams(in.name);
     const int c = static_cast<int>(in.shape[1]), h = static_cast<int>(in.shape[2]),
@@ -264,12 +267,16 @@ const Lowering::Where& Lowering::to_main_u8_or_f32(const onnx::Node& n) {
 }
 
 void Lowering::finish() {
-    const std::string& t = m_g.outputs[0].name;
-    if (m_t.count(t) == 0) {
-        fail(fmt::format("the graph output '{}' is not computed by a compiled layer", t));
+    // The graph outputs in order, each as float32 in the working buffer (as nncase and the SDK's
+    // compilers give a model's outputs).
+    std::vector<std::pair<uint32_t, uint32_t>> outs;  // address, bytes
+    for (const onnx::ValueInfo& o : m_g.outputs) {
+        if (m_t.count(o.name) == 0) {
+            fail(fmt::format("the graph output '{}' is not computed by a compiled layer", o.name));
+        }
+        const Where& w = to_f32(o.name, "the model output is float");
+        outs.emplace_back(*w.f32, static_cast<uint32_t>(numel(w.shape) * 4));
     }
-    const Where& w = to_f32(t, "the model output is float");
-    const auto bytes = static_cast<uint32_t>(numel(w.shape) * 4);
     if (m_v4) {
         V4ModelSpec v4;
         v4.main_mem = std::max<uint32_t>(m_main, 8);
@@ -280,7 +287,9 @@ void Lowering::finish() {
             in.shape[i] = static_cast<int32_t>(m_out.input_shape[i]);
         }
         v4.inputs = {in};
-        v4.outputs = {{kMainMemory, kFloat32, *w.f32, bytes}};
+        for (const auto& [at, bytes] : outs) {
+            v4.outputs.push_back({kMainMemory, kFloat32, at, bytes});
+        }
         v4.constants = m_constants;
         for (auto& layer : m_spec.layers) {
             if (auto* c = std::get_if<ConvLayerSpec>(&layer)) {
@@ -291,7 +300,9 @@ void Lowering::finish() {
         }
         m_out.kmodel = write_kmodel_v4(v4);
     } else {
-        m_spec.outputs = {{*w.f32, bytes}};
+        for (const auto& [at, bytes] : outs) {
+            m_spec.outputs.push_back({at, bytes});
+        }
         m_spec.eight_bit = true;
         m_spec.main_mem_usage = std::max<uint32_t>(m_main, 8);
         m_spec.max_start_address = static_cast<uint32_t>(m_kpu_top);

@@ -100,6 +100,11 @@ RawLayerSpec softmax_layer(uint32_t in_address, uint32_t out_address, uint32_t c
     return raw(15, {0, in_address, out_address, channels});
 }
 
+RawLayerSpec tf_flatten_layer(uint32_t in_address, uint32_t out_address, uint32_t width,
+                              uint32_t height, uint32_t channels) {
+    return raw(20, {0, in_address, out_address, width, height, channels});
+}
+
 RawLayerSpec fully_connected_layer(uint32_t in_address, uint32_t out_address, uint32_t in_channels,
                                    uint32_t out_channels, uint32_t act,
                                    const std::vector<float>& weights,
@@ -339,6 +344,15 @@ RawLayerSpec v4_node(const V4Softmax& s) {
     i32s(o, {s.inner_size, s.outer_size});
     o.f32(s.beta);
     return {0x0B, o.bytes};
+}
+
+RawLayerSpec v4_node(const V4Transpose& t) {
+    Out o;
+    range(o, t.in);
+    range(o, t.out);
+    i32s(o, {t.in_shape[0], t.in_shape[1], t.in_shape[2], t.in_shape[3]});
+    i32s(o, {t.perm[0], t.perm[1], t.perm[2], t.perm[3]});
+    return {0x0C, o.bytes};
 }
 
 RawLayerSpec v4_node(const V4Concat& c) {

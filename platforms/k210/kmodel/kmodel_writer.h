@@ -44,6 +44,9 @@ RawLayerSpec add_layer(uint32_t a_address, uint32_t b_address, uint32_t out_addr
 RawLayerSpec global_average_pool_layer(uint32_t in_address, uint32_t out_address,
                                        uint32_t kernel_size, uint32_t channels);
 RawLayerSpec softmax_layer(uint32_t in_address, uint32_t out_address, uint32_t channels);
+// TENSORFLOW_FLATTEN: a float CHW map to HWC (a Transpose 0, 2, 3, 1 of a 1 x C x H x W map).
+RawLayerSpec tf_flatten_layer(uint32_t in_address, uint32_t out_address, uint32_t width,
+                              uint32_t height, uint32_t channels);
 // weights [out][in], then bias [out]; act 0 linear, 1 relu, 2 relu6.
 RawLayerSpec fully_connected_layer(uint32_t in_address, uint32_t out_address, uint32_t in_channels,
                                    uint32_t out_channels, uint32_t act,
@@ -90,6 +93,7 @@ RawLayerSpec v4_node(const V4Matmul& m);
 RawLayerSpec v4_node(const V4ReduceWindow2d& w);
 RawLayerSpec v4_node(const V4Softmax& s);
 RawLayerSpec v4_node(const V4Concat& c);
+RawLayerSpec v4_node(const V4Transpose& t);
 
 struct V4ModelSpec {
     uint32_t main_mem = 0;
