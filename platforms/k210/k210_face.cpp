@@ -11,6 +11,7 @@
 #include "platforms/k210/compiler/compiler.h"
 #include "platforms/k210/estimate.h"
 #include "platforms/k210/k210_run.h"
+#include "platforms/k210/kmodel/functional.h"
 #include "platforms/k210/kmodel/kmodel_runtime.h"
 #include "platforms/k210/soc/k210_platform.h"
 #include "sim/core/error.h"
@@ -125,6 +126,12 @@ std::string K210Face::describe_program(const std::string& path) const {
     }
     fmt::format_to(it, "\n{} layers, {} on the KPU, {} not supported by the simulator\n",
                    m.layers.size(), m.convs.size(), unsupported);
+    if (unsupported == 0) {
+        // Every size and field a layer body declares is checked when it runs: run them all once,
+        // values only, on a zero input, so a body the simulator refuses is reported here too.
+        run_functional(m, sim::Tensor(model_input_dtype(m), model_input_shape(m)));
+        fmt::format_to(it, "check: every layer runs (functional, on a zero input)\n");
+    }
     return s;
 }
 

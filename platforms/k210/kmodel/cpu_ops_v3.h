@@ -15,7 +15,11 @@ namespace npu::k210 {
 // kpu_model_shape_t: width, height, channels (CHW data).
 struct V3Shape {
     uint32_t width = 0, height = 0, channels = 0;
-    uint64_t elements() const { return uint64_t{width} * height * channels; }
+    // Saturates at UINT64_MAX (three dimensions of up to 2^24 overflow 64 bits).
+    uint64_t elements() const {
+        const uint64_t plane = uint64_t{width} * height;  // < 2^48
+        return channels != 0 && plane > UINT64_MAX / channels ? UINT64_MAX : plane * channels;
+    }
 };
 
 // QUANTIZED_ADD {flags, in_a, in_b, out, count, in_a_offset, in_a_mul, in_a_shift, in_b_offset,

@@ -13,12 +13,24 @@ namespace {
 
 constexpr uint32_t kMaxLayers = 65536;
 
+// The 12 words of a KPU layer. The two fields the feature-map layout divides by (maps per
+// 64-byte line) are checked here, before anything lays out a map with them.
 kpu::LayerArgs read_args(sim::ByteReader& r) {
+    const size_t at = r.pos();
     kpu::Words w;
     for (uint64_t& x : w) {
         x = r.u64("kpu_layer_argument_t");
     }
-    return kpu::decode(w);
+    const kpu::LayerArgs a = kpu::decode(w);
+    for (const auto& [name, v] :
+         {std::pair{"coef_group", a.coef_group}, {"wb_group", a.wb_group}}) {
+        if (v != 1 && v != 2 && v != 4) {
+            r.fail(at, "kpu_layer_argument_t",
+                   fmt::format("{} is {}, expected 1, 2 or 4 (feature maps per 64-byte line)", name,
+                               v));
+        }
+    }
+    return a;
 }
 
 // Locates and checks the tables of one conv layer (offsets already known).

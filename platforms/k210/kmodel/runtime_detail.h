@@ -45,6 +45,10 @@ uint64_t window_outputs(const Kmodel& m, const KmodelLayer& l, const Window2d& w
 // written there, each range checked first.
 std::vector<float> read_floats(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem,
                                uint32_t address, uint64_t count, const char* what);
+// Before a v3 layer allocates `count` elements of `elem` bytes it will write to main memory:
+// they must fit the working buffer (counts in v3 bodies are the file's word).
+void check_main_count(const Kmodel& m, const KmodelLayer& l, uint64_t count, uint64_t elem,
+                      const char* what);
 void write_floats(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem, uint32_t address,
                   const std::vector<float>& v);
 std::vector<uint8_t> read_main_bytes(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem,

@@ -30,11 +30,18 @@ CpuLayerWork v3_dequantize(const Kmodel& m, const KmodelLayer& l, RuntimeMemory&
     return {d.count};
 }
 
+void check_main_count(const Kmodel& m, const KmodelLayer& l, uint64_t count, uint64_t elem,
+                      const char* what) {
+    if (count > m.main_mem_bytes / elem) {
+        fail(m, l,
+             fmt::format("the {}: {} {} do not fit the {}-byte working buffer", what, count,
+                         elem == 4 ? "floats" : "bytes", m.main_mem_bytes));
+    }
+}
+
 std::vector<float> read_floats(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem,
                                uint32_t address, uint64_t count, const char* what) {
-    if (count > (uint64_t{1} << 28)) {
-        fail(m, l, fmt::format("the {} count {} is too large", what, count));
-    }
+    check_main_count(m, l, count, 4, what);  // before anything is allocated
     check_range(m, l, {kMainMemory, kFloat32, address, static_cast<uint32_t>(count * 4)}, what);
     std::vector<float> v(count);
     mem.read(kMainMemory, address, v.data(), count * 4);
@@ -51,9 +58,7 @@ void write_floats(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem, uin
 
 std::vector<uint8_t> read_main_bytes(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem,
                                      uint32_t address, uint64_t count, const char* what) {
-    if (count > (uint64_t{1} << 30)) {
-        fail(m, l, fmt::format("the {} count {} is too large", what, count));
-    }
+    check_main_count(m, l, count, 1, what);  // before anything is allocated
     check_range(m, l, {kMainMemory, kUint8, address, static_cast<uint32_t>(count)}, what);
     std::vector<uint8_t> v(count);
     mem.read(kMainMemory, address, v.data(), count);
@@ -101,6 +106,7 @@ CpuLayerWork v3_global_average_pool(const Kmodel& m, const KmodelLayer& l, Runti
     r.u32("flags");
     const uint32_t in = r.u32("main_mem_in_address"), out = r.u32("main_mem_out_address");
     const uint32_t kernel = r.u32("kernel_size"), channels = r.u32("channels");
+    check_main_count(m, l, channels, 4, "output");
     const std::vector<float> x = read_floats(m, l, mem, in, uint64_t{kernel} * channels, "input");
     std::vector<float> y(channels);
     global_average_pool_v3(x.data(), channels, kernel, y.data());
@@ -182,6 +188,7 @@ CpuLayerWork v3_upload(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem
         fail(m, l, fmt::format("{}x{}x{} (c x h x w) is not a KPU feature map (1..4096)", c, h, w));
     }
     const uint64_t bytes = uint64_t{c} * h * w;
+    check_main_count(m, l, bytes, 1, "input");
     check_range(m, l, {kMainMemory, kUint8, in, static_cast<uint32_t>(bytes)}, "input");
     const uint64_t lines =
         kpu::fmap_lines(static_cast<int>(c), static_cast<int>(w), static_cast<int>(h));
@@ -202,6 +209,7 @@ CpuLayerWork v3_average_pool(const Kmodel& m, const KmodelLayer& l, RuntimeMemor
     sim::ByteReader r = body_reader(m, l, "AVERAGE_POOL2D body");
     const V3Pool p = read_v3_pool(r, true);
     check_v3_pool(m, l, p);
+    check_main_count(m, l, p.out_shape.elements(), 4, "output");
     const std::vector<float> x =
         read_floats(m, l, mem, p.in_address, p.in_shape.elements(), "input");
     std::vector<float> y(p.out_shape.elements());
@@ -254,7 +262,7 @@ CpuLayerWork resize_v3(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem
     p.out_w = static_cast<int32_t>(z.out_width);
     p.mode = ResizeMode::nearest;
     const uint64_t n_out = uint64_t{s.channels} * z.out_height * z.out_width;
-    check_work(m, l, n_out, 1);
+    check_main_count(m, l, n_out, elem, "output");
     if (s.elements() == 0) {
         fail(m, l, fmt::format("in_shape {}x{}x{} is empty", s.width, s.height, s.channels));
     }

@@ -27,6 +27,7 @@ CpuLayerWork v3_quantized_max_pool(const Kmodel& m, const KmodelLayer& l, Runtim
     sim::ByteReader r = body_reader(m, l, "QUANTIZED_MAX_POOL2D body");
     const V3Pool p = read_v3_pool(r, false);
     check_v3_pool(m, l, p);
+    check_main_count(m, l, p.out_shape.elements(), 1, "output");
     const std::vector<uint8_t> x =
         read_main_bytes(m, l, mem, p.in_address, p.in_shape.elements(), "input");
     std::vector<uint8_t> y(p.out_shape.elements());

@@ -12,6 +12,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "models/k210_kpu/kpu_layer_args.h"
+#include "platforms/k210/kmodel/demo_model.h"
+#include "platforms/k210/kmodel/kmodel.h"
 #include "sim/core/image.h"
 #include "sim/core/npy.h"
 #include "sim/onnx/onnx_import.h"
@@ -184,6 +187,54 @@ TEST_F(Cli, RegressAKmodelWithoutItsCompileReport) {
     EXPECT_NE(slurp(dir / "m" / "junit.xml")
                   .find("<testsuite name=\"npusim.regress\" tests=\"3\" failures=\"0\">"),
               std::string::npos);
+}
+
+// Two malformed kmodels an independent fuzzing campaign found (rebuilt here from the bundled
+// demo with our writer): a first K210_CONV whose coef_group is 0 (the layout divides by it) and
+// a layer relabelled GLOBAL_AVERAGE_POOL2D whose body declares ~10^9 channels (a 4 GB output).
+// Each is one clear error, exit 2, from info, a functional run and a timed run, and a run that
+// fails leaves no --out directory behind.
+TEST_F(Cli, MalformedKmodelsAreOneClearErrorEverywhere) {
+    std::vector<uint8_t> demo = npu::k210::build_demo_model().kmodel;
+    const npu::k210::Kmodel m = npu::k210::parse_kmodel(demo, "demo");
+    std::vector<uint8_t> bad_group = demo;
+    npu::kpu::LayerArgs a = m.convs.at(0).args;
+    a.coef_group = 0;
+    const npu::kpu::Words w = npu::kpu::encode(a);
+    for (size_t i = 0; i < w.size(); ++i) {
+        for (size_t b = 0; b < 8; ++b) {
+            bad_group[m.convs[0].args_offset + 8 * i + b] = static_cast<uint8_t>(w[i] >> (8 * b));
+        }
+    }
+    std::vector<uint8_t> bad_gap = demo;
+    bad_gap[44 + 2 * 8] = 5;  // layer 2's type: DEQUANTIZE (12) -> GLOBAL_AVERAGE_POOL2D (5)
+    const auto put = [&](const char* name, const std::vector<uint8_t>& bytes) {
+        std::ofstream(dir / name, std::ios::binary)
+            .write(reinterpret_cast<const char*>(bytes.data()),
+                   static_cast<std::streamsize>(bytes.size()));
+        return (dir / name).string();
+    };
+    const std::string in = put("in.npy", npu::sim::encode_npy(npu::sim::test_scene(120, 160)));
+    const std::pair<std::string, std::string> cases[] = {
+        {put("group.kmodel", bad_group),
+         "at byte 0x70 (kpu_layer_argument_t): coef_group is 0, expected 1, 2 or 4 (feature maps "
+         "per 64-byte line)"},
+        {put("gap.kmodel", bad_gap),
+         "GLOBAL_AVERAGE_POOL2D at byte 0x690: the output: 998277249 floats do not fit the "
+         "218880-byte working buffer"}};
+    for (const auto& [file, why] : cases) {
+        const fs::path out = dir / "never";
+        for (const std::string& args :
+             {"info --model " + file,
+              "run --functional --model " + file + " --input " + in + " --out " + out.string(),
+              "run --model " + file + " --input " + in + " --out " + out.string()}) {
+            const Result r = run(args);
+            EXPECT_EQ(r.rc, 2) << args << r.err;
+            EXPECT_NE(r.err.find(why), std::string::npos) << args << "\n" << r.err;
+            EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+            EXPECT_FALSE(fs::exists(out)) << args;
+        }
+    }
 }
 
 TEST_F(Cli, CompileThenRegressTheDigitsModel) {
