@@ -99,6 +99,22 @@ public:
 // when the output lives there). Checks the layer first (check_kpu_conv).
 void run_kpu_conv(const Kmodel& m, const KpuConvLayer& c, RuntimeMemory& mem, KpuPort& kpu);
 
+// No CPU node may compute more than this many multiply-accumulates or window taps: a hostile
+// body cannot keep the host busy for hours (a real K210 layer of 2^32 MACs runs minutes). A
+// fuzzer lowers it for its thread while a ScopedCpuWorkLimit lives.
+constexpr uint64_t kDefaultCpuWorkLimit = uint64_t{1} << 32;
+uint64_t cpu_work_limit();
+class ScopedCpuWorkLimit {
+public:
+    explicit ScopedCpuWorkLimit(uint64_t limit);
+    ~ScopedCpuWorkLimit();
+    ScopedCpuWorkLimit(const ScopedCpuWorkLimit&) = delete;
+    ScopedCpuWorkLimit& operator=(const ScopedCpuWorkLimit&) = delete;
+
+private:
+    uint64_t m_before;
+};
+
 struct CpuLayerWork {
     uint64_t elements = 0;  // output elements computed (the CPU time model's unit)
     uint64_t macs = 0;      // multiply-accumulates (FULLY_CONNECTED, conv2d, matmul), costed

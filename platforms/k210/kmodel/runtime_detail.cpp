@@ -7,6 +7,29 @@
 
 namespace npu::k210::detail {
 
+thread_local uint64_t t_cpu_work_limit = kDefaultCpuWorkLimit;  // (cpu_work_limit)
+
+}  // namespace npu::k210::detail
+
+namespace npu::k210 {
+
+uint64_t cpu_work_limit() {
+    return detail::t_cpu_work_limit;
+}
+
+ScopedCpuWorkLimit::ScopedCpuWorkLimit(uint64_t limit)
+    : m_before(detail::t_cpu_work_limit) {
+    detail::t_cpu_work_limit = limit;
+}
+
+ScopedCpuWorkLimit::~ScopedCpuWorkLimit() {
+    detail::t_cpu_work_limit = m_before;
+}
+
+}  // namespace npu::k210
+
+namespace npu::k210::detail {
+
 const char* memory_name(uint32_t t) {
     static const char* const kNames[] = {"const", "main", "kpu"};
     return t < 3 ? kNames[t] : "?";
@@ -66,11 +89,12 @@ void write_floats(RuntimeMemory& mem, const MemoryRange& r, const std::vector<fl
 }
 
 void check_work(const Kmodel& m, const KmodelLayer& l, uint64_t outputs, uint64_t per_output) {
-    if (per_output != 0 && outputs > kMaxCpuWork / per_output) {
+    const uint64_t limit = cpu_work_limit();
+    if (per_output != 0 && outputs > limit / per_output) {
         fail(m, l,
              fmt::format("{} outputs of {} taps each exceed the {} operations a CPU node may "
                          "take",
-                         outputs, per_output, kMaxCpuWork));
+                         outputs, per_output, limit));
     }
 }
 

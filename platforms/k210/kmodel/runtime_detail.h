@@ -14,10 +14,6 @@
 
 namespace npu::k210::detail {
 
-// No float node may compute more than this many multiply-accumulates or window taps: a hostile
-// body cannot keep the host busy for hours (a real K210 layer of 2^32 MACs runs minutes).
-constexpr uint64_t kMaxCpuWork = uint64_t{1} << 32;
-
 const char* memory_name(uint32_t t);
 uint64_t memory_size(const Kmodel& m, uint32_t t);
 size_t elem_size(uint32_t datatype);
