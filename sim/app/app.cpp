@@ -152,6 +152,30 @@ CLI::App* add_compile(CLI::App& app, CompileOptions& compile_opts) {
     return compile;
 }
 
+// regress on a kmodel without a compile report: how the ONNX input is made from its input.
+void add_regress_preprocessing(CLI::App& regress, RegressOptions& regress_opts) {
+    regress
+        .add_option("--preprocess", regress_opts.preprocess,
+                    "YAML: preprocess {mean, std, scale, channel_order, layout} and match "
+                    "[{layer, onnx, scale, zero_point}] (kmodel layers to ONNX tensors)")
+        ->check(CLI::ExistingFile);
+    regress
+        .add_option("--mean", regress_opts.mean,
+                    "ONNX input = (raw · scale − mean) / std: "
+                    "per channel, comma-separated")
+        ->delimiter(',');
+    regress.add_option("--std", regress_opts.std, "Per channel, comma-separated")->delimiter(',');
+    regress.add_option("--scale", regress_opts.scale,
+                       "Applied to the raw input first (e.g. "
+                       "0.00392156862745098 for 1/255)");
+    regress
+        .add_option("--channel-order", regress_opts.channel_order,
+                    "rgb (the kmodel's order) or bgr (reversed for the ONNX model)")
+        ->check(CLI::IsMember({"rgb", "bgr"}));
+    regress.add_option("--layout", regress_opts.layout, "The ONNX input's layout: nchw or nhwc")
+        ->check(CLI::IsMember({"nchw", "nhwc"}));
+}
+
 CLI::App* add_regress(CLI::App& app, RegressOptions& regress_opts) {
     CLI::App* regress = app.add_subcommand(
         "regress",
@@ -171,26 +195,7 @@ CLI::App* add_regress(CLI::App& app, RegressOptions& regress_opts) {
                      "Its compile report (default: <model>.json; without one, the kmodel is "
                      "compared by its outputs, with the preprocessing given)")
         ->check(CLI::ExistingFile);
-    regress
-        ->add_option("--preprocess", regress_opts.preprocess,
-                     "YAML: preprocess {mean, std, scale, channel_order, layout} and match "
-                     "[{layer, onnx, scale, zero_point}] (kmodel layers to ONNX tensors)")
-        ->check(CLI::ExistingFile);
-    regress
-        ->add_option("--mean", regress_opts.mean,
-                     "ONNX input = (raw · scale − mean) / std: "
-                     "per channel, comma-separated")
-        ->delimiter(',');
-    regress->add_option("--std", regress_opts.std, "Per channel, comma-separated")->delimiter(',');
-    regress->add_option("--scale", regress_opts.scale,
-                        "Applied to the raw input first (e.g. "
-                        "0.00392156862745098 for 1/255)");
-    regress
-        ->add_option("--channel-order", regress_opts.channel_order,
-                     "rgb (the kmodel's order) or bgr (reversed for the ONNX model)")
-        ->check(CLI::IsMember({"rgb", "bgr"}));
-    regress->add_option("--layout", regress_opts.layout, "The ONNX input's layout: nchw or nhwc")
-        ->check(CLI::IsMember({"nchw", "nhwc"}));
+    add_regress_preprocessing(*regress, regress_opts);
     regress
         ->add_option("--inputs", regress_opts.inputs,
                      "Samples: a .npy (one input or a batch) or a directory of them; images and "
