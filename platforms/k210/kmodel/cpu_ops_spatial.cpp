@@ -160,16 +160,18 @@ int64_t slice_count(const V4StridedSlice& p, size_t k) {
 void strided_slice(const uint8_t* in, size_t elem, const V4StridedSlice& p, uint8_t* out) {
     const Shape4& s = p.in_shape;
     Shape4 i{};
-    const auto n = [&](size_t k) {
-        return slice_count(p, k);
-    };
-    for (int64_t a = 0; a < n(0); ++a) {
+    const int64_t n[4] = {slice_count(p, 0), slice_count(p, 1), slice_count(p, 2),
+                          slice_count(p, 3)};
+    if (n[0] == 0 || n[1] == 0 || n[2] == 0 || n[3] == 0) {
+        return;  // an empty slice (the other dimensions may span 2^32 indices each)
+    }
+    for (int64_t a = 0; a < n[0]; ++a) {
         i[0] = static_cast<int32_t>(p.begin[0] + a * p.strides[0]);
-        for (int64_t b = 0; b < n(1); ++b) {
+        for (int64_t b = 0; b < n[1]; ++b) {
             i[1] = static_cast<int32_t>(p.begin[1] + b * p.strides[1]);
-            for (int64_t c = 0; c < n(2); ++c) {
+            for (int64_t c = 0; c < n[2]; ++c) {
                 i[2] = static_cast<int32_t>(p.begin[2] + c * p.strides[2]);
-                for (int64_t d = 0; d < n(3); ++d) {
+                for (int64_t d = 0; d < n[3]; ++d) {
                     i[3] = static_cast<int32_t>(p.begin[3] + d * p.strides[3]);
                     const uint8_t* src = in + offset4(s, i) * elem;
                     out = std::copy(src, src + elem, out);

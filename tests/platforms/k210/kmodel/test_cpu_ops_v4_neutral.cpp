@@ -212,6 +212,21 @@ TEST(V4Neutral, StridedSliceWalksBothDirections) {
     EXPECT_EQ(mem.get<uint8_t>(kMain, 32, 4), (std::vector<uint8_t>{7, 5, 15, 13}));
 }
 
+// Found by fuzz_k210_run (a 30 s timeout): one dimension visiting nothing while the others span
+// 2^32 indices each. The slice is empty; nothing is read or written, at once.
+TEST(V4Neutral, StridedSliceWithAnEmptyDimensionDoesNothing) {
+    Body b;
+    b.range(kMain, kU8, 0, 16).range(kMain, kU8, 32, 4);
+    b.shape(1, 1, 4, 4)
+        .shape(INT32_MIN, INT32_MIN, INT32_MIN, 2)
+        .shape(INT32_MAX, INT32_MAX, INT32_MAX, 2);
+    b.shape(1, 1, 1, 1).i32(0).i32(0).i32(0).i32(0).i32(0);
+    MapMemory mem;
+    mem.mem[kMain][32] = 7;
+    EXPECT_EQ(k210::run_cpu_layer(one_node_model(0x0D, b), 0, mem).elements, 0u);
+    EXPECT_EQ(mem.mem[kMain][32], 7);
+}
+
 TEST(V4Neutral, StridedSliceOutsideTheInputIsAClearError) {
     Body b;
     b.range(kMain, kU8, 0, 16).range(kMain, kU8, 32, 4);
