@@ -113,7 +113,9 @@ private:
     void start();
     CompiledLayer& add_layer(const std::string& nodes, const std::string& target,
                              const std::string& kind);
-    uint64_t cpu_cycles(uint64_t elements, uint64_t macs) const;
+    // A CPU layer's estimate, as the timed driver charges it (CpuModel): dispatch + work of
+    // kmodel op `op` (its type name; "" for the generic cost per element).
+    uint64_t cpu_cycles(uint64_t elements, uint64_t macs, const std::string& op = "") const;
     // A computed tensor, or an error naming the node that wants it.
     Where& tensor(const onnx::Node& n, size_t input);
     // Tensor `t` as float32 in the working buffer (dense NCHW).

@@ -133,11 +133,9 @@ CompiledLayer& Lowering::add_layer(const std::string& nodes, const std::string& 
     return m_out.layers.back();
 }
 
-uint64_t Lowering::cpu_cycles(uint64_t elements, uint64_t macs) const {
+uint64_t Lowering::cpu_cycles(uint64_t elements, uint64_t macs, const std::string& op) const {
     const CpuModel c;
-    return c.layer_dispatch_cycles +
-           static_cast<uint64_t>(std::ceil(c.cycles_per_element * static_cast<double>(elements) +
-                                           c.cycles_per_mac * static_cast<double>(macs)));
+    return c.layer_dispatch_cycles + c.layer_work_cycles(op, elements, macs);
 }
 
 // A computed tensor, or an error naming the node that wants it.
@@ -170,7 +168,7 @@ Lowering::Where& Lowering::to_f32(const std::string& t, const std::string& why) 
     l.why_cpu = why;
     l.in_shape = l.out_shape = w.shape;
     l.in_q = w.q;
-    l.est_cycles = cpu_cycles(n, 0);
+    l.est_cycles = cpu_cycles(n, 0, l.kind);
     l.onnx_output = t;
     l.out_float = true, l.out_address = out, l.lsb = w.q;
     w.f32 = out;
@@ -188,6 +186,14 @@ Lowering::Where& Lowering::to_main_u8(const std::string& t) {
         conv.main_mem_out = true;
         conv.main_mem_out_address = alloc_main(static_cast<uint64_t>(numel(w.shape)));
         w.u8 = conv.main_mem_out_address;
+        if (m_v4) {  // nncase v0.2 reads the output back with the CPU (CpuModel::readback_cycles)
+            for (CompiledLayer& l : m_out.layers) {
+                if (l.kmodel_layer == w.conv) {
+                    l.est_cycles +=
+                        CpuModel{}.readback_cycles(static_cast<uint64_t>(numel(w.shape)));
+                }
+            }
+        }
         return w;
     }
     if (!w.f32) {

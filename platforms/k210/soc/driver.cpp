@@ -267,9 +267,7 @@ void K210Driver::kpu_layer(kpu::LayerArgs a, bool dma_to_main, uint64_t dma_dst_
 
 void K210Driver::cpu_layer(size_t index, RuntimeMemory& mem) {
     const CpuLayerWork w = run_cpu_layer(*m_model, index, mem, m_p.config().cpu.fused_multiply_add);
-    const CpuModel& c = m_p.config().cpu;
-    cpu(static_cast<uint64_t>(std::ceil(c.cycles_per_element * static_cast<double>(w.elements) +
-                                        c.cycles_per_mac * static_cast<double>(w.macs))));
+    cpu(m_p.config().cpu.layer_work_cycles(m_model->layers[index].type_name, w.elements, w.macs));
 }
 
 // The model's layers in order, as kpu_run_kmodel (v3) and nncase's interpreter (v4) step
@@ -286,7 +284,11 @@ void K210Driver::run_layers() {
         const KmodelLayer& l = m_model->layers[i];
         begin_layer(i, l.type_name);
         if (is_kpu_layer(m_model->version, l.type)) {
-            run_kpu_conv(*m_model, m_model->convs.at(conv++), mem, *m_kpu);
+            const KpuConvLayer& c = m_model->convs.at(conv++);
+            run_kpu_conv(*m_model, c, mem, *m_kpu);
+            if (m_model->version == 4 && c.main_mem_out) {  // nncase's kpu_download by the CPU
+                cpu(m_p.config().cpu.readback_cycles(c.main_mem_out_size));
+            }
         } else {
             cpu_layer(i, mem);
         }

@@ -26,6 +26,13 @@ K210Config read_k210_config(const sim::ConfigNode& p) {
         c.cpu.cycles_per_element =
             cpu->get<double>("cycles_per_element", c.cpu.cycles_per_element, 0.0, 1e6);
         c.cpu.cycles_per_mac = cpu->get<double>("cycles_per_mac", c.cpu.cycles_per_mac, 0.0, 1e6);
+        c.cpu.kpu_readback_cycles_per_byte = cpu->get<double>(
+            "kpu_readback_cycles_per_byte", c.cpu.kpu_readback_cycles_per_byte, 0.0, 1e6);
+        if (const auto per_op = cpu->optional_child("op_cycles_per_element")) {
+            for (auto& [name, per] : c.cpu.op_cycles_per_element) {
+                per = per_op->get<double>(name, per, 0.0, 1e6);
+            }
+        }
         c.cpu.interrupt_cycles =
             cpu->get<uint64_t>("interrupt_cycles", c.cpu.interrupt_cycles, 0u, 1u << 30);
         c.cpu.layer_dispatch_cycles =
