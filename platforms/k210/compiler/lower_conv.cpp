@@ -145,8 +145,22 @@ void Lowering::kpu_conv_layer(const onnx::Node& n, const Where& x, const Fused& 
               w = static_cast<int>(in_shape[3]);
     const int m = static_cast<int>(wv.shape[0]), k = static_cast<int>(wv.shape[2]);
     const bool depthwise = n.get_int("group", 1) != 1;
+    for (const std::vector<float>* v : {&f.weights, &f.bias}) {
+        const auto bad =
+            std::find_if(v->begin(), v->end(), [](float e) { return !std::isfinite(e); });
+        if (bad != v->end()) {
+            fail(n, fmt::format("its {} (BatchNormalization folded in) hold {} at {}: the KPU "
+                                "quantizes finite values only",
+                                v == &f.weights ? "weights" : "biases", *bad, bad - v->begin()));
+        }
+    }
     const QuantParams out_q = qparams(act_out);
     const Range pre_range = m_ranges.at(f.pre);
+    if (!std::isfinite(pre_range.lo) || !std::isfinite(pre_range.hi)) {
+        fail(n, fmt::format("its output takes non-finite values on the calibration samples "
+                            "({} .. {})",
+                            pre_range.lo, pre_range.hi));
+    }
     const QuantizedConv q = quantize_conv(f.weights, f.bias, m, k, depthwise, x.q, out_q, f.act,
                                           pre_range.lo, pre_range.hi);
     kpu::LayerArgs args;

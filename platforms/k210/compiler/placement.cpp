@@ -65,6 +65,12 @@ QuantParams Lowering::qparams(const std::string& t) const {
     if (it == m_ranges.end() || !(it->second.hi >= it->second.lo)) {
         fail(fmt::format("tensor '{}' has no calibrated range", t));
     }
+    if (!std::isfinite(it->second.lo) || !std::isfinite(it->second.hi)) {
+        fail(
+            fmt::format("tensor '{}' takes non-finite values on the calibration samples ({} .. "
+                        "{}): it cannot be quantized",
+                        t, it->second.lo, it->second.hi));
+    }
     return quant_params_u8(it->second.lo, it->second.hi);
 }
 

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <random>
 
 #include <gtest/gtest.h>
@@ -481,6 +482,16 @@ TEST(K210Compiler, BadInputsAreOneExactError) {
         n.finish();
         EXPECT_EQ(compile_error(n, 0),
                   "m.onnx: the calibration set is empty (give at least one input sample)");
+    }
+    {
+        // Found by fuzz_onnx_compile (UBSan: NaN converted to uint8 while quantizing weights).
+        Net n({1, 3, 16, 16});
+        n.conv("c", 3, 4, 3);
+        n.g.initializers.at("c_w").f[5] = std::numeric_limits<float>::quiet_NaN();
+        n.finish();
+        EXPECT_EQ(compile_error(n),
+                  "m.onnx: Conv 'c': its weights (BatchNormalization folded in) hold nan at 5: "
+                  "the KPU quantizes finite values only");
     }
     {
         Net n({1, 3, 16, 16});
