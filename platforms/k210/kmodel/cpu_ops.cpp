@@ -473,7 +473,8 @@ void fully_connected_v3(const float* in, const float* weights, const float* bias
 void dequantize_v4(const uint8_t* q, size_t count, int32_t zero_point, float scale, float* out,
                    bool fma) {
     const float s = 1.0f / scale;
-    const float z = static_cast<float>(-zero_point) * s;
+    // -param.zero_point in 32 bits as RV64's negw computes it: −INT32_MIN wraps to INT32_MIN.
+    const float z = static_cast<float>(wrap(-int64_t{zero_point})) * s;
     for (size_t i = 0; i < count; ++i) {
         out[i] = mul_add(static_cast<float>(q[i]), s, z, fma);
     }

@@ -63,6 +63,16 @@ TEST(CpuOps, FusedMultiplyAddChangesWhatRoundsWhereTheChipFusesIt) {
     EXPECT_EQ(separate[0], 0);
 }
 
+// Found by fuzz_k210_run (UBSan: −INT32_MIN): riscv_dequantize's −zero_point is a 32-bit negw,
+// which leaves INT32_MIN as it is: q = 3, scale 1 gives 3 + (−2^31) = −2147483645, as a float
+// −2147483648 (the nearest float).
+TEST(CpuOps, DequantizeOfTheMostNegativeZeroPointWrapsAsRv64) {
+    const uint8_t q = 3;
+    float x = 0;
+    k210::dequantize_v4(&q, 1, std::numeric_limits<int32_t>::min(), 1.0f, &x);
+    EXPECT_EQ(x, -2147483648.0f);
+}
+
 TEST(CpuOps, DequantizeUsesTheInverseStep) {
     // v4: x = q * (1/scale) + (−zp/scale): q 10, zp 5, scale 2 -> 2.5; q 0 -> −2.5.
     const uint8_t q[] = {10, 0, 255};
