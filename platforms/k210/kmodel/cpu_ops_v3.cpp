@@ -38,6 +38,10 @@ int64_t mul64(int64_t a, int64_t b) {  // wrapping
     return static_cast<int64_t>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b));
 }
 
+int64_t add64(int64_t a, int64_t b) {  // wrapping
+    return static_cast<int64_t>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b));
+}
+
 }  // namespace
 
 V3QuantizedAdd read_v3_quantized_add(sim::ByteReader& r) {
@@ -74,12 +78,12 @@ int64_t kpu_carry_shift(int64_t value, uint32_t shift) {
 void quantized_add_v3(const uint8_t* a, const uint8_t* b, const V3QuantizedAdd& p, uint8_t* out) {
     const uint64_t n = p.aligned_count();
     for (uint64_t i = 0; i < n; ++i) {
-        const int64_t va = mul64(int64_t{a[i]} + p.a_offset, p.a_mul);
+        const int64_t va = mul64(int64_t{a[i]} + p.a_offset, p.a_mul);  // (in 64 bits: no overflow)
         const int64_t vb = mul64(int64_t{b[i]} + p.b_offset, p.b_mul);
-        int64_t v = p.a_shift == p.b_shift ? sra(va + vb, p.a_shift)
-                                           : sra(va, p.a_shift) + sra(vb, p.b_shift);
+        int64_t v = p.a_shift == p.b_shift ? sra(add64(va, vb), p.a_shift)
+                                           : add64(sra(va, p.a_shift), sra(vb, p.b_shift));
         v = kpu_carry_shift(mul64(v, p.out_mul), static_cast<uint32_t>(p.out_shift));
-        v += p.out_offset;
+        v = add64(v, p.out_offset);
         out[i] = static_cast<uint8_t>(std::clamp<int64_t>(v, 0, 255));
     }
 }
