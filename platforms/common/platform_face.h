@@ -48,6 +48,10 @@ struct RunReport {
     std::vector<OutputFile> files;
     std::vector<OutputFile> files_after;
     bool passed = true;  // false: the run found a problem (exit 1)
+    // A problem with the user's program or input met after a simulation ran: reported like a
+    // thrown sim::Error (one line, exit 2), but returned, because an exception unwinding the main
+    // stack after SystemC switched stacks confuses AddressSanitizer.
+    std::string error;
 };
 
 // `npusim estimate`: a file of layer configurations (sweeps, a network) to cost without moving

@@ -292,11 +292,10 @@ platform::RunReport run_timed(const K210Job& job, const platform::RunRequest& re
     sc_core::sc_start();
     RunResult r = driver.result();
     reshape_demo_outputs(job.demo, r.outputs);
-    if (!r.error.empty()) {
-        throw sim::Error(r.error);
-    }
-    if (!r.done) {
-        throw sim::Error("the driver did not finish (a layer never completed)");
+    if (!r.error.empty() || !r.done) {  // returned, not thrown (RunReport::error)
+        rep.error =
+            r.error.empty() ? "the driver did not finish (a layer never completed)" : r.error;
+        return rep;
     }
     const std::vector<Row> rows = rows_of(r, soc.kpu);
     uint64_t macs = 0, kpu_cycles = 0;

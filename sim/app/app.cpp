@@ -19,11 +19,11 @@ const char* version() {
     return sim::npusim_version();
 }
 
-namespace {
-
 void error_line(const std::string& what) {
     std::fprintf(stderr, "npusim: error: %s\n", what.c_str());
 }
+
+namespace {
 
 CLI::App* add_run(CLI::App& app, RunOptions& run_opts) {
     CLI::App* run = app.add_subcommand(

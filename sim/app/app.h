@@ -85,6 +85,9 @@ struct RegressOptions {
     std::string channel_order, layout;
 };
 
+// "npusim: error: <what>" on stderr: the one line of a user's mistake (exit kExitUsage).
+void error_line(const std::string& what);
+
 int cmd_run(const RunOptions& opts);
 int cmd_compile(const CompileOptions& opts);
 int cmd_regress(const RegressOptions& opts);

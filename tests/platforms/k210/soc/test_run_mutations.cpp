@@ -38,26 +38,31 @@ TEST_F(RunMutations, EveryMutantRunsOrFailsCleanlyAndTimedEqualsFunctional) {
     const std::vector<std::vector<uint8_t>> seeds = {chain::v4_chain(), chain::v3_chain(),
                                                      k210::build_demo_model().kmodel};
     std::mt19937 rng(22);
-    size_t ran = 0, timed = 0, total = 0;
+    size_t ran = 0, total = 0;
+    // Every mutant functionally first; the timed runs after (an exception unwinding this stack
+    // once SystemC has switched stacks would confuse AddressSanitizer: docs/testing.md).
+    std::vector<std::pair<std::vector<uint8_t>, k210::FunctionalResult>> runnable;
     for (const std::vector<uint8_t>& seed : seeds) {
         for (int i = 0; i < 400; ++i, ++total) {
-            const std::vector<uint8_t> bytes = mutate(seed, rng);
+            std::vector<uint8_t> bytes = mutate(seed, rng);
             k210::FunctionalResult f;
             if (!fuzz::k210_run(bytes.data(), bytes.size(), &f)) {
                 continue;
             }
             ++ran;
-            if (timed >= 3 * seeds.size()) {
-                continue;
+            if (runnable.size() < 9 && (runnable.empty() || i % 40 == 0)) {
+                runnable.emplace_back(std::move(bytes), std::move(f));
             }
-            ++timed;
-            const k210::Kmodel m = k210::parse_kmodel(bytes, "mutant.kmodel");
-            const k210::ScopedCpuWorkLimit limit(fuzz::kRunCpuWork);
-            const Inference t =
-                infer(m, sim::Tensor(k210::model_input_dtype(m), k210::model_input_shape(m)));
-            ASSERT_TRUE(t.result.done) << "mutant " << total << ": " << t.result.error;
-            EXPECT_TRUE(t.result.outputs == f.outputs) << "mutant " << total;
         }
+    }
+    const size_t timed = runnable.size();
+    for (const auto& [bytes, f] : runnable) {
+        const k210::Kmodel m = k210::parse_kmodel(bytes, "mutant.kmodel");
+        const k210::ScopedCpuWorkLimit limit(fuzz::kRunCpuWork);
+        const Inference t =
+            infer(m, sim::Tensor(k210::model_input_dtype(m), k210::model_input_shape(m)));
+        ASSERT_TRUE(t.result.done) << t.result.error;
+        EXPECT_TRUE(t.result.outputs == f.outputs);
     }
     std::printf("%zu mutants: %zu ran, %zu of them also timed\n", total, ran, timed);
     EXPECT_GT(ran, total / 10);  // the mutations keep many models runnable
