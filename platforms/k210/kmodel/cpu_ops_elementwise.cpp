@@ -42,7 +42,7 @@ void reduce_f32(const float* in, const V4Reduce& p, std::vector<float>& out) {
     std::fill(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(shape_elements(os)),
               p.init_value);
     Shape4 i{}, o{};
-    for (i[0] = 0; i[0] < is[0]; ++i[0]) {
+    for (i[0] = 0; i[0] < is[0] && shape_elements(is) != 0; ++i[0]) {
         for (i[1] = 0; i[1] < is[1]; ++i[1]) {
             for (i[2] = 0; i[2] < is[2]; ++i[2]) {
                 for (i[3] = 0; i[3] < is[3]; ++i[3]) {

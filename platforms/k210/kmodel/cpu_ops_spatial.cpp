@@ -218,7 +218,7 @@ uint64_t conv2d_transpose_f32(const float* in, const V4Conv2dTranspose& p, float
     const int64_t g_ic = is[1] / p.groups, g_oc = os[1] / p.groups;
     const int64_t oplane = int64_t{os[2]} * os[3], fsize = int64_t{w.filter_h} * w.filter_w;
     uint64_t macs = 0;
-    for (int64_t n = 0; n < is[0]; ++n) {
+    for (int64_t n = 0; n < is[0] && shape_elements(is) != 0; ++n) {
         for (int64_t g = 0; g < p.groups; ++g) {
             float* out_g = out + (n * os[1] + g * g_oc) * oplane;
             const float* w_g = p.weights.data() + g * g_oc * g_ic * fsize;

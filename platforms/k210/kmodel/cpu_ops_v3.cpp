@@ -232,6 +232,9 @@ V3Flatten read_v3_flatten(sim::ByteReader& r) {
 }
 
 void flatten_v3(const float* in, const V3Shape& s, float* out) {
+    if (s.elements() == 0) {
+        return;  // (the other dimensions may still span 2^24 each: no empty loops)
+    }
     for (uint64_t y = 0; y < s.height; ++y) {
         for (uint64_t x = 0; x < s.width; ++x) {
             for (uint64_t c = 0; c < s.channels; ++c) {

@@ -107,7 +107,9 @@ CpuLayerWork v4_pad(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem, b
     need(m, l, p.out, "output", shape_elements(os) * elem);
     const std::vector<uint8_t> in = read_range(mem, p.in);
     std::vector<uint8_t> out(shape_elements(os) * elem);
-    pad(in.data(), elem, p.in_shape, p.paddings, p.pad_value, out.data());
+    if (!out.empty()) {  // an empty output: its other dimensions may span 2^24 each
+        pad(in.data(), elem, p.in_shape, p.paddings, p.pad_value, out.data());
+    }
     write_range(mem, p.out, out);
     return {shape_elements(os)};
 }
@@ -131,7 +133,9 @@ CpuLayerWork v4_transpose(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& 
     need(m, l, t.out, "output", n * elem);
     const std::vector<uint8_t> in = read_range(mem, t.in);
     std::vector<uint8_t> out(n * elem);
-    transpose(in.data(), elem, t.in_shape, t.perm, out.data());
+    if (n != 0) {  // an empty tensor: its other dimensions may span 2^24 each
+        transpose(in.data(), elem, t.in_shape, t.perm, out.data());
+    }
     write_range(mem, t.out, out);
     return {n};
 }
@@ -163,7 +167,9 @@ CpuLayerWork v4_quantized_binary(const Kmodel& m, const KmodelLayer& l, RuntimeM
     const std::vector<uint8_t> a = read_range(mem, q.a);
     const std::vector<uint8_t> b = read_range(mem, q.b);
     std::vector<uint8_t> out(shape_elements(q.out_shape));
-    quantized_binary(a.data(), b.data(), q, out.data());
+    if (!out.empty()) {  // an empty output: its other dimensions may span 2^24 each
+        quantized_binary(a.data(), b.data(), q, out.data());
+    }
     write_range(mem, q.out, out);
     return {out.size()};
 }
@@ -182,7 +188,9 @@ CpuLayerWork v4_binary(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem
     need(m, l, b.out, "output", no * 4);
     const std::vector<float> a = read_floats(mem, b.a, na), bb = read_floats(mem, b.b, nb);
     std::vector<float> out(static_cast<size_t>(no));
-    binary_f32(a.data(), bb.data(), b, out.data());
+    if (no != 0) {  // an empty output: its other dimensions may span 2^24 each
+        binary_f32(a.data(), bb.data(), b, out.data());
+    }
     write_floats(mem, b.out, out);
     return {no};
 }

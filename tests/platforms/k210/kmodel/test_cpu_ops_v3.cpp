@@ -157,6 +157,15 @@ TEST(V3Layers, TensorflowFlattenReordersChwToHwc) {
     EXPECT_EQ(l.mem.get<float>(kMain, 16, 4), (std::vector<float>{1, 3, 2, 4}));
 }
 
+// Found by fuzz_k210_run (a 26 s timeout): a shape with no elements whose other dimensions are
+// 2^24 each. Nothing to reorder: done at once.
+TEST(V3Layers, FlattenOfAnEmptyShapeIsInstant) {
+    Body b;
+    b.u32(0).u32(0).u32(16).u32(1u << 24).u32(1u << 24).u32(0);
+    Layer l(20, b);
+    EXPECT_EQ(l.run().elements, 0u);
+}
+
 Body resize_body(uint32_t out) {
     Body b;
     b.u32(0).u32(0).u32(out).u32(2).u32(2).u32(1).u32(4).u32(4).u32(0);
