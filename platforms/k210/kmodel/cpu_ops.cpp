@@ -320,17 +320,7 @@ V4Matmul read_v4_matmul(sim::ByteReader& r) {
     m.a = read_memory_range(r, "matmul input_a");
     m.b = read_memory_range(r, "matmul input_b");
     m.out = read_memory_range(r, "matmul output");
-    const size_t at = r.pos();
-    m.a_rows = r.i32("matmul a_rows");
-    m.a_cols = r.i32("matmul a_cols");
-    m.b_cols = r.i32("matmul b_cols");
-    for (int32_t d : {m.a_rows, m.a_cols, m.b_cols}) {
-        if (d < 0 || d > (1 << 24)) {
-            r.fail(at, "matmul a_rows, a_cols, b_cols",
-                   fmt::format("({}, {}, {}): expected each within 0..2^24", m.a_rows, m.a_cols,
-                               m.b_cols));
-        }
-    }
+    read_matmul_dims(r, "matmul", m.a_rows, m.a_cols, m.b_cols);
     m.act = read_value_range(r, "matmul fused_activation");
     m.bias = read_f32s(r, static_cast<uint64_t>(m.b_cols), "matmul bias");
     return m;

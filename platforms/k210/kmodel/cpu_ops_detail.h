@@ -24,6 +24,11 @@ Padding read_padding(sim::ByteReader& r, const char* what);
 int32_t read_positive(sim::ByteReader& r, const char* what);
 // `n` floats that must fit in what follows.
 std::vector<float> read_f32s(sim::ByteReader& r, uint64_t n, const char* what);
+// `n` bytes (u8 weights) that must fit in what follows.
+std::vector<uint8_t> read_u8s(sim::ByteReader& r, uint64_t n, const char* what);
+// A matmul's a_rows, a_cols, b_cols (each within 0..2^24), named "<op> a_rows, ...".
+void read_matmul_dims(sim::ByteReader& r, const char* op, int32_t& a_rows, int32_t& a_cols,
+                      int32_t& b_cols);
 // An enum field: 0..max, else "is v, expected 0..max (names)".
 uint32_t read_enum(sim::ByteReader& r, const char* what, uint32_t max, const char* names);
 // groups and out_channels of a grouped convolution over `in_channels`: groups ≥ 1 dividing

@@ -50,12 +50,7 @@ NhwcConv read_nhwc_conv(sim::ByteReader& r, bool depthwise, bool quantized) {
     c.output_mul = r.i32(field("output_mul").c_str());
     c.output_shift = r.i32(field("output_shift").c_str());
     c.output_offset = r.i32(field("output_offset").c_str());
-    if (n_w > r.remaining()) {
-        r.fail(r.pos(), field("weights").c_str(),
-               fmt::format("{} bytes do not fit in the {} that follow", n_w, r.remaining()));
-    }
-    const uint8_t* w = r.bytes(static_cast<size_t>(n_w), field("weights").c_str());
-    c.qweights.assign(w, w + n_w);
+    c.qweights = read_u8s(r, n_w, field("weights").c_str());
     c.qbias = read_i32s(r, static_cast<uint64_t>(c.out_channels), field("bias").c_str());
     return c;
 }

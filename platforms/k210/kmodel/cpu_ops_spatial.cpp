@@ -14,6 +14,37 @@
 
 namespace npu::k210 {
 
+namespace cpu_detail {
+
+std::vector<uint8_t> read_u8s(sim::ByteReader& r, uint64_t n, const char* what) {
+    if (n > r.remaining()) {
+        r.fail(r.pos(), what,
+               fmt::format("{} bytes do not fit in the {} that follow", n, r.remaining()));
+    }
+    const uint8_t* p = r.bytes(static_cast<size_t>(n), what);
+    return {p, p + n};
+}
+
+void read_matmul_dims(sim::ByteReader& r, const char* op, int32_t& a_rows, int32_t& a_cols,
+                      int32_t& b_cols) {
+    const size_t at = r.pos();
+    const auto field = [op](const char* f) {
+        return std::string(op) + " " + f;
+    };
+    a_rows = r.i32(field("a_rows").c_str());
+    a_cols = r.i32(field("a_cols").c_str());
+    b_cols = r.i32(field("b_cols").c_str());
+    for (int32_t d : {a_rows, a_cols, b_cols}) {
+        if (d < 0 || d > (1 << 24)) {
+            r.fail(
+                at, field("a_rows, a_cols, b_cols").c_str(),
+                fmt::format("({}, {}, {}): expected each within 0..2^24", a_rows, a_cols, b_cols));
+        }
+    }
+}
+
+}  // namespace cpu_detail
+
 using namespace cpu_detail;
 
 std::vector<int32_t> read_i32s(sim::ByteReader& r, uint64_t n, const char* what) {
@@ -277,12 +308,7 @@ V4QuantizedConv2d read_v4_quantized_conv2d(sim::ByteReader& r) {
     const uint64_t n =
         static_cast<uint64_t>(c.out_channels) * static_cast<uint64_t>(c.in_shape[1] / c.groups) *
         static_cast<uint64_t>(c.win.filter_h) * static_cast<uint64_t>(c.win.filter_w);
-    if (n > r.remaining()) {
-        r.fail(r.pos(), "quantized_conv2d weights",
-               fmt::format("{} bytes do not fit in the {} that follow", n, r.remaining()));
-    }
-    const uint8_t* w = r.bytes(static_cast<size_t>(n), "quantized_conv2d weights");
-    c.weights.assign(w, w + n);
+    c.weights = read_u8s(r, n, "quantized_conv2d weights");
     return c;
 }
 
@@ -339,17 +365,7 @@ V4QuantizedMatmul read_v4_quantized_matmul(sim::ByteReader& r) {
     m.a = read_memory_range(r, "quantized_matmul input_a");
     m.b = read_memory_range(r, "quantized_matmul input_b");
     m.out = read_memory_range(r, "quantized_matmul output");
-    const size_t at = r.pos();
-    m.a_rows = r.i32("quantized_matmul a_rows");
-    m.a_cols = r.i32("quantized_matmul a_cols");
-    m.b_cols = r.i32("quantized_matmul b_cols");
-    for (int32_t d : {m.a_rows, m.a_cols, m.b_cols}) {
-        if (d < 0 || d > (1 << 24)) {
-            r.fail(at, "quantized_matmul a_rows, a_cols, b_cols",
-                   fmt::format("({}, {}, {}): expected each within 0..2^24", m.a_rows, m.a_cols,
-                               m.b_cols));
-        }
-    }
+    read_matmul_dims(r, "quantized_matmul", m.a_rows, m.a_cols, m.b_cols);
     m.a_offset = r.i32("quantized_matmul input_a_offset");
     m.b_offset = r.i32("quantized_matmul input_b_offset");
     m.output_mul = r.i32("quantized_matmul output_mul");
