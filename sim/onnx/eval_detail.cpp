@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "sim/core/error.h"
+#include "sim/onnx/evaluator.h"
 
 namespace npu::onnx::detail {
 
@@ -49,7 +50,17 @@ size_t checked_numel(const Node& n, const Shape& s) {
         }
         count *= static_cast<size_t>(d);
     }
+    check_work(n, count, 1);  // every output element is at least one step
     return count;
+}
+
+void check_work(const Node& n, size_t outputs, uint64_t per_output) {
+    const uint64_t limit = work_limit();
+    if (per_output != 0 && outputs > limit / per_output) {
+        fail(n,
+             fmt::format("{} outputs of {} multiply-adds each exceed the work limit of {} per node",
+                         outputs, per_output, limit));
+    }
 }
 
 void need_count(const Node& n, const Value& v, size_t count, const std::string& what) {

@@ -34,6 +34,9 @@ constexpr size_t kMaxElements = size_t{1} << 27;
 // The element count of an output shape about to be allocated.
 size_t checked_numel(const Node& n, const Shape& s);
 
+// Fails when `outputs` elements of `per_output` multiply-adds or taps each exceed work_limit().
+void check_work(const Node& n, size_t outputs, uint64_t per_output);
+
 // Fails unless `v` holds `count` values.
 void need_count(const Node& n, const Value& v, size_t count, const std::string& what);
 

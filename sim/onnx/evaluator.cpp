@@ -329,4 +329,22 @@ std::map<std::string, Value> evaluate(const Graph& g, const std::map<std::string
     return result;
 }
 
+namespace {
+constexpr uint64_t kDefaultWorkLimit = uint64_t{1} << 36;
+thread_local uint64_t t_work_limit = kDefaultWorkLimit;
+}  // namespace
+
+uint64_t work_limit() {
+    return t_work_limit;
+}
+
+ScopedWorkLimit::ScopedWorkLimit(uint64_t limit)
+    : m_saved(t_work_limit) {
+    t_work_limit = limit;
+}
+
+ScopedWorkLimit::~ScopedWorkLimit() {
+    t_work_limit = m_saved;
+}
+
 }  // namespace npu::onnx

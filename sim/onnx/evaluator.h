@@ -26,4 +26,19 @@ struct EvalOptions {
 std::map<std::string, Value> evaluate(const Graph& g, const std::map<std::string, Value>& inputs,
                                       const EvalOptions& opts = {});
 
+// The most multiply-adds (or window taps) one node may take: 2^36 by default, about a minute of
+// the reference's loops, so a mistaken or hostile model gets an error naming the node instead of
+// running for hours. Fuzzers lower it for their thread while a ScopedWorkLimit lives.
+uint64_t work_limit();
+class ScopedWorkLimit {
+public:
+    explicit ScopedWorkLimit(uint64_t limit);
+    ~ScopedWorkLimit();
+    ScopedWorkLimit(const ScopedWorkLimit&) = delete;
+    ScopedWorkLimit& operator=(const ScopedWorkLimit&) = delete;
+
+private:
+    uint64_t m_saved;
+};
+
 }  // namespace npu::onnx

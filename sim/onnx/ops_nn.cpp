@@ -119,7 +119,11 @@ Outputs conv(const Ctx& c) {
         fail(c.n, fmt::format("bias has {} values for {} output channels", c.x(2).numel(), m));
     }
     const std::vector<float> bias = c.has(2) ? as_floats(c.x(2)) : std::vector<float>();
-    std::vector<float> y(checked_numel(c.n, {p.n, m, oh, ow}));
+    const size_t outs = checked_numel(c.n, {p.n, m, oh, ow});
+    check_work(c.n, outs,
+               static_cast<uint64_t>(p.c / g) * static_cast<uint64_t>(geo.kh) *
+                   static_cast<uint64_t>(geo.kw));
+    std::vector<float> y(outs);
     conv2d(geo, xf.data(), wf.data(), bias.empty() ? nullptr : bias.data(), y.data());
     Shape out{p.n, m};
     if (sr == 2) {
@@ -226,8 +230,11 @@ Outputs conv_transpose(const Ctx& c) {
     }
     const std::vector<float> bias =
         c.has(2) ? as_floats(c.x(2)) : std::vector<float>(static_cast<size_t>(d.m), 0.0f);
-    const std::vector<double> y = deconv_scatter(d, p, as_floats(x), as_floats(wv),
-                                                 checked_numel(c.n, {p.n, d.m, d.oh, d.ow}));
+    const size_t outs = checked_numel(c.n, {p.n, d.m, d.oh, d.ow});
+    check_work(c.n, x.numel(),
+               static_cast<uint64_t>(d.m / d.g) * static_cast<uint64_t>(d.kh) *
+                   static_cast<uint64_t>(d.kw));
+    const std::vector<double> y = deconv_scatter(d, p, as_floats(x), as_floats(wv), outs);
     std::vector<float> r(y.size());
     const auto plane = static_cast<size_t>(d.oh * d.ow);
     for (size_t k = 0; k < y.size(); ++k) {
@@ -312,7 +319,9 @@ Outputs pool(const Ctx& c, bool max) {
     const Planar p = planar(c.n, x.shape);
     const Pool2d w = pool_window(c, x.shape, max);
     const std::vector<float> xf = as_floats(x);
-    std::vector<float> y(checked_numel(c.n, {p.n, p.c, w.oh, w.ow}));
+    const size_t outs = checked_numel(c.n, {p.n, p.c, w.oh, w.ow});
+    check_work(c.n, outs, static_cast<uint64_t>(w.kh) * static_cast<uint64_t>(w.kw));
+    std::vector<float> y(outs);
     std::vector<int64_t> idx(y.size(), 0);
     for (int64_t b = 0; b < p.n; ++b) {
         for (int64_t ch = 0; ch < p.c; ++ch) {
@@ -446,7 +455,9 @@ Outputs gemm(const Ctx& c) {
                               shape_str(b.shape)));
     }
     const std::vector<float> af = as_floats(a), bf = as_floats(b);
-    std::vector<float> y(checked_numel(c.n, {m, n}));
+    const size_t outs = checked_numel(c.n, {m, n});
+    check_work(c.n, outs, static_cast<uint64_t>(k));
+    std::vector<float> y(outs);
     std::vector<size_t> co;
     std::vector<float> cf;
     if (c.has(2)) {
@@ -496,8 +507,9 @@ Outputs matmul(const Ctx& c) {
     const std::vector<size_t> oa = broadcast_offsets(Shape(as.begin(), as.end() - 2), batch),
                               ob = broadcast_offsets(Shape(bs.begin(), bs.end() - 2), batch);
     const std::vector<float> af = as_floats(c.x(0)), bf = as_floats(c.x(1));
-    std::vector<float> y(oa.size() * checked_numel(c.n, {m, n}));
-    checked_numel(c.n, {static_cast<int64_t>(oa.size()), m, n});
+    const size_t outs = checked_numel(c.n, {static_cast<int64_t>(oa.size()), m, n});
+    check_work(c.n, outs, static_cast<uint64_t>(k));
+    std::vector<float> y(outs);
     for (size_t bt = 0; bt < oa.size(); ++bt) {
         const float* pa = af.data() + oa[bt] * static_cast<size_t>(m * k);
         const float* pb = bf.data() + ob[bt] * static_cast<size_t>(k * n);

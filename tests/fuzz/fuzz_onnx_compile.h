@@ -1,7 +1,8 @@
 // The ONNX -> K210 path as a fuzz entry point: any bytes are imported as an ONNX model; one with a
 // single small static image input is calibrated on two constant samples, compiled for the K210
 // and the kmodel run functionally on a zero input. Any input gives a run or one sim::Error, never
-// a crash, hang or other exception. Used by libFuzzer (fuzz_onnx_compile.cpp); the normal suite's
+// a crash, hang or other exception; the reference evaluator's work per node is capped at 2^24
+// multiply-adds while calibrating. Used by libFuzzer (fuzz_onnx_compile.cpp); the normal suite's
 // seeded share is K210Compiler.MutatedModelsCompileOrFailCleanly.
 #pragma once
 
@@ -47,6 +48,7 @@ inline int onnx_compile_run(const uint8_t* data, size_t size) {
     k210::Kmodel km;
     try {
         const k210::ScopedCpuWorkLimit limit(uint64_t{1} << 22);
+        const onnx::ScopedWorkLimit eval_limit(uint64_t{1} << 24);
         km = k210::parse_kmodel(k210::compile_k210(g, o).kmodel, "fuzz.kmodel");
     } catch (const sim::Error&) {
         return 1;

@@ -44,6 +44,7 @@ inline int onnx_model(const uint8_t* data, size_t size) {
         inputs[in.name].onnx_type = in.onnx_type;
     }
     try {
+        const onnx::ScopedWorkLimit limit(uint64_t{1} << 24);
         onnx::evaluate(g, inputs);
     } catch (const sim::Error&) {
         return 1;

@@ -182,6 +182,66 @@ TEST(OnnxEvaluator, PadReflectBeyondTheAxisRepeatsLikeNumpy) {
     EXPECT_EQ(pad({7}, 2, 1), (std::vector<float>{7, 7, 7, 7}));
 }
 
+// A node's work is checked before it runs: MatMul of (64, 256) x (256, 64) is 64 * 64 outputs
+// of 256 multiply-adds = 2^20. Under a limit of 2^20 it runs (each output sums 256 ones = 256);
+// under 2^20 - 1 it is one error naming the node and the work. (fuzz_onnx_compile once spent 38 s
+// in a mutated model's convolution.)
+TEST(OnnxEvaluator, ANodeOverTheWorkLimitIsOneErrorBeforeItRuns) {
+    onnx::Graph g;
+    g.opset = 13;
+    g.inputs.push_back({"a", 1, {64, 256}});
+    g.initializers["b"] = onnx::Value::floats({256, 64}, std::vector<float>(256 * 64, 1.0f));
+    g.outputs.push_back({"y", 1, {}});
+    onnx::Node n;
+    n.name = "mm", n.op_type = "MatMul", n.inputs = {"a", "b"}, n.outputs = {"y"};
+    g.nodes.push_back(n);
+    const std::map<std::string, onnx::Value> in{
+        {"a", onnx::Value::floats({64, 256}, std::vector<float>(64 * 256, 1.0f))}};
+    EXPECT_EQ(onnx::work_limit(), uint64_t{1} << 36);
+    {
+        const onnx::ScopedWorkLimit limit(uint64_t{1} << 20);
+        EXPECT_EQ(onnx::evaluate(g, in).at("y").f, std::vector<float>(64 * 64, 256.0f));
+    }
+    {
+        const onnx::ScopedWorkLimit limit((uint64_t{1} << 20) - 1);
+        try {
+            onnx::evaluate(g, in);
+            ADD_FAILURE() << "no error";
+        } catch (const sim::Error& e) {
+            EXPECT_NE(std::string(e.what()).find("'mm'"), std::string::npos) << e.what();
+            EXPECT_NE(std::string(e.what()).find("4096 outputs of 256 multiply-adds"),
+                      std::string::npos)
+                << e.what();
+        }
+    }
+    EXPECT_EQ(onnx::work_limit(), uint64_t{1} << 36);
+}
+
+// Every output element counts as one step: a Pad of 1 element to 1 + 1023 + 0 = 1024 runs
+// under a limit of 1024 and is refused under 1023 (a mutated model once padded to 2^27
+// elements, 18 s under the fuzzer's instrumentation).
+TEST(OnnxEvaluator, OutputElementsCountAgainstTheWorkLimit) {
+    onnx::Graph g;
+    g.opset = 6;
+    g.inputs.push_back({"x", 1, {1}});
+    g.outputs.push_back({"y", 1, {}});
+    onnx::Node n;
+    n.name = "p", n.op_type = "Pad", n.inputs = {"x"}, n.outputs = {"y"};
+    n.attributes["pads"].kind = onnx::Attribute::Kind::is;
+    n.attributes["pads"].is = {1023, 0};
+    g.nodes.push_back(n);
+    const std::map<std::string, onnx::Value> in{{"x", onnx::Value::floats({1}, {5.0f})}};
+    {
+        const onnx::ScopedWorkLimit limit(1024);
+        const std::vector<float> y = onnx::evaluate(g, in).at("y").f;
+        ASSERT_EQ(y.size(), 1024u);
+        EXPECT_EQ(y[0], 0.0f);
+        EXPECT_EQ(y[1023], 5.0f);
+    }
+    const onnx::ScopedWorkLimit limit(1023);
+    EXPECT_THROW(onnx::evaluate(g, in), sim::Error);
+}
+
 }  // namespace
 }  // namespace npu::test
 
