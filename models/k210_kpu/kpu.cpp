@@ -268,6 +268,9 @@ void Kpu::finish_layer(LayerRecord& rec, const LayerResult& r) {
                                                                                     : "saturate36")
                               .c_str());
     }
+    count_layer(rec, r);
+    m_layers.push_back(rec);
+    m_qk.sync();  // the interrupt and the output words appear at the layer's end, not before
     if (a.send_data_out) {
         for (size_t i = 0; i < r.dense_output.size(); i += 8) {  // little-endian 64-bit words
             uint8_t word[8] = {};
@@ -276,11 +279,6 @@ void Kpu::finish_layer(LayerRecord& rec, const LayerResult& r) {
             m_out.push_back(boost::endian::load_little_u64(word));
         }
         m_output_bytes += r.dense_output.size();
-    }
-    count_layer(rec, r);
-    m_layers.push_back(rec);
-    m_qk.sync();  // the interrupt and the output words appear at the layer's end
-    if (a.send_data_out) {
         m_output_added.notify(sc_core::SC_ZERO_TIME);
     }
     if (a.int_en) {

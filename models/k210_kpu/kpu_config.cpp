@@ -38,6 +38,8 @@ KpuConfig read_kpu_config(const sim::ConfigNode& n) {
         n.get<uint64_t>("layer_overhead_cycles", c.timing.layer_overhead_cycles, 0u, 1u << 30);
     c.timing.cycles_per_lane_line =
         n.get<double>("cycles_per_lane_line", c.timing.cycles_per_lane_line, 0.01, 100.0);
+    c.timing.cycles_per_lane_line_8bit =
+        n.get<double>("cycles_per_lane_line_8bit", c.timing.cycles_per_lane_line_8bit, 0.01, 100.0);
     if (auto bus = n.optional_child("bus")) {
         c.timing.bus = sim::read_bus_config(*bus, c.timing.bus);
     }

@@ -87,8 +87,9 @@ LayerCost layer_cost(const LayerArgs& a, bool eight_bit, const KpuTiming& t) {
         to_kpu_cycles(sim::transfer_cost(t.bus, a.bwsx_base_addr, bn_bytes).cycles +
                           sim::transfer_cost(t.bus, a.active_addr, kActTableBytes).cycles,
                       t);
-    c.compute_cycles = static_cast<uint64_t>(
-        std::ceil(t.cycles_per_lane_line * static_cast<double>(c.lane_lines)));
+    const double per_line = eight_bit ? t.cycles_per_lane_line_8bit : t.cycles_per_lane_line;
+    c.compute_cycles =
+        static_cast<uint64_t>(std::ceil(per_line * static_cast<double>(c.lane_lines)));
     std::vector<uint64_t> fetch;
     uint64_t addr = a.para_start_addr;
     for (uint64_t bytes : weight_chunks(a, eight_bit)) {

@@ -1,7 +1,8 @@
 // K210 KPU layer timing: a pure, documented cycle model shared by the timed module and estimates.
 // Calibrated against the Sipeed measurements (../shared/reference/k210_kpu.md §5.2: 3x3 conv,
-// 128 -> 128 channels, 16-bit weights, KPU at 300 MHz, 10 image sizes); every term and the
-// calibration error are in docs/k210_kpu.md. Pure C++.
+// 128 -> 128 channels, 16-bit weights, KPU at 300 MHz, 10 image sizes) and nncase v0.2's board
+// profiles (../shared/reference/k210_board_timings.md §2: 8-bit layers at 400 MHz); every term
+// and the calibration error are in docs/k210_kpu.md. Pure C++.
 #pragma once
 
 #include <cstdint>
@@ -13,13 +14,17 @@
 namespace npu::kpu {
 
 struct KpuTiming {
-    uint64_t clock_hz = 400'000'000;            // KPU clock (PLL1 / (ai_gclk_threshold + 1))
-    uint64_t layer_overhead_cycles = 53'250;    // F: fixed per layer (fit)
-    double cycles_per_lane_line = 1.037;        // a: per output channel × input line (fit)
+    uint64_t clock_hz = 400'000'000;  // KPU clock (PLL1 / (ai_gclk_threshold + 1))
+    // Calibration: docs/k210_kpu.md "Calibration" (the Sipeed table and nncase#95's board
+    // profile, fitted together).
+    uint64_t layer_overhead_cycles = 38'000;  // F: fixed per layer (board floor, nncase#95/#96)
+    double cycles_per_lane_line = 1.084;      // a₁₆: per lane line, 16-bit weights (Sipeed fit)
+    double cycles_per_lane_line_8bit = 0.78;  // a₈: per lane line, 8-bit weights (nncase#95 fit)
     uint32_t one_by_one_channels_per_pass = 8;  // 1x1 layers: input line groups per pass
     // The KPU's parameter-fetch AXI master: 64-bit beats, 16-beat bursts (dma_burst_size 15),
-    // one cycle per burst; its cycles are converted to KPU cycles when the clocks differ.
-    sim::BusConfig bus{8, 16, 1, 4096, 400'000'000};
+    // 12 cycles of latency per burst (Sipeed fit: small 16-bit layers are fetch-bound); its
+    // cycles are converted to KPU cycles when the clocks differ.
+    sim::BusConfig bus{8, 16, 12, 4096, 400'000'000};
 };
 
 // The parts of one layer's time, in KPU cycles.
@@ -31,7 +36,7 @@ struct LayerCost {
     uint64_t fixed_cycles = 0;  // F
     uint64_t param_fetch_cycles = 0;
     uint64_t weight_fetch_cycles = 0;   // Σ over chunks, whether hidden or not
-    uint64_t compute_cycles = 0;        // ceil(a · lane_lines)
+    uint64_t compute_cycles = 0;        // ceil(a · lane_lines), a by weight width
     uint64_t exposed_fetch_cycles = 0;  // weight fetch not hidden behind compute
     uint64_t total_cycles = 0;          // F + param fetch + compute + exposed fetch
 

@@ -2,10 +2,11 @@
 // configs/aipp.yaml); one that reads gets a source image of its input format (the built-in
 // 320x240 scene, as `npusim aipp` without --input, or raw bytes of the size its `source:`
 // declares, up to 256x256), its parameters are checked as `npusim aipp` checks them, and the
-// load-image function runs into a tile. Any input gives a tile or one sim::Error, never a crash, hang or other exception. Tiles
-// over 2^22 elements are skipped. Used by libFuzzer (fuzz_aipp_run.cpp) and by the seeded
-// mutation test in the normal suite (tests/platforms/ascend/test_aipp_mutations.cpp), which also
-// runs the first mutants on the timed platform and compares.
+// load-image function runs into a tile. Any input gives a tile or one sim::Error, never a crash,
+// hang or other exception. Tiles over 2^22 elements are skipped. Used by libFuzzer
+// (fuzz_aipp_run.cpp) and by the seeded mutation test in the normal suite
+// (tests/platforms/ascend/test_aipp_mutations.cpp), which also runs the first mutants on the timed
+// platform and compares.
 #pragma once
 
 #include <cstddef>

@@ -1,8 +1,9 @@
 // libFuzzer target: the DL processor's whole path (fuzz_dlp_run.h) on both built-in platform
 // configs (single and int8). Seeds: configs/networks/*.yaml and the networks of
 // tests/platforms/dlp/test_dlp_mutations.cpp.
-#include "configs/embedded.h"
 #include "tests/fuzz/fuzz_dlp_run.h"
+
+#include "configs/embedded.h"
 
 namespace {
 

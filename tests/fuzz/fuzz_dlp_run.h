@@ -120,9 +120,9 @@ inline std::vector<std::vector<uint8_t>> dlp_execute(const dlp::Program& p,
             const dlp::LayerPlacement& pl = r.place;
             const uint8_t* x = at(adjust(pl.input_addr, f), pl.input_bytes);
             const uint8_t* x2 = at(adjust(pl.input2_addr, f), pl.input2_bytes);
-            const std::vector<uint8_t> y =
-                dlp::execute_layer(r, cfg, {x, x2, at(pl.weight_addr, pl.weight_bytes),
-                                            at(pl.bias_addr, pl.bias_bytes)});
+            const std::vector<uint8_t> y = dlp::execute_layer(
+                r, cfg,
+                {x, x2, at(pl.weight_addr, pl.weight_bytes), at(pl.bias_addr, pl.bias_bytes)});
             put(adjust(pl.output_addr, f), y);
         }
         // The result image (its frame slot is 64-byte aligned, the image may be shorter).

@@ -18,13 +18,16 @@ struct CpuModel {
     double cycles_per_mac = 3;      // per multiply-accumulate (load, load, fmadd), assumed
     // Per work unit for the layer types and opcodes measured on boards, by type name: v4
     // `dequantize` 2.19 (nncase#95: 9.357 ms for 1,228,800 elements at 400 MHz, less the 2.64 ms
-    // the bus model charges for its 1.2 MB read and 4.9 MB write).
-    std::map<std::string, double> op_cycles_per_element{{"dequantize", 2.19}};
+    // the bus model charges for its 1.2 MB read and 4.9 MB write); `kpu_upload` and v3
+    // `K210_UPLOAD` 0.234 (nncase#95: 329 us for the 230,400-byte input at 400 MHz, less the
+    // 0.19 ms of bus transfers and dispatch; the two runtimes copy rows with the same loop).
+    std::map<std::string, double> op_cycles_per_element{
+        {"dequantize", 2.19}, {"kpu_upload", 0.234}, {"K210_UPLOAD", 0.234}};
     // nncase v0.2 reads a KPU output bound for main memory back with the CPU through the AI
     // SRAM's uncached window (kpu_download): per byte, on top of the bus transfers (nncase#95:
-    // 26.563 ms for the last layer's 1,228,800 bytes, less the 1.31 ms the KPU and the bus model
+    // 26.563 ms for the last layer's 1,228,800 bytes, less the 1.23 ms the KPU and the bus model
     // take for that layer).
-    double kpu_readback_cycles_per_byte = 8.22;
+    double kpu_readback_cycles_per_byte = 8.244;
     uint64_t interrupt_cycles = 200;       // entering and leaving an interrupt handler, assumed
     uint64_t layer_dispatch_cycles = 500;  // per layer: decode the body, set up the next step
     // Values, not time: a·b + c in CPU layers is one fused fmadd.s, as GCC compiles the K210

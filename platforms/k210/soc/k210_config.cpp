@@ -1,5 +1,7 @@
 #include "platforms/k210/soc/k210_config.h"
 
+#include "platforms/k210/kmodel/kmodel_ops.h"
+
 namespace npu::k210 {
 
 K210Config read_k210_config(const sim::ConfigNode& p) {
@@ -28,9 +30,13 @@ K210Config read_k210_config(const sim::ConfigNode& p) {
         c.cpu.cycles_per_mac = cpu->get<double>("cycles_per_mac", c.cpu.cycles_per_mac, 0.0, 1e6);
         c.cpu.kpu_readback_cycles_per_byte = cpu->get<double>(
             "kpu_readback_cycles_per_byte", c.cpu.kpu_readback_cycles_per_byte, 0.0, 1e6);
+        // Any CPU op of the table, by its name (an unknown name is reported by finish()).
         if (const auto per_op = cpu->optional_child("op_cycles_per_element")) {
-            for (auto& [name, per] : c.cpu.op_cycles_per_element) {
-                per = per_op->get<double>(name, per, 0.0, 1e6);
+            for (const KmodelOp& op : kmodel_ops()) {
+                if (op.runs == OpRuns::cpu && per_op->has(op.name)) {
+                    c.cpu.op_cycles_per_element[op.name] =
+                        per_op->get<double>(op.name, 0.0, 0.0, 1e6);
+                }
             }
         }
         c.cpu.interrupt_cycles =

@@ -39,44 +39,57 @@ TEST(KpuCost, CalibrationAgainstSipeedTable) {
         const double err = (static_cast<double>(c.total_cycles) - static_cast<double>(m.cycles)) /
                            static_cast<double>(m.cycles);
         worst = std::max(worst, std::abs(err));
-        EXPECT_LE(std::abs(err), 0.05)
+        EXPECT_LE(std::abs(err), 0.055)
             << m.w << "x" << m.h << ": model " << c.total_cycles << " measured " << m.cycles;
     }
-    EXPECT_LT(worst, 0.049);  // docs/k210_kpu.md quotes the per-row errors; the worst is 4.8 %
+    EXPECT_LT(worst, 0.055);  // docs/k210_kpu.md quotes the per-row errors; the worst is 5.4 %
 }
 
 TEST(KpuCost, TermsByHand) {
     // 64x64, 128 -> 128, 16-bit: G = 1, R = 1: lane lines = 128 · 128 · 64 = 1,048,576;
-    // compute = ceil(1.037 · 1,048,576) = 1,087,374.
+    // compute = ceil(1.084 · 1,048,576) = ceil(1,136,656.38) = 1,136,657.
     KpuTiming t;
     const LayerArgs a = sipeed_layer(64, 64);
     const LayerCost c = layer_cost(a, false, t);
     EXPECT_EQ(c.lane_lines, 1'048'576u);
-    EXPECT_EQ(c.compute_cycles, 1'087'374u);
+    EXPECT_EQ(c.compute_cycles, 1'136'657u);
     EXPECT_EQ(c.macs, 128ull * 128 * 64 * 64 * 9);
-    // A chunk of 73,728 bytes at address 0: 9216 beats in 576 bursts -> 9216 + 576 = 9792 cycles.
-    EXPECT_EQ(c.weight_fetch_cycles, 4u * 9'792);
-    // Only chunk 0 is exposed: each later chunk hides behind 271,843+ compute cycles.
-    EXPECT_EQ(c.exposed_fetch_cycles, 9'792u);
-    // BN: 1024 bytes = 128 beats, 8 bursts -> 136; activation: 144 bytes = 18 beats, 2 bursts
-    // -> 20.
-    EXPECT_EQ(c.param_fetch_cycles, 156u);
-    EXPECT_EQ(c.total_cycles, 53'250u + 156 + 1'087'374 + 9'792);
-    // 603,979,776 MACs (the table's 603979 k) over 1,150,572 cycles × 576 multipliers = 91 %.
-    EXPECT_NEAR(c.utilization(), 603'979'776.0 / (1'150'572.0 * 576), 1e-12);
+    // A chunk of 73,728 bytes at address 0: 9216 beats in 576 bursts of 12 cycles' latency ->
+    // 9216 + 576 · 12 = 16,128 cycles.
+    EXPECT_EQ(c.weight_fetch_cycles, 4u * 16'128);
+    // Only chunk 0 is exposed: each later chunk hides behind 284,164+ compute cycles.
+    EXPECT_EQ(c.exposed_fetch_cycles, 16'128u);
+    // BN: 1024 bytes = 128 beats, 8 bursts -> 128 + 96 = 224; activation: 144 bytes = 18 beats,
+    // 2 bursts -> 18 + 24 = 42.
+    EXPECT_EQ(c.param_fetch_cycles, 266u);
+    EXPECT_EQ(c.total_cycles, 38'000u + 266 + 1'136'657 + 16'128);
+    // 603,979,776 MACs (the table's 603979 k) over 1,191,051 cycles × 576 multipliers = 88 %.
+    EXPECT_NEAR(c.utilization(), 603'979'776.0 / (1'191'051.0 * 576), 1e-12);
+}
+
+TEST(KpuCost, EightBitWeightsComputeAtTheirOwnRate) {
+    // nncase#95's first layer: 3 -> 16, 3x3, 320x240, 8-bit weights: G = 1, R = 5: lane lines =
+    // 16 · 3 · 240 · 5 = 57,600; compute = 0.78 · 57,600 = 44,928 (with 16-bit weights:
+    // ceil(1.084 · 57,600) = ceil(62,438.4) = 62,439).
+    KpuTiming t;
+    const LayerArgs a = build_layer({3, 240, 320, 16, 3, false, 0, true});
+    EXPECT_EQ(layer_cost(a, true, t).lane_lines, 57'600u);
+    EXPECT_EQ(layer_cost(a, true, t).compute_cycles, 44'928u);
+    EXPECT_EQ(layer_cost(a, false, t).compute_cycles, 62'439u);
 }
 
 TEST(KpuCost, SmallLayersAreFetchBound) {
-    // 4x4: compute 128 · 32 · 4 lines = 16,384 -> 16,991 cycles; each chunk computes 4247-4248
-    // cycles, less than a 9792-cycle fetch, so the fetches show: 9792 + 3 · (9792 - ~4248).
+    // 4x4: compute 128 · 32 · 4 lines = 16,384 -> ceil(1.084 · 16,384) = 17,761 cycles; each
+    // chunk computes 4440-4441 cycles, less than a 16,128-cycle fetch, so the fetches show:
+    // 16,128 + 3 · (16,128 - ~4440).
     KpuTiming t;
     const LayerCost c = layer_cost(sipeed_layer(4, 4), false, t);
-    EXPECT_EQ(c.compute_cycles, 16'991u);
+    EXPECT_EQ(c.compute_cycles, 17'761u);
     const std::vector<uint64_t> parts = chunk_compute(sipeed_layer(4, 4), c.compute_cycles);
     ASSERT_EQ(parts.size(), 4u);
-    EXPECT_EQ(parts[0] + parts[1] + parts[2] + parts[3], 16'991u);
+    EXPECT_EQ(parts[0] + parts[1] + parts[2] + parts[3], 17'761u);
     EXPECT_EQ(c.exposed_fetch_cycles,
-              9'792u + (9'792 - parts[0]) + (9'792 - parts[1]) + (9'792 - parts[2]));
+              16'128u + (16'128 - parts[0]) + (16'128 - parts[1]) + (16'128 - parts[2]));
 }
 
 TEST(KpuCost, DepthwiseAndOneByOneTerms) {

@@ -73,10 +73,9 @@ std::string read_text(const std::string& path) {
 
 // A number replaced by a boundary value, a byte changed, a few bytes deleted.
 std::string mutate(std::string s, std::mt19937& rng) {
-    static const char* const kValues[] = {"0",   "1",    "2",     "3",    "4",   "8",
-                                          "16",  "31",   "32",    "33",   "64",  "127",
-                                          "128", "255",  "256",   "-1",   "-128", "4095",
-                                          "65535", "1e9", "0.5",  "-0.0", "224", "320"};
+    static const char* const kValues[] = {
+        "0",   "1",   "2",   "3",  "4",    "8",    "16",    "31",  "32",  "33",   "64",  "127",
+        "128", "255", "256", "-1", "-128", "4095", "65535", "1e9", "0.5", "-0.0", "224", "320"};
     const int edits = 1 + static_cast<int>(rng() % 3);
     for (int i = 0; i < edits && !s.empty(); ++i) {
         const size_t pos = rng() % s.size();
@@ -86,8 +85,9 @@ std::string mutate(std::string s, std::mt19937& rng) {
         case 2:
         case 3: {
             size_t b = pos;  // the next number in a value (not a digit of a key's name)
-            while (b < s.size() && (s[b] < '0' || s[b] > '9' ||
-                                    (b > 0 && std::isalpha(static_cast<unsigned char>(s[b - 1]))))) {
+            while (b < s.size() &&
+                   (s[b] < '0' || s[b] > '9' ||
+                    (b > 0 && std::isalpha(static_cast<unsigned char>(s[b - 1]))))) {
                 ++b;
             }
             size_t e = b;

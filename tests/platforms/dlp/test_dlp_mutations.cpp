@@ -66,9 +66,9 @@ std::string read_text(const std::string& path) {
 // Edits that keep much of the YAML readable: a number replaced by a boundary value, a byte
 // changed, a few bytes deleted.
 std::string mutate(std::string s, std::mt19937& rng) {
-    static const char* const kValues[] = {"0",  "1",    "2",     "3",    "7",    "8",
-                                          "9",  "64",   "255",   "-1",   "-128", "4096",
-                                          "65536", "2147483647", "1e9", "0.0", "-7", "31"};
+    static const char* const kValues[] = {"0",     "1",          "2",   "3",   "7",    "8",
+                                          "9",     "64",         "255", "-1",  "-128", "4096",
+                                          "65536", "2147483647", "1e9", "0.0", "-7",   "31"};
     const int edits = 1 + static_cast<int>(rng() % 3);
     for (int i = 0; i < edits && !s.empty(); ++i) {
         const size_t pos = rng() % s.size();
@@ -78,8 +78,9 @@ std::string mutate(std::string s, std::mt19937& rng) {
         case 2:
         case 3: {
             size_t b = pos;  // the next number in a value (not a digit of a key's name)
-            while (b < s.size() && (s[b] < '0' || s[b] > '9' ||
-                                    (b > 0 && std::isalpha(static_cast<unsigned char>(s[b - 1]))))) {
+            while (b < s.size() &&
+                   (s[b] < '0' || s[b] > '9' ||
+                    (b > 0 && std::isalpha(static_cast<unsigned char>(s[b - 1]))))) {
                 ++b;
             }
             size_t e = b;
@@ -154,8 +155,7 @@ TEST_F(DlpMutations, EveryMutantRunsOrFailsCleanlyAndTimedEqualsDdrImageRun) {
         ASSERT_TRUE(soc.result().done) << soc.result().error;
         EXPECT_TRUE(soc.result().outputs == r.out);
     }
-    std::printf("%zu mutant runs: %zu ran, %zu of them also timed\n", total, ran,
-                runnable.size());
+    std::printf("%zu mutant runs: %zu ran, %zu of them also timed\n", total, ran, runnable.size());
     EXPECT_GT(ran, total / 10);
     EXPECT_GE(runnable.size(), 4u);
 }

@@ -42,9 +42,10 @@ void expect_timed_equals_functional(const k210::Kmodel& m, const sim::Tensor& in
         EXPECT_EQ(l.type, types[i]) << "layer " << i;
         // docs/k210_platform.md "CPU time model": dispatch + ⌈per element · elements + per MAC ·
         // MACs⌉ for every CPU layer, with the work the functional run counted (the board-measured
-        // dequantize has its own cost per element).
-        const double per = types[i] == "dequantize" ? c.cpu.op_cycles_per_element.at("dequantize")
-                                                    : c.cpu.cycles_per_element;
+        // ops have their own cost per element).
+        const auto own = c.cpu.op_cycles_per_element.find(types[i]);
+        const double per =
+            own != c.cpu.op_cycles_per_element.end() ? own->second : c.cpu.cycles_per_element;
         const double want = static_cast<double>(c.cpu.layer_dispatch_cycles) +
                             std::ceil(per * static_cast<double>(work.elements) +
                                       c.cpu.cycles_per_mac * static_cast<double>(work.cpu_macs));
