@@ -140,6 +140,12 @@ void check(const ConvLayer& l) {
         range("pool_w", l.pool_w, 1, 8);
         range("pool_stride_h", l.pool_stride_h, 1, 8);
         range("pool_stride_w", l.pool_stride_w, 1, 8);
+        // Padding smaller than the window, so every window holds an input (average pooling
+        // divides by the in-bounds count; fuzz_dlp_run once found a window of padding alone).
+        range("pool_pad_top", l.pool_pad_top, 0, l.pool_h - 1);
+        range("pool_pad_bottom", l.pool_pad_bottom, 0, l.pool_h - 1);
+        range("pool_pad_left", l.pool_pad_left, 0, l.pool_w - 1);
+        range("pool_pad_right", l.pool_pad_right, 0, l.pool_w - 1);
         if (p.empty() && (l.out_h() < 1 || l.out_w() < 1)) {
             p.push_back("the pooling window does not fit the convolution output");
         }

@@ -83,7 +83,8 @@ CpuLayerWork v4_concat(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem
     }
     need(m, l, c.out, "output", total);
     out.reserve(total);
-    for (uint64_t o = 0; o < c.outer_size; ++o) {
+    // An empty output copies nothing (its outer size may still be 2^32: fuzz_k210_run).
+    for (uint64_t o = 0; total != 0 && o < c.outer_size; ++o) {
         for (size_t i = 0; i < ins.size(); ++i) {
             const uint64_t block = uint64_t{c.inner_size} * static_cast<uint64_t>(c.dims[i]);
             const uint8_t* src = ins[i].data() + o * block;

@@ -278,6 +278,24 @@ TEST(DlpFunc, LayersTheModuleCannotRunAreErrors) {
     }
 }
 
+// Pool padding is smaller than the window on every side, so no window is padding alone (an
+// average of zero values once divided by zero: fuzz_dlp_run, a network YAML with pool_size 2,
+// pool_padding 2).
+TEST(DlpFunc, PoolPaddingAsWideAsTheWindowIsAnError) {
+    ConvLayer l;
+    l.in_c = l.out_c = 1, l.in_h = l.in_w = 8, l.kernel_h = l.kernel_w = 1;
+    l.pool = dlp::PoolType::average, l.pool_stride_h = l.pool_stride_w = 4;
+    l.pool_pad_top = l.pool_pad_left = 1;
+    EXPECT_NO_THROW(dlp::check(l));  // 2x2 windows, padding 1
+    l.pool_pad_left = 2;
+    try {
+        dlp::check(l);
+        FAIL();
+    } catch (const sim::Error& e) {
+        EXPECT_STREQ(e.what(), "conv layer: pool_pad_left is 2, expected 0..1");
+    }
+}
+
 TEST(DlpFunc, BatchNormFoldsIntoWeightsAndBias) {
     // w = 2, b = 1, gamma 3, beta 0.5, mean 1, variance 3, epsilon 1: s = 3 / √4 = 1.5,
     // w' = 3, b' = (1 − 1) · 1.5 + 0.5 = 0.5. On x = 2: BN(2·2 + 1) = 1.5 · (5 − 1) + 0.5 = 6.5.

@@ -212,6 +212,17 @@ TEST(CpuOps, ConcatNodeInterleavesItsInputsPerOuterBlock) {
     EXPECT_EQ(0, std::memcmp(mem.mem[1].data() + 32, want, 10));
 }
 
+// Inputs of concat dimension 0 under an outer size of 2^32 - 1: nothing to copy, at once (the
+// loop over the outer size once ran 2^32 empty steps: fuzz_k210_run).
+TEST(CpuOps, ConcatOfEmptyInputsIsInstant) {
+    Body b;
+    b.range(1, 1, 32, 0).u32(1).u32(0xffffffffu).u32(2);  // out, inner 1, outer 2^32 - 1, two
+    b.range(1, 1, 0, 0).range(1, 1, 8, 0).u32(0).u32(0);
+    const k210::Kmodel m = one_node_model(k210::op::kV4Concat, b);
+    MapMemory mem;
+    EXPECT_EQ(k210::run_cpu_layer(m, 0, mem).elements, 0u);
+}
+
 TEST(CpuOps, NodeWhoseRangeLeavesItsMemoryIsAClearError) {
     Body b;
     b.range(1, 1, 60, 10).u32(1).u32(1).u32(1).range(1, 1, 0, 10).u32(10);
