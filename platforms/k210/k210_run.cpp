@@ -1,5 +1,6 @@
 #include "platforms/k210/k210_run.h"
 
+#include <cmath>
 #include <iterator>
 
 #include <fmt/format.h>
@@ -30,7 +31,9 @@ std::vector<uint8_t> bytes_of(const std::string& s) {
     return {s.begin(), s.end()};
 }
 
-// One kmodel layer of a timed run, with the KPU's costs joined in.
+// One kmodel layer of a timed run, with the KPU's costs joined in, and where its time went: the
+// KPU (fixed, parameter fetch, compute), the CPU (own work, runtime overhead, read-back) and the
+// rest of the layer's wall time (bus transactions and the DMA drain).
 struct Row {
     size_t index;
     std::string type;
@@ -38,12 +41,23 @@ struct Row {
     uint64_t macs = 0, kpu_cycles = 0, cpu_cycles = 0, weight_bytes = 0, bus_bytes = 0;
     uint64_t start_ps = 0, end_ps = 0;
     double utilization = 0;
+    uint64_t kpu_fixed = 0, kpu_fetch = 0, kpu_compute = 0;  // KPU cycles
+    uint64_t cpu_work = 0, cpu_overhead = 0, readback = 0;   // CPU cycles
+    uint64_t kpu_ps = 0, cpu_ps = 0, bus_dma_ps = 0;         // wall time split
 };
 
-std::vector<Row> rows_of(const RunResult& r, const kpu::Kpu& kpu) {
+uint64_t cycles_ps(uint64_t cycles, uint64_t hz) {
+    return static_cast<uint64_t>(
+        std::llround(static_cast<double>(cycles) * 1e12 / static_cast<double>(hz)));
+}
+
+std::vector<Row> rows_of(const RunResult& r, const kpu::Kpu& kpu, uint64_t kpu_hz,
+                         uint64_t cpu_hz) {
     std::vector<Row> rows;
     for (const LayerRun& l : r.layers) {
         Row row{l.index, l.type, "", 0, 0, l.cpu_cycles, 0, l.bus_bytes, l.start_ps, l.end_ps, 0};
+        row.cpu_work = l.cpu_work_cycles, row.cpu_overhead = l.cpu_overhead_cycles;
+        row.readback = l.readback_cycles;
         // A v4 kpu_conv2d with batches ran one KPU layer per batch: their sums, and the
         // cycle-weighted utilization.
         double busy = 0;
@@ -57,10 +71,17 @@ std::vector<Row> rows_of(const RunResult& r, const kpu::Kpu& kpu) {
                         (l.kpu_layers > 1 ? fmt::format(" x{}", l.kpu_layers) : "");
             row.macs += k.cost.macs;
             row.kpu_cycles += k.cost.total_cycles;
+            row.kpu_fixed += k.cost.fixed_cycles;
+            row.kpu_fetch += k.cost.param_fetch_cycles + k.cost.exposed_fetch_cycles;
+            row.kpu_compute += k.cost.compute_cycles;
             row.weight_bytes += k.cost.weight_bytes + k.cost.param_bytes;
             busy += k.cost.utilization() * static_cast<double>(k.cost.total_cycles);
         }
         row.utilization = row.kpu_cycles > 0 ? busy / static_cast<double>(row.kpu_cycles) : 0;
+        row.kpu_ps = cycles_ps(row.kpu_cycles, kpu_hz),
+        row.cpu_ps = cycles_ps(row.cpu_cycles, cpu_hz);
+        const uint64_t wall = row.end_ps - row.start_ps;
+        row.bus_dma_ps = wall > row.kpu_ps + row.cpu_ps ? wall - row.kpu_ps - row.cpu_ps : 0;
         rows.push_back(row);
     }
     return rows;
@@ -69,11 +90,16 @@ std::vector<Row> rows_of(const RunResult& r, const kpu::Kpu& kpu) {
 std::string layers_csv(const std::vector<Row>& rows) {
     std::string s =
         "index,type,shape,macs,kpu_cycles,cpu_cycles,param_bytes,cpu_bus_bytes,start_us,end_us,"
-        "utilization\n";
+        "utilization,kpu_fixed_cycles,kpu_fetch_cycles,kpu_compute_cycles,cpu_work_cycles,"
+        "cpu_overhead_cycles,readback_cycles,kpu_us,cpu_us,bus_dma_us\n";
     for (const Row& r : rows) {
-        s += fmt::format("{},{},\"{}\",{},{},{},{},{},{:.3f},{:.3f},{:.4f}\n", r.index, r.type,
-                         r.shape, r.macs, r.kpu_cycles, r.cpu_cycles, r.weight_bytes, r.bus_bytes,
-                         us(r.start_ps), us(r.end_ps), r.utilization);
+        s += fmt::format(
+            "{},{},\"{}\",{},{},{},{},{},{:.3f},{:.3f},{:.4f},{},{},{},{},{},{},{:.3f},"
+            "{:.3f},{:.3f}\n",
+            r.index, r.type, r.shape, r.macs, r.kpu_cycles, r.cpu_cycles, r.weight_bytes,
+            r.bus_bytes, us(r.start_ps), us(r.end_ps), r.utilization, r.kpu_fixed, r.kpu_fetch,
+            r.kpu_compute, r.cpu_work, r.cpu_overhead, r.readback, us(r.kpu_ps), us(r.cpu_ps),
+            us(r.bus_dma_ps));
     }
     return s;
 }
@@ -89,7 +115,32 @@ nlohmann::ordered_json layer_json(const Row& row) {
             {"cpu_bus_bytes", row.bus_bytes},
             {"start_ps", row.start_ps},
             {"end_ps", row.end_ps},
-            {"utilization", row.utilization}};
+            {"utilization", row.utilization},
+            {"kpu_fixed_cycles", row.kpu_fixed},
+            {"kpu_fetch_cycles", row.kpu_fetch},
+            {"kpu_compute_cycles", row.kpu_compute},
+            {"cpu_work_cycles", row.cpu_work},
+            {"cpu_overhead_cycles", row.cpu_overhead},
+            {"readback_cycles", row.readback},
+            {"time_ps", {{"kpu", row.kpu_ps}, {"cpu", row.cpu_ps}, {"bus_dma", row.bus_dma_ps}}}};
+}
+
+// Σ over the layers of where the time went, in ms: KPU, CPU work, CPU overhead, read-back, bus
+// and DMA.
+nlohmann::ordered_json time_split(const std::vector<Row>& rows, uint64_t cpu_hz) {
+    uint64_t kpu = 0, work = 0, overhead = 0, readback = 0, bus = 0;
+    for (const Row& r : rows) {
+        kpu += r.kpu_ps, bus += r.bus_dma_ps;
+        work += r.cpu_work, overhead += r.cpu_overhead, readback += r.readback;
+    }
+    auto ms = [](uint64_t ps) {
+        return static_cast<double>(ps) / 1e9;
+    };
+    return {{"kpu_ms", ms(kpu)},
+            {"cpu_work_ms", ms(cycles_ps(work, cpu_hz))},
+            {"cpu_overhead_ms", ms(cycles_ps(overhead, cpu_hz))},
+            {"readback_ms", ms(cycles_ps(readback, cpu_hz))},
+            {"bus_dma_ms", ms(bus)}};
 }
 
 // The demo's files: the model and input (to rerun with --model/--input), and every map as PNG.
@@ -268,6 +319,15 @@ void timed_text(const K210Job& job, const RunResult& r, const std::vector<Row>& 
                    "\ninference: {:.3f} ms ({} layers, {} MACs, {} KPU cycles at {}), {} outputs\n",
                    inference_ms, rows.size(), macs, kpu_cycles,
                    sim::format_frequency(job.cfg->kpu.timing.clock_hz), r.outputs.size());
+    const nlohmann::ordered_json t = time_split(rows, job.cfg->cpu.clock_hz);
+    fmt::format_to(it,
+                   "layer time: KPU {:.3f} ms, CPU {:.3f} ms (work {:.3f}, read-back {:.3f}, "
+                   "runtime {:.3f}), bus and DMA {:.3f} ms\n",
+                   t["kpu_ms"].get<double>(),
+                   t["cpu_work_ms"].get<double>() + t["readback_ms"].get<double>() +
+                       t["cpu_overhead_ms"].get<double>(),
+                   t["cpu_work_ms"].get<double>(), t["readback_ms"].get<double>(),
+                   t["cpu_overhead_ms"].get<double>(), t["bus_dma_ms"].get<double>());
 }
 
 }  // namespace
@@ -297,7 +357,8 @@ platform::RunReport run_timed(const K210Job& job, const platform::RunRequest& re
             r.error.empty() ? "the driver did not finish (a layer never completed)" : r.error;
         return rep;
     }
-    const std::vector<Row> rows = rows_of(r, soc.kpu);
+    const std::vector<Row> rows =
+        rows_of(r, soc.kpu, job.cfg->kpu.timing.clock_hz, job.cfg->cpu.clock_hz);
     uint64_t macs = 0, kpu_cycles = 0;
     timed_text(job, r, rows, rep.text, macs, kpu_cycles);
     rep.json = report_head(job, false);
@@ -311,7 +372,8 @@ platform::RunReport run_timed(const K210Job& job, const platform::RunRequest& re
                           {"load_end_ps", r.load_end_ps},
                           {"end_ps", r.end_ps},
                           {"inference_ms", static_cast<double>(r.end_ps - r.load_end_ps) / 1e9},
-                          {"cpu_clock_hz", static_cast<double>(job.cfg->cpu.clock_hz)}};
+                          {"cpu_clock_hz", static_cast<double>(job.cfg->cpu.clock_hz)},
+                          {"layer_time", time_split(rows, job.cfg->cpu.clock_hz)}};
     rep.json["outputs"] = add_outputs(rep.files, r.outputs);
     if (request.dump_all) {
         rep.json["layer_dumps"] = add_dumps(rep.files, r.dumps);

@@ -142,16 +142,19 @@ void K210Driver::dma_reg(uint64_t offset, uint64_t value) {
     write(m_p.config().dmac_base_addr + offset, &value, 8);
 }
 
-void K210Driver::cpu(uint64_t cycles) {
+void K210Driver::cpu(uint64_t cycles, CpuWork kind) {
     m_qk.local() += m_cpu_period * static_cast<double>(cycles);
     m_current.cpu_cycles += cycles;
+    (kind == CpuWork::work       ? m_current.cpu_work_cycles
+     : kind == CpuWork::overhead ? m_current.cpu_overhead_cycles
+                                 : m_current.readback_cycles) += cycles;
     m_qk.sync_if_needed();
 }
 
 void K210Driver::wait_irq(const sim::IrqLine& line) {
     m_qk.sync();  // everything the CPU did so far happened before it waits
     line.wait_high();
-    cpu(m_p.config().cpu.interrupt_cycles);
+    cpu(m_p.config().cpu.interrupt_cycles, CpuWork::overhead);
 }
 
 uint64_t K210Driver::io_addr(uint32_t memory_type, uint64_t start) const {
@@ -168,7 +171,7 @@ void K210Driver::begin_layer(size_t index, const std::string& type) {
     m_current.type = type;
     m_current.start_ps = to_ps(now());
     m_bytes_before = m_p.cpu.bytes_transferred();
-    cpu(m_p.config().cpu.layer_dispatch_cycles);
+    cpu(m_p.config().cpu.layer_dispatch_cycles, CpuWork::overhead);
 }
 
 void K210Driver::end_layer() {
@@ -177,7 +180,9 @@ void K210Driver::end_layer() {
     if (m_current.kpu_layer < 0) {
         m_trace.complete(m_track, fmt::format("{} {}", m_current.index, m_current.type), "cpu",
                          m_current.start_ps, m_current.end_ps - m_current.start_ps,
-                         {{"cpu_cycles", m_current.cpu_cycles}});
+                         {{"cpu_cycles", m_current.cpu_cycles},
+                          {"cpu_work_cycles", m_current.cpu_work_cycles},
+                          {"cpu_overhead_cycles", m_current.cpu_overhead_cycles}});
     }
     m_result.layers.push_back(m_current);
     if (m_on_layer) {
@@ -267,7 +272,8 @@ void K210Driver::kpu_layer(kpu::LayerArgs a, bool dma_to_main, uint64_t dma_dst_
 
 void K210Driver::cpu_layer(size_t index, RuntimeMemory& mem) {
     const CpuLayerWork w = run_cpu_layer(*m_model, index, mem, m_p.config().cpu.fused_multiply_add);
-    cpu(m_p.config().cpu.layer_work_cycles(m_model->layers[index].type_name, w.elements, w.macs));
+    cpu(m_p.config().cpu.layer_work_cycles(m_model->layers[index].type_name, w.elements, w.macs),
+        CpuWork::work);
 }
 
 // The model's layers in order, as kpu_run_kmodel (v3) and nncase's interpreter (v4) step
@@ -287,7 +293,7 @@ void K210Driver::run_layers() {
             const KpuConvLayer& c = m_model->convs.at(conv++);
             run_kpu_conv(*m_model, c, mem, *m_kpu);
             if (m_model->version == 4 && c.main_mem_out) {  // nncase's kpu_download by the CPU
-                cpu(m_p.config().cpu.readback_cycles(c.main_mem_out_size));
+                cpu(m_p.config().cpu.readback_cycles(c.main_mem_out_size), CpuWork::readback);
             }
         } else {
             cpu_layer(i, mem);

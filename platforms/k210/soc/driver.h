@@ -28,8 +28,11 @@ struct LayerRun {
     int kpu_layer = -1;  // index into the KPU's layer records of its first KPU layer
     int kpu_layers = 0;  // KPU layers it ran (v4 kpu_conv2d: one per batch)
     uint64_t start_ps = 0, end_ps = 0;
-    uint64_t cpu_cycles = 0;  // CPU time model cycles spent by this layer
-    uint64_t bus_bytes = 0;   // bytes the CPU moved over the bus for this layer
+    uint64_t cpu_cycles = 0;           // CPU time model cycles spent by this layer: the three below
+    uint64_t cpu_work_cycles = 0;      // a CPU layer's own work (elements, MACs)
+    uint64_t cpu_overhead_cycles = 0;  // the runtime's dispatch and the interrupts taken
+    uint64_t readback_cycles = 0;      // v4: the CPU's read-back of a KPU output to main memory
+    uint64_t bus_bytes = 0;            // bytes the CPU moved over the bus for this layer
 };
 
 struct RunResult {
@@ -76,7 +79,8 @@ private:
     void read(uint64_t addr, void* data, size_t n);
     void kpu_reg(uint64_t offset, uint64_t value);
     void dma_reg(uint64_t offset, uint64_t value);
-    void cpu(uint64_t cycles);
+    enum class CpuWork { work, overhead, readback };
+    void cpu(uint64_t cycles, CpuWork kind);
     void wait_irq(const sim::IrqLine& line);
     uint64_t io_addr(uint32_t memory_type, uint64_t start) const;
     uint64_t io_addr(const MemoryRange& r) const { return io_addr(r.memory_type, r.start); }

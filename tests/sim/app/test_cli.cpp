@@ -92,6 +92,40 @@ TEST_F(Cli, DefaultRunIsTheDigitsModelOnTheK210) {
     EXPECT_EQ(slurp(dir / "digits" / "output_0.npy"), slurp(dir / "again" / "output_0.npy"));
 }
 
+// Where each layer's time went (report.json and layers.csv, docs/k210_platform.md): the KPU's
+// parts add up to its cycles, the CPU's to its cycles, and KPU time + CPU time + bus and DMA time
+// to the layer's wall time, never more (no overlap, no double count). The edges demo has KPU
+// layers drained by DMA and CPU layers.
+TEST_F(Cli, EveryLayersTimeSplitsIntoItsParts) {
+    const Result r = run("run --demo edges --out " + (dir / "edges").string());
+    ASSERT_EQ(r.rc, 0) << r.err;
+    EXPECT_NE(r.out.find("layer time: KPU "), std::string::npos) << r.out;
+    const auto j = nlohmann::json::parse(slurp(dir / "edges" / "report.json"));
+    double kpu_ms = 0, bus_ms = 0;
+    for (const auto& l : j["layers"]) {
+        const auto u = [&](const char* k) {
+            return l[k].get<uint64_t>();
+        };
+        EXPECT_EQ(u("kpu_fixed_cycles") + u("kpu_fetch_cycles") + u("kpu_compute_cycles"),
+                  u("kpu_cycles"));
+        EXPECT_EQ(u("cpu_work_cycles") + u("cpu_overhead_cycles") + u("readback_cycles"),
+                  u("cpu_cycles"));
+        const uint64_t kpu = l["time_ps"]["kpu"], cpu = l["time_ps"]["cpu"],
+                       bus = l["time_ps"]["bus_dma"];
+        EXPECT_EQ(kpu, u("kpu_cycles") * 2500);  // 400 MHz: 2500 ps per cycle
+        EXPECT_EQ(cpu, u("cpu_cycles") * 2500);
+        EXPECT_EQ(kpu + cpu + bus, u("end_ps") - u("start_ps")) << l["index"];
+        kpu_ms += static_cast<double>(kpu) / 1e9, bus_ms += static_cast<double>(bus) / 1e9;
+    }
+    EXPECT_NEAR(j["totals"]["layer_time"]["kpu_ms"].get<double>(), kpu_ms, 1e-9);
+    EXPECT_NEAR(j["totals"]["layer_time"]["bus_dma_ms"].get<double>(), bus_ms, 1e-9);
+    EXPECT_GT(bus_ms, 0.0);  // the DMA drains and the driver's register writes take time
+    const std::string csv = slurp(dir / "edges" / "layers.csv");
+    EXPECT_NE(csv.find(",kpu_fixed_cycles,kpu_fetch_cycles,kpu_compute_cycles,cpu_work_cycles,"
+                       "cpu_overhead_cycles,readback_cycles,kpu_us,cpu_us,bus_dma_us\n"),
+              std::string::npos);
+}
+
 // npusim compile and npusim regress on the digits model's files.
 // The digits model as a kmodel v4 (nncase v0.2's format: kpu_upload, kpu_conv2d, dequantize,
 // matmul): the report names the version and why, the file is a 'KMDL' v4, and regress measures
