@@ -58,6 +58,7 @@ struct RunReport {
 // data.
 struct EstimateRequest {
     std::string layers;     // --layers
+    std::string model;      // --model: a program file to cost layer by layer (platforms that can)
     bool to_files = false;  // --out given: the result goes to files rather than stdout
 };
 

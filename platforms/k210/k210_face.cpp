@@ -10,6 +10,7 @@
 #include "models/k210_kpu/kpu_layer_args.h"
 #include "platforms/k210/compiler/compiler.h"
 #include "platforms/k210/estimate.h"
+#include "platforms/k210/estimate_model.h"
 #include "platforms/k210/k210_run.h"
 #include "platforms/k210/kmodel/functional.h"
 #include "platforms/k210/kmodel/kmodel_runtime.h"
@@ -182,11 +183,14 @@ platform::RunReport K210Face::run(const platform::RunRequest& request) {
 }
 
 platform::EstimateReport K210Face::estimate(const platform::EstimateRequest& request) const {
+    if (!request.model.empty()) {
+        return estimate_program(request);
+    }
     sim::ConfigDocument doc = sim::ConfigDocument::load_file(request.layers);
     const std::vector<Sweep> sweeps = read_sweeps(doc.root());
     doc.finish();
     const auto t0 = std::chrono::steady_clock::now();
-    const std::vector<EstimateRow> rows = k210::estimate(sweeps, m_cfg.kpu.timing);
+    const std::vector<EstimateRow> rows = k210::estimate(sweeps, fetch_timing(m_cfg));
     const double ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     const uint64_t hz = m_cfg.kpu.timing.clock_hz;
@@ -206,6 +210,28 @@ platform::EstimateReport K210Face::estimate(const platform::EstimateRequest& req
     rep.note =
         fmt::format("estimated {} configurations ({} not valid KPU layers) in {:.1f} ms at {}",
                     rows.size(), invalid, ms, sim::format_frequency(hz));
+    return rep;
+}
+
+// A kmodel's every layer costed as the timed run charges it (estimate_model.h).
+platform::EstimateReport K210Face::estimate_program(
+    const platform::EstimateRequest& request) const {
+    const Kmodel m = load_kmodel(request.model);
+    const auto t0 = std::chrono::steady_clock::now();
+    const std::vector<ModelEstimateRow> rows = estimate_model(m, m_cfg);
+    const double ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    platform::EstimateReport rep;
+    rep.text = fmt::format("{} (kmodel v{}) on {} ({})\n\n", m.name, m.version, m_cfg.platform.name,
+                           source()) +
+               model_estimate_table(rows);
+    if (request.to_files) {
+        const std::string csv = model_estimate_csv(rows);
+        const std::string json = model_estimate_json(rows).dump(1) + "\n";
+        rep.files.push_back({"estimate.csv", {csv.begin(), csv.end()}});
+        rep.files.push_back({"estimate.json", {json.begin(), json.end()}});
+    }
+    rep.note = fmt::format("estimated {} layers in {:.1f} ms", rows.size(), ms);
     return rep;
 }
 

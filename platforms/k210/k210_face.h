@@ -1,7 +1,8 @@
 // The K210's platform face (platforms/common/platform_face.h): `npusim run` of a kmodel (timed
 // through the SystemC SoC and its driver, or values only), the bundled jobs (our digits CNN
 // compiled from ONNX, the edges demo), `npusim info` (address and register maps, a kmodel's
-// layer table) and `npusim estimate` (KPU layer sweeps). docs/k210_platform.md.
+// layer table) and `npusim estimate` (KPU layer sweeps, or a kmodel's every layer).
+// docs/k210_platform.md.
 #pragma once
 
 #include <string>
@@ -18,6 +19,7 @@ public:
     std::string describe_program(const std::string& path) const override;
     platform::RunReport run(const platform::RunRequest& request) override;
     platform::EstimateReport estimate(const platform::EstimateRequest& request) const override;
+    platform::EstimateReport estimate_program(const platform::EstimateRequest& request) const;
     platform::CompileReport compile(const platform::CompileRequest& request) const override;
     platform::RunReport regress(const platform::RegressRequest& request) const override;
 

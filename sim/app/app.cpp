@@ -80,12 +80,16 @@ CLI::App* add_info(CLI::App& app, InfoOptions& info_opts) {
 CLI::App* add_estimate(CLI::App& app, EstimateOptions& est_opts) {
     CLI::App* est = app.add_subcommand(
         "estimate",
-        "Estimate cycles, bytes and utilization of layer configurations (YAML sweeps) "
-        "with the cost functions of the timed simulation, without moving data");
-    est->add_option("--layers", est_opts.layers,
-                    "Layer configurations, e.g. configs/k210_layers.yaml")
-        ->required()
-        ->check(CLI::ExistingFile);
+        "Estimate cycles, bytes and utilization of layer configurations (YAML sweeps) or of "
+        "every layer of a program, with the cost functions of the timed simulation, without "
+        "simulating");
+    CLI::Option* layers = est->add_option("--layers", est_opts.layers,
+                                          "Layer configurations, e.g. configs/k210_layers.yaml")
+                              ->check(CLI::ExistingFile);
+    CLI::Option* model =
+        est->add_option("--model", est_opts.model, "A program, e.g. a kmodel: every layer's cost")
+            ->check(CLI::ExistingFile);
+    layers->excludes(model);
     est->add_option("--platform", est_opts.platform, "Platform YAML file (default: built-in k210)")
         ->check(CLI::ExistingFile);
     est->add_option("--out", est_opts.out,

@@ -39,6 +39,7 @@ struct InfoOptions {
 struct EstimateOptions {
     std::string platform;  // YAML file; empty = the built-in k210.yaml
     std::string layers;    // layer configurations (YAML)
+    std::string model;     // or a program file (e.g. a kmodel), costed layer by layer
     std::string out;       // directory for estimate.csv/.json; empty = CSV on stdout
 };
 

@@ -8,17 +8,21 @@
 #include "sim/app/app.h"
 #include "sim/app/platform_loader.h"
 #include "sim/app/report_writer.h"
+#include "sim/core/error.h"
 #include "sim/core/files.h"
 
 namespace npu::app {
 
 int cmd_estimate(const EstimateOptions& opts) {
+    if (opts.layers.empty() && opts.model.empty()) {
+        throw sim::Error("estimate needs --layers FILE (layer configurations) or --model FILE");
+    }
     const std::unique_ptr<platform::Platform> p = load_platform(opts.platform);
     std::unique_ptr<sim::OutputDir> out;
     if (!opts.out.empty()) {
         out = std::make_unique<sim::OutputDir>(opts.out);
     }
-    const platform::EstimateReport r = p->estimate({opts.layers, out != nullptr});
+    const platform::EstimateReport r = p->estimate({opts.layers, opts.model, out != nullptr});
     std::fwrite(r.text.data(), 1, r.text.size(), stdout);
     if (!r.note.empty()) {
         std::fprintf(stderr, "npusim: %s\n", r.note.c_str());

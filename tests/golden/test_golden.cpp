@@ -68,6 +68,8 @@ const Case kCases[] = {
      "estimate --platform configs/dlp_zcu102_int8.yaml --layers configs/networks/dlp_tiny.yaml",
      false},
     {"k210_estimate", "estimate --layers configs/k210_layers.yaml", false},
+    {"ulffd_landmark_v4_estimate", "estimate --model ../shared/k210/ulffd_landmark_v4.kmodel",
+     true},
     {"aipp", "aipp", false},
     {"selfcheck_run", "run --platform configs/selfcheck.yaml --trace", false},
     {"k210_info", "info --platform configs/k210.yaml", false, false},

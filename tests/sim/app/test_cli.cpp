@@ -126,6 +126,32 @@ TEST_F(Cli, EveryLayersTimeSplitsIntoItsParts) {
               std::string::npos);
 }
 
+// estimate takes layer sweeps or a program, one of them; a platform without program estimates
+// says so. The demo's kmodel: 3 layers' KPU cycles, as the timed run's (EstimateModel.* checks).
+TEST_F(Cli, EstimateTakesLayersOrAModel) {
+    Result r = run("estimate");
+    EXPECT_EQ(r.rc, 2);
+    EXPECT_EQ(r.err,
+              "npusim: error: estimate needs --layers FILE (layer configurations) or "
+              "--model FILE\n");
+    ASSERT_EQ(run("run --demo edges --out " + (dir / "e").string()).rc, 0);
+    const std::string km = (dir / "e" / "demo.kmodel").string();
+    r = run("estimate --model " + km + " --out " + (dir / "est").string());
+    ASSERT_EQ(r.rc, 0) << r.err;
+    EXPECT_NE(r.out.find("estimated: "), std::string::npos) << r.out;
+    const auto j = nlohmann::json::parse(slurp(dir / "est" / "estimate.json"));
+    const auto timed = nlohmann::json::parse(slurp(dir / "e" / "report.json"));
+    ASSERT_EQ(j["layers"].size(), timed["layers"].size());
+    for (size_t i = 0; i < j["layers"].size(); ++i) {
+        EXPECT_EQ(j["layers"][i]["kpu_cycles"], timed["layers"][i]["kpu_cycles"]) << i;
+        EXPECT_EQ(j["layers"][i]["cpu_cycles"], timed["layers"][i]["cpu_cycles"]) << i;
+    }
+    r = run("estimate --platform " NPUSIM_SOURCE_DIR "/configs/dlp_zcu102_int8.yaml --model " + km);
+    EXPECT_EQ(r.rc, 2);
+    EXPECT_NE(r.err.find("a DL processor estimate takes --layers NETWORK.yaml"), std::string::npos)
+        << r.err;
+}
+
 // npusim compile and npusim regress on the digits model's files.
 // The digits model as a kmodel v4 (nncase v0.2's format: kpu_upload, kpu_conv2d, dequantize,
 // matmul): the report names the version and why, the file is a 'KMDL' v4, and regress measures

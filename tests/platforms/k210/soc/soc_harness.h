@@ -33,6 +33,7 @@ struct Inference {
     k210::RunResult result;
     uint64_t kpu_cycles = 0;
     size_t kpu_layers = 0;
+    std::vector<uint64_t> kpu_layer_cycles;  // each KPU layer record's total_cycles
 };
 
 // One inference in a fresh simulation context (with `dump_all`, every layer's result kept).
@@ -44,9 +45,10 @@ inline Inference infer(const k210::Kmodel& m, const sim::Tensor& input, bool dum
     driver.load(m, input);
     driver.dump_all(dump_all);
     sc_core::sc_start();
-    Inference r{driver.result(), 0, soc.kpu.layers().size()};
+    Inference r{driver.result(), 0, soc.kpu.layers().size(), {}};
     for (const auto& l : soc.kpu.layers()) {
         r.kpu_cycles += l.cost.total_cycles;
+        r.kpu_layer_cycles.push_back(l.cost.total_cycles);
     }
     return r;
 }
