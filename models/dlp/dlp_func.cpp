@@ -299,8 +299,10 @@ std::vector<int8_t> adder_int8(AdderOp op, const int8_t* a, int32_t a_exp, const
     for (size_t i = 0; i < n; ++i) {
         int8_t v = 0;
         if (op == AdderOp::add) {
-            const int64_t s = (int64_t{a[i]} << std::min(a_exp - e, 30)) +
-                              (int64_t{b[i]} << std::min(b_exp - e, 30));
+            // Aligned to the finer exponent by multiplying (a left shift of a negative value is
+            // undefined in C++17: fuzz_dlp_run, UBSan).
+            const int64_t s = int64_t{a[i]} * (int64_t{1} << std::min(a_exp - e, 30)) +
+                              int64_t{b[i]} * (int64_t{1} << std::min(b_exp - e, 30));
             v = requantize(s, out_exp - e);
         } else {
             v = requantize(int64_t{a[i]} * b[i], out_exp - (a_exp + b_exp));

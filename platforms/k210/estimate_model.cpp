@@ -27,8 +27,8 @@ double at_clock_us(uint64_t cycles, uint64_t hz) {
 
 // A KPU layer as the driver runs it: one layer per batch at the model's load address, one
 // interrupt each, and in kmodel v4 the CPU read-back of an output bound for main memory.
-void kpu_layer(ModelEstimateRow& row, const Kmodel& m, const KpuConvLayer& c,
-               const K210Config& cfg, const kpu::KpuTiming& t) {
+void kpu_layer(ModelEstimateRow& row, const Kmodel& m, const KpuConvLayer& c, const K210Config& cfg,
+               const kpu::KpuTiming& t) {
     const uint64_t model_io = cfg.platform.memories.front().base_addr - cfg.io_offset;
     const kpu::LayerArgs a = c.runtime_args(static_cast<uint32_t>(model_io));
     const kpu::LayerCost cost = kpu::layer_cost(a, m.eight_bit, t);

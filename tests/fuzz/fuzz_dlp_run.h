@@ -26,7 +26,7 @@
 
 namespace npu::fuzz {
 
-constexpr uint64_t kDlpMacs = uint64_t{1} << 24, kDlpDdrBytes = uint64_t{64} << 20;
+constexpr uint64_t kDlpMacs = uint64_t{1} << 21, kDlpDdrBytes = uint64_t{64} << 20;
 
 // A network read and compiled for `cfg` (what DlpFace::run does before it simulates).
 struct DlpCompiled {

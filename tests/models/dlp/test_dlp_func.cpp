@@ -260,6 +260,10 @@ TEST(DlpFunc, AdderAlignsExponents) {
     const int8_t a = 10, b = 3;
     EXPECT_EQ(dlp::adder_int8(dlp::AdderOp::add, &a, -2, &b, -1, -2, 1)[0], 16);
     EXPECT_EQ(dlp::adder_int8(dlp::AdderOp::multiply, &a, -2, &b, -1, -2, 1)[0], 15);
+    // Negative values align too (once a left shift of a negative value, undefined in C++17):
+    // −3 · 2^-1 + −5 · 2^-2 = −2.75 = −11 · 2^-2.
+    const int8_t na = -3, nb = -5;
+    EXPECT_EQ(dlp::adder_int8(dlp::AdderOp::add, &na, -1, &nb, -2, -2, 1)[0], -11);
     const float fa[] = {1.5f, -2}, fb[] = {2, 1};
     EXPECT_EQ(dlp::adder_single(dlp::AdderOp::add, fa, fb, 2, Activation::relu),
               (std::vector<float>{3.5f, 0}));

@@ -23,8 +23,8 @@ protected:
         const std::vector<k210::ModelEstimateRow> est = k210::estimate_model(m, k210_config());
         const sim::Shape shape = k210::model_input_shape(m);
         const sim::DType type = k210::model_input_dtype(m);
-        const Inference t = infer(m, type == sim::DType::u8 ? random_image(5, shape)
-                                                            : sim::Tensor(type, shape));
+        const Inference t =
+            infer(m, type == sim::DType::u8 ? random_image(5, shape) : sim::Tensor(type, shape));
         ASSERT_TRUE(t.result.done) << m.name << ": " << t.result.error;
         ASSERT_EQ(t.result.layers.size(), est.size()) << m.name;
         for (size_t i = 0; i < est.size(); ++i) {
