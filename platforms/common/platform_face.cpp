@@ -22,6 +22,11 @@ CompileReport Platform::compile(const CompileRequest& /*request*/) const {
     throw sim::Error(fmt::format("platform kind {} has no compiler", m_kind));
 }
 
+CalibrateReport Platform::calibrate(const CalibrateRequest& /*request*/) const {
+    throw sim::Error(
+        fmt::format("{}: platform kind {} has no time model to calibrate", m_source, m_kind));
+}
+
 RunReport Platform::regress(const RegressRequest& /*request*/) const {
     throw sim::Error(
         fmt::format("{}: platform kind {} has no compiler to regress against", m_source, m_kind));

@@ -109,6 +109,21 @@ struct RegressRequest {
     std::vector<std::string> pre_given;
 };
 
+// `npusim calibrate`: a program and the times a board measured for its layers.
+struct CalibrateRequest {
+    std::string model;      // the program the times came from
+    std::string measured;   // CSV: layer, type, ms
+    bool to_files = false;  // --out given
+};
+
+// What to print, the files for --out (the calibration YAML), and, as RunReport::error, a problem
+// met after a simulation ran.
+struct CalibrateReport {
+    std::string text;
+    std::vector<OutputFile> files;
+    std::string error;
+};
+
 class Platform {
 public:
     virtual ~Platform() = default;
@@ -124,6 +139,8 @@ public:
     // `npusim compile` and `npusim regress`; the defaults refuse with a message naming the kind.
     virtual CompileReport compile(const CompileRequest& request) const;
     virtual RunReport regress(const RegressRequest& request) const;
+    // `npusim calibrate`; the default refuses with a message naming the kind.
+    virtual CalibrateReport calibrate(const CalibrateRequest& request) const;
     // Checks that span keys, after the whole file was read without problems; throws sim::Error.
     virtual void check() const {}
 

@@ -77,6 +77,24 @@ CLI::App* add_info(CLI::App& app, InfoOptions& info_opts) {
     return info;
 }
 
+CLI::App* add_calibrate(CLI::App& app, CalibrateOptions& o) {
+    CLI::App* c = app.add_subcommand(
+        "calibrate",
+        "Fit the time model's constants to per-layer times measured on a board (CSV: layer, "
+        "type, ms) and write them as a calibration YAML a platform config includes");
+    c->add_option("--model", o.model, "The program the times were measured on (a kmodel)")
+        ->required()
+        ->check(CLI::ExistingFile);
+    c->add_option("--measured", o.measured, "Measured times: CSV with the columns layer,type,ms")
+        ->required()
+        ->check(CLI::ExistingFile);
+    c->add_option("--platform", o.platform, "Platform YAML file (default: built-in k210)")
+        ->check(CLI::ExistingFile);
+    c->add_option("--out", o.out,
+                  "Directory for calibration.yaml and calibrate.csv (default: YAML on stdout)");
+    return c;
+}
+
 CLI::App* add_estimate(CLI::App& app, EstimateOptions& est_opts) {
     CLI::App* est = app.add_subcommand(
         "estimate",
@@ -287,6 +305,7 @@ void describe(CLI::App& app) {
         "  npusim info --model M.kmodel                    a kmodel's layers\n"
         "  npusim compile --target k210 m.onnx --calibrate samples.npy -o m.kmodel\n"
         "  npusim regress --onnx m.onnx --model m.kmodel --inputs test.npy --out r\n"
+        "  npusim calibrate --model m.kmodel --measured board.csv --out cal   fit to a board\n"
         "  npusim aipp --out out         the built-in Ascend AIPP job on the built-in scene\n"
         "  npusim layout explain --layout 1W16C8BHL --shape 1,32,7,9   KL730 layout map\n"
         "Exit codes: 0 ok, 1 a check failed, 2 bad arguments/config/input, 3 internal error.");
@@ -297,6 +316,7 @@ struct Options {
     RunOptions run;
     InfoOptions info;
     EstimateOptions estimate;
+    CalibrateOptions calibrate;
     AippOptions aipp;
     InferOptions infer;
     CompileOptions compile;
@@ -321,6 +341,10 @@ std::vector<Command> commands(CLI::App& app, Options& o) {
             {add_estimate(app, o.estimate),
              [&o] {
                  return cmd_estimate(o.estimate);
+             }},
+            {add_calibrate(app, o.calibrate),
+             [&o] {
+                 return cmd_calibrate(o.calibrate);
              }},
             {add_aipp(app, o.aipp),
              [&o] {

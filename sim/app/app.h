@@ -43,6 +43,13 @@ struct EstimateOptions {
     std::string out;       // directory for estimate.csv/.json; empty = CSV on stdout
 };
 
+struct CalibrateOptions {
+    std::string platform;  // YAML file; empty = the built-in k210.yaml
+    std::string model;     // the program the times were measured on
+    std::string measured;  // CSV: layer, type, ms
+    std::string out;       // directory for calibration.yaml and calibrate.csv; empty = stdout
+};
+
 struct AippOptions {
     std::string platform;  // platform YAML; empty = the built-in configs/ascend.yaml
     std::string config;    // AIPP job YAML; empty = the built-in configs/aipp.yaml
@@ -97,6 +104,7 @@ int cmd_layout(const LayoutOptions& opts);
 int cmd_aipp(const AippOptions& opts);
 int cmd_info(const InfoOptions& opts);
 int cmd_estimate(const EstimateOptions& opts);
+int cmd_calibrate(const CalibrateOptions& opts);
 
 // Parses argv and runs the chosen subcommand; never throws.
 int main(int argc, char** argv);

@@ -259,6 +259,10 @@ ConfigNode::ConfigNode(ConfigDocument* doc, YAML::Node node, std::string path)
     , m_path(std::move(path)) {
 }
 
+const std::string& ConfigNode::document_name() const {
+    return m_doc->name();
+}
+
 std::string ConfigNode::location() const {
     return m_doc->location(m_node.Mark());
 }

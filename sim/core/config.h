@@ -36,6 +36,8 @@ public:
     const std::string& path() const { return m_path; }
     // "file:line:column" of this node (of its parent map, for a key that is missing).
     std::string location() const;
+    // The file (or stand-in name) of the document this node belongs to.
+    const std::string& document_name() const;
     bool valid() const { return m_node.IsDefined() && !m_node.IsNull(); }
     bool is_map() const { return m_node.IsMap(); }
     bool is_sequence() const { return m_node.IsSequence(); }

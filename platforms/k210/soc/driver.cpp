@@ -272,6 +272,7 @@ void K210Driver::kpu_layer(kpu::LayerArgs a, bool dma_to_main, uint64_t dma_dst_
 
 void K210Driver::cpu_layer(size_t index, RuntimeMemory& mem) {
     const CpuLayerWork w = run_cpu_layer(*m_model, index, mem, m_p.config().cpu.fused_multiply_add);
+    m_current.cpu_elements = w.elements, m_current.cpu_macs = w.macs;
     cpu(m_p.config().cpu.layer_work_cycles(m_model->layers[index].type_name, w.elements, w.macs),
         CpuWork::work);
 }

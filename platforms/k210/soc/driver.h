@@ -32,7 +32,8 @@ struct LayerRun {
     uint64_t cpu_work_cycles = 0;      // a CPU layer's own work (elements, MACs)
     uint64_t cpu_overhead_cycles = 0;  // the runtime's dispatch and the interrupts taken
     uint64_t readback_cycles = 0;      // v4: the CPU's read-back of a KPU output to main memory
-    uint64_t bus_bytes = 0;            // bytes the CPU moved over the bus for this layer
+    uint64_t cpu_elements = 0, cpu_macs = 0;  // a CPU layer's work units (CpuLayerWork)
+    uint64_t bus_bytes = 0;                   // bytes the CPU moved over the bus for this layer
 };
 
 struct RunResult {

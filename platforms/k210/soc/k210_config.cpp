@@ -1,8 +1,68 @@
 #include "platforms/k210/soc/k210_config.h"
 
+#include <filesystem>
+
+#include <fmt/format.h>
+
 #include "platforms/k210/kmodel/kmodel_ops.h"
+#include "sim/core/error.h"
 
 namespace npu::k210 {
+
+namespace {
+
+// The CPU time model's keys over `m` (docs/k210_platform.md "CPU time model").
+void read_cpu_model(const sim::ConfigNode& cpu, CpuModel& m) {
+    m.clock_hz = cpu.get_hz("clock_hz", m.clock_hz);
+    m.cycles_per_element = cpu.get<double>("cycles_per_element", m.cycles_per_element, 0.0, 1e6);
+    m.cycles_per_mac = cpu.get<double>("cycles_per_mac", m.cycles_per_mac, 0.0, 1e6);
+    m.kpu_readback_cycles_per_byte =
+        cpu.get<double>("kpu_readback_cycles_per_byte", m.kpu_readback_cycles_per_byte, 0.0, 1e6);
+    // Any CPU op of the table, by its name (an unknown name is reported by finish()).
+    if (const auto per_op = cpu.optional_child("op_cycles_per_element")) {
+        for (const KmodelOp& op : kmodel_ops()) {
+            if (op.runs == OpRuns::cpu && per_op->has(op.name)) {
+                m.op_cycles_per_element[op.name] = per_op->get<double>(op.name, 0.0, 0.0, 1e6);
+            }
+        }
+    }
+    m.interrupt_cycles = cpu.get<uint64_t>("interrupt_cycles", m.interrupt_cycles, 0u, 1u << 30);
+    m.layer_dispatch_cycles =
+        cpu.get<uint64_t>("layer_dispatch_cycles", m.layer_dispatch_cycles, 0u, 1u << 30);
+    m.fused_multiply_add = cpu.get<bool>("fused_multiply_add", m.fused_multiply_add);
+}
+
+// A relative path is taken beside the file that names it (a built-in config: the working
+// directory).
+std::string resolve_beside(const std::string& path, const std::string& from) {
+    const std::filesystem::path p(path);
+    if (p.is_absolute() || from.empty() || from[0] == '<') {
+        return path;
+    }
+    return (std::filesystem::path(from).parent_path() / p).string();
+}
+
+// `calibration: FILE`: what `npusim calibrate` wrote, over the platform's own values: `cpu:` (the
+// CPU time model's keys) and `kpu:` (the timing model's fitted keys).
+void read_calibration(const std::string& path, K210Config& c) {
+    sim::ConfigDocument doc = sim::ConfigDocument::load_file(path);
+    sim::ConfigNode root = doc.root();
+    if (auto k = root.optional_child("kpu")) {
+        kpu::KpuTiming& t = c.kpu.timing;
+        t.layer_overhead_cycles =
+            k->get<uint64_t>("layer_overhead_cycles", t.layer_overhead_cycles, 0u, 1u << 30);
+        t.cycles_per_lane_line =
+            k->get<double>("cycles_per_lane_line", t.cycles_per_lane_line, 0.01, 100.0);
+        t.cycles_per_lane_line_8bit =
+            k->get<double>("cycles_per_lane_line_8bit", t.cycles_per_lane_line_8bit, 0.01, 100.0);
+    }
+    if (auto cpu = root.optional_child("cpu")) {
+        read_cpu_model(*cpu, c.cpu);
+    }
+    doc.finish();
+}
+
+}  // namespace
 
 K210Config read_k210_config(const sim::ConfigNode& p) {
     K210Config c;
@@ -24,26 +84,16 @@ K210Config read_k210_config(const sim::ConfigNode& p) {
         }
     }
     if (auto cpu = p.optional_child("cpu")) {
-        c.cpu.clock_hz = cpu->get_hz("clock_hz", c.cpu.clock_hz);
-        c.cpu.cycles_per_element =
-            cpu->get<double>("cycles_per_element", c.cpu.cycles_per_element, 0.0, 1e6);
-        c.cpu.cycles_per_mac = cpu->get<double>("cycles_per_mac", c.cpu.cycles_per_mac, 0.0, 1e6);
-        c.cpu.kpu_readback_cycles_per_byte = cpu->get<double>(
-            "kpu_readback_cycles_per_byte", c.cpu.kpu_readback_cycles_per_byte, 0.0, 1e6);
-        // Any CPU op of the table, by its name (an unknown name is reported by finish()).
-        if (const auto per_op = cpu->optional_child("op_cycles_per_element")) {
-            for (const KmodelOp& op : kmodel_ops()) {
-                if (op.runs == OpRuns::cpu && per_op->has(op.name)) {
-                    c.cpu.op_cycles_per_element[op.name] =
-                        per_op->get<double>(op.name, 0.0, 0.0, 1e6);
-                }
-            }
+        read_cpu_model(*cpu, c.cpu);
+    }
+    const std::string calibration = p.get<std::string>("calibration", "");
+    if (!calibration.empty()) {
+        try {
+            read_calibration(resolve_beside(calibration, p.document_name()), c);
+        } catch (const sim::Error& e) {
+            throw sim::Error(
+                fmt::format("{}: platform.calibration: {}", p.document_name(), e.what()));
         }
-        c.cpu.interrupt_cycles =
-            cpu->get<uint64_t>("interrupt_cycles", c.cpu.interrupt_cycles, 0u, 1u << 30);
-        c.cpu.layer_dispatch_cycles =
-            cpu->get<uint64_t>("layer_dispatch_cycles", c.cpu.layer_dispatch_cycles, 0u, 1u << 30);
-        c.cpu.fused_multiply_add = cpu->get<bool>("fused_multiply_add", c.cpu.fused_multiply_add);
     }
     c.io_offset = p.get<uint64_t>("io_offset", c.io_offset);
     if (c.platform.memories.empty()) {

@@ -37,6 +37,10 @@ std::string slurp(const fs::path& p) {
     return s.str();
 }
 
+void write(const fs::path& p, const std::string& text) {
+    std::ofstream(p, std::ios::binary) << text;
+}
+
 class Cli : public ::testing::Test {
 protected:
     void SetUp() override {
@@ -150,6 +154,51 @@ TEST_F(Cli, EstimateTakesLayersOrAModel) {
     EXPECT_EQ(r.rc, 2);
     EXPECT_NE(r.err.find("a DL processor estimate takes --layers NETWORK.yaml"), std::string::npos)
         << r.err;
+}
+
+// npusim calibrate end to end: the edges demo's layer times × 1.25 as a board CSV; the fit brings
+// the largest error from 20 % to under 10 %; a platform YAML that includes calibration.yaml (a
+// path beside the platform file) runs with the fitted constants, and a missing or malformed
+// calibration file is one error naming the platform key.
+TEST_F(Cli, CalibrateWritesAYamlThatAPlatformIncludes) {
+    ASSERT_EQ(run("run --demo edges --out " + (dir / "e").string()).rc, 0);
+    const auto rep = nlohmann::json::parse(slurp(dir / "e" / "report.json"));
+    std::string csv = "layer,type,ms\n";
+    std::vector<double> board;
+    for (const auto& l : rep["layers"]) {
+        board.push_back(
+            static_cast<double>(l["end_ps"].get<uint64_t>() - l["start_ps"].get<uint64_t>()) / 1e9 *
+            1.25);
+        csv += fmt::format("{},{},{:.9f}\n", l["index"].get<int>(), l["type"].get<std::string>(),
+                           board.back());
+    }
+    write(dir / "board.csv", csv);
+    const Result r =
+        run("calibrate --model " + (dir / "e" / "demo.kmodel").string() + " --measured " +
+            (dir / "board.csv").string() + " --out " + (dir / "cal").string());
+    ASSERT_EQ(r.rc, 0) << r.err;
+    EXPECT_NE(r.out.find("largest error: 20.0 % before"), std::string::npos) << r.out;
+    const std::string yaml = slurp(dir / "cal" / "calibration.yaml");
+    EXPECT_NE(yaml.find("kpu:\n"), std::string::npos) << yaml;
+    const std::string platform = slurp(fs::path(NPUSIM_SOURCE_DIR) / "configs" / "k210.yaml");
+    write(dir / "p.yaml", platform + "  calibration: cal/calibration.yaml\n");
+    const Result again =
+        run("run --platform " + (dir / "p.yaml").string() + " --model " +
+            (dir / "e" / "demo.kmodel").string() + " --input " +
+            (dir / "e" / "input.npy").string() + " --out " + (dir / "again").string());
+    ASSERT_EQ(again.rc, 0) << again.err;
+    const auto cal = nlohmann::json::parse(slurp(dir / "again" / "report.json"));
+    for (size_t i = 0; i < board.size(); ++i) {
+        const double ms = static_cast<double>(cal["layers"][i]["end_ps"].get<uint64_t>() -
+                                              cal["layers"][i]["start_ps"].get<uint64_t>()) /
+                          1e9;
+        EXPECT_NEAR(ms, board[i], 0.1 * board[i]) << "layer " << i;
+    }
+    write(dir / "q.yaml", platform + "  calibration: nope.yaml\n");
+    const Result bad = run("run --platform " + (dir / "q.yaml").string() + " --demo edges");
+    EXPECT_EQ(bad.rc, 2);
+    EXPECT_NE(bad.err.find("q.yaml: platform.calibration: "), std::string::npos) << bad.err;
+    EXPECT_NE(bad.err.find("nope.yaml"), std::string::npos) << bad.err;
 }
 
 // npusim compile and npusim regress on the digits model's files.

@@ -17,38 +17,12 @@
 #include "platforms/k210/soc/k210_config.h"
 #include "sim/core/config.h"
 #include "sim/core/error.h"
+#include "tests/platforms/k210/soc/board_models.h"
 #include "tests/platforms/k210/soc/soc_harness.h"
 #include "tests/sim/tlm/sc_harness.h"
 
 namespace npu::test {
 namespace {
-
-// kpu_upload -> kpu_conv2d 3 -> `oc`, 3x3, 320x240, output to main -> dequantize.
-k210::Kmodel readback_model(int oc) {
-    const uint32_t in_bytes = 3 * 240 * 320, out_bytes = static_cast<uint32_t>(oc) * 240 * 320;
-    k210::ConvLayerSpec c;
-    const uint32_t in_line = 0;
-    const auto out_line = static_cast<uint32_t>(kpu::fmap_lines(3, 320, 240));
-    c.args = kpu::build_layer({3, 240, 320, oc, 3, false, 0, true}, in_line, out_line);
-    c.weights.assign(static_cast<size_t>(oc) * 27, 130);
-    c.bn.assign(static_cast<size_t>(oc), {1, 0, 0});
-    // The working buffer as nncase would lay it out within the K210's 6 MiB: the float output
-    // over the input (dead once uploaded), then the read-back bytes.
-    const uint32_t u8_at = out_bytes * 4;
-    c.main_mem_out = true;
-    c.main_mem_out_address = u8_at;
-    k210::V4ModelSpec s;
-    s.main_mem = u8_at + out_bytes;
-    s.inputs = {{{k210::kMainMemory, k210::kUint8, 0, in_bytes}, {1, 3, 240, 320}}};
-    s.outputs = {{k210::kMainMemory, k210::kFloat32, 0, out_bytes * 4}};
-    s.nodes = {
-        k210::v4_upload_node({k210::kMainMemory, k210::kUint8, 0, in_bytes},
-                             {k210::kKpuMemory, k210::kUint8, 0, in_bytes}, {1, 3, 240, 320}),
-        c,
-        k210::v4_dequantize_node({k210::kMainMemory, k210::kUint8, u8_at, out_bytes},
-                                 {k210::kMainMemory, k210::kFloat32, 0, out_bytes * 4}, 0, 1.0f)};
-    return k210::parse_kmodel(k210::write_kmodel_v4(s), "readback.kmodel");
-}
 
 double ms(const k210::LayerRun& l) {
     return static_cast<double>(l.end_ps - l.start_ps) / 1e9;
@@ -64,7 +38,7 @@ TEST_F(BoardTimings, NncaseReadbackAndDequantizeAsBoardsMeasure) {
         double layer_ms, dequantize_ms;
     } figures[] = {{16, 26.563, 9.357}, {4, 6.690, 2.341}};
     for (const auto& f : figures) {
-        const k210::Kmodel m = readback_model(f.oc);
+        const k210::Kmodel m = board::readback_model(f.oc);
         const Inference r = infer(m, random_image(1, {1, 3, 240, 320}));
         ASSERT_TRUE(r.result.done) << r.result.error;
         ASSERT_EQ(r.result.layers.size(), 3u);

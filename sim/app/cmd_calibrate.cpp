@@ -1,0 +1,34 @@
+// npusim calibrate: a program and the per-layer times a board measured -> the platform's time
+// model fitted to them (the platform face's calibrate), as a calibration YAML.
+#include <cstdio>
+#include <memory>
+
+#include "sim/app/app.h"
+#include "sim/app/platform_loader.h"
+#include "sim/app/report_writer.h"
+#include "sim/core/files.h"
+
+namespace npu::app {
+
+int cmd_calibrate(const CalibrateOptions& opts) {
+    const std::unique_ptr<platform::Platform> p = load_platform(opts.platform);
+    std::unique_ptr<sim::OutputDir> out;
+    if (!opts.out.empty()) {
+        out = std::make_unique<sim::OutputDir>(opts.out);
+    }
+    const platform::CalibrateReport r = p->calibrate({opts.model, opts.measured, out != nullptr});
+    if (!r.error.empty()) {  // met after a simulation: printed, not thrown (RunReport::error)
+        error_line(r.error);
+        return kExitUsage;  // nothing written; `out` removes what it created
+    }
+    std::fwrite(r.text.data(), 1, r.text.size(), stdout);
+    if (out) {
+        for (const platform::OutputFile& f : r.files) {
+            out->write_bytes(f.name, f.bytes);
+        }
+        commit_and_report(*out);
+    }
+    return kExitOk;
+}
+
+}  // namespace npu::app
