@@ -67,9 +67,10 @@ CsvColumns header_columns(const std::vector<std::string>& f, const std::string& 
         c.ms = f[i] == "ms" ? k : c.ms;
     }
     if (c.layer < 0 || c.type < 0 || c.ms < 0) {
-        throw sim::Error(fmt::format("{}:{}: expected a header with the columns layer, type and "
-                                     "ms, got '{}'",
-                                     name, n, line));
+        throw sim::Error(
+            fmt::format("{}:{}: expected a header with the columns layer, type and "
+                        "ms, got '{}'",
+                        name, n, line));
     }
     return c;
 }
@@ -78,8 +79,8 @@ MeasuredRow row_of(const std::vector<std::string>& f, const CsvColumns& c, const
                    size_t n) {
     const auto need = static_cast<size_t>(std::max({c.layer, c.type, c.ms}));
     if (f.size() <= need) {
-        throw sim::Error(
-            fmt::format("{}:{}: {} fields, the header has at least {}", name, n, f.size(), need + 1));
+        throw sim::Error(fmt::format("{}:{}: {} fields, the header has at least {}", name, n,
+                                     f.size(), need + 1));
     }
     MeasuredRow r;
     r.line = n;
@@ -97,9 +98,10 @@ MeasuredRow row_of(const std::vector<std::string>& f, const CsvColumns& c, const
         used = 0;
     }
     if (used != ms.size() || used == 0 || !std::isfinite(r.ms) || r.ms <= 0) {
-        throw sim::Error(fmt::format("{}:{}: expected a layer index and a positive time in ms, "
-                                     "got layer '{}', ms '{}'",
-                                     name, n, ls, ms));
+        throw sim::Error(
+            fmt::format("{}:{}: expected a layer index and a positive time in ms, "
+                        "got layer '{}', ms '{}'",
+                        name, n, ls, ms));
     }
     return r;
 }
@@ -125,13 +127,15 @@ std::vector<MeasuredRow> parse_measured_csv(const std::string& text, const std::
         }
         rows.push_back(row_of(f, *cols, name, n));
         if (!seen.insert(rows.back().layer).second) {
-            throw sim::Error(fmt::format("{}:{}: layer {} appears twice", name, n, rows.back().layer));
+            throw sim::Error(
+                fmt::format("{}:{}: layer {} appears twice", name, n, rows.back().layer));
         }
     }
     if (rows.empty()) {
-        throw sim::Error(fmt::format("{}: no measured rows (a header layer,type,ms, then one row "
-                                     "per layer)",
-                                     name));
+        throw sim::Error(
+            fmt::format("{}: no measured rows (a header layer,type,ms, then one row "
+                        "per layer)",
+                        name));
     }
     return rows;
 }
@@ -143,10 +147,11 @@ double predicted_us(const LayerFeatures& f, const K210Config& cfg, bool eight_bi
                            static_cast<double>(f.kpu_layers) +
                        lane_rate(cfg, eight_bit) * static_cast<double>(f.lane_lines) +
                        static_cast<double>(f.kpu_kept);
-    const double cpu = static_cast<double>(f.cpu_kept) +
-                       cfg.cpu.kpu_readback_cycles_per_byte * static_cast<double>(f.readback_bytes) +
-                       per_element(cfg.cpu, f.type) * static_cast<double>(f.cpu_elements) +
-                       cfg.cpu.cycles_per_mac * static_cast<double>(f.cpu_macs);
+    const double cpu =
+        static_cast<double>(f.cpu_kept) +
+        cfg.cpu.kpu_readback_cycles_per_byte * static_cast<double>(f.readback_bytes) +
+        per_element(cfg.cpu, f.type) * static_cast<double>(f.cpu_elements) +
+        cfg.cpu.cycles_per_mac * static_cast<double>(f.cpu_macs);
     return kpu * 1e6 / kpu_hz + cpu * 1e6 / cpu_hz + f.bus_dma_us;
 }
 
@@ -167,14 +172,15 @@ std::vector<Column> candidate_columns(const std::vector<MeasuredRow>& rows,
     const double kpu_us = 1e6 / static_cast<double>(base.kpu.timing.clock_hz);
     const double cpu_us = 1e6 / static_cast<double>(base.cpu.clock_hz);
     std::vector<Column> cols;
-    cols.push_back({"kpu.layer_overhead_cycles",
-                    [=](const LayerFeatures& f) { return kpu_us * static_cast<double>(f.kpu_layers); },
-                    [](K210Config& c, double v) {
-                        c.kpu.timing.layer_overhead_cycles = static_cast<uint64_t>(std::llround(v));
-                    },
-                    [](const K210Config& c) {
-                        return static_cast<double>(c.kpu.timing.layer_overhead_cycles);
-                    }});
+    cols.push_back(
+        {"kpu.layer_overhead_cycles",
+         [=](const LayerFeatures& f) { return kpu_us * static_cast<double>(f.kpu_layers); },
+         [](K210Config& c, double v) {
+             c.kpu.timing.layer_overhead_cycles = static_cast<uint64_t>(std::llround(v));
+         },
+         [](const K210Config& c) {
+             return static_cast<double>(c.kpu.timing.layer_overhead_cycles);
+         }});
     cols.push_back(
         {eight_bit ? "kpu.cycles_per_lane_line_8bit" : "kpu.cycles_per_lane_line",
          [=](const LayerFeatures& f) { return kpu_us * static_cast<double>(f.lane_lines); },
@@ -182,12 +188,16 @@ std::vector<Column> candidate_columns(const std::vector<MeasuredRow>& rows,
              (eight_bit ? c.kpu.timing.cycles_per_lane_line_8bit
                         : c.kpu.timing.cycles_per_lane_line) = v;
          },
-         [eight_bit](const K210Config& c) { return lane_rate(c, eight_bit); }});
+         [eight_bit](const K210Config& c) {
+             return lane_rate(c, eight_bit);
+         }});
     cols.push_back(
         {"cpu.kpu_readback_cycles_per_byte",
          [=](const LayerFeatures& f) { return cpu_us * static_cast<double>(f.readback_bytes); },
          [](K210Config& c, double v) { c.cpu.kpu_readback_cycles_per_byte = v; },
-         [](const K210Config& c) { return c.cpu.kpu_readback_cycles_per_byte; }});
+         [](const K210Config& c) {
+             return c.cpu.kpu_readback_cycles_per_byte;
+         }});
     std::set<std::string> types;
     for (const MeasuredRow& r : rows) {
         if (features[r.layer].cpu_elements > 0) {
@@ -200,17 +210,23 @@ std::vector<Column> candidate_columns(const std::vector<MeasuredRow>& rows,
                             return f.type == t ? cpu_us * static_cast<double>(f.cpu_elements) : 0.0;
                         },
                         [t](K210Config& c, double v) { c.cpu.op_cycles_per_element[t] = v; },
-                        [t](const K210Config& c) { return per_element(c.cpu, t); }});
+                        [t](const K210Config& c) {
+                            return per_element(c.cpu, t);
+                        }});
     }
-    cols.push_back({"cpu.cycles_per_mac",
-                    [=](const LayerFeatures& f) { return cpu_us * static_cast<double>(f.cpu_macs); },
-                    [](K210Config& c, double v) { c.cpu.cycles_per_mac = v; },
-                    [](const K210Config& c) { return c.cpu.cycles_per_mac; }});
+    cols.push_back(
+        {"cpu.cycles_per_mac",
+         [=](const LayerFeatures& f) { return cpu_us * static_cast<double>(f.cpu_macs); },
+         [](K210Config& c, double v) { c.cpu.cycles_per_mac = v; },
+         [](const K210Config& c) {
+             return c.cpu.cycles_per_mac;
+         }});
     return cols;
 }
 
 Eigen::MatrixXd design(const std::vector<MeasuredRow>& rows,
-                       const std::vector<LayerFeatures>& features, const std::vector<Column>& cols) {
+                       const std::vector<LayerFeatures>& features,
+                       const std::vector<Column>& cols) {
     Eigen::MatrixXd a(static_cast<Eigen::Index>(rows.size()),
                       static_cast<Eigen::Index>(cols.size()));
     for (size_t i = 0; i < rows.size(); ++i) {
@@ -258,11 +274,11 @@ Fit fit_constants(const std::vector<MeasuredRow>& rows, const std::vector<LayerF
         }
     }
     auto drop_rank = [](const std::string& key) {
-        return key == "cpu.cycles_per_mac"                 ? 0
+        return key == "cpu.cycles_per_mac"                             ? 0
                : key.find("cycles_per_lane_line") != std::string::npos ? 1
-               : key == "kpu.layer_overhead_cycles"        ? 2
-               : key == "cpu.kpu_readback_cycles_per_byte" ? 3
-                                                           : 4;
+               : key == "kpu.layer_overhead_cycles"                    ? 2
+               : key == "cpu.kpu_readback_cycles_per_byte"             ? 3
+                                                                       : 4;
     };
     while (!cols.empty()) {
         const Eigen::MatrixXd a = design(rows, features, cols);

@@ -46,9 +46,9 @@ void check_measured_rows(const std::vector<MeasuredRow>& rows,
                          const std::vector<std::string>& layer_types, const std::string& csv_name);
 
 struct Fit {
-    K210Config config;              // the base config with the fitted constants
-    std::vector<std::string> keys;  // the config keys fitted ("kpu.layer_overhead_cycles", ...)
-    std::vector<std::string> notes; // constants left as they were, and why
+    K210Config config;               // the base config with the fitted constants
+    std::vector<std::string> keys;   // the config keys fitted ("kpu.layer_overhead_cycles", ...)
+    std::vector<std::string> notes;  // constants left as they were, and why
 };
 
 // Fits the constants the rows can determine. `features` is indexed by layer; every row's layer

@@ -1,12 +1,13 @@
 // K210Face::calibrate: the measured CSV checked against the model, then rounds of (timed run ->
 // each layer's features -> fit_constants), a last timed run with the fitted constants, and the
 // table of measured / before / after per row (calibrate.h, docs/k210_platform.md).
+#include "platforms/k210/k210_calibrate.h"
+
 #include <cmath>
 #include <iterator>
 
 #include <fmt/format.h>
 
-#include "platforms/k210/k210_calibrate.h"
 #include "platforms/k210/k210_face.h"
 #include "platforms/k210/kmodel/kmodel_runtime.h"
 #include "platforms/k210/soc/driver.h"
@@ -41,17 +42,17 @@ std::vector<LayerFeatures> timed_features(const Kmodel& m, const K210Config& cfg
         f.wall_us = static_cast<double>(l.end_ps - l.start_ps) / 1e6;
         uint64_t kpu_cycles = 0;
         for (int b = 0; l.kpu_layer >= 0 && b < l.kpu_layers; ++b) {
-            const kpu::LayerCost& c = soc.kpu.layers().at(static_cast<size_t>(l.kpu_layer + b)).cost;
+            const kpu::LayerCost& c =
+                soc.kpu.layers().at(static_cast<size_t>(l.kpu_layer + b)).cost;
             ++f.kpu_layers;
             f.lane_lines += c.lane_lines;
             f.kpu_kept += c.param_fetch_cycles + c.exposed_fetch_cycles;
             kpu_cycles += c.total_cycles;
         }
         const double per_byte = cfg.cpu.kpu_readback_cycles_per_byte;
-        f.readback_bytes =
-            per_byte > 0 ? static_cast<uint64_t>(std::llround(
-                               static_cast<double>(l.readback_cycles) / per_byte))
-                         : 0;
+        f.readback_bytes = per_byte > 0 ? static_cast<uint64_t>(std::llround(
+                                              static_cast<double>(l.readback_cycles) / per_byte))
+                                        : 0;
         f.cpu_elements = l.cpu_elements, f.cpu_macs = l.cpu_macs;
         f.cpu_kept = l.cpu_overhead_cycles;
         f.bus_dma_us = std::max(0.0, f.wall_us - static_cast<double>(kpu_cycles) * kpu_us -

@@ -23,10 +23,7 @@ int cmd_calibrate(const CalibrateOptions& opts) {
     }
     std::fwrite(r.text.data(), 1, r.text.size(), stdout);
     if (out) {
-        for (const platform::OutputFile& f : r.files) {
-            out->write_bytes(f.name, f.bytes);
-        }
-        commit_and_report(*out);
+        write_files(*out, r.files);
     }
     return kExitOk;
 }

@@ -28,10 +28,7 @@ int cmd_estimate(const EstimateOptions& opts) {
         std::fprintf(stderr, "npusim: %s\n", r.note.c_str());
     }
     if (out) {
-        for (const platform::OutputFile& f : r.files) {
-            out->write_bytes(f.name, f.bytes);
-        }
-        commit_and_report(*out);
+        write_files(*out, r.files);
     }
     return kExitOk;
 }

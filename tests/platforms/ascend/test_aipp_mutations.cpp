@@ -3,11 +3,8 @@
 // raw source, each read, checked and run by the load-image function (a tile or one sim::Error,
 // never a crash: ASan checks memory in CI). The first mutants that run also run on the timed
 // platform (scalar unit, bus, AIPP module, GM and L1), whose tile must equal the function's.
-#include <cctype>
 #include <cstdio>
-#include <fstream>
 #include <random>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -17,6 +14,8 @@
 #include "platforms/ascend/ascend_platform.h"
 #include "sim/tlm/kernel.h"
 #include "tests/fuzz/fuzz_aipp_run.h"
+#include "tests/fuzz/yaml_mutation.h"
+#include "tests/platforms/ascend/ascend_harness.h"
 #include "tests/sim/tlm/sc_harness.h"
 
 namespace npu::test {
@@ -64,60 +63,17 @@ constexpr const char* kYuv400Raw = R"(aipp:
   source: {width: 64, height: 48}
 )";
 
-std::string read_text(const std::string& path) {
-    std::ifstream f(path);
-    std::stringstream ss;
-    ss << f.rdbuf();
-    return ss.str();
-}
-
-// A number replaced by a boundary value, a byte changed, a few bytes deleted.
-std::string mutate(std::string s, std::mt19937& rng) {
-    static const char* const kValues[] = {
+std::string mutate(const std::string& s, std::mt19937& rng) {
+    static const std::vector<const char*> kValues = {
         "0",   "1",   "2",   "3",  "4",    "8",    "16",    "31",  "32",  "33",   "64",  "127",
         "128", "255", "256", "-1", "-128", "4095", "65535", "1e9", "0.5", "-0.0", "224", "320"};
-    const int edits = 1 + static_cast<int>(rng() % 3);
-    for (int i = 0; i < edits && !s.empty(); ++i) {
-        const size_t pos = rng() % s.size();
-        switch (rng() % 6) {  // mostly values, so that many mutants still read
-        case 0:
-        case 1:
-        case 2:
-        case 3: {
-            size_t b = pos;  // the next number in a value (not a digit of a key's name)
-            while (b < s.size() &&
-                   (s[b] < '0' || s[b] > '9' ||
-                    (b > 0 && std::isalpha(static_cast<unsigned char>(s[b - 1]))))) {
-                ++b;
-            }
-            size_t e = b;
-            while (e < s.size() && ((s[e] >= '0' && s[e] <= '9') || s[e] == '.')) {
-                ++e;
-            }
-            if (b < s.size()) {
-                s.replace(b, e - b, kValues[rng() % std::size(kValues)]);
-            }
-            break;
-        }
-        case 4: s[pos] = static_cast<char>(32 + rng() % 95); break;
-        default: s.erase(pos, 1 + rng() % 8); break;
-        }
-    }
-    return s;
-}
-
-ascend::AscendConfig shipped_config() {
-    sim::ConfigDocument doc =
-        sim::ConfigDocument::load_file(NPUSIM_SOURCE_DIR "/configs/ascend.yaml");
-    ascend::AscendConfig c = ascend::read_ascend_config(doc.root().child("platform"));
-    doc.finish();
-    return c;
+    return fuzz::mutate_yaml(s, rng, kValues);
 }
 
 class AippMutations : public ScTest {};
 
 TEST_F(AippMutations, EveryMutantRunsOrFailsCleanlyAndTimedEqualsTheFunction) {
-    const std::vector<std::string> seeds = {read_text(NPUSIM_SOURCE_DIR "/configs/aipp.yaml"),
+    const std::vector<std::string> seeds = {fuzz::read_text(NPUSIM_SOURCE_DIR "/configs/aipp.yaml"),
                                             kXrgbHalf, kRgbCsc, kYuv400Raw};
     ASSERT_FALSE(seeds[0].empty());
     for (const std::string& s : seeds) {
@@ -141,7 +97,7 @@ TEST_F(AippMutations, EveryMutantRunsOrFailsCleanlyAndTimedEqualsTheFunction) {
         }
     }
     // The timed runs after every functional one (nothing throws once SystemC switched stacks).
-    const ascend::AscendConfig cfg = shipped_config();
+    const ascend::AscendConfig cfg = shipped_ascend_config();
     for (const auto& [p, tile] : runnable) {
         sim::reset_simulation();
         const ascend::AippProgram program{p.job.params, p.job.load, p.src.src0, p.src.src1};

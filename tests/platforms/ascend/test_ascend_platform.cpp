@@ -9,18 +9,11 @@
 #include "platforms/ascend/ascend_platform.h"
 #include "sim/core/config.h"
 #include "sim/core/error.h"
+#include "tests/platforms/ascend/ascend_harness.h"
 #include "tests/sim/tlm/sc_harness.h"
 
 namespace npu::test {
 namespace {
-
-ascend::AscendConfig shipped_config() {
-    sim::ConfigDocument doc =
-        sim::ConfigDocument::load_file(NPUSIM_SOURCE_DIR "/configs/ascend.yaml");
-    ascend::AscendConfig c = ascend::read_ascend_config(doc.root().child("platform"));
-    doc.finish();
-    return c;
-}
 
 // A 64x48 NV12 frame; a BT.601 job to int8 with mirror padding (as the module test's).
 ascend::AippProgram job() {
@@ -49,7 +42,7 @@ ascend::AippProgram job() {
 class AscendPlatform : public ScTest {};
 
 TEST_F(AscendPlatform, JobThroughTlmEqualsThePureFunctionAndTheCostModel) {
-    const ascend::AscendConfig cfg = shipped_config();
+    const ascend::AscendConfig cfg = shipped_ascend_config();
     const ascend::AippProgram p = job();
     ascend::AscendPlatform soc("soc", cfg, ascend::engine_config(cfg, {}, {}));
     soc.load(p);
@@ -78,7 +71,7 @@ TEST_F(AscendPlatform, JobThroughTlmEqualsThePureFunctionAndTheCostModel) {
 }
 
 TEST_F(AscendPlatform, ARefusedJobComesBackAsItsReason) {
-    const ascend::AscendConfig cfg = shipped_config();
+    const ascend::AscendConfig cfg = shipped_ascend_config();
     ascend::AippProgram p = job();
     p.load.top_pad = 40;  // 0..32
     ascend::AscendPlatform soc("soc", cfg, ascend::engine_config(cfg, {}, {}));

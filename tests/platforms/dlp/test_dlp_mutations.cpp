@@ -3,11 +3,8 @@
 // fc output, each read, compiled and run on a DDR image for both data types (a run or one
 // sim::Error, never a crash: ASan checks memory in CI). The first mutants that run also run on
 // the timed SystemC platform, whose result images must equal the DDR-image run's byte for byte.
-#include <cctype>
 #include <cstdio>
-#include <fstream>
 #include <random>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -17,6 +14,7 @@
 #include "sim/core/config.h"
 #include "sim/tlm/kernel.h"
 #include "tests/fuzz/fuzz_dlp_run.h"
+#include "tests/fuzz/yaml_mutation.h"
 #include "tests/sim/tlm/sc_harness.h"
 
 namespace npu::test {
@@ -56,47 +54,11 @@ std::string single_only() {
     return s;
 }
 
-std::string read_text(const std::string& path) {
-    std::ifstream f(path);
-    std::stringstream ss;
-    ss << f.rdbuf();
-    return ss.str();
-}
-
-// Edits that keep much of the YAML readable: a number replaced by a boundary value, a byte
-// changed, a few bytes deleted.
-std::string mutate(std::string s, std::mt19937& rng) {
-    static const char* const kValues[] = {"0",     "1",          "2",   "3",   "7",    "8",
-                                          "9",     "64",         "255", "-1",  "-128", "4096",
-                                          "65536", "2147483647", "1e9", "0.0", "-7",   "31"};
-    const int edits = 1 + static_cast<int>(rng() % 3);
-    for (int i = 0; i < edits && !s.empty(); ++i) {
-        const size_t pos = rng() % s.size();
-        switch (rng() % 6) {  // mostly values, so that many mutants still read
-        case 0:
-        case 1:
-        case 2:
-        case 3: {
-            size_t b = pos;  // the next number in a value (not a digit of a key's name)
-            while (b < s.size() &&
-                   (s[b] < '0' || s[b] > '9' ||
-                    (b > 0 && std::isalpha(static_cast<unsigned char>(s[b - 1]))))) {
-                ++b;
-            }
-            size_t e = b;
-            while (e < s.size() && s[e] >= '0' && s[e] <= '9') {
-                ++e;
-            }
-            if (b < s.size()) {
-                s.replace(b, e - b, kValues[rng() % std::size(kValues)]);
-            }
-            break;
-        }
-        case 4: s[pos] = static_cast<char>(32 + rng() % 95); break;
-        default: s.erase(pos, 1 + rng() % 8); break;
-        }
-    }
-    return s;
+std::string mutate(const std::string& s, std::mt19937& rng) {
+    static const std::vector<const char*> kValues = {
+        "0",  "1",    "2",    "3",     "7",          "8",   "9",   "64", "255",
+        "-1", "-128", "4096", "65536", "2147483647", "1e9", "0.0", "-7", "31"};
+    return fuzz::mutate_yaml(s, rng, kValues);
 }
 
 dlp::DlpPlatformConfig platform(const char* file) {
@@ -110,7 +72,7 @@ class DlpMutations : public ScTest {};
 
 TEST_F(DlpMutations, EveryMutantRunsOrFailsCleanlyAndTimedEqualsDdrImageRun) {
     const std::vector<std::string> seeds = {
-        read_text(NPUSIM_SOURCE_DIR "/configs/networks/dlp_tiny.yaml"), kEveryFeature,
+        fuzz::read_text(NPUSIM_SOURCE_DIR "/configs/networks/dlp_tiny.yaml"), kEveryFeature,
         single_only()};
     ASSERT_FALSE(seeds[0].empty());
     const dlp::DlpPlatformConfig cfgs[] = {platform("dlp_zcu102_single.yaml"),

@@ -10,6 +10,16 @@
 
 namespace npu::test::board {
 
+// A KPU convolution of `shape` from line `in` to line `out`, weights 130 (zero point 128 → 2) and
+// an identity batch norm: values do not matter to the timing tests.
+inline k210::ConvLayerSpec conv(kpu::LayerShape shape, uint32_t in, uint32_t out) {
+    k210::ConvLayerSpec c;
+    c.args = kpu::build_layer(shape, in, out);
+    c.weights.assign(static_cast<size_t>(shape.out_channels * shape.in_channels * 9), 130);
+    c.bn.assign(static_cast<size_t>(shape.out_channels), {1, 0, 0});
+    return c;
+}
+
 // kpu_upload -> kpu_conv2d 3 -> `oc`, 3x3, 320x240, output to main -> dequantize.
 inline k210::Kmodel readback_model(int oc) {
     const uint32_t in_bytes = 3 * 240 * 320, out_bytes = static_cast<uint32_t>(oc) * 240 * 320;

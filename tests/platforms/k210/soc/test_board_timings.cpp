@@ -60,13 +60,6 @@ k210::Kmodel kpu_layers_model() {
     const auto big_out = static_cast<uint32_t>(kpu::fmap_lines(3, 320, 240));
     const auto small_in = big_out + static_cast<uint32_t>(kpu::fmap_lines(16, 320, 240));
     const auto small_out = small_in + static_cast<uint32_t>(kpu::fmap_lines(16, 8, 8));
-    auto conv = [](kpu::LayerShape shape, uint32_t in, uint32_t out) {
-        k210::ConvLayerSpec c;
-        c.args = kpu::build_layer(shape, in, out);
-        c.weights.assign(static_cast<size_t>(shape.out_channels * shape.in_channels * 9), 130);
-        c.bn.assign(static_cast<size_t>(shape.out_channels), {1, 0, 0});
-        return c;
-    };
     k210::V4ModelSpec s;
     const uint32_t out_bytes = 16 * 8 * 8;
     s.main_mem = in_bytes;
@@ -75,11 +68,11 @@ k210::Kmodel kpu_layers_model() {
     s.nodes.push_back(k210::v4_upload_node({k210::kMainMemory, k210::kUint8, 0, in_bytes},
                                            {k210::kKpuMemory, k210::kUint8, 0, in_bytes},
                                            {1, 3, 240, 320}));
-    s.nodes.push_back(conv({3, 240, 320, 16, 3, false, 0, true}, 0, big_out));
+    s.nodes.push_back(board::conv({3, 240, 320, 16, 3, false, 0, true}, 0, big_out));
     for (int i = 0; i < 3; ++i) {
-        s.nodes.push_back(conv({16, 8, 8, 16, 3, false, 0, true}, small_in, small_out));
+        s.nodes.push_back(board::conv({16, 8, 8, 16, 3, false, 0, true}, small_in, small_out));
     }
-    k210::ConvLayerSpec last = conv({16, 8, 8, 16, 3, false, 0, true}, small_in, small_out);
+    k210::ConvLayerSpec last = board::conv({16, 8, 8, 16, 3, false, 0, true}, small_in, small_out);
     last.main_mem_out = true;
     last.main_mem_out_address = 0;
     s.nodes.push_back(last);

@@ -30,9 +30,8 @@ std::string error_of(const std::string& csv) {
 }
 
 TEST(MeasuredCsv, ReadsRowsAndRefusesMalformedOnesNamingTheLine) {
-    const std::vector<k210::MeasuredRow> rows =
-        k210::parse_measured_csv("ms,type,layer,note\n0.25,kpu_conv2d,1,x\n\n9.357,dequantize,2,\n",
-                                 "t.csv");
+    const std::vector<k210::MeasuredRow> rows = k210::parse_measured_csv(
+        "ms,type,layer,note\n0.25,kpu_conv2d,1,x\n\n9.357,dequantize,2,\n", "t.csv");
     ASSERT_EQ(rows.size(), 2u);
     EXPECT_EQ(rows[0].layer, 1u);
     EXPECT_EQ(rows[0].type, "kpu_conv2d");
@@ -56,7 +55,8 @@ TEST(MeasuredCsv, ReadsRowsAndRefusesMalformedOnesNamingTheLine) {
                                   types, "t.csv");
         ADD_FAILURE();
     } catch (const sim::Error& e) {
-        EXPECT_STREQ(e.what(), "t.csv:2: layer 1 is kpu_conv2d in the model, the row says dequantize");
+        EXPECT_STREQ(e.what(),
+                     "t.csv:2: layer 1 is kpu_conv2d in the model, the row says dequantize");
     }
     try {
         k210::check_measured_rows(k210::parse_measured_csv("layer,type,ms\n5,x,2\n", "t"), types,
@@ -70,8 +70,9 @@ TEST(MeasuredCsv, ReadsRowsAndRefusesMalformedOnesNamingTheLine) {
 // Seeded byte mutations of a valid CSV: each parses or is one sim::Error, never a crash (ASan
 // in CI), and what parses has positive finite times and distinct layers.
 TEST(MeasuredCsv, MutatedCsvsParseOrFailCleanly) {
-    const std::string seed = "layer,type,ms\n0,kpu_upload,0.329\n1,kpu_conv2d,26.563\n"
-                             "2,dequantize,9.357\n";
+    const std::string seed =
+        "layer,type,ms\n0,kpu_upload,0.329\n1,kpu_conv2d,26.563\n"
+        "2,dequantize,9.357\n";
     std::mt19937 rng(16);
     size_t parsed = 0;
     for (int i = 0; i < 3000; ++i) {
@@ -106,13 +107,6 @@ k210::Kmodel round_trip_model() {
     const auto big_out = static_cast<uint32_t>(kpu::fmap_lines(3, 320, 240));
     const auto small_in = big_out + static_cast<uint32_t>(kpu::fmap_lines(16, 320, 240));
     const auto small_out = small_in + static_cast<uint32_t>(kpu::fmap_lines(16, 40, 30));
-    auto conv = [](kpu::LayerShape shape, uint32_t in, uint32_t out) {
-        k210::ConvLayerSpec c;
-        c.args = kpu::build_layer(shape, in, out);
-        c.weights.assign(static_cast<size_t>(shape.out_channels * shape.in_channels * 9), 130);
-        c.bn.assign(static_cast<size_t>(shape.out_channels), {1, 0, 0});
-        return c;
-    };
     const uint32_t out_bytes = 8 * 15 * 20;
     k210::V4ModelSpec s;
     s.main_mem = in_bytes + out_bytes * 5;
@@ -121,19 +115,18 @@ k210::Kmodel round_trip_model() {
     s.nodes.push_back(k210::v4_upload_node({k210::kMainMemory, k210::kUint8, 0, in_bytes},
                                            {k210::kKpuMemory, k210::kUint8, 0, in_bytes},
                                            {1, 3, 240, 320}));
-    s.nodes.push_back(conv({3, 240, 320, 16, 3, false, 0, true}, 0, big_out));
+    s.nodes.push_back(board::conv({3, 240, 320, 16, 3, false, 0, true}, 0, big_out));
     for (int w : {8, 40, 20}) {
-        s.nodes.push_back(conv({16, w * 3 / 4, w, 16, 3, false, 0, true}, small_in, small_out));
+        s.nodes.push_back(
+            board::conv({16, w * 3 / 4, w, 16, 3, false, 0, true}, small_in, small_out));
     }
-    k210::ConvLayerSpec last = conv({16, 15, 20, 8, 3, false, 0, true}, small_in, small_out);
+    k210::ConvLayerSpec last = board::conv({16, 15, 20, 8, 3, false, 0, true}, small_in, small_out);
     last.main_mem_out = true;
     last.main_mem_out_address = in_bytes;
     s.nodes.push_back(last);
-    s.nodes.push_back(
-        k210::v4_dequantize_node({k210::kMainMemory, k210::kUint8, in_bytes, out_bytes},
-                                 {k210::kMainMemory, k210::kFloat32, in_bytes + out_bytes,
-                                  out_bytes * 4},
-                                 0, 1.0f));
+    s.nodes.push_back(k210::v4_dequantize_node(
+        {k210::kMainMemory, k210::kUint8, in_bytes, out_bytes},
+        {k210::kMainMemory, k210::kFloat32, in_bytes + out_bytes, out_bytes * 4}, 0, 1.0f));
     return k210::parse_kmodel(k210::write_kmodel_v4(s), "round_trip.kmodel");
 }
 
@@ -188,8 +181,9 @@ TEST_F(Calibrate, NncaseProfileGivesTheShippedCpuConstants) {
     EXPECT_NEAR(f.cpu.kpu_readback_cycles_per_byte, 8.244, 0.01 * 8.244);
     EXPECT_NEAR(f.cpu.op_cycles_per_element.at("dequantize"), 2.19, 0.01 * 2.19);
     ASSERT_EQ(run.fit.notes.size(), 2u);
-    EXPECT_EQ(run.fit.notes[0],
-              "kpu.cycles_per_lane_line_8bit kept at 0.78: the rows cannot tell it from the others");
+    EXPECT_EQ(
+        run.fit.notes[0],
+        "kpu.cycles_per_lane_line_8bit kept at 0.78: the rows cannot tell it from the others");
     EXPECT_EQ(run.fit.notes[1],
               "kpu.layer_overhead_cycles kept at 38000: the rows cannot tell it from the others");
     const std::string yaml = k210::calibration_yaml(run.fit, "# t\n");
