@@ -8,6 +8,7 @@ set(rules
   "sim/core/=sim/core/"
   "sim/tlm/=sim/core/,sim/tlm/"
   "sim/onnx/=sim/core/,sim/onnx/"
+  "sim/report/=sim/core/,sim/report/"
   "configs/=sim/core/,configs/"
   "models/=sim/core/,sim/tlm/,models/"
   "platforms/common/=sim/,platforms/common/"

@@ -95,6 +95,15 @@ CLI::App* add_calibrate(CLI::App& app, CalibrateOptions& o) {
     return c;
 }
 
+CLI::App* add_report(CLI::App& app, ReportOptions& o) {
+    CLI::App* r = app.add_subcommand(
+        "report", "Draw DIR/report.html again from a run directory's report.json (and trace.json)");
+    r->add_option("dir", o.dir, "The --out directory of a run")
+        ->required()
+        ->check(CLI::ExistingDirectory);
+    return r;
+}
+
 CLI::App* add_estimate(CLI::App& app, EstimateOptions& est_opts) {
     CLI::App* est = app.add_subcommand(
         "estimate",
@@ -317,6 +326,7 @@ struct Options {
     InfoOptions info;
     EstimateOptions estimate;
     CalibrateOptions calibrate;
+    ReportOptions report;
     AippOptions aipp;
     InferOptions infer;
     CompileOptions compile;
@@ -345,6 +355,10 @@ std::vector<Command> commands(CLI::App& app, Options& o) {
             {add_calibrate(app, o.calibrate),
              [&o] {
                  return cmd_calibrate(o.calibrate);
+             }},
+            {add_report(app, o.report),
+             [&o] {
+                 return cmd_report(o.report);
              }},
             {add_aipp(app, o.aipp),
              [&o] {

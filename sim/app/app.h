@@ -50,6 +50,10 @@ struct CalibrateOptions {
     std::string out;       // directory for calibration.yaml and calibrate.csv; empty = stdout
 };
 
+struct ReportOptions {
+    std::string dir;  // a run's --out directory (report.json, maybe trace.json)
+};
+
 struct AippOptions {
     std::string platform;  // platform YAML; empty = the built-in configs/ascend.yaml
     std::string config;    // AIPP job YAML; empty = the built-in configs/aipp.yaml
@@ -105,6 +109,7 @@ int cmd_aipp(const AippOptions& opts);
 int cmd_info(const InfoOptions& opts);
 int cmd_estimate(const EstimateOptions& opts);
 int cmd_calibrate(const CalibrateOptions& opts);
+int cmd_report(const ReportOptions& opts);
 
 // Parses argv and runs the chosen subcommand; never throws.
 int main(int argc, char** argv);

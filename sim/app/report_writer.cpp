@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "sim/core/version.h"
+#include "sim/report/html_report.h"
 
 namespace npu::app {
 
@@ -30,8 +31,14 @@ void write_run_report(const std::string& command, const platform::RunReport& rep
     for (const platform::OutputFile& f : report.files_after) {
         out->write_bytes(f.name, f.bytes);
     }
-    if (trace != nullptr && trace->enabled()) {
+    const bool traced = trace != nullptr && trace->enabled();
+    const nlohmann::json trace_json = traced ? nlohmann::json(trace->to_json()) : nlohmann::json();
+    if (traced) {
         out->write_text("trace.json", trace->dump() + "\n");
+    }
+    if (j.contains("layers") && j["layers"].is_array() && !j["layers"].empty()) {
+        out->write_text("report.html",
+                        report::html_report(j, traced ? &trace_json : nullptr, "report.json"));
     }
     commit_and_report(*out);
 }

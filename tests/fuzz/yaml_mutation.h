@@ -26,7 +26,7 @@ inline std::string mutate_yaml(std::string s, std::mt19937& rng,
     const int edits = 1 + static_cast<int>(rng() % 3);
     for (int i = 0; i < edits && !s.empty(); ++i) {
         const size_t pos = rng() % s.size();
-        const unsigned kind = rng() % 6;
+        const auto kind = rng() % 6;
         if (kind < 4) {
             size_t b = pos;  // the next number in a value (not a digit of a key's name)
             while (b < s.size() &&

@@ -37,10 +37,6 @@ std::string slurp(const fs::path& p) {
     return s.str();
 }
 
-void write(const fs::path& p, const std::string& text) {
-    std::ofstream(p, std::ios::binary) << text;
-}
-
 class Cli : public ::testing::Test {
 protected:
     void SetUp() override {
@@ -172,7 +168,7 @@ TEST_F(Cli, CalibrateWritesAYamlThatAPlatformIncludes) {
         csv += fmt::format("{},{},{:.9f}\n", l["index"].get<int>(), l["type"].get<std::string>(),
                            board.back());
     }
-    write(dir / "board.csv", csv);
+    write("board.csv", csv);
     const Result r =
         run("calibrate --model " + (dir / "e" / "demo.kmodel").string() + " --measured " +
             (dir / "board.csv").string() + " --out " + (dir / "cal").string());
@@ -181,7 +177,7 @@ TEST_F(Cli, CalibrateWritesAYamlThatAPlatformIncludes) {
     const std::string yaml = slurp(dir / "cal" / "calibration.yaml");
     EXPECT_NE(yaml.find("kpu:\n"), std::string::npos) << yaml;
     const std::string platform = slurp(fs::path(NPUSIM_SOURCE_DIR) / "configs" / "k210.yaml");
-    write(dir / "p.yaml", platform + "  calibration: cal/calibration.yaml\n");
+    write("p.yaml", platform + "  calibration: cal/calibration.yaml\n");
     const Result again =
         run("run --platform " + (dir / "p.yaml").string() + " --model " +
             (dir / "e" / "demo.kmodel").string() + " --input " +
@@ -194,7 +190,7 @@ TEST_F(Cli, CalibrateWritesAYamlThatAPlatformIncludes) {
                           1e9;
         EXPECT_NEAR(ms, board[i], 0.1 * board[i]) << "layer " << i;
     }
-    write(dir / "q.yaml", platform + "  calibration: nope.yaml\n");
+    write("q.yaml", platform + "  calibration: nope.yaml\n");
     const Result bad = run("run --platform " + (dir / "q.yaml").string() + " --demo edges");
     EXPECT_EQ(bad.rc, 2);
     EXPECT_NE(bad.err.find("q.yaml: platform.calibration: "), std::string::npos) << bad.err;

@@ -1,0 +1,46 @@
+// npusim report DIR: draws DIR/report.html again from DIR/report.json (and DIR/trace.json when
+// there is one), as `npusim run --out DIR` drew it.
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/app/app.h"
+#include "sim/app/report_writer.h"
+#include "sim/core/error.h"
+#include "sim/core/files.h"
+#include "sim/report/html_report.h"
+
+namespace npu::app {
+
+namespace {
+
+nlohmann::ordered_json read_json(const std::filesystem::path& p) {
+    const std::vector<uint8_t> bytes = sim::read_file(p.string());
+    try {
+        return nlohmann::ordered_json::parse(bytes.begin(), bytes.end());
+    } catch (const nlohmann::json::exception& e) {
+        throw sim::Error(p.string() + ": not JSON: " + e.what());
+    }
+}
+
+}  // namespace
+
+int cmd_report(const ReportOptions& opts) {
+    const std::filesystem::path dir(opts.dir);
+    const nlohmann::ordered_json report = read_json(dir / "report.json");
+    nlohmann::json trace;
+    const bool traced = std::filesystem::exists(dir / "trace.json");
+    if (traced) {
+        trace = read_json(dir / "trace.json");
+    }
+    const std::string html =
+        report::html_report(report, traced ? &trace : nullptr, (dir / "report.json").string());
+    sim::OutputDir out(opts.dir);
+    out.write_text("report.html", html);
+    commit_and_report(out);
+    return kExitOk;
+}
+
+}  // namespace npu::app

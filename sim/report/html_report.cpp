@@ -1,0 +1,173 @@
+#include "sim/report/html_report.h"
+
+#include <algorithm>
+#include <iterator>
+#include <tuple>
+
+#include <fmt/format.h>
+
+#include "sim/core/error.h"
+#include "sim/report/svg.h"
+
+namespace npu::report {
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+double num(const Json& j, const char* key) {
+    return j.contains(key) && j[key].is_number() ? j[key].get<double>() : 0.0;
+}
+
+std::string cell(const Json& v) {
+    if (v.is_string()) {
+        return escape(v.get<std::string>());
+    }
+    if (v.is_number_float()) {
+        return fmt::format("{:.6g}", v.get<double>());
+    }
+    return escape(v.dump());
+}
+
+// Every scalar key of the rows as a column, in first-seen order.
+std::string table(const Json& rows) {
+    std::vector<std::string> cols;
+    for (const Json& r : rows) {
+        for (const auto& [k, v] : r.items()) {
+            if (!v.is_structured() && std::find(cols.begin(), cols.end(), k) == cols.end()) {
+                cols.push_back(k);
+            }
+        }
+    }
+    std::string s = "<table>\n<tr>";
+    for (const std::string& c : cols) {
+        s += "<th>" + escape(c) + "</th>";
+    }
+    s += "</tr>\n";
+    for (const Json& r : rows) {
+        s += "<tr>";
+        for (const std::string& c : cols) {
+            s += "<td>" + (r.contains(c) ? cell(r[c]) : std::string()) + "</td>";
+        }
+        s += "</tr>\n";
+    }
+    return s + "</table>\n";
+}
+
+// Splits `total` over `parts` in proportion to the cycles given (all zero: nothing).
+std::vector<double> split(double total, const std::vector<double>& parts) {
+    double sum = 0;
+    for (double p : parts) {
+        sum += p;
+    }
+    std::vector<double> out;
+    for (double p : parts) {
+        out.push_back(sum > 0 ? total * p / sum : 0);
+    }
+    return out;
+}
+
+// Per layer where the time went, in µs: the KPU's and the CPU's time split by their cycle
+// parts, then bus and DMA (K210 reports); otherwise each layer's wall time.
+std::string time_bars(const Json& layers) {
+    std::vector<std::string> labels;
+    const std::vector<std::string> names = {"KPU compute", "KPU fetch",     "KPU fixed",
+                                            "CPU work",    "CPU read-back", "CPU runtime",
+                                            "bus and DMA"};
+    std::vector<Series> series;
+    for (const std::string& n : names) {
+        series.push_back({n, {}});
+    }
+    bool split_known = true;
+    for (const Json& l : layers) {
+        labels.push_back(l.contains("index") ? l["index"].dump() : std::to_string(labels.size()));
+        split_known = split_known && l.contains("time_ps");
+        if (!split_known) {
+            break;
+        }
+        const Json& t = l["time_ps"];
+        const std::vector<double> kpu = split(
+            num(t, "kpu") / 1e6,
+            {num(l, "kpu_compute_cycles"), num(l, "kpu_fetch_cycles"), num(l, "kpu_fixed_cycles")});
+        const std::vector<double> cpu = split(
+            num(t, "cpu") / 1e6,
+            {num(l, "cpu_work_cycles"), num(l, "readback_cycles"), num(l, "cpu_overhead_cycles")});
+        for (size_t k = 0; k < 3; ++k) {
+            series[k].values.push_back(kpu[k]);
+            series[3 + k].values.push_back(cpu[k]);
+        }
+        series[6].values.push_back(num(t, "bus_dma") / 1e6);
+    }
+    if (!split_known) {
+        series = {{"time", {}}};
+        for (const Json& l : layers) {
+            series[0].values.push_back((num(l, "end_ps") - num(l, "start_ps")) / 1e6);
+        }
+    }
+    return stacked_bars(labels, series, {"layer (index)", "time (µs)", 960, 320});
+}
+
+// The engines over time: the trace's spans when there is a trace, else each layer's span.
+std::string engine_timeline(const Json& layers, const nlohmann::json* trace) {
+    std::vector<Span> spans;
+    if (trace != nullptr && trace->contains("traceEvents")) {
+        for (const auto& e : (*trace)["traceEvents"]) {
+            if (e.value("ph", "") == "X") {
+                const double ts = e.value("ts", 0.0), dur = e.value("dur", 0.0);
+                spans.push_back({e.value("cat", "?"), e.value("name", ""), ts, ts + dur});
+            }
+        }
+    }
+    if (spans.empty()) {
+        for (const Json& l : layers) {
+            spans.push_back({"layers", l.value("type", "") + " " + l.value("shape", ""),
+                             num(l, "start_ps") / 1e6, num(l, "end_ps") / 1e6});
+        }
+    }
+    return timeline(spans, {"simulated time (µs)", "", 960, 0});
+}
+
+const char* kStyle =
+    "body{font-family:sans-serif;margin:24px;color:#222}h1{font-size:20px}h2{font-size:16px;"
+    "margin-top:28px}table{border-collapse:collapse;font-size:12px}td,th{border:1px solid #ccc;"
+    "padding:2px 6px;text-align:right}th{background:#f3f3f3}.note{color:#555;font-size:12px}";
+
+}  // namespace
+
+std::string html_report(const Json& report, const nlohmann::json* trace,
+                        const std::string& source) {
+    if (!report.contains("layers") || !report["layers"].is_array() || report["layers"].empty()) {
+        throw sim::Error(source + ": no per-layer results to draw (a report.json of npusim run)");
+    }
+    const Json& layers = report["layers"];
+    std::string title = "npusim " + report.value("command", std::string("run"));
+    for (const auto& [part, key, joint] :
+         {std::tuple{"model", "file", ": "}, std::tuple{"network", "name", ": "},
+          std::tuple{"platform", "name", " on "}}) {
+        if (report.contains(part) && report[part].is_object() && report[part].contains(key) &&
+            report[part][key].is_string() && !report[part][key].get<std::string>().empty()) {
+            title += joint + report[part][key].get<std::string>();
+        }
+    }
+    std::string s = fmt::format(
+        "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>{}"
+        "</title><style>{}</style></head><body>\n<h1>{}</h1>\n",
+        escape(title), kStyle, escape(title));
+    auto it = std::back_inserter(s);
+    if (report.contains("totals")) {
+        fmt::format_to(it, "<h2>Totals</h2>\n{}", table(Json::array({report["totals"]})));
+    }
+    fmt::format_to(it,
+                   "<h2>Where each layer's time goes</h2>\n<p class=\"note\">Stacked per layer: "
+                   "the KPU's time split by its fixed, parameter-fetch and compute cycles, the "
+                   "CPU's by its work, read-back and runtime cycles, and the rest of the layer's "
+                   "wall time (bus transactions, DMA). The layer table below has the numbers."
+                   "</p>\n<div id=\"layer-time\">{}</div>\n",
+                   time_bars(layers));
+    fmt::format_to(it, "<h2>Timeline</h2>\n<div id=\"timeline\">{}</div>\n",
+                   engine_timeline(layers, trace));
+    fmt::format_to(it, "<h2>Layers</h2>\n<div id=\"layers\">{}</div>\n", table(layers));
+    return s + "</body></html>\n";
+}
+
+}  // namespace npu::report

@@ -1,0 +1,41 @@
+// Charts as inline SVG for the HTML reports: stacked bars (one group per item, one segment per
+// series) and a timeline of spans on lanes, each with axis titles (units) and ticks. Every mark
+// carries data attributes (class, data-item, data-series) so tests and readers can find them.
+// No script, nothing loaded from elsewhere. Pure C++.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace npu::report {
+
+// Text for HTML/SVG content and attribute values.
+std::string escape(const std::string& s);
+
+struct Series {
+    std::string name;
+    std::vector<double> values;  // one per item
+};
+
+struct Axes {
+    std::string x_title, y_title;  // with units, e.g. "time (µs)"
+    double width = 960, height = 320;
+};
+
+// One bar per item (`labels`), stacked by series; a legend names the series.
+std::string stacked_bars(const std::vector<std::string>& labels, const std::vector<Series>& series,
+                         const Axes& axes);
+
+struct Span {
+    std::string lane;   // e.g. "KPU", "CPU", "DMA"
+    std::string label;  // shown on hover (title)
+    double start = 0, end = 0;
+};
+
+// Lanes in order of first appearance, time on x.
+std::string timeline(const std::vector<Span>& spans, const Axes& axes);
+
+// A fill colour for series or lane i (a fixed, colour-blind friendly palette).
+const char* colour(size_t i);
+
+}  // namespace npu::report

@@ -1,0 +1,97 @@
+// The HTML report pages: charts have one mark per item and series with sizes in proportion to
+// the values, text is escaped, and a report without layers is one clear error. The pages in a
+// real browser: tests/sim/report/test_report_browser.cpp.
+#include <regex>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "sim/core/error.h"
+#include "sim/report/html_report.h"
+#include "sim/report/svg.h"
+
+namespace npu::test {
+namespace {
+
+size_t count(const std::string& s, const std::string& what) {
+    size_t n = 0;
+    for (size_t p = s.find(what); p != std::string::npos; p = s.find(what, p + 1)) {
+        ++n;
+    }
+    return n;
+}
+
+// The height attribute of the bar of item `i`, series `name`.
+double bar_height(const std::string& svg, size_t i, const std::string& name) {
+    const std::regex re("data-item=\"" + std::to_string(i) + "\" data-series=\"" + name +
+                        "\"[^>]* height=\"([0-9.]+)\"");
+    std::smatch m;
+    EXPECT_TRUE(std::regex_search(svg, m, re)) << i << " " << name;
+    return m.empty() ? -1 : std::stod(m[1]);
+}
+
+TEST(Svg, StackedBarsHaveOneMarkPerItemAndSeriesInProportion) {
+    const std::string svg = report::stacked_bars(
+        {"a", "b", "c"}, {{"x", {1, 2, 4}}, {"y", {3, 0, 1}}}, {"layer", "time (µs)", 600, 300});
+    EXPECT_EQ(count(svg, "class=\"bar\""), 6u);
+    EXPECT_NE(svg.find(">time (µs)</text>"), std::string::npos);
+    EXPECT_NE(svg.find(">layer</text>"), std::string::npos);
+    // Heights in proportion: x of c is 4 times x of a, y of a 3 times x of a, y of b 0.
+    const double unit = bar_height(svg, 0, "x");
+    EXPECT_GT(unit, 0);
+    EXPECT_NEAR(bar_height(svg, 2, "x"), 4 * unit, 0.02);
+    EXPECT_NEAR(bar_height(svg, 0, "y"), 3 * unit, 0.02);
+    EXPECT_EQ(bar_height(svg, 1, "y"), 0);
+}
+
+TEST(Svg, TextIsEscapedAndTimelinesHaveOneSpanEach) {
+    EXPECT_EQ(report::escape("a<b & \"c\">'"), "a&lt;b &amp; &quot;c&quot;&gt;&#39;");
+    const std::string svg = report::timeline(
+        {{"kpu", "layer <0>", 0, 10}, {"cpu", "x", 10, 12}, {"kpu", "layer 1", 12, 20}},
+        {"simulated time (µs)", "", 600, 0});
+    EXPECT_EQ(count(svg, "class=\"span\""), 3u);
+    EXPECT_EQ(count(svg, "data-series=\"kpu\""), 2u);
+    EXPECT_NE(svg.find("<title>layer &lt;0&gt;</title>"), std::string::npos);
+}
+
+TEST(HtmlReport, ARunPageDrawsEveryLayerAndRefusesAReportWithoutLayers) {
+    nlohmann::ordered_json r;
+    r["command"] = "run";
+    r["model"] = {{"file", "m.kmodel"}};
+    r["platform"] = {{"name", "k210"}};
+    for (int i = 0; i < 4; ++i) {
+        r["layers"].push_back(
+            {{"index", i},
+             {"type", "t"},
+             {"start_ps", i * 1000000},
+             {"end_ps", i * 1000000 + 900000},
+             {"kpu_fixed_cycles", 1},
+             {"kpu_fetch_cycles", 1},
+             {"kpu_compute_cycles", 2},
+             {"cpu_work_cycles", 1},
+             {"cpu_overhead_cycles", 1},
+             {"readback_cycles", 0},
+             {"time_ps", {{"kpu", 400000}, {"cpu", 400000}, {"bus_dma", 100000}}}});
+    }
+    const std::string html = report::html_report(r, nullptr, "report.json");
+    EXPECT_NE(html.find("<title>npusim run: m.kmodel on k210</title>"), std::string::npos);
+    EXPECT_EQ(count(html, "class=\"bar\""), 4u * 7);  // 7 series per layer
+    EXPECT_EQ(count(html, "class=\"span\""), 4u);     // no trace: one span per layer
+    EXPECT_EQ(html.find("<script"), std::string::npos);
+    EXPECT_EQ(html.find("<link"), std::string::npos);  // nothing loaded from elsewhere
+    EXPECT_EQ(html.find("src="), std::string::npos);
+    // KPU 0.4 µs split 1:1:2: compute 0.2 µs, twice the fetch's 0.1 µs.
+    const std::string bars = html.substr(html.find("id=\"layer-time\""));
+    EXPECT_NEAR(bar_height(bars, 0, "KPU compute"), 2 * bar_height(bars, 0, "KPU fetch"), 0.02);
+    r["layers"] = nlohmann::ordered_json::array();
+    try {
+        report::html_report(r, nullptr, "d/report.json");
+        ADD_FAILURE();
+    } catch (const sim::Error& e) {
+        EXPECT_STREQ(e.what(),
+                     "d/report.json: no per-layer results to draw (a report.json of npusim run)");
+    }
+}
+
+}  // namespace
+}  // namespace npu::test

@@ -1,0 +1,103 @@
+// The default job's report.html in a real browser (Debian's chromium, headless): the page loads
+// without console errors, its DOM has the per-layer bars (5 layers x 7 series) and the timeline's
+// spans, and its screenshot is not blank. `npusim report DIR` draws the same page again. Skipped,
+// saying why, when chromium is not installed (scripts/install-deps installs it).
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "sim/core/image.h"
+
+namespace npu::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string slurp(const fs::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+int sh(const std::string& cmd) {
+    const int status = std::system(cmd.c_str());
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+std::string find_chromium() {
+    for (const char* name : {"chromium", "chromium-browser"}) {
+        if (sh(std::string("command -v ") + name + " >/dev/null 2>&1") == 0) {
+            return name;
+        }
+    }
+    return "";
+}
+
+size_t count(const std::string& s, const std::string& what) {
+    size_t n = 0;
+    for (size_t p = s.find(what); p != std::string::npos; p = s.find(what, p + 1)) {
+        ++n;
+    }
+    return n;
+}
+
+TEST(ReportBrowser, TheDefaultJobsPageRendersWithItsPlots) {
+    const std::string chromium = find_chromium();
+    if (chromium.empty()) {
+        GTEST_SKIP() << "chromium is not installed (scripts/install-deps installs it)";
+    }
+    const fs::path dir = fs::temp_directory_path() / ("npusim-browser-" + std::to_string(getpid()));
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    ASSERT_EQ(
+        sh(std::string(NPUSIM_BIN) + " run --trace --out " + (dir / "d").string() + " >/dev/null"),
+        0);
+    const fs::path page = dir / "d" / "report.html";
+    const std::string first = slurp(page);
+    EXPECT_LT(first.size(), 2u << 20);
+    const std::string browser = chromium +
+                                " --headless --no-sandbox --disable-gpu --hide-scrollbars "
+                                "--user-data-dir=" +
+                                (dir / "profile").string() + " --window-size=1100,1400 ";
+    ASSERT_EQ(sh(browser + "--enable-logging=stderr --v=0 --dump-dom file://" + page.string() +
+                 " >" + (dir / "dom.html").string() + " 2>" + (dir / "log.txt").string()),
+              0)
+        << slurp(dir / "log.txt");
+    const std::string dom = slurp(dir / "dom.html"), log = slurp(dir / "log.txt");
+    EXPECT_EQ(count(log, "Uncaught"), 0u) << log;
+    EXPECT_EQ(count(log, ":CONSOLE("), 0u) << log;
+    EXPECT_EQ(count(dom, "class=\"bar\""), 5u * 7);  // the digits CNN's 5 layers, 7 series
+    EXPECT_GE(count(dom, "class=\"span\""), 5u);     // KPU layers, DMA, CPU layers
+    EXPECT_GE(count(dom, "<svg"), 2u);
+    ASSERT_EQ(sh(browser + "--screenshot=" + (dir / "shot.png").string() + " file://" +
+                 page.string() + " >/dev/null 2>&1"),
+              0);
+    const sim::Tensor png = sim::read_image((dir / "shot.png").string());
+    const size_t plane = static_cast<size_t>(png.dim(2) * png.dim(3));
+    size_t ink = 0;
+    std::set<uint32_t> colours;
+    for (size_t i = 0; i < plane; ++i) {
+        const uint8_t* p = png.data<uint8_t>();
+        const uint32_t rgb =
+            (uint32_t{p[i]} << 16) | (uint32_t{p[plane + i]} << 8) | p[2 * plane + i];
+        ink += rgb != 0xffffff ? 1 : 0;
+        colours.insert(rgb);
+    }
+    EXPECT_GT(ink, plane / 50) << "the screenshot is (almost) blank";
+    EXPECT_GE(colours.size(), 8u);  // the palette's series colours, text, grid
+    // npusim report draws the same page from the directory's JSON.
+    ASSERT_EQ(sh(std::string(NPUSIM_BIN) + " report " + (dir / "d").string() + " >/dev/null"), 0);
+    EXPECT_EQ(slurp(page), first);
+    fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace npu::test
