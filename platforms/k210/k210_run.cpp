@@ -174,11 +174,17 @@ void reshape_demo_outputs(const DemoModel* demo, std::vector<sim::Tensor>& outpu
 nlohmann::ordered_json report_head(const K210Job& job, bool functional) {
     nlohmann::ordered_json j;
     j["mode"] = functional ? "functional" : "timed";
-    j["platform"] = {{"kind", "k210"},
-                     {"name", job.cfg->platform.name},
-                     {"source", job.source},
-                     {"kpu_clock_hz", job.cfg->kpu.timing.clock_hz},
-                     {"cpu_clock_hz", job.cfg->cpu.clock_hz}};
+    j["platform"] = {
+        {"kind", "k210"},
+        {"name", job.cfg->platform.name},
+        {"source", job.source},
+        {"kpu_clock_hz", job.cfg->kpu.timing.clock_hz},
+        {"cpu_clock_hz", job.cfg->cpu.clock_hz},
+        // The roofline's: 576 multipliers × 2 ops per cycle, and the KPU's
+        // parameter-fetch port (bytes per beat × its clock).
+        {"peak_ops_per_s", 2.0 * 576 * static_cast<double>(job.cfg->kpu.timing.clock_hz)},
+        {"peak_bytes_per_s", static_cast<double>(job.cfg->kpu.timing.bus.data_width_bytes) *
+                                 static_cast<double>(job.cfg->kpu.timing.bus.clock_hz)}};
     j["model"] = {{"file", job.model_file},
                   {"version", job.model.version},
                   {"layers", job.model.layers.size()},

@@ -127,6 +127,36 @@ std::string engine_timeline(const Json& layers, const nlohmann::json* trace) {
     return timeline(spans, {"simulated time (µs)", "", 960, 0});
 }
 
+// The KPU layers on the platform's roofline: 2 · MACs per byte fetched from memory (weights and
+// tables) against 2 · MACs per second of KPU time; empty without the platform's peaks.
+std::string roofline_section(const Json& report) {
+    const Json empty = Json::object();
+    const Json& p = report.contains("platform") ? report["platform"] : empty;
+    const double peak_ops = num(p, "peak_ops_per_s"), peak_bytes = num(p, "peak_bytes_per_s");
+    if (peak_ops <= 0 || peak_bytes <= 0) {
+        return "";
+    }
+    std::vector<Point> points;
+    for (const Json& l : report["layers"]) {
+        const double ops = 2 * num(l, "macs"), bytes = num(l, "param_bytes");
+        const double s = l.contains("time_ps") ? num(l["time_ps"], "kpu") / 1e12 : 0;
+        if (ops > 0 && bytes > 0 && s > 0) {
+            points.push_back({l.value("type", "") + " " + l["index"].dump(), ops / bytes, ops / s});
+        }
+    }
+    if (points.empty()) {
+        return "";
+    }
+    return fmt::format(
+        "<h2>Roofline</h2>\n<p class=\"note\">Each KPU layer: operations (2 · MACs) per byte the "
+        "KPU fetched from memory (weights, batch-norm and activation tables) against operations "
+        "per second of its KPU time; the roof is min(peak compute {:.3g} ops/s, fetch bandwidth "
+        "{:.3g} bytes/s · intensity).</p>\n<div id=\"roofline\">{}</div>\n",
+        peak_ops, peak_bytes,
+        roofline(points, peak_ops, peak_bytes,
+                 {"operational intensity (ops/byte)", "attained (ops/s)", 960, 360}));
+}
+
 const char* kStyle =
     "body{font-family:sans-serif;margin:24px;color:#222}h1{font-size:20px}h2{font-size:16px;"
     "margin-top:28px}table{border-collapse:collapse;font-size:12px}td,th{border:1px solid #ccc;"
@@ -166,6 +196,7 @@ std::string html_report(const Json& report, const nlohmann::json* trace,
                    time_bars(layers));
     fmt::format_to(it, "<h2>Timeline</h2>\n<div id=\"timeline\">{}</div>\n",
                    engine_timeline(layers, trace));
+    s += roofline_section(report);
     fmt::format_to(it, "<h2>Layers</h2>\n<div id=\"layers\">{}</div>\n", table(layers));
     return s + "</body></html>\n";
 }

@@ -35,6 +35,16 @@ struct Span {
 // Lanes in order of first appearance, time on x.
 std::string timeline(const std::vector<Span>& spans, const Axes& axes);
 
+struct Point {
+    std::string label;
+    double x = 0, y = 0;  // operational intensity (ops/byte), attained throughput (ops/s)
+};
+
+// A roofline on log-log axes: the roof min(peak_ops, peak_bytes · x) and one point per item.
+// Points with a non-positive coordinate are left out (they have no place on log axes).
+std::string roofline(const std::vector<Point>& points, double peak_ops, double peak_bytes,
+                     const Axes& axes);
+
 // A fill colour for series or lane i (a fixed, colour-blind friendly palette).
 const char* colour(size_t i);
 

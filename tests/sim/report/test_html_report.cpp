@@ -54,6 +54,30 @@ TEST(Svg, TextIsEscapedAndTimelinesHaveOneSpanEach) {
     EXPECT_NE(svg.find("<title>layer &lt;0&gt;</title>"), std::string::npos);
 }
 
+// Roofline: peak 1e12 ops/s, 1e10 bytes/s (ridge at 100 ops/byte); the points sit on log axes
+// (a point at 10 ops/byte and 1e11 ops/s, on the bandwidth roof, has the roof's y there); a point
+// with a zero coordinate is left out.
+TEST(Svg, RooflinePlacesPointsOnLogAxesUnderTheRoof) {
+    const std::string svg =
+        report::roofline({{"a", 10, 1e11}, {"b", 1000, 5e11}, {"c", 0, 1e9}}, 1e12, 1e10,
+                         {"operational intensity (ops/byte)", "attained (ops/s)", 600, 300});
+    EXPECT_EQ(count(svg, "class=\"point\""), 2u);
+    EXPECT_EQ(count(svg, "class=\"roof\""), 1u);
+    EXPECT_NE(svg.find(">attained (ops/s)</text>"), std::string::npos);
+    const std::regex cy("data-item=\"0\" cx=\"([0-9.]+)\" cy=\"([0-9.]+)\"");
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(svg, m, cy));
+    // The roof's polyline passes through (10 ops/byte, 1e11 ops/s) too: its first vertex is
+    // (xs, y0) on the same line; the point's y equals the roof's at its x.
+    const std::regex roof("points=\"([0-9.]+),([0-9.]+) ([0-9.]+),([0-9.]+)");
+    std::smatch r;
+    ASSERT_TRUE(std::regex_search(svg, r, roof));
+    const double x0 = std::stod(r[1]), y0 = std::stod(r[2]), x1 = std::stod(r[3]),
+                 y1 = std::stod(r[4]);
+    const double px = std::stod(m[1]), py = std::stod(m[2]);
+    EXPECT_NEAR(py, y0 + (y1 - y0) * (px - x0) / (x1 - x0), 0.2);
+}
+
 TEST(HtmlReport, ARunPageDrawsEveryLayerAndRefusesAReportWithoutLayers) {
     nlohmann::ordered_json r;
     r["command"] = "run";

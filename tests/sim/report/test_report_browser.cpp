@@ -1,7 +1,8 @@
 // The default job's report.html in a real browser (Debian's chromium, headless): the page loads
-// without console errors, its DOM has the per-layer bars (5 layers x 7 series) and the timeline's
-// spans, and its screenshot is not blank. `npusim report DIR` draws the same page again. Skipped,
-// saying why, when chromium is not installed (scripts/install-deps installs it).
+// without console errors, its DOM has the per-layer bars (5 layers x 7 series), the timeline's
+// spans and a roofline point per KPU layer, and its screenshot is not blank. `npusim report DIR`
+// draws the same page again. Skipped, saying why, when chromium is not installed
+// (scripts/install-deps installs it).
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -76,7 +77,8 @@ TEST(ReportBrowser, TheDefaultJobsPageRendersWithItsPlots) {
     EXPECT_EQ(count(log, ":CONSOLE("), 0u) << log;
     EXPECT_EQ(count(dom, "class=\"bar\""), 5u * 7);  // the digits CNN's 5 layers, 7 series
     EXPECT_GE(count(dom, "class=\"span\""), 5u);     // KPU layers, DMA, CPU layers
-    EXPECT_GE(count(dom, "<svg"), 2u);
+    EXPECT_EQ(count(dom, "class=\"point\""), 3u);    // the roofline: the 3 KPU layers
+    EXPECT_GE(count(dom, "<svg"), 3u);
     ASSERT_EQ(sh(browser + "--screenshot=" + (dir / "shot.png").string() + " file://" +
                  page.string() + " >/dev/null 2>&1"),
               0);
