@@ -83,7 +83,7 @@ const char* colour(size_t i) {
 
 std::string stacked_bars(const std::vector<std::string>& labels, const std::vector<Series>& series,
                          const Axes& a) {
-    double y_max = 0;
+    double y_max = std::max(0.0, a.line);
     for (size_t i = 0; i < labels.size(); ++i) {
         double sum = 0;
         for (const Series& s : series) {
@@ -111,10 +111,25 @@ std::string stacked_bars(const std::vector<std::string>& labels, const std::vect
                            i, escape(series[k].name), x, base, bw, h, colour(k), escape(labels[i]),
                            escape(series[k].name), number(v));
         }
+        if (static_cast<long>(i) == a.marked_item) {
+            fmt::format_to(it,
+                           "<path class=\"marked\" data-item=\"{}\" d=\"M{:.1f},{:.1f} l6,-10 "
+                           "l-12,0 z\" fill=\"#cc0000\"><title>{}</title></path>\n",
+                           i, x + bw / 2, base - 2, escape(labels[i]));
+        }
         if (labels.size() <= 40) {  // labels fit under the bars
             fmt::format_to(it, "<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\">{}</text>\n",
                            x + bw / 2, kTop + ph + 14, escape(labels[i]));
         }
+    }
+    if (a.line >= 0) {
+        const double y = kTop + ph - a.line * sy;
+        fmt::format_to(it,
+                       "<line class=\"tolerance\" x1=\"{}\" x2=\"{}\" y1=\"{:.2f}\" y2=\"{:.2f}\" "
+                       "stroke=\"#cc0000\" stroke-dasharray=\"6,4\"/><text x=\"{}\" y=\"{:.1f}\" "
+                       "text-anchor=\"end\" fill=\"#cc0000\">{}</text>\n",
+                       kLeft, a.width - kRight, y, y, a.width - kRight, y - 4,
+                       escape(a.line_label));
     }
     double lx = kLeft;
     for (size_t k = 0; k < series.size(); ++k) {

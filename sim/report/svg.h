@@ -20,6 +20,11 @@ struct Series {
 struct Axes {
     std::string x_title, y_title;  // with units, e.g. "time (µs)"
     double width = 960, height = 320;
+    // Bar charts: an optional horizontal line (a tolerance, class "tolerance") and an item to
+    // mark with a triangle above its bar (class "marked").
+    double line = -1;
+    std::string line_label;
+    long marked_item = -1;
 };
 
 // One bar per item (`labels`), stacked by series; a legend names the series.

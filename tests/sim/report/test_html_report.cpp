@@ -78,6 +78,26 @@ TEST(Svg, RooflinePlacesPointsOnLogAxesUnderTheRoof) {
     EXPECT_NEAR(py, y0 + (y1 - y0) * (px - x0) / (x1 - x0), 0.2);
 }
 
+// A regress page: per-layer error in LSB and 1 − cosine, each bar in "within tolerance" or
+// "exceeds", the tolerance lines, and the first diverging layer (kmodel layer 7, the second row)
+// marked on both charts.
+TEST(HtmlReport, ARegressPageMarksTheFirstDivergingLayer) {
+    nlohmann::ordered_json r;
+    r["command"] = "regress";
+    r["tolerances"] = {{"max_lsb", 2}, {"min_cosine", 0.99}};
+    r["first_diverging_layer"] = "7 (conv_out)";
+    r["layers"] = {{{"kmodel_layer", 3}, {"max_error_lsb", 1.0}, {"cosine", 0.999}, {"ok", true}},
+                   {{"kmodel_layer", 7}, {"max_error_lsb", 4.0}, {"cosine", 0.98}, {"ok", false}},
+                   {{"kmodel_layer", 9}, {"max_error_lsb", 3.0}, {"cosine", 0.97}, {"ok", false}}};
+    const std::string html = report::html_report(r, nullptr, "report.json");
+    EXPECT_EQ(count(html, "class=\"bar\""), 2u * 3 * 2);  // 2 charts, 3 layers, 2 series
+    EXPECT_EQ(count(html, "class=\"tolerance\""), 2u);
+    EXPECT_EQ(count(html, "class=\"marked\" data-item=\"1\""), 2u);
+    const std::string lsb = html.substr(html.find("id=\"lsb\""));
+    EXPECT_NEAR(bar_height(lsb, 1, "exceeds"), 4 * bar_height(lsb, 0, "within tolerance"), 0.02);
+    EXPECT_EQ(bar_height(lsb, 1, "within tolerance"), 0);
+}
+
 TEST(HtmlReport, ARunPageDrawsEveryLayerAndRefusesAReportWithoutLayers) {
     nlohmann::ordered_json r;
     r["command"] = "run";

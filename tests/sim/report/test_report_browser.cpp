@@ -50,6 +50,24 @@ size_t count(const std::string& s, const std::string& what) {
     return n;
 }
 
+struct Rendered {
+    std::string dom, log;
+    int rc = -1;
+};
+
+// The page's DOM after loading it in headless chromium, and the browser's log.
+Rendered render(const std::string& chromium, const fs::path& page, const fs::path& work) {
+    const std::string cmd =
+        chromium +
+        " --headless --no-sandbox --disable-gpu --user-data-dir=" + (work / "profile").string() +
+        " --enable-logging=stderr --v=0 --dump-dom file://" + page.string() + " >" +
+        (work / "dom.html").string() + " 2>" + (work / "log.txt").string();
+    Rendered r;
+    r.rc = sh(cmd);
+    r.dom = slurp(work / "dom.html"), r.log = slurp(work / "log.txt");
+    return r;
+}
+
 TEST(ReportBrowser, TheDefaultJobsPageRendersWithItsPlots) {
     const std::string chromium = find_chromium();
     if (chromium.empty()) {
@@ -68,11 +86,9 @@ TEST(ReportBrowser, TheDefaultJobsPageRendersWithItsPlots) {
                                 " --headless --no-sandbox --disable-gpu --hide-scrollbars "
                                 "--user-data-dir=" +
                                 (dir / "profile").string() + " --window-size=1100,1400 ";
-    ASSERT_EQ(sh(browser + "--enable-logging=stderr --v=0 --dump-dom file://" + page.string() +
-                 " >" + (dir / "dom.html").string() + " 2>" + (dir / "log.txt").string()),
-              0)
-        << slurp(dir / "log.txt");
-    const std::string dom = slurp(dir / "dom.html"), log = slurp(dir / "log.txt");
+    const Rendered r = render(chromium, page, dir);
+    ASSERT_EQ(r.rc, 0) << r.log;
+    const std::string &dom = r.dom, &log = r.log;
     EXPECT_EQ(count(log, "Uncaught"), 0u) << log;
     EXPECT_EQ(count(log, ":CONSOLE("), 0u) << log;
     EXPECT_EQ(count(dom, "class=\"bar\""), 5u * 7);  // the digits CNN's 5 layers, 7 series
@@ -98,6 +114,37 @@ TEST(ReportBrowser, TheDefaultJobsPageRendersWithItsPlots) {
     // npusim report draws the same page from the directory's JSON.
     ASSERT_EQ(sh(std::string(NPUSIM_BIN) + " report " + (dir / "d").string() + " >/dev/null"), 0);
     EXPECT_EQ(slurp(page), first);
+    fs::remove_all(dir);
+}
+
+// A regress page (the digits CNN against its ONNX model with a 0.9 LSB tolerance, which every
+// layer exceeds): both error charts have their 5 layers' bars in two series, the tolerance lines
+// and the first diverging layer marked, and nothing logs an error.
+TEST(ReportBrowser, ARegressPageMarksItsFirstDivergingLayer) {
+    const std::string chromium = find_chromium();
+    if (chromium.empty()) {
+        GTEST_SKIP() << "chromium is not installed (scripts/install-deps installs it)";
+    }
+    const fs::path dir =
+        fs::temp_directory_path() / ("npusim-browser-r" + std::to_string(getpid()));
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    const std::string d = NPUSIM_SOURCE_DIR "/platforms/k210/digits/";
+    const std::string km = (dir / "digits.kmodel").string();
+    ASSERT_EQ(sh(std::string(NPUSIM_BIN) + " compile --target k210 " + d + "digits_cnn.onnx " +
+                 "--calibrate " + d + "calib_images.npy -o " + km + " >/dev/null"),
+              0);
+    // Exit 1: the tolerance is exceeded; the report is written all the same.
+    ASSERT_EQ(sh(std::string(NPUSIM_BIN) + " regress --onnx " + d + "digits_cnn.onnx --model " +
+                 km + " --inputs " + d + "test_images.npy --max-lsb 0.9 --out " +
+                 (dir / "r").string() + " >/dev/null"),
+              1);
+    const Rendered r = render(chromium, dir / "r" / "report.html", dir);
+    ASSERT_EQ(r.rc, 0) << r.log;
+    EXPECT_EQ(count(r.log, ":CONSOLE("), 0u) << r.log;
+    EXPECT_EQ(count(r.dom, "class=\"bar\""), 2u * 5 * 2);
+    EXPECT_EQ(count(r.dom, "class=\"tolerance\""), 2u);
+    EXPECT_EQ(count(r.dom, "class=\"marked\" data-item=\"0\""), 2u);  // layer 0 diverges first
     fs::remove_all(dir);
 }
 
