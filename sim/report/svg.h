@@ -5,6 +5,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace npu::report {
@@ -18,8 +19,13 @@ struct Series {
 };
 
 struct Axes {
+    Axes(std::string x, std::string y, double w = 960, double h = 320)
+        : x_title(std::move(x))
+        , y_title(std::move(y))
+        , width(w)
+        , height(h) {}
     std::string x_title, y_title;  // with units, e.g. "time (µs)"
-    double width = 960, height = 320;
+    double width, height;
     // Bar charts: an optional horizontal line (a tolerance, class "tolerance") and an item to
     // mark with a triangle above its bar (class "marked").
     double line = -1;
