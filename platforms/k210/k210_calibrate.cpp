@@ -49,10 +49,7 @@ std::vector<LayerFeatures> timed_features(const Kmodel& m, const K210Config& cfg
             f.kpu_kept += c.param_fetch_cycles + c.exposed_fetch_cycles;
             kpu_cycles += c.total_cycles;
         }
-        const double per_byte = cfg.cpu.kpu_readback_cycles_per_byte;
-        f.readback_bytes = per_byte > 0 ? static_cast<uint64_t>(std::llround(
-                                              static_cast<double>(l.readback_cycles) / per_byte))
-                                        : 0;
+        f.readback_bytes = l.readback_bytes;
         f.cpu_elements = l.cpu_elements, f.cpu_macs = l.cpu_macs;
         f.cpu_kept = l.cpu_overhead_cycles;
         f.bus_dma_us = std::max(0.0, f.wall_us - static_cast<double>(kpu_cycles) * kpu_us -

@@ -295,6 +295,7 @@ void K210Driver::run_layers() {
             run_kpu_conv(*m_model, c, mem, *m_kpu);
             if (m_model->version == 4 && c.main_mem_out) {  // nncase's kpu_download by the CPU
                 cpu(m_p.config().cpu.readback_cycles(c.main_mem_out_size), CpuWork::readback);
+                m_current.readback_bytes = c.main_mem_out_size;
             }
         } else {
             cpu_layer(i, mem);

@@ -33,6 +33,7 @@ struct LayerRun {
     uint64_t cpu_overhead_cycles = 0;  // the runtime's dispatch and the interrupts taken
     uint64_t readback_cycles = 0;      // v4: the CPU's read-back of a KPU output to main memory
     uint64_t cpu_elements = 0, cpu_macs = 0;  // a CPU layer's work units (CpuLayerWork)
+    uint64_t readback_bytes = 0;              // v4: the bytes of that read-back
     uint64_t bus_bytes = 0;                   // bytes the CPU moved over the bus for this layer
 };
 
