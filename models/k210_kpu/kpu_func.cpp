@@ -5,28 +5,13 @@
 
 #include <boost/endian/conversion.hpp>
 
+#include "models/k210_kpu/kpu_arith.h"
+#include "models/k210_kpu/kpu_conv.h"
 #include "sim/core/error.h"
 
 namespace npu::kpu {
 
-namespace {
 using sim::sign_extend;
-
-// 64-bit two's-complement arithmetic that wraps instead of being undefined. Only values already
-// far beyond the 36-bit range (counted as overflows) can get here; the C++ emulators wrap the
-// same way on every host they run on.
-int64_t wrap_add(int64_t a, int64_t b) {
-    return static_cast<int64_t>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b));
-}
-int64_t wrap_sub(int64_t a, int64_t b) {
-    return static_cast<int64_t>(static_cast<uint64_t>(a) - static_cast<uint64_t>(b));
-}
-int64_t wrap_mul(int64_t a, int64_t b) {
-    return static_cast<int64_t>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b));
-}
-constexpr int64_t kMax36 = (int64_t{1} << 35) - 1;
-constexpr int64_t kMin36 = -(int64_t{1} << 35);
-}  // namespace
 
 BnParam decode_bn(uint64_t w) {
     return {static_cast<int32_t>(sign_extend(w, 24)), static_cast<uint32_t>((w >> 56) & 0xf),
@@ -191,105 +176,6 @@ FmapGeometry output_geometry(const LayerArgs& a) {
             a.wb_group,       a.wb_row_switch_addr, a.wb_channel_switch_addr};
 }
 
-namespace {
-
-// The convolution of one output channel into `acc` (H x W), accumulating x·w over the padded
-// input planes `xp` ((H + 2p) x (W + 2p) each). Acc is int32 for 8-bit weights (the largest sum,
-// 1024 · 9 · 255 · 255, fits) and int64 for 16-bit weights. The innermost loop runs along a row
-// with a scalar weight, which the compiler vectorizes.
-template <typename Acc, typename Wt>
-int64_t conv_channel(const uint8_t* xp, int padded_w, int padded_plane, const Wt* wts, int first_ic,
-                     int n_ic, int k, int h, int w, Acc* acc) {
-    std::fill(acc, acc + static_cast<size_t>(h) * static_cast<size_t>(w), Acc{0});
-    int64_t sum_w = 0;
-    for (int i = 0; i < n_ic; ++i) {
-        const uint8_t* plane =
-            xp + static_cast<size_t>(first_ic + i) * static_cast<size_t>(padded_plane);
-        for (int ky = 0; ky < k; ++ky) {
-            for (int kx = 0; kx < k; ++kx) {
-                const Acc wv = static_cast<Acc>(*wts++);
-                sum_w += wv;
-                if (wv == 0) {
-                    continue;
-                }
-                for (int y = 0; y < h; ++y) {
-                    const uint8_t* src =
-                        plane + static_cast<size_t>(y + ky) * static_cast<size_t>(padded_w) +
-                        static_cast<size_t>(kx);
-                    Acc* dst = acc + static_cast<size_t>(y) * static_cast<size_t>(w);
-                    for (int x = 0; x < w; ++x) {
-                        dst[x] += wv * static_cast<Acc>(src[x]);
-                    }
-                }
-            }
-        }
-    }
-    return sum_w;
-}
-
-// Σ over taps (and channels [first, first + n)) of the padded input, per output pixel.
-void window_sums(const uint8_t* xp, int padded_w, int padded_plane, int first, int n, int k, int h,
-                 int w, int32_t* out) {
-    std::fill(out, out + static_cast<size_t>(h) * static_cast<size_t>(w), 0);
-    for (int c = first; c < first + n; ++c) {
-        const uint8_t* plane = xp + static_cast<size_t>(c) * static_cast<size_t>(padded_plane);
-        for (int ky = 0; ky < k; ++ky) {
-            for (int kx = 0; kx < k; ++kx) {
-                for (int y = 0; y < h; ++y) {
-                    const uint8_t* src =
-                        plane + static_cast<size_t>(y + ky) * static_cast<size_t>(padded_w) +
-                        static_cast<size_t>(kx);
-                    int32_t* dst = out + static_cast<size_t>(y) * static_cast<size_t>(w);
-                    for (int x = 0; x < w; ++x) {
-                        dst[x] += src[x];
-                    }
-                }
-            }
-        }
-    }
-}
-
-template <typename Acc, typename Wt>
-void conv_bn_act(const LayerArgs& a, const LayerParams& p, const Fidelity& f, const uint8_t* xp,
-                 uint8_t* act_out, LayerResult& r) {
-    const int ic = a.in_channels(), oc = a.out_channels();
-    const int h = a.in_height(), w = a.in_width(), k = a.kernel_size(), pad = k / 2;
-    const int pw = w + 2 * pad, pplane = pw * (h + 2 * pad);
-    const size_t plane = static_cast<size_t>(h) * static_cast<size_t>(w);
-    const int n_ic = a.depth_wise_layer ? 1 : ic;
-    const Wt* weights = reinterpret_cast<const Wt*>(p.weights);
-    const size_t per_oc = static_cast<size_t>(n_ic * k * k);
-
-    std::vector<Acc> acc(plane);
-    std::vector<int32_t> sum_x(plane);
-    if (!a.depth_wise_layer) {
-        window_sums(xp, pw, pplane, 0, ic, k, h, w, sum_x.data());
-    }
-    for (int o = 0; o < oc; ++o) {
-        const int first = a.depth_wise_layer ? o : 0;
-        if (a.depth_wise_layer) {
-            window_sums(xp, pw, pplane, o, 1, k, h, w, sum_x.data());
-        }
-        const int64_t sum_w =
-            conv_channel<Acc, Wt>(xp, pw, pplane, weights + static_cast<size_t>(o) * per_oc, first,
-                                  n_ic, k, h, w, acc.data());
-        const int64_t w_term = (int64_t{a.arg_w} * sum_w) >> a.shr_w;
-        const int64_t add_term = a.arg_add * n_ic;
-        const BnParam& bn = p.bn[static_cast<size_t>(o)];
-        uint8_t* out = act_out + static_cast<size_t>(o) * plane;
-        for (size_t i = 0; i < plane; ++i) {
-            int64_t v = static_cast<int64_t>(acc[i]) + ((int64_t{a.arg_x} * sum_x[i]) >> a.shr_x) +
-                        w_term + add_term;
-            r.overflows += limit36(v, f.overflow) ? 1u : 0u;
-            v = wrap_add(wrap_mul(v, bn.mul) >> bn.shift, bn.add);
-            r.overflows += limit36(v, f.overflow) ? 1u : 0u;
-            out[i] = activate(v, p.act, f);
-        }
-    }
-}
-
-}  // namespace
-
 LayerResult run_layer(const LayerArgs& a, const LayerParams& p, bool eight_bit, const Fidelity& f,
                       uint8_t* ram) {
     NPU_ASSERT(p.bn.size() == static_cast<size_t>(a.out_channels()),
@@ -314,11 +200,7 @@ LayerResult run_layer(const LayerArgs& a, const LayerParams& p, bool eight_bit, 
 
     LayerResult r;
     std::vector<uint8_t> act(static_cast<size_t>(oc) * plane);
-    if (eight_bit) {
-        conv_bn_act<int32_t, uint8_t>(a, p, f, xp.data(), act.data(), r);
-    } else {
-        conv_bn_act<int64_t, uint16_t>(a, p, f, xp.data(), act.data(), r);
-    }
+    r.overflows = conv_bn_act(a, p, eight_bit, f, xp.data(), act.data());
     r.macs = static_cast<uint64_t>(oc) * plane * static_cast<uint64_t>(k * k) *
              static_cast<uint64_t>(a.depth_wise_layer ? 1 : ic);
 

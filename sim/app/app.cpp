@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "sim/core/error.h"
+#include "sim/core/parallel.h"
 #include "sim/core/version.h"
 
 namespace npu::app {
@@ -332,6 +333,7 @@ struct Options {
     CompileOptions compile;
     RegressOptions regress;
     LayoutOptions layout;
+    int threads = -1;  // --threads: -1 = not given (NPUSIM_THREADS, else every core)
 };
 
 struct Command {
@@ -407,6 +409,11 @@ int main(int argc, char** argv) {
         "npusim"};
     describe(app);
     Options opts;
+    app.add_option("--threads", opts.threads,
+                   "Threads inside one inference (0 = every core, the default; results do not "
+                   "depend on it). Also NPUSIM_THREADS")
+        ->check(CLI::Range(0, 4096));
+    app.fallthrough();  // the global option may also follow the subcommand
     const std::vector<Command> cmds = commands(app, opts);
     try {
         app.parse(argc, argv);
@@ -419,6 +426,9 @@ int main(int argc, char** argv) {
     } catch (const CLI::ParseError& e) {
         error_line(fmt::format("{} (see 'npusim --help')", e.what()));
         return kExitUsage;
+    }
+    if (opts.threads >= 0) {
+        sim::set_threads(opts.threads);
     }
     for (const Command& c : cmds) {
         if (c.sub->parsed()) {

@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include "models/k210_kpu/kpu_func.h"
+#include "sim/core/parallel.h"
+#include "sim/core/simd.h"
 #include "tests/models/k210_kpu/naive_reference.h"
 #include "tests/models/k210_kpu/random_layer.h"
 
@@ -47,6 +49,31 @@ TEST(KpuGolden, FastPathEqualsNaiveReferenceOn240RandomLayers) {
     }
     // The random tables must exercise the activation, not just saturate it.
     EXPECT_GT(mid, total / 10) << mid << " of " << total << " outputs strictly inside (0, 255)";
+}
+
+// Every kernel path and thread count computes the same bytes: 60 layers on SSE2 with one thread,
+// AVX2 with one, and AVX2 with four.
+TEST(KpuGolden, EverySimdPathAndThreadCountEqualsTheReference) {
+    struct Path {
+        sim::SimdLevel level;
+        int threads;
+    };
+    for (const Path path : {Path{sim::SimdLevel::Sse2, 1}, Path{sim::SimdLevel::Avx2, 1},
+                            Path{sim::SimdLevel::Avx2, 4}}) {
+        if (!sim::host_supports(path.level)) {
+            GTEST_SKIP() << "this host has no AVX2";
+        }
+        const sim::ScopedSimdLevel simd(path.level);
+        const sim::ScopedThreads threads(path.threads);
+        std::mt19937_64 rng(99);
+        uint64_t mid = 0;
+        for (int i = 0; i < 60; ++i) {
+            const bool eight = i % 3 != 2;
+            NaiveOptions o;
+            o.eight_bit = eight;
+            compare(random_layer(rng, eight), kpu::Fidelity{}, o, static_cast<uint64_t>(i), mid);
+        }
+    }
 }
 
 TEST(KpuGolden, V01SegmentRuleAndRoundingAgreeToo) {

@@ -571,6 +571,20 @@ TEST_F(Cli, FunctionalRunGivesTheTimedRunsValues) {
     EXPECT_NE(t.err.find("--trace excludes --functional"), std::string::npos) << t.err;
 }
 
+// Threads split the KPU layers' work; every output byte and report number stays the same.
+TEST_F(Cli, ThreadCountChangesNoOutput) {
+    const Result one = run("--threads 1 run --demo edges --out " + (dir / "one").string());
+    ASSERT_EQ(one.rc, 0) << one.err;
+    const Result two = run("run --demo edges --threads 2 --out " + (dir / "two").string());
+    ASSERT_EQ(two.rc, 0) << two.err;
+    for (const char* f : {"output_0.npy", "output_1.npy", "report.json", "layers.csv"}) {
+        EXPECT_EQ(slurp(dir / "one" / f), slurp(dir / "two" / f)) << f;
+    }
+    const Result bad = run("--threads -3 run --demo edges");
+    EXPECT_EQ(bad.rc, 2);
+    EXPECT_NE(bad.err.find("--threads"), std::string::npos) << bad.err;
+}
+
 TEST_F(Cli, InfoListsTheLayersOfAModel) {
     ASSERT_EQ(run("run --demo edges --out " + (dir / "demo").string()).rc, 0);
     const Result r = run("info --model " + (dir / "demo" / "demo.kmodel").string());
