@@ -11,6 +11,7 @@
 #include "platforms/k210/kmodel/kmodel.h"
 #include "sim/core/error.h"
 #include "sim/core/npy.h"
+#include "sim/core/parallel.h"
 #include "sim/core/version.h"
 #include "sim/onnx/evaluator.h"
 #include "sim/onnx/onnx_import.h"
@@ -64,13 +65,20 @@ Tally score(const onnx::Graph& g, const Kmodel& km, DigitsDemo& d, const K210Con
     t.table = fmt::format("{:>7} {:>6} {:>6} {:>6}\n", "digit", "label", "float", "K210");
     d.predictions_csv = "digit,label,float,k210\n";
     t.n = static_cast<size_t>(images.dim(0));
-    for (size_t i = 0; i < t.n; ++i) {
+    // Both engines' top-1 per digit, the digits spread over the threads, tallied in order.
+    struct Top {
+        int64_t float_top = 0, sim_top = 0;
+    };
+    const std::vector<Top> tops = sim::parallel_map<Top>(t.n, [&](size_t i) {
         const std::vector<float> yf =
             onnx::evaluate(g, {{"image", sample(images, i)}}).at("logits").f;
         const FunctionalResult r = run_functional(km, quantized(images, i, d.compiled.input_q), fo);
         const float* ys = r.outputs.at(0).data<float>();
-        const auto pf = std::max_element(yf.begin(), yf.end()) - yf.begin();
-        const auto ps = std::max_element(ys, ys + 10) - ys;
+        return Top{std::max_element(yf.begin(), yf.end()) - yf.begin(),
+                   std::max_element(ys, ys + 10) - ys};
+    });
+    for (size_t i = 0; i < t.n; ++i) {
+        const int64_t pf = tops[i].float_top, ps = tops[i].sim_top;
         const int64_t label = labels.data<int32_t>()[i];
         t.ok_float += pf == label ? 1u : 0u, t.ok_sim += ps == label ? 1u : 0u;
         t.agree += pf == ps ? 1u : 0u;

@@ -22,6 +22,7 @@
 #include "sim/core/config.h"
 #include "sim/core/error.h"
 #include "sim/core/files.h"
+#include "sim/core/parallel.h"
 #include "sim/core/trace.h"
 #include "sim/onnx/evaluator.h"
 #include "sim/onnx/onnx_import.h"
@@ -140,7 +141,20 @@ struct Comparison {
     std::vector<sim::Tensor> first_outputs;  // sample 0's functional outputs, for --timed
 };
 
-void compare_sample(const Inputs& in, size_t s, const FunctionalOptions& base, Comparison& c) {
+// One sample through both engines, with the values compare() needs kept: computed on any thread.
+struct SampleRun {
+    struct Layer {
+        const CompiledLayer* layer;
+        std::vector<float> sim, ref;
+        std::vector<int> q;
+    };
+    std::vector<Layer> layers;  // in the order the kmodel ran them
+    std::map<std::string, onnx::Value> float_out;
+    std::vector<sim::Tensor> sim_out;
+};
+
+SampleRun run_sample(const Inputs& in, size_t s, const FunctionalOptions& base) {
+    SampleRun run;
     std::map<std::string, onnx::Value> ref;
     onnx::EvalOptions eo;
     eo.on_value = [&](const std::string& name, const onnx::Value& v) {
@@ -152,25 +166,32 @@ void compare_sample(const Inputs& in, size_t s, const FunctionalOptions& base, C
     };
     const std::string& input = in.cm.input_name;
     ref[input] = in.samples[s];  // a layer may map the input itself (a DEQUANTIZE)
-    const std::map<std::string, onnx::Value> fout =
-        onnx::evaluate(in.graph, {{input, in.samples[s]}}, eo);
+    run.float_out = onnx::evaluate(in.graph, {{input, in.samples[s]}}, eo);
     FunctionalOptions fo = base;
     fo.on_layer_memory = [&](const FunctionalLayer& fl, RuntimeMemory& mem) {
         auto range = in.mapped.equal_range(fl.index);
         for (auto it = range.first; it != range.second; ++it) {
-            std::vector<int> q;
-            const std::vector<float> sim = read_output(*it->second, mem, q);
-            compare(c.layers[it->second], sim, q, ref.at(it->second->onnx_output).f,
-                    it->second->lsb);
+            SampleRun::Layer l{it->second, {}, ref.at(it->second->onnx_output).f, {}};
+            l.sim = read_output(*it->second, mem, l.q);
+            run.layers.push_back(std::move(l));
         }
     };
-    const FunctionalResult r = run_functional(in.km, in.quantized(in.samples[s]), fo);
-    if (s == 0) {
-        c.first_outputs = r.outputs;
+    run.sim_out = run_functional(in.km, in.quantized(in.samples[s]), fo).outputs;
+    return run;
+}
+
+// Adds one sample's run to the comparison; called in sample order, so the sums are the same
+// whatever thread ran which sample.
+void add_sample(const Inputs& in, size_t s, const SampleRun& run, Comparison& c) {
+    for (const SampleRun::Layer& l : run.layers) {
+        compare(c.layers[l.layer], l.sim, l.q, l.ref, l.layer->lsb);
     }
-    const std::vector<float>& y = fout.at(in.cm.output_name).f;
-    const float* ys = r.outputs.at(0).data<float>();
-    const std::vector<float> sim(ys, ys + r.outputs[0].numel());
+    if (s == 0) {
+        c.first_outputs = run.sim_out;
+    }
+    const std::vector<float>& y = run.float_out.at(in.cm.output_name).f;
+    const float* ys = run.sim_out.at(0).data<float>();
+    const std::vector<float> sim(ys, ys + run.sim_out[0].numel());
     compare(c.output, sim, {}, y, in.cm.layers.back().lsb);
     const auto top_s = std::max_element(sim.begin(), sim.end()) - sim.begin();
     const auto top_f = std::max_element(y.begin(), y.end()) - y.begin();
@@ -180,13 +201,26 @@ void compare_sample(const Inputs& in, size_t s, const FunctionalOptions& base, C
         c.correct_float += top_f == in.labels[s] ? 1u : 0u;
     }
     c.more.resize(in.cm.output_names.size() > 1 ? in.cm.output_names.size() - 1 : 0);
-    for (size_t k = 1; k < in.cm.output_names.size() && k < r.outputs.size(); ++k) {
-        const std::vector<float>& yk = fout.at(in.cm.output_names[k]).f;
-        if (r.outputs[k].numel() != yk.size()) {
+    for (size_t k = 1; k < in.cm.output_names.size() && k < run.sim_out.size(); ++k) {
+        const std::vector<float>& yk = run.float_out.at(in.cm.output_names[k]).f;
+        if (run.sim_out[k].numel() != yk.size()) {
             throw sim::Error(fmt::format("output {}: the kmodel gives {} values, '{}' holds {}", k,
-                                         r.outputs[k].numel(), in.cm.output_names[k], yk.size()));
+                                         run.sim_out[k].numel(), in.cm.output_names[k], yk.size()));
         }
-        c.more[k - 1].add(r.outputs[k].data<float>(), yk.data(), yk.size());
+        c.more[k - 1].add(run.sim_out[k].data<float>(), yk.data(), yk.size());
+    }
+}
+
+// Every sample, spread over the threads in batches (memory stays bounded), added in order.
+void compare_samples(const Inputs& in, const FunctionalOptions& fo, Comparison& c) {
+    const size_t batch = 4 * static_cast<size_t>(sim::threads());
+    for (size_t first = 0; first < in.samples.size(); first += batch) {
+        const size_t n = std::min(batch, in.samples.size() - first);
+        const std::vector<SampleRun> runs = sim::parallel_map<SampleRun>(
+            n, [&](size_t i) { return run_sample(in, first + i, fo); });
+        for (size_t i = 0; i < n; ++i) {
+            add_sample(in, first + i, runs[i], c);
+        }
     }
 }
 
@@ -313,9 +347,7 @@ platform::RunReport K210Face::regress(const platform::RegressRequest& req) const
     FunctionalOptions fo;
     fo.fused_multiply_add = m_cfg.cpu.fused_multiply_add;
     Comparison c;
-    for (size_t s = 0; s < in.samples.size(); ++s) {
-        compare_sample(in, s, fo, c);
-    }
+    compare_samples(in, fo, c);
     Report rep;
     rep.table = fmt::format(
         "{} vs {} on {} samples; input quantized as q = clamp(round(x / {:.6g}) + {}, 0, 255)\n"

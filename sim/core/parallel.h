@@ -4,8 +4,11 @@
 // number of threads (docs/performance.md).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <exception>
 #include <functional>
+#include <vector>
 
 namespace npu::sim {
 
@@ -18,6 +21,30 @@ void set_threads(int n);
 // (except the last), on up to threads() threads; returns when all have run. With one thread, or
 // n <= grain, it is one call on the caller's thread.
 void parallel_for(int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& body);
+
+// results[i] = f(i) for i < n, computed on up to threads() threads, in input order. If some f(i)
+// throw, the exception of the lowest such i is rethrown (the same one whatever the threads).
+template <typename T, typename F>
+std::vector<T> parallel_map(size_t n, F&& f) {
+    std::vector<T> results(n);
+    std::vector<std::exception_ptr> errors(n);
+    parallel_for(static_cast<int64_t>(n), 1, [&](int64_t begin, int64_t end) {
+        for (int64_t i = begin; i < end; ++i) {
+            const auto k = static_cast<size_t>(i);
+            try {
+                results[k] = f(k);
+            } catch (...) {
+                errors[k] = std::current_exception();
+            }
+        }
+    });
+    for (const std::exception_ptr& e : errors) {
+        if (e) {
+            std::rethrow_exception(e);
+        }
+    }
+    return results;
+}
 
 // Sets the thread count for its lifetime (tests, benchmarks).
 class ScopedThreads {

@@ -130,6 +130,14 @@ std::vector<float> as_floats(const Value& v) {
     return std::vector<float>(v.i.begin(), v.i.end());
 }
 
+const std::vector<float>& floats_of(const Value& v, std::vector<float>& scratch) {
+    if (!v.is_int()) {
+        return v.f;
+    }
+    scratch.assign(v.i.begin(), v.i.end());
+    return scratch;
+}
+
 std::vector<int64_t> as_ints(const Value& v) {
     if (v.is_int()) {
         return v.i;
@@ -139,15 +147,6 @@ std::vector<int64_t> as_ints(const Value& v) {
         r.push_back(std::isnan(x) ? 0 : static_cast<int64_t>(std::clamp(x, -9.2e18f, 9.2e18f)));
     }
     return r;
-}
-
-Outputs unary(const Ctx& c, const std::function<float(float)>& f) {
-    const Value& x = c.x(0);
-    Value y = Value::floats(x.shape, as_floats(x));
-    for (float& v : y.f) {
-        v = f(v);
-    }
-    return {y};
 }
 
 Shape legacy_b_shape(const Ctx& c, int64_t opset, const Shape& a, const Shape& b) {

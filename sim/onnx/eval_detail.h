@@ -52,6 +52,8 @@ Shape broadcast(const Node& n, const Shape& a, const Shape& b);
 std::vector<size_t> broadcast_offsets(const Shape& in, const Shape& out);
 
 std::vector<float> as_floats(const Value& v);
+// v's floats without a copy when it holds floats; else converted into `scratch`, returned.
+const std::vector<float>& floats_of(const Value& v, std::vector<float>& scratch);
 
 std::vector<int64_t> as_ints(const Value& v);
 
@@ -69,7 +71,16 @@ struct Ctx {
 
 using Outputs = std::vector<Value>;
 
-Outputs unary(const Ctx& c, const std::function<float(float)>& f);
+// y = f(x) element by element (f inlined: no call per element).
+template <typename F>
+Outputs unary(const Ctx& c, F f) {
+    const Value& x = c.x(0);
+    Value y = Value::floats(x.shape, as_floats(x));
+    for (float& v : y.f) {
+        v = f(v);
+    }
+    return {y};
+}
 
 // Opset 6 and older: `broadcast = 1` with `axis` lines B's dimensions up with A's starting
 // at `axis` (numpy aligns them at the end); PRelu's 1-D slope is per channel (axis 1).

@@ -281,50 +281,77 @@ const std::set<std::string>& supported_ops() {
 
 std::map<std::string, Value> evaluate(const Graph& g, const std::map<std::string, Value>& inputs,
                                       const EvalOptions& opts) {
-    std::map<std::string, Value> env = g.initializers;
     for (const ValueInfo& in : g.inputs) {
-        auto it = inputs.find(in.name);
-        if (it == inputs.end()) {
+        if (inputs.count(in.name) == 0) {
             throw sim::Error(fmt::format("{}: no value for graph input '{}'", g.name, in.name));
         }
-        env[in.name] = it->second;
     }
-    for (const Node& n : g.nodes) {
+    // Node outputs live from their node to their last reader (graph outputs to the end); graph
+    // inputs and initializers are read where they are, never copied.
+    constexpr size_t kKeep = static_cast<size_t>(-1);
+    std::unordered_map<std::string, size_t> last_read;
+    for (size_t i = 0; i < g.nodes.size(); ++i) {
+        for (const std::string& name : g.nodes[i].inputs) {
+            last_read[name] = i;
+        }
+    }
+    for (const ValueInfo& o : g.outputs) {
+        last_read[o.name] = kKeep;
+    }
+    std::unordered_map<std::string, Value> computed;
+    auto find = [&](const std::string& name) -> const Value* {
+        if (auto it = computed.find(name); it != computed.end()) {
+            return &it->second;
+        }
+        if (auto it = inputs.find(name); it != inputs.end()) {
+            return &it->second;
+        }
+        auto it = g.initializers.find(name);
+        return it != g.initializers.end() ? &it->second : nullptr;
+    };
+    for (size_t i = 0; i < g.nodes.size(); ++i) {
+        const Node& n = g.nodes[i];
         Ctx c{n, {}};
         for (const std::string& name : n.inputs) {
-            if (name.empty()) {
-                c.in.push_back(nullptr);
-                continue;
-            }
-            auto it = env.find(name);
-            if (it == env.end()) {
+            const Value* v = name.empty() ? nullptr : find(name);
+            if (!name.empty() && v == nullptr) {
                 fail(n, fmt::format("input '{}' is not computed before it", name));
             }
-            c.in.push_back(&it->second);
+            c.in.push_back(v);
         }
         const Runner run = find_runner(n.op_type);
         if (run == nullptr) {
             fail(n, "op " + n.op_type + " is not supported by the reference evaluator");
         }
         Outputs out = run(c, g.opset);
-        for (size_t i = 0; i < n.outputs.size() && i < out.size(); ++i) {
-            if (n.outputs[i].empty()) {
+        for (const std::string& name : n.inputs) {  // values no later node reads
+            auto it = last_read.find(name);
+            if (it != last_read.end() && it->second == i) {
+                computed.erase(name);
+            }
+        }
+        for (size_t k = 0; k < n.outputs.size() && k < out.size(); ++k) {
+            const std::string& name = n.outputs[k];
+            if (name.empty()) {
                 continue;
             }
             if (opts.on_value) {
-                opts.on_value(n.outputs[i], out[i]);
+                opts.on_value(name, out[k]);
             }
-            env[n.outputs[i]] = std::move(out[i]);
+            auto it = last_read.find(name);
+            if (it != last_read.end() && it->second > i) {
+                computed[name] = std::move(out[k]);
+            }
         }
     }
     std::map<std::string, Value> result;
     for (const ValueInfo& o : g.outputs) {
-        auto it = env.find(o.name);
-        if (it == env.end()) {
+        const Value* v = find(o.name);
+        if (v == nullptr) {
             throw sim::Error(
                 fmt::format("{}: graph output '{}' was never computed", g.name, o.name));
         }
-        result[o.name] = it->second;
+        result[o.name] = *v;
     }
     return result;
 }

@@ -114,7 +114,9 @@ Outputs conv(const Ctx& c) {
     geo.ph = sr == 2 ? win.pad_begin[0] : 0, geo.pw = win.pad_begin[sr - 1];
     geo.oh = sr == 2 ? win.out[0] : 1, geo.ow = win.out[sr - 1];
     const int64_t oh = geo.oh, ow = geo.ow;
-    const std::vector<float> xf = as_floats(x), wf = as_floats(wv);
+    std::vector<float> xs, ws;
+    const std::vector<float>& xf = floats_of(x, xs);
+    const std::vector<float>& wf = floats_of(wv, ws);
     if (c.has(2) && c.x(2).numel() != static_cast<size_t>(m)) {
         fail(c.n, fmt::format("bias has {} values for {} output channels", c.x(2).numel(), m));
     }
@@ -318,7 +320,8 @@ Outputs pool(const Ctx& c, bool max) {
     const Value& x = c.x(0);
     const Planar p = planar(c.n, x.shape);
     const Pool2d w = pool_window(c, x.shape, max);
-    const std::vector<float> xf = as_floats(x);
+    std::vector<float> xf_scratch;
+    const std::vector<float>& xf = floats_of(x, xf_scratch);
     const size_t outs = checked_numel(c.n, {p.n, p.c, w.oh, w.ow});
     check_work(c.n, outs, static_cast<uint64_t>(w.kh) * static_cast<uint64_t>(w.kw));
     std::vector<float> y(outs);
@@ -350,7 +353,8 @@ Outputs global_pool(const Ctx& c, bool max) {
     need_rank(c.n, x, 3, 8, "the input");
     const int64_t n = x.shape[0], ch = x.shape[1];
     const size_t plane = n * ch == 0 ? 0 : numel(x.shape) / static_cast<size_t>(n * ch);
-    const std::vector<float> xf = as_floats(x);
+    std::vector<float> xf_scratch;
+    const std::vector<float>& xf = floats_of(x, xf_scratch);
     std::vector<float> y(static_cast<size_t>(n * ch));
     for (size_t k = 0; k < y.size(); ++k) {
         double acc = max ? -std::numeric_limits<double>::infinity() : 0.0;
@@ -396,7 +400,8 @@ Outputs batch_norm(const Ctx& c) {
 
 Outputs softmax(const Ctx& c, int64_t opset, bool log) {
     const Value& x = c.x(0);
-    const std::vector<float> xf = as_floats(x);
+    std::vector<float> xf_scratch;
+    const std::vector<float>& xf = floats_of(x, xf_scratch);
     std::vector<float> y(xf.size());
     const size_t r = x.shape.size();
     if (opset < 13) {
@@ -454,7 +459,9 @@ Outputs gemm(const Ctx& c) {
         fail(c.n, fmt::format("A is {}, B is {}: inner dimensions differ", shape_str(a.shape),
                               shape_str(b.shape)));
     }
-    const std::vector<float> af = as_floats(a), bf = as_floats(b);
+    std::vector<float> as, bs;
+    const std::vector<float>& af = floats_of(a, as);
+    const std::vector<float>& bf = floats_of(b, bs);
     const size_t outs = checked_numel(c.n, {m, n});
     check_work(c.n, outs, static_cast<uint64_t>(k));
     std::vector<float> y(outs);
@@ -506,7 +513,9 @@ Outputs matmul(const Ctx& c) {
         broadcast(c.n, Shape(as.begin(), as.end() - 2), Shape(bs.begin(), bs.end() - 2));
     const std::vector<size_t> oa = broadcast_offsets(Shape(as.begin(), as.end() - 2), batch),
                               ob = broadcast_offsets(Shape(bs.begin(), bs.end() - 2), batch);
-    const std::vector<float> af = as_floats(c.x(0)), bf = as_floats(c.x(1));
+    std::vector<float> a_scratch, b_scratch;
+    const std::vector<float>& af = floats_of(c.x(0), a_scratch);
+    const std::vector<float>& bf = floats_of(c.x(1), b_scratch);
     const size_t outs = checked_numel(c.n, {static_cast<int64_t>(oa.size()), m, n});
     check_work(c.n, outs, static_cast<uint64_t>(k));
     std::vector<float> y(outs);

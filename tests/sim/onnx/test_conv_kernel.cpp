@@ -8,6 +8,8 @@
 
 #include <gtest/gtest.h>
 
+#include "sim/core/parallel.h"
+#include "sim/core/simd.h"
 #include "sim/onnx/conv_kernel.h"
 
 namespace npu::test {
@@ -93,6 +95,53 @@ TEST(ConvKernel, BlockedAndDirectPathsGiveTheSameBits) {
         onnx::conv2d(g, x.data(), w.data() + oc * 30, b.data() + oc, direct.data() + oc * plane);
     }
     EXPECT_EQ(blocked, direct);
+}
+
+// The SSE2 and AVX2 products and any thread count give the same bits (the header's promise: one
+// accumulation order per output element), on geometries that use every path: 1x1 read in place
+// with a partial last block, several pixel tiles, 3x3 im2col, depthwise with strides.
+TEST(ConvKernel, EverySimdPathAndThreadCountGivesTheSameBits) {
+    if (!sim::host_supports(sim::SimdLevel::Avx2)) {
+        GTEST_SKIP() << "this host has no AVX2: only one path to compare";
+    }
+    struct Case {
+        int64_t c, m, group, h, w, k, s, p;
+    };
+    const Case cases[] = {{24, 40, 1, 23, 29, 1, 1, 0},  {16, 12, 1, 31, 17, 3, 1, 1},
+                          {32, 32, 32, 19, 21, 3, 2, 1}, {32, 32, 32, 40, 30, 3, 1, 1},
+                          {3, 16, 1, 45, 37, 3, 2, 1},   {8, 20, 2, 9, 11, 5, 1, 2}};
+    std::mt19937 rng(4);
+    std::uniform_real_distribution<float> u(-1, 1);
+    for (const Case& k : cases) {
+        onnx::ConvGeometry g;
+        g.c = k.c, g.m = k.m, g.group = k.group, g.h = k.h, g.w = k.w, g.kh = g.kw = k.k;
+        g.sh = g.sw = k.s, g.ph = g.pw = k.p;
+        g.oh = (g.h + 2 * g.ph - g.kh) / g.sh + 1, g.ow = (g.w + 2 * g.pw - g.kw) / g.sw + 1;
+        std::vector<float> x(static_cast<size_t>(g.c * g.h * g.w));
+        std::vector<float> w(static_cast<size_t>(g.m * (g.c / g.group) * g.kh * g.kw));
+        std::vector<float> b(static_cast<size_t>(g.m));
+        for (auto* v : {&x, &w, &b}) {
+            for (float& e : *v) {
+                e = u(rng);
+            }
+        }
+        auto run = [&](sim::SimdLevel level, int threads) {
+            const sim::ScopedSimdLevel simd(level);
+            const sim::ScopedThreads t(threads);
+            std::vector<float> y(static_cast<size_t>(g.m * g.oh * g.ow), NAN);
+            onnx::conv2d(g, x.data(), w.data(), b.data(), y.data());
+            return y;
+        };
+        const std::vector<float> sse2 = run(sim::SimdLevel::Sse2, 1);
+        EXPECT_EQ(sse2, run(sim::SimdLevel::Avx2, 1)) << "c " << k.c << " k " << k.k;
+        EXPECT_EQ(sse2, run(sim::SimdLevel::Avx2, 2)) << "c " << k.c << " k " << k.k;
+        EXPECT_EQ(sse2, run(sim::SimdLevel::Sse2, 2)) << "c " << k.c << " k " << k.k;
+        std::vector<float> naive(sse2.size());
+        onnx::conv2d_naive(g, x.data(), w.data(), b.data(), naive.data());
+        for (size_t i = 0; i < naive.size(); ++i) {
+            ASSERT_NEAR(sse2[i], naive[i], 1e-4) << "c " << k.c << " k " << k.k << " at " << i;
+        }
+    }
 }
 
 }  // namespace
