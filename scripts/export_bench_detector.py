@@ -5,7 +5,7 @@ a stride-2 3x3 stem, depthwise-separable blocks (3x3 depthwise + BN + ReLU, 1x1 
 to 1/16 and 1/32 of the image, and at each of those two scales a class head (2 classes x 3
 anchors) and a box head (4 x 3 anchors) as depthwise-separable 3x3 convolutions, permuted to NHWC,
 reshaped to one row per anchor, concatenated, the scores soft-maxed:
-    scores (1, 1500, 2), boxes (1, 1500, 4)    (20 x 15 and 10 x 8 cells, 3 anchors each)
+    scores (1, 1140, 2), boxes (1, 1140, 4)    (20 x 15 and 10 x 8 cells, 3 anchors each)
 Exported by PyTorch in eval mode (the batch norms folded into the convolutions), as a user's model
 would be. Weights are random (seed 0) with the batch-norm statistics drawn too, so that activations
 stay in a realistic range. Run with Debian's python3-torch:

@@ -104,6 +104,31 @@ bool pointwise(const ConvGeometry& g) {
 
 }  // namespace
 
+namespace {
+
+// A 1x1 convolution's product straight from the input planes: whole blocks of kBlock pixels in
+// place, the rest copied into zero-padded rows (the product reads whole blocks).
+void pointwise_tile(gemm_detail::GemmArgs a, const float* xg, int64_t pixels, int64_t p0,
+                    float* scratch) {
+    const int64_t cols = a.cols, whole = cols / kBlock * kBlock;
+    a.col = xg + p0, a.col_stride = pixels, a.cols = whole;
+    if (whole > 0) {
+        gemm(a);
+    }
+    if (whole < cols) {
+        for (int64_t k = 0; k < a.kk; ++k) {
+            float* row = scratch + k * kBlock;
+            std::fill(row, row + kBlock, 0.0f);
+            std::copy(xg + k * pixels + p0 + whole, xg + k * pixels + p0 + cols, row);
+        }
+        a.col = scratch, a.col_stride = kBlock, a.cols = cols - whole;
+        a.y += whole;
+        gemm(a);
+    }
+}
+
+}  // namespace
+
 void conv2d(const ConvGeometry& g, const float* x, const float* weights, const float* bias,
             float* y) {
     const int64_t gc = g.c / g.group, gm = g.m / g.group, kk = gc * g.kh * g.kw;
@@ -115,7 +140,7 @@ void conv2d(const ConvGeometry& g, const float* x, const float* weights, const f
         return;
     }
     const std::vector<float> packed = pack(g, weights, kk);
-    const bool direct = pointwise(g);
+    const bool in_place = pointwise(g);
     const int64_t tiles = (pixels + kTile - 1) / kTile;
     // One task per (image, group, tile of output pixels): each writes its own outputs.
     sim::parallel_for(g.n * g.group * tiles, 1, [&](int64_t begin, int64_t end) {
@@ -124,33 +149,19 @@ void conv2d(const ConvGeometry& g, const float* x, const float* weights, const f
             const int64_t b = task / (g.group * tiles), grp = task / tiles % g.group;
             const int64_t p0 = task % tiles * kTile, cols = std::min(kTile, pixels - p0);
             const float* xg = x + (b * g.c + grp * gc) * g.h * g.w;
-            gemm_detail::GemmArgs a{packed.data() + grp * blocks * kk * kRows,
-                                    gm,
-                                    kk,
-                                    col.data(),
-                                    kTile,
-                                    cols,
-                                    bias != nullptr ? bias + grp * gm : nullptr,
-                                    y + (b * g.m + grp * gm) * pixels + p0,
-                                    pixels};
-            if (!direct) {
+            const gemm_detail::GemmArgs a{packed.data() + grp * blocks * kk * kRows,
+                                          gm,
+                                          kk,
+                                          col.data(),
+                                          kTile,
+                                          cols,
+                                          bias != nullptr ? bias + grp * gm : nullptr,
+                                          y + (b * g.m + grp * gm) * pixels + p0,
+                                          pixels};
+            if (in_place) {
+                pointwise_tile(a, xg, pixels, p0, col.data());
+            } else {
                 im2col(g, xg, gc, p0, cols, kTile, col.data());
-                gemm(a);
-                continue;
-            }
-            const int64_t whole = cols / kBlock * kBlock;  // read in place
-            a.col = xg + p0, a.col_stride = pixels, a.cols = whole;
-            if (whole > 0) {
-                gemm(a);
-            }
-            if (whole < cols) {  // the rest, copied into zero-padded rows of kBlock
-                for (int64_t k = 0; k < kk; ++k) {
-                    float* row = col.data() + k * kBlock;
-                    std::fill(row, row + kBlock, 0.0f);
-                    std::copy(xg + k * pixels + p0 + whole, xg + k * pixels + p0 + cols, row);
-                }
-                a.col = col.data(), a.col_stride = kBlock, a.cols = cols - whole;
-                a.y += whole;
                 gemm(a);
             }
         }

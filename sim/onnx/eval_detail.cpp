@@ -187,14 +187,14 @@ Outputs binary(const Ctx& c, int64_t opset, const std::function<float(float, flo
         }
         Value v = Value::ints(out, r);
         v.onnx_type = a.onnx_type;
-        return {v};
+        return one(std::move(v));
     }
     const std::vector<float> fa = as_floats(a), fb = as_floats(b);
     std::vector<float> r(oa.size());
     for (size_t k = 0; k < r.size(); ++k) {
         r[k] = f(fa[oa[k]], fb[ob[k]]);
     }
-    return {Value::floats(out, r)};
+    return one(Value::floats(out, std::move(r)));
 }
 
 Value reshaped(const Value& x, Shape s) {

@@ -60,6 +60,9 @@ std::vector<int64_t> as_ints(const Value& v);
 struct Ctx {
     const Node& n;
     std::vector<const Value*> in;  // nullptr for omitted optional inputs
+    // Input 0 itself when no later node reads it (and this node reads it once): an op may take
+    // its storage over for its output instead of copying (unary does).
+    Value* donated = nullptr;
     const Value& x(size_t i) const {
         if (i >= in.size() || in[i] == nullptr) {
             fail(n, fmt::format("input {} is missing", i));
@@ -71,15 +74,23 @@ struct Ctx {
 
 using Outputs = std::vector<Value>;
 
+// One output, moved in (`return {v};` would copy it out of an initializer list).
+inline Outputs one(Value v) {
+    Outputs o;
+    o.push_back(std::move(v));
+    return o;
+}
+
 // y = f(x) element by element (f inlined: no call per element).
 template <typename F>
 Outputs unary(const Ctx& c, F f) {
     const Value& x = c.x(0);
-    Value y = Value::floats(x.shape, as_floats(x));
+    Value y = c.donated != nullptr && !x.is_int() ? std::move(*c.donated)
+                                                  : Value::floats(x.shape, as_floats(x));
     for (float& v : y.f) {
         v = f(v);
     }
-    return {y};
+    return one(std::move(y));
 }
 
 // Opset 6 and older: `broadcast = 1` with `axis` lines B's dimensions up with A's starting

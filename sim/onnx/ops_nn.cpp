@@ -132,7 +132,7 @@ Outputs conv(const Ctx& c) {
         out.push_back(oh);
     }
     out.push_back(ow);
-    return {Value::floats(out, y)};
+    return one(Value::floats(out, std::move(y)));
 }
 
 namespace {
@@ -243,7 +243,7 @@ Outputs conv_transpose(const Ctx& c) {
         r[k] = static_cast<float>(
             y[k] + static_cast<double>(bias[(k / plane) % static_cast<size_t>(d.m)]));
     }
-    return {Value::floats({p.n, d.m, d.oh, d.ow}, r)};
+    return one(Value::floats({p.n, d.m, d.oh, d.ow}, std::move(r)));
 }
 
 namespace {
@@ -341,7 +341,7 @@ Outputs pool(const Ctx& c, bool max) {
         out.push_back(w.oh);
     }
     out.push_back(w.ow);
-    Outputs r{Value::floats(out, y)};
+    Outputs r = one(Value::floats(out, std::move(y)));
     if (max && c.n.outputs.size() > 1) {
         r.push_back(Value::ints(out, idx));
     }
@@ -366,7 +366,7 @@ Outputs global_pool(const Ctx& c, bool max) {
     }
     Shape out{n, ch};
     out.resize(x.shape.size(), 1);
-    return {Value::floats(out, y)};
+    return one(Value::floats(out, std::move(y)));
 }
 
 Outputs batch_norm(const Ctx& c) {
@@ -384,7 +384,7 @@ Outputs batch_norm(const Ctx& c) {
                              mean = as_floats(c.x(3)), var = as_floats(c.x(4));
     const float eps = c.n.get_float("epsilon", 1e-5f);
     if (x.numel() == 0) {
-        return {Value::floats(x.shape, {})};
+        return one(Value::floats(x.shape, {}));
     }
     const size_t plane = numel(x.shape) / static_cast<size_t>(x.shape[0] * ch);
     std::vector<float> y(xf.size());
@@ -395,7 +395,7 @@ Outputs batch_norm(const Ctx& c) {
         y[k] =
             static_cast<float>(d * inv * static_cast<double>(s[cc]) + static_cast<double>(b[cc]));
     }
-    return {Value::floats(x.shape, y)};
+    return one(Value::floats(x.shape, std::move(y)));
 }
 
 Outputs softmax(const Ctx& c, int64_t opset, bool log) {
@@ -422,7 +422,7 @@ Outputs softmax(const Ctx& c, int64_t opset, bool log) {
                 y[o * inner + i] = static_cast<float>(log ? e - std::log(sum) : std::exp(e) / sum);
             }
         }
-        return {Value::floats(x.shape, y)};
+        return one(Value::floats(x.shape, std::move(y)));
     }
     const auto axis = static_cast<size_t>(norm_axis(c.n, c.n.get_int("axis", -1), r));
     const Shape st = strides_of(x.shape);
@@ -444,7 +444,7 @@ Outputs softmax(const Ctx& c, int64_t opset, bool log) {
             y[base + i * stride] = static_cast<float>(log ? e - std::log(sum) : std::exp(e) / sum);
         }
     }
-    return {Value::floats(x.shape, y)};
+    return one(Value::floats(x.shape, std::move(y)));
 }
 
 Outputs gemm(const Ctx& c) {
@@ -490,7 +490,7 @@ Outputs gemm(const Ctx& c) {
             y[static_cast<size_t>(i * n + j)] = static_cast<float>(v);
         }
     }
-    return {Value::floats({m, n}, y)};
+    return one(Value::floats({m, n}, std::move(y)));
 }
 
 Outputs matmul(const Ctx& c) {
@@ -540,7 +540,7 @@ Outputs matmul(const Ctx& c) {
     if (!b1) {
         out.push_back(n);
     }
-    return {Value::floats(out, y)};
+    return one(Value::floats(out, std::move(y)));
 }
 
 }  // namespace npu::onnx::detail

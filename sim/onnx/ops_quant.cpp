@@ -56,7 +56,7 @@ Outputs quantize_linear(const Ctx& c) {
     }
     Value v = Value::ints(x.shape, y);
     v.onnx_type = type;
-    return {v};
+    return one(std::move(v));
 }
 
 Outputs dequantize_linear(const Ctx& c) {
@@ -73,7 +73,7 @@ Outputs dequantize_linear(const Ctx& c) {
         const size_t p = param_index(scale, x.shape, axis, k);
         y[k] = static_cast<float>(xi[k] - zp[zp.size() == 1 ? 0 : p]) * sf[p];
     }
-    return {Value::floats(x.shape, y)};
+    return one(Value::floats(x.shape, std::move(y)));
 }
 
 namespace {
@@ -233,7 +233,7 @@ Outputs resize(const Ctx& c, int64_t opset, bool upsample) {
         cur = resize_axis(c.n, s, cur, cs, ns, a);
         cs = ns;
     }
-    return {Value::floats(cs, cur)};
+    return one(Value::floats(cs, std::move(cur)));
 }
 
 Outputs clip(const Ctx& c, int64_t opset) {

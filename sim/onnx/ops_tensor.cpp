@@ -62,7 +62,7 @@ Outputs concat(const Ctx& c) {
             }
         }
     }
-    return {y};
+    return one(std::move(y));
 }
 
 Outputs reshape(const Ctx& c, const Shape& req, bool allowzero) {
@@ -96,7 +96,7 @@ Outputs reshape(const Ctx& c, const Shape& req, bool allowzero) {
     if (numel(out) != x.numel()) {
         fail(c.n, fmt::format("cannot reshape {} into {}", shape_str(x.shape), shape_str(req)));
     }
-    return {reshaped(x, out)};
+    return one(reshaped(x, out));
 }
 
 Outputs transpose(const Ctx& c) {
@@ -141,7 +141,7 @@ Outputs transpose(const Ctx& c) {
             idx[a] = 0;
         }
     }
-    return {y};
+    return one(std::move(y));
 }
 
 Outputs squeeze(const Ctx& c, int64_t opset) {
@@ -160,7 +160,7 @@ Outputs squeeze(const Ctx& c, int64_t opset) {
             out.push_back(x.shape[a]);
         }
     }
-    return {reshaped(x, out)};
+    return one(reshaped(x, out));
 }
 
 Outputs unsqueeze(const Ctx& c, int64_t opset) {
@@ -180,7 +180,7 @@ Outputs unsqueeze(const Ctx& c, int64_t opset) {
     for (size_t a = 0; a < r; ++a) {
         out.push_back(inserted[a] ? 1 : x.shape.at(k++));
     }
-    return {reshaped(x, out)};
+    return one(reshaped(x, out));
 }
 
 namespace {
@@ -295,7 +295,7 @@ Outputs slice(const Ctx& c, int64_t opset) {
         }
         advance(idx, out);
     }
-    return {y};
+    return one(std::move(y));
 }
 
 Outputs pad(const Ctx& c, int64_t opset) {
@@ -340,7 +340,7 @@ Outputs pad(const Ctx& c, int64_t opset) {
         y.push_back(inside ? xf[static_cast<size_t>(off)] : value);
         advance(idx, out);
     }
-    return {Value::floats(out, y)};
+    return one(Value::floats(out, std::move(y)));
 }
 
 Outputs gather(const Ctx& c) {
@@ -378,27 +378,27 @@ Outputs gather(const Ctx& c) {
             }
         }
     }
-    return {y};
+    return one(std::move(y));
 }
 
 Outputs constant(const Ctx& c) {
     const Node& n = c.n;
     if (n.has("value")) {
-        return {n.attributes.at("value").t};
+        return one(n.attributes.at("value").t);
     }
     if (n.has("value_float")) {
-        return {Value::floats({}, {n.get_float("value_float", 0)})};
+        return one(Value::floats({}, {n.get_float("value_float", 0)}));
     }
     if (n.has("value_floats")) {
         const auto& fs = n.attributes.at("value_floats").fs;
-        return {Value::floats({static_cast<int64_t>(fs.size())}, fs)};
+        return one(Value::floats({static_cast<int64_t>(fs.size())}, fs));
     }
     if (n.has("value_int")) {
-        return {Value::ints({}, {n.get_int("value_int", 0)})};
+        return one(Value::ints({}, {n.get_int("value_int", 0)}));
     }
     if (n.has("value_ints")) {
         const auto& is = n.attributes.at("value_ints").is;
-        return {Value::ints({static_cast<int64_t>(is.size())}, is)};
+        return one(Value::ints({static_cast<int64_t>(is.size())}, is));
     }
     fail(n, "no value attribute this evaluator reads (value, value_float(s), value_int(s))");
 }
@@ -410,7 +410,7 @@ Outputs shape_op(const Ctx& c) {
     b = std::clamp<int64_t>(b < 0 ? b + r : b, 0, r);
     e = std::clamp<int64_t>(e < 0 ? e + r : e, 0, r);
     Shape v(s.begin() + b, s.begin() + std::max(b, e));
-    return {Value::ints({static_cast<int64_t>(v.size())}, v)};
+    return one(Value::ints({static_cast<int64_t>(v.size())}, v));
 }
 
 }  // namespace npu::onnx::detail
