@@ -571,7 +571,8 @@ TEST_F(Cli, FunctionalRunGivesTheTimedRunsValues) {
     EXPECT_NE(t.err.find("--trace excludes --functional"), std::string::npos) << t.err;
 }
 
-// Threads split the KPU layers' work; every output byte and report number stays the same.
+// Threads split the KPU layers' and the evaluator's work, and spread samples; every output byte
+// and report number stays the same.
 TEST_F(Cli, ThreadCountChangesNoOutput) {
     const Result one = run("--threads 1 run --demo edges --out " + (dir / "one").string());
     ASSERT_EQ(one.rc, 0) << one.err;
@@ -579,6 +580,28 @@ TEST_F(Cli, ThreadCountChangesNoOutput) {
     ASSERT_EQ(two.rc, 0) << two.err;
     for (const char* f : {"output_0.npy", "output_1.npy", "report.json", "layers.csv"}) {
         EXPECT_EQ(slurp(dir / "one" / f), slurp(dir / "two" / f)) << f;
+    }
+    // Samples spread over threads (the default job, regress) are added in input order.
+    const std::string d = NPUSIM_SOURCE_DIR "/platforms/k210/digits/";
+    const std::string km = (dir / "digits.kmodel").string();
+    ASSERT_EQ(run("compile --target k210 " + d + "digits_cnn.onnx --calibrate " + d +
+                  "calib_images.npy -o " + km)
+                  .rc,
+              0);
+    for (const char* t : {"1", "2"}) {
+        const std::string threads = std::string("--threads ") + t + " ";
+        ASSERT_EQ(run(threads + "regress --onnx " + d + "digits_cnn.onnx --model " + km +
+                      " --inputs " + d + "test_images.npy --labels " + d +
+                      "test_labels.npy --out " + (dir / (std::string("reg") + t)).string())
+                      .rc,
+                  0);
+        ASSERT_EQ(run(threads + "run --out " + (dir / (std::string("job") + t)).string()).rc, 0);
+    }
+    for (const char* f : {"report.json", "report.txt", "junit.xml"}) {
+        EXPECT_EQ(slurp(dir / "reg1" / f), slurp(dir / "reg2" / f)) << f;
+    }
+    for (const char* f : {"report.json", "predictions.csv", "output_0.npy"}) {
+        EXPECT_EQ(slurp(dir / "job1" / f), slurp(dir / "job2" / f)) << f;
     }
     const Result bad = run("--threads -3 run --demo edges");
     EXPECT_EQ(bad.rc, 2);
