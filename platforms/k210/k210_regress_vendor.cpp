@@ -13,6 +13,7 @@
 #include "sim/core/config.h"
 #include "sim/core/error.h"
 #include "sim/core/files.h"
+#include "sim/core/parallel.h"
 #include "sim/onnx/evaluator.h"
 #include "sim/onnx/onnx_import.h"
 #include "sim/onnx/samples.h"
@@ -270,24 +271,38 @@ platform::RunReport regress_vendor(const platform::RegressRequest& req, const K2
     c.outputs.resize(g.outputs.size());
     c.agree.resize(g.outputs.size());
     c.layers.resize(setup.matches.size());
-    for (size_t s = 0; s < samples.size(); ++s) {
+    // Both engines per sample on any thread, in batches (memory stays bounded); compared in order.
+    struct SampleRun {
         std::map<std::string, onnx::Value> ref;
+        FunctionalResult sim;
+    };
+    auto run_sample = [&](size_t s) {
+        SampleRun run;
         onnx::EvalOptions eo;
         eo.on_value = [&](const std::string& name, const onnx::Value& v) {
             for (const Match& m : setup.matches) {
                 if (m.onnx == name) {
-                    ref[name] = v;
+                    run.ref[name] = v;
                 }
             }
         };
         const std::map<std::string, onnx::Value> outs = onnx::evaluate(
             g, {{g.inputs[0].name, regress::onnx_input(samples[s], setup.pre, g.inputs[0])}}, eo);
-        ref.insert(outs.begin(), outs.end());
-        const FunctionalResult r = run_functional(km, kmodel_input(km, samples[s], s), fo);
-        compare_outputs(km, g, r, ref, c);
-        compare_layers(setup.matches, r, ref, c);
-        if (s == 0) {
-            c.first_outputs = r.outputs;
+        run.ref.insert(outs.begin(), outs.end());
+        run.sim = run_functional(km, kmodel_input(km, samples[s], s), fo);
+        return run;
+    };
+    const size_t batch = 4 * static_cast<size_t>(sim::threads());
+    for (size_t first = 0; first < samples.size(); first += batch) {
+        const size_t n = std::min(batch, samples.size() - first);
+        const std::vector<SampleRun> runs =
+            sim::parallel_map<SampleRun>(n, [&](size_t i) { return run_sample(first + i); });
+        for (size_t i = 0; i < n; ++i) {
+            compare_outputs(km, g, runs[i].sim, runs[i].ref, c);
+            compare_layers(setup.matches, runs[i].sim, runs[i].ref, c);
+            if (first + i == 0) {
+                c.first_outputs = runs[i].sim.outputs;
+            }
         }
     }
     Report rep;
