@@ -66,6 +66,9 @@ struct EstimateReport {
     std::string text;               // printed on stdout
     std::string note;               // printed on stderr (host time, counts)
     std::vector<OutputFile> files;  // written into --out
+    // What report.html plots from estimate.json (sim/report/estimate_page.h): the group key, the
+    // swept parameters and the measures with their titles and units. Empty: no page.
+    nlohmann::ordered_json plot;
 };
 
 // `npusim compile`: an ONNX model into the platform's program format.

@@ -241,6 +241,10 @@ platform::EstimateReport DlpFace::estimate(const platform::EstimateRequest& requ
         j["memory_map"] = map;
         const std::string text = j.dump(1) + "\n";
         rep.files.push_back({"estimate.json", {text.begin(), text.end()}});
+        rep.plot = {{"parameters", nlohmann::ordered_json::array()},
+                    {"measures",
+                     {{{"key", "total_cycles"}, {"title", "cycles per layer"}},
+                      {{"key", "read_bytes"}, {"title", "bytes read per layer"}}}}};
     }
     return rep;
 }

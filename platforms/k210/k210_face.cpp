@@ -200,6 +200,13 @@ platform::EstimateReport K210Face::estimate(const platform::EstimateRequest& req
         const std::string json = to_json(rows, hz).dump(1) + "\n";
         rep.files.push_back({"estimate.csv", {csv.begin(), csv.end()}});
         rep.files.push_back({"estimate.json", {json.begin(), json.end()}});
+        rep.plot = {{"group", "name"},
+                    {"parameters",
+                     {"in_channels", "out_channels", "width", "height", "kernel", "depthwise",
+                      "pool", "weight_bits"}},
+                    {"measures",
+                     {{{"key", "total_cycles"}, {"title", "KPU cycles per layer"}},
+                      {{"key", "utilization"}, {"title", "utilization: MACs / (576 · cycles)"}}}}};
     } else {
         rep.text = csv;
     }
@@ -230,6 +237,11 @@ platform::EstimateReport K210Face::estimate_program(
         const std::string json = model_estimate_json(rows).dump(1) + "\n";
         rep.files.push_back({"estimate.csv", {csv.begin(), csv.end()}});
         rep.files.push_back({"estimate.json", {json.begin(), json.end()}});
+        rep.plot = {{"parameters", nlohmann::ordered_json::array()},
+                    {"measures",
+                     {{{"key", "time_us"}, {"title", "estimated time (µs)"}},
+                      {{"key", "kpu_cycles"}, {"title", "KPU cycles"}},
+                      {{"key", "cpu_cycles"}, {"title", "CPU cycles"}}}}};
     }
     rep.note = fmt::format("estimated {} layers in {:.1f} ms", rows.size(), ms);
     return rep;

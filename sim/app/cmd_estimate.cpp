@@ -28,7 +28,7 @@ int cmd_estimate(const EstimateOptions& opts) {
         std::fprintf(stderr, "npusim: %s\n", r.note.c_str());
     }
     if (out) {
-        write_files(*out, r.files);
+        write_estimate_report(*out, r);
     }
     return kExitOk;
 }

@@ -1,5 +1,6 @@
 // npusim report DIR: draws DIR/report.html again from DIR/report.json (and DIR/trace.json when
-// there is one), as `npusim run --out DIR` drew it.
+// there is one), as `npusim run --out DIR` drew it; for an estimate, from DIR/estimate.json and
+// the plot its report.json keeps.
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -10,6 +11,7 @@
 #include "sim/app/report_writer.h"
 #include "sim/core/error.h"
 #include "sim/core/files.h"
+#include "sim/report/estimate_page.h"
 #include "sim/report/html_report.h"
 
 namespace npu::app {
@@ -30,6 +32,15 @@ nlohmann::ordered_json read_json(const std::filesystem::path& p) {
 int cmd_report(const ReportOptions& opts) {
     const std::filesystem::path dir(opts.dir);
     const nlohmann::ordered_json report = read_json(dir / "report.json");
+    if (report.value("command", std::string()) == "estimate") {
+        const std::string html = report::estimate_html(
+            read_json(dir / "estimate.json"), report.value("plot", nlohmann::ordered_json()),
+            (dir / "report.json").string());
+        sim::OutputDir out(opts.dir);
+        out.write_text("report.html", html);
+        commit_and_report(out);
+        return kExitOk;
+    }
     nlohmann::json trace;
     const bool traced = std::filesystem::exists(dir / "trace.json");
     if (traced) {

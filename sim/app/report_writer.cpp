@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "sim/core/version.h"
+#include "sim/report/estimate_page.h"
 #include "sim/report/html_report.h"
 
 namespace npu::app {
@@ -41,6 +42,26 @@ void write_run_report(const std::string& command, const platform::RunReport& rep
                         report::html_report(j, traced ? &trace_json : nullptr, "report.json"));
     }
     commit_and_report(*out);
+}
+
+void write_estimate_report(sim::OutputDir& out, const platform::EstimateReport& report) {
+    const platform::OutputFile* estimate = nullptr;
+    for (const platform::OutputFile& f : report.files) {
+        out.write_bytes(f.name, f.bytes);
+        estimate = f.name == "estimate.json" ? &f : estimate;
+    }
+    if (estimate != nullptr && !report.plot.empty()) {
+        nlohmann::ordered_json j;
+        j["tool"] = "npusim";
+        j["version"] = sim::npusim_version();
+        j["command"] = "estimate";
+        j["plot"] = report.plot;
+        out.write_text("report.json", j.dump(2) + "\n");
+        const auto data =
+            nlohmann::ordered_json::parse(estimate->bytes.begin(), estimate->bytes.end());
+        out.write_text("report.html", report::estimate_html(data, report.plot, "estimate.json"));
+    }
+    commit_and_report(out);
 }
 
 void commit_and_report(sim::OutputDir& out) {

@@ -17,6 +17,10 @@ void commit_and_report(sim::OutputDir& out);
 // Stages `files` and commits them as above.
 void write_files(sim::OutputDir& out, const std::vector<platform::OutputFile>& files);
 
+// An estimate's files, and, when it says what to plot, report.json (tool, version, command
+// "estimate", the plot) and report.html drawn from its estimate.json.
+void write_estimate_report(sim::OutputDir& out, const platform::EstimateReport& report);
+
 // `out` may be null (no --out); `trace` is written when enabled. Prints "wrote ... to DIR".
 void write_run_report(const std::string& command, const platform::RunReport& report,
                       sim::OutputDir* out, const sim::TraceWriter* trace);

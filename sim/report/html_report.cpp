@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "sim/core/error.h"
+#include "sim/report/html_parts.h"
 #include "sim/report/svg.h"
 
 namespace npu::report {
@@ -19,39 +20,8 @@ double num(const Json& j, const char* key) {
     return j.contains(key) && j[key].is_number() ? j[key].get<double>() : 0.0;
 }
 
-std::string cell(const Json& v) {
-    if (v.is_string()) {
-        return escape(v.get<std::string>());
-    }
-    if (v.is_number_float()) {
-        return fmt::format("{:.6g}", v.get<double>());
-    }
-    return escape(v.dump());
-}
-
-// Every scalar key of the rows as a column, in first-seen order.
 std::string table(const Json& rows) {
-    std::vector<std::string> cols;
-    for (const Json& r : rows) {
-        for (const auto& [k, v] : r.items()) {
-            if (!v.is_structured() && std::find(cols.begin(), cols.end(), k) == cols.end()) {
-                cols.push_back(k);
-            }
-        }
-    }
-    std::string s = "<table>\n<tr>";
-    for (const std::string& c : cols) {
-        s += "<th>" + escape(c) + "</th>";
-    }
-    s += "</tr>\n";
-    for (const Json& r : rows) {
-        s += "<tr>";
-        for (const std::string& c : cols) {
-            s += "<td>" + (r.contains(c) ? cell(r[c]) : std::string()) + "</td>";
-        }
-        s += "</tr>\n";
-    }
-    return s + "</table>\n";
+    return json_table(rows);
 }
 
 // Splits `total` over `parts` in proportion to the cycles given (all zero: nothing).
@@ -230,11 +200,6 @@ std::string regress_body(const Json& report) {
     return s;
 }
 
-const char* kStyle =
-    "body{font-family:sans-serif;margin:24px;color:#222}h1{font-size:20px}h2{font-size:16px;"
-    "margin-top:28px}table{border-collapse:collapse;font-size:12px}td,th{border:1px solid #ccc;"
-    "padding:2px 6px;text-align:right}th{background:#f3f3f3}.note{color:#555;font-size:12px}";
-
 }  // namespace
 
 std::string html_report(const Json& report, const nlohmann::json* trace,
@@ -252,14 +217,11 @@ std::string html_report(const Json& report, const nlohmann::json* trace,
             title += joint + report[part][key].get<std::string>();
         }
     }
-    std::string s = fmt::format(
-        "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>{}"
-        "</title><style>{}</style></head><body>\n<h1>{}</h1>\n",
-        escape(title), kStyle, escape(title));
-    auto it = std::back_inserter(s);
     if (report.contains("tolerances")) {  // npusim regress
-        return s + regress_body(report) + "</body></html>\n";
+        return page(title, regress_body(report));
     }
+    std::string s;
+    auto it = std::back_inserter(s);
     if (report.contains("totals")) {
         fmt::format_to(it, "<h2>Totals</h2>\n{}", table(Json::array({report["totals"]})));
     }
@@ -274,7 +236,7 @@ std::string html_report(const Json& report, const nlohmann::json* trace,
                    engine_timeline(layers, trace));
     s += roofline_section(report);
     fmt::format_to(it, "<h2>Layers</h2>\n<div id=\"layers\">{}</div>\n", table(layers));
-    return s + "</body></html>\n";
+    return page(title, s);
 }
 
 }  // namespace npu::report

@@ -142,6 +142,39 @@ std::string stacked_bars(const std::vector<std::string>& labels, const std::vect
     return s + "</svg>\n";
 }
 
+std::string ranges(const std::vector<Range>& values, const Axes& a) {
+    double y_max = 0;
+    for (const Range& r : values) {
+        y_max = std::max(y_max, r.max);
+    }
+    double sy = 1;
+    std::string s = frame(a, y_max, sy);
+    auto it = std::back_inserter(s);
+    const double pw = a.width - kLeft - kRight, ph = a.height - kTop - kBottom;
+    const double slot = values.empty() ? pw : pw / static_cast<double>(values.size());
+    auto py = [&](double v) {
+        return kTop + ph - std::max(0.0, v) * sy;
+    };
+    for (size_t i = 0; i < values.size(); ++i) {
+        const Range& r = values[i];
+        const double x = kLeft + slot * (static_cast<double>(i) + 0.5);
+        fmt::format_to(
+            it,
+            "<line class=\"range\" data-item=\"{0}\" x1=\"{1:.1f}\" x2=\"{1:.1f}\" "
+            "y1=\"{2:.2f}\" y2=\"{3:.2f}\" stroke=\"{4}\" stroke-width=\"3\"><title>{5}: "
+            "{6} to {7} ({8} configurations)</title></line>\n"
+            "<circle class=\"median\" data-item=\"{0}\" cx=\"{1:.1f}\" cy=\"{9:.2f}\" "
+            "r=\"4\" fill=\"#000\"><title>{5}: median {10}</title></circle>\n",
+            i, x, py(r.min), py(r.max), colour(0), escape(r.label), number(r.min), number(r.max),
+            r.count, py(r.median), number(r.median));
+        if (values.size() <= 40) {
+            fmt::format_to(it, "<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\">{}</text>\n",
+                           x, kTop + ph + 14, escape(r.label));
+        }
+    }
+    return s + "</svg>\n";
+}
+
 std::string timeline(const std::vector<Span>& spans, const Axes& a) {
     std::vector<std::string> lanes;
     double t_min = spans.empty() ? 0 : spans.front().start, t_max = t_min;

@@ -56,6 +56,18 @@ struct Point {
 std::string roofline(const std::vector<Point>& points, double peak_ops, double peak_bytes,
                      const Axes& axes);
 
+// The spread of a measure at one value of a swept parameter: min, median and max over every
+// configuration with that value.
+struct Range {
+    std::string label;  // the parameter value
+    double min = 0, median = 0, max = 0;
+    size_t count = 0;  // configurations behind it
+};
+
+// One whisker (min..max, class "range") with a dot at the median (class "median") per value, on
+// a linear y axis from 0.
+std::string ranges(const std::vector<Range>& values, const Axes& axes);
+
 // A fill colour for series or lane i (a fixed, colour-blind friendly palette).
 const char* colour(size_t i);
 

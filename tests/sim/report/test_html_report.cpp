@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "sim/core/error.h"
+#include "sim/report/estimate_page.h"
 #include "sim/report/html_report.h"
 #include "sim/report/svg.h"
 
@@ -134,6 +135,46 @@ TEST(HtmlReport, ARunPageDrawsEveryLayerAndRefusesAReportWithoutLayers) {
     } catch (const sim::Error& e) {
         EXPECT_STREQ(e.what(),
                      "d/report.json: no per-layer results to draw (a report.json of npusim run)");
+    }
+}
+
+// A sweep of two groups: "a" sweeps w over {1, 2} (k fixed), "b" sweeps k over {3, 1, 5}
+// (unsorted in the data). cycles at w = 1 in a: {10, 30, 20} -> min 10, median 20, max 30.
+TEST(EstimatePage, WhiskersPerSweptValueWithTheirMedians) {
+    using J = nlohmann::ordered_json;
+    J rows = J::array();
+    for (int c : {10, 30, 20}) {
+        rows.push_back({{"name", "a"}, {"w", 1}, {"k", 3}, {"cycles", c}});
+    }
+    rows.push_back({{"name", "a"}, {"w", 2}, {"k", 3}, {"cycles", 50}});
+    for (int k : {3, 1, 5}) {
+        rows.push_back({{"name", "b"}, {"w", 1}, {"k", k}, {"cycles", 100 * k}});
+    }
+    const J plot = {{"group", "name"},
+                    {"parameters", {"w", "k"}},
+                    {"measures", {{{"key", "cycles"}, {"title", "cycles"}}}}};
+    const std::string html = report::estimate_html(rows, plot, "e.json");
+    EXPECT_EQ(count(html, "class=\"range\""), 2u + 3u);  // a: w (2 values); b: k (3 values)
+    EXPECT_NE(html.find("<title>1: 10 to 30 (3 configurations)</title>"), std::string::npos);
+    EXPECT_NE(html.find("<title>1: median 20</title>"), std::string::npos);
+    // b's k in numeric order 1, 3, 5 (labels under the whiskers).
+    const size_t p1 = html.find("<title>1: 100 to 100"), p3 = html.find("<title>3: 300 to 300");
+    const size_t p5 = html.find("<title>5: 500 to 500");
+    ASSERT_NE(p1, std::string::npos);
+    EXPECT_LT(p1, p3);
+    EXPECT_LT(p3, p5);
+    // The same numbers in the table.
+    EXPECT_NE(html.find("<th>cycles median</th>"), std::string::npos);
+    // A program's estimate: one bar per layer; a plot without measures is one clear error.
+    const J layers = {{"layers", {{{"index", 0}, {"cycles", 5}}, {{"index", 1}, {"cycles", 7}}}}};
+    EXPECT_EQ(count(report::estimate_html(layers, plot, "e.json"), "class=\"bar\""), 2u);
+    try {
+        report::estimate_html(rows, J::object(), "dir/report.json");
+        FAIL() << "no error";
+    } catch (const sim::Error& e) {
+        EXPECT_NE(std::string(e.what()).find("dir/report.json: plot: expected group, parameters"),
+                  std::string::npos)
+            << e.what();
     }
 }
 

@@ -148,5 +148,37 @@ TEST(ReportBrowser, ARegressPageMarksItsFirstDivergingLayer) {
     fs::remove_all(dir);
 }
 
+// An estimate page of the K210 sweep in configs/k210_layers.yaml: one whisker and one median dot
+// per value of every swept parameter, per measure (cycles, utilization). sipeed_3x3 sweeps width
+// (5 values), height (3) and weight_bits (2); mobilenet_block in_channels (16), out_channels (16),
+// width (4), height (4), kernel, depthwise and pool (2 each): 56 values x 2 measures = 112.
+TEST(ReportBrowser, AnEstimatePagePlotsTheSweep) {
+    const std::string chromium = find_chromium();
+    if (chromium.empty()) {
+        GTEST_SKIP() << "chromium is not installed (scripts/install-deps installs it)";
+    }
+    const fs::path dir =
+        fs::temp_directory_path() / ("npusim-browser-e" + std::to_string(getpid()));
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    ASSERT_EQ(sh(std::string(NPUSIM_BIN) +
+                 " estimate --layers " NPUSIM_SOURCE_DIR "/configs/k210_layers.yaml --out " +
+                 (dir / "e").string() + " >/dev/null 2>&1"),
+              0);
+    const fs::path page = dir / "e" / "report.html";
+    const std::string first = slurp(page);
+    EXPECT_LT(first.size(), 2u << 20);
+    const Rendered r = render(chromium, page, dir);
+    ASSERT_EQ(r.rc, 0) << r.log;
+    EXPECT_EQ(count(r.log, ":CONSOLE("), 0u) << r.log;
+    EXPECT_EQ(count(r.dom, "class=\"range\""), 112u);
+    EXPECT_EQ(count(r.dom, "class=\"median\""), 112u);
+    EXPECT_EQ(count(r.dom, "data-parameter=\"width\""), 4u);  // 2 groups x 2 measures
+    // npusim report draws the same page from estimate.json and the plot in report.json.
+    ASSERT_EQ(sh(std::string(NPUSIM_BIN) + " report " + (dir / "e").string() + " >/dev/null"), 0);
+    EXPECT_EQ(slurp(page), first);
+    fs::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace npu::test
