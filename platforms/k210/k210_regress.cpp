@@ -138,6 +138,8 @@ struct Comparison {
     Stats output;
     std::vector<Stats> more;  // the graph's further outputs, in order (cosine only)
     uint64_t agree = 0, correct_sim = 0, correct_float = 0;
+    // [label][predicted class] counts where labels are given and within the output's classes.
+    std::vector<std::vector<uint64_t>> confusion_sim, confusion_float;
     std::vector<sim::Tensor> first_outputs;  // sample 0's functional outputs, for --timed
 };
 
@@ -199,6 +201,14 @@ void add_sample(const Inputs& in, size_t s, const SampleRun& run, Comparison& c)
     if (!in.labels.empty()) {
         c.correct_sim += top_s == in.labels[s] ? 1u : 0u;
         c.correct_float += top_f == in.labels[s] ? 1u : 0u;
+        const size_t classes = sim.size();
+        c.confusion_sim.resize(classes, std::vector<uint64_t>(classes, 0));
+        c.confusion_float.resize(classes, std::vector<uint64_t>(classes, 0));
+        if (in.labels[s] >= 0 && static_cast<size_t>(in.labels[s]) < classes) {
+            const auto label = static_cast<size_t>(in.labels[s]);
+            ++c.confusion_sim[label][static_cast<size_t>(top_s)];
+            ++c.confusion_float[label][static_cast<size_t>(top_f)];
+        }
     }
     c.more.resize(in.cm.output_names.size() > 1 ? in.cm.output_names.size() - 1 : 0);
     for (size_t k = 1; k < in.cm.output_names.size() && k < run.sim_out.size(); ++k) {
@@ -331,6 +341,10 @@ void output_rows(const Inputs& in, const Comparison& c, const Tolerances& tol, R
     if (!in.labels.empty()) {
         rep.json["accuracy"] = {{"float", static_cast<double>(c.correct_float) / dn},
                                 {"simulated", static_cast<double>(c.correct_sim) / dn}};
+        rep.json["confusion"] = {{"rows", "label"},
+                                 {"columns", "predicted class (top-1)"},
+                                 {"simulated", c.confusion_sim},
+                                 {"float", c.confusion_float}};
     }
 }
 

@@ -147,6 +147,50 @@ std::string error_bars(const Json& layers, const std::string& key, double (*f)(d
     return stacked_bars(labels, {ok, bad}, a);
 }
 
+// A confusion matrix as a table: rows the labels, columns the predicted classes, each cell
+// shaded by its share of the row (class "confusion-cell", data-label, data-predicted).
+std::string confusion_table(const Json& m) {
+    std::string s = "<table class=\"confusion\">\n<tr><th>label \\ predicted</th>";
+    for (size_t j = 0; j < m.size(); ++j) {
+        s += fmt::format("<th>{}</th>", j);
+    }
+    s += "</tr>\n";
+    for (size_t i = 0; i < m.size(); ++i) {
+        double row = 0;
+        for (const Json& v : m[i]) {
+            row += v.get<double>();
+        }
+        s += fmt::format("<tr><th>{}</th>", i);
+        for (size_t j = 0; j < m[i].size(); ++j) {
+            const double v = m[i][j].get<double>(), share = row > 0 ? v / row : 0;
+            s += fmt::format(
+                "<td class=\"confusion-cell\" data-label=\"{}\" data-predicted=\"{}\" "
+                "style=\"background:rgba({},{:.3f})\">{}</td>",
+                i, j, i == j ? "30,110,180" : "200,40,40", share, v);
+        }
+        s += "</tr>\n";
+    }
+    return s + "</table>\n";
+}
+
+std::string confusion_section(const Json& report) {
+    if (!report.contains("confusion") || !report["confusion"].is_object()) {
+        return "";
+    }
+    std::string s =
+        "<h2>Confusion matrices</h2>\n<p class=\"note\">Rows: the samples' labels; columns: "
+        "the class each engine ranked first. Shading: the cell's share of its row (blue on the "
+        "diagonal, red off it).</p>\n";
+    for (const char* k : {"simulated", "float"}) {
+        const Json& m = report["confusion"].value(k, Json::array());
+        if (m.is_array() && !m.empty()) {
+            s += fmt::format("<h3>{}</h3>\n<div id=\"confusion-{}\">{}</div>\n", k, k,
+                             confusion_table(m));
+        }
+    }
+    return s;
+}
+
 std::string regress_body(const Json& report) {
     const Json& layers = report["layers"];
     std::string s;
@@ -196,6 +240,7 @@ std::string regress_body(const Json& report) {
                        layers, "cosine", [](double v) { return 1 - v; },
                        tol.contains("min_cosine") ? 1 - num(tol, "min_cosine") : -1, "tolerance",
                        marked, "1 − cosine"));
+    s += confusion_section(report);
     fmt::format_to(it, "<h2>Layers</h2>\n<div id=\"layers\">{}</div>\n", table(layers));
     return s;
 }

@@ -368,6 +368,16 @@ TEST_F(Cli, CompileThenRegressTheDigitsModel) {
     const auto j = nlohmann::json::parse(slurp(dir / "reg" / "report.json"));
     EXPECT_EQ(j["passed"], true);
     EXPECT_EQ(j["layers"].size(), 5u);
+    // The confusion matrix agrees with the accuracy line: 290 of 297 on the diagonal.
+    uint64_t diagonal = 0, total = 0;
+    for (size_t i = 0; i < j["confusion"]["simulated"].size(); ++i) {
+        for (size_t k = 0; k < j["confusion"]["simulated"][i].size(); ++k) {
+            const auto v = j["confusion"]["simulated"][i][k].get<uint64_t>();
+            total += v, diagonal += i == k ? v : 0;
+        }
+    }
+    EXPECT_EQ(diagonal, 290u);
+    EXPECT_EQ(total, 297u);
     EXPECT_NE(slurp(dir / "reg" / "junit.xml")
                   .find("<testsuite name=\"npusim.regress\" "
                         "tests=\"6\" failures=\"0\">"),

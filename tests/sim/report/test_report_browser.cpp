@@ -118,8 +118,9 @@ TEST(ReportBrowser, TheDefaultJobsPageRendersWithItsPlots) {
 }
 
 // A regress page (the digits CNN against its ONNX model with a 0.9 LSB tolerance, which every
-// layer exceeds): both error charts have their 5 layers' bars in two series, the tolerance lines
-// and the first diverging layer marked, and nothing logs an error.
+// layer exceeds, and the digits' labels): both error charts have their 5 layers' bars in two
+// series, the tolerance lines and the first diverging layer marked, the two confusion matrices
+// their 10 x 10 cells, and nothing logs an error.
 TEST(ReportBrowser, ARegressPageMarksItsFirstDivergingLayer) {
     const std::string chromium = find_chromium();
     if (chromium.empty()) {
@@ -136,7 +137,8 @@ TEST(ReportBrowser, ARegressPageMarksItsFirstDivergingLayer) {
               0);
     // Exit 1: the tolerance is exceeded; the report is written all the same.
     ASSERT_EQ(sh(std::string(NPUSIM_BIN) + " regress --onnx " + d + "digits_cnn.onnx --model " +
-                 km + " --inputs " + d + "test_images.npy --max-lsb 0.9 --out " +
+                 km + " --inputs " + d + "test_images.npy --labels " + d +
+                 "test_labels.npy --max-lsb 0.9 --out " +
                  (dir / "r").string() + " >/dev/null"),
               1);
     const Rendered r = render(chromium, dir / "r" / "report.html", dir);
@@ -145,6 +147,11 @@ TEST(ReportBrowser, ARegressPageMarksItsFirstDivergingLayer) {
     EXPECT_EQ(count(r.dom, "class=\"bar\""), 2u * 5 * 2);
     EXPECT_EQ(count(r.dom, "class=\"tolerance\""), 2u);
     EXPECT_EQ(count(r.dom, "class=\"marked\" data-item=\"0\""), 2u);  // layer 0 diverges first
+    // Confusion matrices (simulated, float) of the 10 digit classes; the 27 zeros all read as 0.
+    EXPECT_EQ(count(r.dom, "class=\"confusion-cell\""), 2u * 10 * 10);
+    EXPECT_EQ(count(r.dom, "data-label=\"0\" data-predicted=\"0\" "
+                           "style=\"background:rgba(30,110,180,1.000)\">27<"),
+              2u);
     fs::remove_all(dir);
 }
 
