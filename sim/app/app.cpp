@@ -121,7 +121,8 @@ CLI::App* add_estimate(CLI::App& app, EstimateOptions& est_opts) {
     est->add_option("--platform", est_opts.platform, "Platform YAML file (default: built-in k210)")
         ->check(CLI::ExistingFile);
     est->add_option("--out", est_opts.out,
-                    "Directory for estimate.csv, estimate.json, report.json and report.html (default: CSV on stdout)");
+                    "Directory for estimate.csv, estimate.json, report.json and report.html "
+                    "(default: CSV on stdout)");
     return est;
 }
 

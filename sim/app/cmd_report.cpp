@@ -1,6 +1,7 @@
 // npusim report DIR: draws DIR/report.html again from DIR/report.json (and DIR/trace.json when
 // there is one), as `npusim run --out DIR` drew it; for an estimate, from DIR/estimate.json and
 // the plot its report.json keeps.
+#include <algorithm>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -46,8 +47,20 @@ int cmd_report(const ReportOptions& opts) {
     if (traced) {
         trace = read_json(dir / "trace.json");
     }
-    const std::string html =
-        report::html_report(report, traced ? &trace : nullptr, (dir / "report.json").string());
+    // The pictures come from the directory's files, in name order (the run's order may differ).
+    std::vector<std::string> names;
+    for (const auto& e : std::filesystem::directory_iterator(dir)) {
+        names.push_back(e.path().filename().string());
+    }
+    std::sort(names.begin(), names.end());
+    std::vector<std::pair<std::string, std::vector<uint8_t>>> files;
+    for (const std::string& n : names) {
+        if (may_be_picture(n)) {
+            files.emplace_back(n, sim::read_file((dir / n).string()));
+        }
+    }
+    const std::string html = report::html_report(
+        report, traced ? &trace : nullptr, (dir / "report.json").string(), pictures_of(files));
     sim::OutputDir out(opts.dir);
     out.write_text("report.html", html);
     commit_and_report(out);

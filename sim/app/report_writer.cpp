@@ -1,16 +1,113 @@
 #include "sim/app/report_writer.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <string>
 #include <vector>
 
 #include <fmt/format.h>
 
+#include "sim/core/error.h"
+#include "sim/core/image.h"
+#include "sim/core/npy.h"
 #include "sim/core/version.h"
 #include "sim/report/estimate_page.h"
 #include "sim/report/html_report.h"
 
 namespace npu::app {
+
+namespace {
+
+bool ends_with(const std::string& s, const std::string& tail) {
+    return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+bool may_be_picture_npy(const std::string& name) {
+    return name == "input.npy" || (name.rfind("output_", 0) == 0 && ends_with(name, ".npy"));
+}
+
+// A picture of an image-shaped tensor; nothing (false) for any other.
+bool tensor_picture(const sim::Tensor& t, report::Picture& p) {
+    const sim::Shape& s = t.shape();
+    int64_t c = 1, h = 0, w = 0;
+    if (s.size() == 4 && s[0] == 1) {
+        c = s[1], h = s[2], w = s[3];
+    } else if (s.size() == 3) {
+        c = s[0], h = s[1], w = s[2];
+    } else if (s.size() == 2) {
+        h = s[0], w = s[1];
+    }
+    if ((c != 1 && c != 3) || h < 4 || w < 4 || h * w > 2048 * 2048) {
+        return false;
+    }
+    std::vector<uint8_t> planes(t.numel());
+    double lo = 0, hi = 255;
+    if (t.dtype() != sim::DType::u8) {
+        lo = hi = t.numel() > 0 ? t.get_f64(0) : 0;
+        for (size_t i = 0; i < t.numel(); ++i) {
+            lo = std::min(lo, t.get_f64(i)), hi = std::max(hi, t.get_f64(i));
+        }
+    }
+    for (size_t i = 0; i < t.numel(); ++i) {
+        const double v = hi > lo ? (t.get_f64(i) - lo) * 255.0 / (hi - lo) : 0.0;
+        planes[i] = static_cast<uint8_t>(std::clamp(v + 0.5, 0.0, 255.0));
+    }
+    p.png = sim::encode_png(planes.data(), static_cast<int>(c), static_cast<int>(h),
+                            static_cast<int>(w));
+    p.width = static_cast<int>(w), p.height = static_cast<int>(h);
+    return true;
+}
+
+}  // namespace
+
+bool may_be_picture(const std::string& name) {
+    return ends_with(name, ".png") || may_be_picture_npy(name);
+}
+
+std::vector<report::Picture> pictures_of(
+    const std::vector<std::pair<std::string, std::vector<uint8_t>>>& files) {
+    std::vector<report::Picture> out;
+    for (const auto& [name, bytes] : files) {
+        report::Picture p{name, {}, 0, 0};
+        if (ends_with(name, ".png") && bytes.size() >= 24) {  // width, height: IHDR, big-endian
+            auto be32 = [&](size_t at) {
+                return static_cast<int>(uint32_t{bytes[at]} << 24 | uint32_t{bytes[at + 1]} << 16 |
+                                        uint32_t{bytes[at + 2]} << 8 | uint32_t{bytes[at + 3]});
+            };
+            p.png = bytes, p.width = be32(16), p.height = be32(20);
+            out.push_back(std::move(p));
+        } else if (may_be_picture_npy(name)) {
+            try {
+                if (tensor_picture(sim::parse_npy(bytes.data(), bytes.size(), name), p)) {
+                    out.push_back(std::move(p));
+                }
+            } catch (const sim::Error&) {
+                // not a .npy we can read: no picture of it
+            }
+        }
+    }
+    // A tensor the run also wrote as PNG (input.npy and input.png, output_1.npy and
+    // output_1_edges_pooled.png) is shown once, as its PNG.
+    std::vector<bool> shown_as_png(out.size(), false);
+    for (size_t i = 0; i < out.size(); ++i) {
+        const std::string stem = out[i].name.substr(0, out[i].name.size() - 4);
+        shown_as_png[i] = ends_with(out[i].name, ".npy") &&
+                          std::any_of(out.begin(), out.end(), [&](const report::Picture& q) {
+                              return ends_with(q.name, ".png") && q.name.rfind(stem, 0) == 0;
+                          });
+    }
+    std::vector<report::Picture> kept;
+    for (size_t i = 0; i < out.size(); ++i) {
+        if (!shown_as_png[i]) {
+            kept.push_back(std::move(out[i]));
+        }
+    }
+    out = std::move(kept);
+    // By name: the same page from a run and from its directory (npusim report).
+    std::sort(out.begin(), out.end(),
+              [](const report::Picture& a, const report::Picture& b) { return a.name < b.name; });
+    return out;
+}
 
 void write_run_report(const std::string& command, const platform::RunReport& report,
                       sim::OutputDir* out, const sim::TraceWriter* trace) {
@@ -38,8 +135,14 @@ void write_run_report(const std::string& command, const platform::RunReport& rep
         out->write_text("trace.json", trace->dump() + "\n");
     }
     if (j.contains("layers") && j["layers"].is_array() && !j["layers"].empty()) {
-        out->write_text("report.html",
-                        report::html_report(j, traced ? &trace_json : nullptr, "report.json"));
+        std::vector<std::pair<std::string, std::vector<uint8_t>>> files;
+        for (const auto* list : {&report.files, &report.files_after}) {
+            for (const platform::OutputFile& f : *list) {
+                files.emplace_back(f.name, f.bytes);
+            }
+        }
+        out->write_text("report.html", report::html_report(j, traced ? &trace_json : nullptr,
+                                                           "report.json", pictures_of(files)));
     }
     commit_and_report(*out);
 }

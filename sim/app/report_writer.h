@@ -3,13 +3,23 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "platforms/common/platform_face.h"
 #include "sim/core/files.h"
 #include "sim/core/trace.h"
+#include "sim/report/html_report.h"
 
 namespace npu::app {
+
+// The inputs and outputs among a run's files that are images, for report.html: input.npy and
+// output_*.npy of shape (1, 1|3, H, W), (1|3, H, W) or (H, W) with H and W of at least 4 (uint8
+// as they are; other types scaled from their min..max to 0..255), and PNG files as they are.
+// Whether pictures_of would look at a file of this name.
+bool may_be_picture(const std::string& name);
+std::vector<report::Picture> pictures_of(
+    const std::vector<std::pair<std::string, std::vector<uint8_t>>>& files);
 
 // Moves the staged files into place and prints "wrote <files> to DIR".
 void commit_and_report(sim::OutputDir& out);

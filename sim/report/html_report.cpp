@@ -247,8 +247,47 @@ std::string regress_body(const Json& report) {
 
 }  // namespace
 
-std::string html_report(const Json& report, const nlohmann::json* trace,
-                        const std::string& source) {
+std::string base64(const std::vector<uint8_t>& bytes) {
+    static const char* const kDigits =
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    std::string s;
+    s.reserve((bytes.size() + 2) / 3 * 4);
+    for (size_t i = 0; i < bytes.size(); i += 3) {
+        const uint32_t n = uint32_t{bytes[i]} << 16 |
+                           (i + 1 < bytes.size() ? uint32_t{bytes[i + 1]} << 8 : 0u) |
+                           (i + 2 < bytes.size() ? uint32_t{bytes[i + 2]} : 0u);
+        s += kDigits[n >> 18 & 63];
+        s += kDigits[n >> 12 & 63];
+        s += i + 1 < bytes.size() ? kDigits[n >> 6 & 63] : '=';
+        s += i + 2 < bytes.size() ? kDigits[n & 63] : '=';
+    }
+    return s;
+}
+
+namespace {
+
+// Each picture at least 128 pixels wide (small ones scaled up without smoothing), captioned.
+std::string pictures_section(const std::vector<Picture>& pictures) {
+    if (pictures.empty()) {
+        return "";
+    }
+    std::string s = "<h2>Inputs and outputs</h2>\n<div id=\"pictures\">\n";
+    for (const Picture& p : pictures) {
+        const int shown = std::max(p.width, 128);
+        s += fmt::format(
+            "<figure class=\"picture\" style=\"display:inline-block;margin:0 16px 8px 0\">"
+            "<img alt=\"{0}\" width=\"{1}\" style=\"image-rendering:pixelated;border:1px solid "
+            "#ccc\" src=\"data:image/png;base64,{2}\"><figcaption class=\"note\">{0} ({3} x "
+            "{4})</figcaption></figure>\n",
+            escape(p.name), shown, base64(p.png), p.width, p.height);
+    }
+    return s + "</div>\n";
+}
+
+}  // namespace
+
+std::string html_report(const Json& report, const nlohmann::json* trace, const std::string& source,
+                        const std::vector<Picture>& pictures) {
     if (!report.contains("layers") || !report["layers"].is_array() || report["layers"].empty()) {
         throw sim::Error(source + ": no per-layer results to draw (a report.json of npusim run)");
     }
@@ -280,6 +319,7 @@ std::string html_report(const Json& report, const nlohmann::json* trace,
     fmt::format_to(it, "<h2>Timeline</h2>\n<div id=\"timeline\">{}</div>\n",
                    engine_timeline(layers, trace));
     s += roofline_section(report);
+    s += pictures_section(pictures);
     fmt::format_to(it, "<h2>Layers</h2>\n<div id=\"layers\">{}</div>\n", table(layers));
     return page(title, s);
 }

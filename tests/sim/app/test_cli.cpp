@@ -563,6 +563,26 @@ TEST_F(Cli, InfoPrintsTheMapOfAFile) {
     EXPECT_NE(r.out.find("  0x80600000-0x807fffff     2 MiB  ai_sram "), std::string::npos);
 }
 
+// The edges demo's page shows its input and the three feature maps it wrote as PNG, each once
+// (input.npy and output_1.npy are the same images as input.png and output_1_edges_pooled.png;
+// output_0.npy has 2 channels: not an image).
+TEST_F(Cli, RunPageShowsTheImagesOnce) {
+    ASSERT_EQ(run("run --demo edges --out " + (dir / "e").string()).rc, 0);
+    const std::string html = slurp(dir / "e" / "report.html");
+    size_t pictures = 0;
+    for (size_t p = html.find("class=\"picture\""); p != std::string::npos;
+         p = html.find("class=\"picture\"", p + 1)) {
+        ++pictures;
+    }
+    EXPECT_EQ(pictures, 4u);
+    for (const char* name :
+         {"input.png (160 x 120)", "output_0_edges.png (160 x 120)",
+          "output_0_gray_blur.png (160 x 120)", "output_1_edges_pooled.png (80 x 60)"}) {
+        EXPECT_NE(html.find(std::string(">") + name + "<"), std::string::npos) << name;
+    }
+    EXPECT_EQ(html.find(">input.npy"), std::string::npos);
+}
+
 TEST_F(Cli, FunctionalRunGivesTheTimedRunsValues) {
     ASSERT_EQ(run("run --demo edges --out " + (dir / "timed").string()).rc, 0);
     const Result r = run("run --demo edges --functional --out " + (dir / "functional").string());

@@ -138,6 +138,21 @@ TEST(HtmlReport, ARunPageDrawsEveryLayerAndRefusesAReportWithoutLayers) {
     }
 }
 
+// RFC 4648's test vectors.
+TEST(HtmlReport, Base64OfTheRfcVectors) {
+    auto b64 = [](const std::string& s) {
+        return report::base64(std::vector<uint8_t>(s.begin(), s.end()));
+    };
+    EXPECT_EQ(b64(""), "");
+    EXPECT_EQ(b64("f"), "Zg==");
+    EXPECT_EQ(b64("fo"), "Zm8=");
+    EXPECT_EQ(b64("foo"), "Zm9v");
+    EXPECT_EQ(b64("foob"), "Zm9vYg==");
+    EXPECT_EQ(b64("fooba"), "Zm9vYmE=");
+    EXPECT_EQ(b64("foobar"), "Zm9vYmFy");
+    EXPECT_EQ(report::base64({0xff, 0xfe, 0xfd}), "//79");
+}
+
 // A sweep of two groups: "a" sweeps w over {1, 2} (k fixed), "b" sweeps k over {3, 1, 5}
 // (unsorted in the data). cycles at w = 1 in a: {10, 30, 20} -> min 10, median 20, max 30.
 TEST(EstimatePage, WhiskersPerSweptValueWithTheirMedians) {

@@ -95,6 +95,7 @@ TEST(ReportBrowser, TheDefaultJobsPageRendersWithItsPlots) {
     EXPECT_GE(count(dom, "class=\"span\""), 5u);     // KPU layers, DMA, CPU layers
     EXPECT_EQ(count(dom, "class=\"point\""), 3u);    // the roofline: the 3 KPU layers
     EXPECT_GE(count(dom, "<svg"), 3u);
+    EXPECT_EQ(count(dom, "class=\"picture\""), 1u);  // the timed digit (input.npy, 16 x 16)
     ASSERT_EQ(sh(browser + "--screenshot=" + (dir / "shot.png").string() + " file://" +
                  page.string() + " >/dev/null 2>&1"),
               0);
@@ -138,8 +139,7 @@ TEST(ReportBrowser, ARegressPageMarksItsFirstDivergingLayer) {
     // Exit 1: the tolerance is exceeded; the report is written all the same.
     ASSERT_EQ(sh(std::string(NPUSIM_BIN) + " regress --onnx " + d + "digits_cnn.onnx --model " +
                  km + " --inputs " + d + "test_images.npy --labels " + d +
-                 "test_labels.npy --max-lsb 0.9 --out " +
-                 (dir / "r").string() + " >/dev/null"),
+                 "test_labels.npy --max-lsb 0.9 --out " + (dir / "r").string() + " >/dev/null"),
               1);
     const Rendered r = render(chromium, dir / "r" / "report.html", dir);
     ASSERT_EQ(r.rc, 0) << r.log;
@@ -149,8 +149,9 @@ TEST(ReportBrowser, ARegressPageMarksItsFirstDivergingLayer) {
     EXPECT_EQ(count(r.dom, "class=\"marked\" data-item=\"0\""), 2u);  // layer 0 diverges first
     // Confusion matrices (simulated, float) of the 10 digit classes; the 27 zeros all read as 0.
     EXPECT_EQ(count(r.dom, "class=\"confusion-cell\""), 2u * 10 * 10);
-    EXPECT_EQ(count(r.dom, "data-label=\"0\" data-predicted=\"0\" "
-                           "style=\"background:rgba(30,110,180,1.000)\">27<"),
+    EXPECT_EQ(count(r.dom,
+                    "data-label=\"0\" data-predicted=\"0\" "
+                    "style=\"background:rgba(30,110,180,1.000)\">27<"),
               2u);
     fs::remove_all(dir);
 }
