@@ -156,6 +156,34 @@ TEST(ReportBrowser, ARegressPageMarksItsFirstDivergingLayer) {
     fs::remove_all(dir);
 }
 
+// The page of a 99-layer model (ulffd_landmark v4 from ../shared, traced) stays small and quick:
+// under 2 MB, and headless chromium lays it out (every layer's 7 bars, a span per layer and
+// engine) within the test's time. Skipped, saying why, without ../shared or chromium.
+TEST(ReportBrowser, A99LayerModelsPageStaysSmall) {
+    const std::string chromium = find_chromium();
+    const std::string model = NPUSIM_SHARED_DIR "/k210/ulffd_landmark_v4.kmodel";
+    if (chromium.empty() || !fs::exists(model)) {
+        GTEST_SKIP() << (chromium.empty() ? "chromium is not installed"
+                                          : model + " is not here (../shared is optional)");
+    }
+    const fs::path dir =
+        fs::temp_directory_path() / ("npusim-browser-99" + std::to_string(getpid()));
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    ASSERT_EQ(sh(std::string(NPUSIM_BIN) + " run --model " + model + " --input " +
+                 NPUSIM_SHARED_DIR "/k210/coco_436551.jpg --trace --out " + (dir / "u").string() +
+                 " >/dev/null 2>&1"),
+              0);
+    const fs::path page = dir / "u" / "report.html";
+    EXPECT_LT(fs::file_size(page), 2u << 20);
+    const Rendered r = render(chromium, page, dir);
+    ASSERT_EQ(r.rc, 0) << r.log;
+    EXPECT_EQ(count(r.log, ":CONSOLE("), 0u) << r.log;
+    EXPECT_EQ(count(r.dom, "class=\"bar\""), 99u * 7);
+    EXPECT_GE(count(r.dom, "class=\"span\""), 99u);
+    fs::remove_all(dir);
+}
+
 // An estimate page of the K210 sweep in configs/k210_layers.yaml: one whisker and one median dot
 // per value of every swept parameter, per measure (cycles, utilization). sipeed_3x3 sweeps width
 // (5 values), height (3) and weight_bits (2); mobilenet_block in_channels (16), out_channels (16),
