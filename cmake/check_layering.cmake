@@ -9,6 +9,7 @@ set(rules
   "sim/tlm/=sim/core/,sim/tlm/"
   "sim/onnx/=sim/core/,sim/onnx/"
   "sim/report/=sim/core/,sim/report/"
+  "sim/campaign/=sim/core/,sim/campaign/"
   "configs/=sim/core/,configs/"
   "models/=sim/core/,sim/tlm/,models/"
   "platforms/common/=sim/,platforms/common/"

@@ -300,6 +300,34 @@ CLI::App* add_layout(CLI::App& app, LayoutOptions& layout_opts) {
     return layout;
 }
 
+CLI::App* add_campaign(CLI::App& app, CampaignOptions& o) {
+    CLI::App* c = app.add_subcommand(
+        "campaign",
+        "Many jobs (run, estimate, regress) over the product of named axes in a YAML file, on a "
+        "local pool of processes or as shards (e.g. a Slurm array), merged into one JUnit XML, "
+        "CSV and JSON (docs/campaigns.md)");
+    c->require_subcommand(1, 1);
+    CLI::App* plan = c->add_subcommand("plan", "List the jobs and the command each runs");
+    plan->callback([&o] { o.action = "plan"; });
+    plan->add_option("file", o.file, "Campaign YAML")->required()->check(CLI::ExistingFile);
+    CLI::App* run = c->add_subcommand(
+        "run", "Run the jobs that have no result yet (resumable), then merge (unless --shard)");
+    run->callback([&o] { o.action = "run"; });
+    run->add_option("file", o.file, "Campaign YAML")->required()->check(CLI::ExistingFile);
+    run->add_option("--out", o.out, "The campaign folder: jobs/, logs/, results/, the merge")
+        ->required();
+    run->add_option("--jobs", o.jobs, "Worker processes at once (default: every core)")
+        ->check(CLI::Range(1, 4096));
+    run->add_option("--shard", o.shard, "Only shard i of N (i/N, jobs with id % N == i)");
+    run->add_flag("--progress", o.progress, "A progress line with ETA on stderr");
+    CLI::App* merge = c->add_subcommand(
+        "merge", "Merge the results of campaign folders (shards) into one report");
+    merge->callback([&o] { o.action = "merge"; });
+    merge->add_option("dirs", o.dirs, "Campaign folders")->required();
+    merge->add_option("--out", o.out, "Where the merged files go (default: the first folder)");
+    return c;
+}
+
 // The program's description, version and examples.
 void describe(CLI::App& app) {
     app.set_version_flag("--version",
@@ -334,6 +362,7 @@ struct Options {
     CompileOptions compile;
     RegressOptions regress;
     LayoutOptions layout;
+    CampaignOptions campaign;
     int threads = -1;  // --threads: -1 = not given (NPUSIM_THREADS, else every core)
 };
 
@@ -379,8 +408,12 @@ std::vector<Command> commands(CLI::App& app, Options& o) {
              [&o] {
                  return cmd_regress(o.regress);
              }},
-            {add_layout(app, o.layout), [&o] {
+            {add_layout(app, o.layout),
+             [&o] {
                  return cmd_layout(o.layout);
+             }},
+            {add_campaign(app, o.campaign), [&o] {
+                 return cmd_campaign(o.campaign);
              }}};
 }
 

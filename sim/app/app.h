@@ -97,6 +97,17 @@ struct RegressOptions {
     std::string channel_order, layout;
 };
 
+// npusim campaign plan|run|merge (docs/campaigns.md).
+struct CampaignOptions {
+    std::string action;  // plan | run | merge
+    std::string file;    // the campaign YAML (plan, run)
+    std::string out;     // the campaign folder (run), or where merge writes (default: dirs[0])
+    std::vector<std::string> dirs;  // merge: campaign folders (shards)
+    size_t jobs = 0;                // run: worker processes (0: every core)
+    std::string shard;              // run: "i/N"
+    bool progress = false;
+};
+
 // "npusim: error: <what>" on stderr: the one line of a user's mistake (exit kExitUsage).
 void error_line(const std::string& what);
 
@@ -110,6 +121,7 @@ int cmd_info(const InfoOptions& opts);
 int cmd_estimate(const EstimateOptions& opts);
 int cmd_calibrate(const CalibrateOptions& opts);
 int cmd_report(const ReportOptions& opts);
+int cmd_campaign(const CampaignOptions& opts);
 
 // Parses argv and runs the chosen subcommand; never throws.
 int main(int argc, char** argv);

@@ -342,6 +342,16 @@ std::vector<ConfigNode> ConfigNode::elements() const {
     return out;
 }
 
+std::vector<std::string> ConfigNode::keys() const {
+    std::vector<std::string> out;
+    if (m_node.IsMap()) {
+        for (const auto& kv : m_node) {
+            out.push_back(kv.first.as<std::string>());
+        }
+    }
+    return out;
+}
+
 std::vector<ConfigNode> ConfigNode::optional_items(std::string_view key) const {
     return has(key) ? items(key) : std::vector<ConfigNode>{};
 }

@@ -54,6 +54,9 @@ public:
     }
     // The items of this node when it is a list (empty otherwise).
     std::vector<ConfigNode> elements() const;
+    // The keys of this node when it is a map, in file order (empty otherwise). Free-form maps
+    // (option name -> value) read their entries with these.
+    std::vector<std::string> keys() const;
     // The items of the sequence under `key` (empty and an error if it is not a sequence).
     std::vector<ConfigNode> items(std::string_view key) const;
     std::vector<ConfigNode> optional_items(std::string_view key) const;

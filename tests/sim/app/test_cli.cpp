@@ -583,6 +583,62 @@ TEST_F(Cli, RunPageShowsTheImagesOnce) {
     EXPECT_EQ(html.find(">input.npy"), std::string::npos);
 }
 
+// A regress campaign of the digits CNN at three tolerances x functional/timed: the 1 LSB jobs
+// fail (their cases only), and the same campaign as two shards merges to the same bytes.
+TEST_F(Cli, CampaignRunsLocallyAndAsShardsWithTheSameMergedReport) {
+    const std::string d = NPUSIM_SOURCE_DIR "/platforms/k210/digits/";
+    const std::string km = (dir / "digits.kmodel").string();
+    ASSERT_EQ(run("compile --target k210 " + d + "digits_cnn.onnx --calibrate " + d +
+                  "calib_images.npy -o " + km)
+                  .rc,
+              0);
+    const fs::path file = write("c.yaml",
+                                "campaign:\n  name: digits\n  command: regress\n"
+                                "  options: {onnx: " +
+                                    d + "digits_cnn.onnx, model: " + km + ", inputs: " + d +
+                                    "test_images.npy}\n"
+                                    "  axes:\n    - name: tol\n      values:\n"
+                                    "        - {name: '8', options: {max-lsb: 8}}\n"
+                                    "        - {name: '6', options: {max-lsb: 6}}\n"
+                                    "        - {name: '1', options: {max-lsb: 1}}\n"
+                                    "    - name: timing\n      values: [{name: f}, "
+                                    "{name: t, options: {timed: true}}]\n");
+    Result r = run("campaign plan " + file.string());
+    ASSERT_EQ(r.rc, 0) << r.err;
+    EXPECT_NE(r.out.find("6 jobs of npusim regress"), std::string::npos) << r.out;
+    r = run("campaign run " + file.string() + " --jobs 2 --out " + (dir / "local").string());
+    EXPECT_EQ(r.rc, 1) << r.out << r.err;  // two jobs failed their check
+    const std::string xml = slurp(dir / "local" / "campaign.xml");
+    EXPECT_NE(xml.find("tests=\"6\" failures=\"2\" errors=\"0\""), std::string::npos) << xml;
+    EXPECT_NE(xml.find("name=\"tol=1,timing=f\"><failure message=\"failed: first diverging "
+                       "layer: 0"),
+              std::string::npos)
+        << xml;
+    EXPECT_NE(xml.find("name=\"tol=8,timing=t\"></testcase>"), std::string::npos);
+    for (const char* s : {"0/2", "1/2"}) {
+        r = run(std::string("campaign run ") + file.string() + " --shard " + s + " --out " +
+                (dir / (std::string("shard") + s[0])).string());
+        ASSERT_EQ(r.rc, 0) << r.err;
+    }
+    r = run("campaign merge " + (dir / "shard0").string() + " " + (dir / "shard1").string() +
+            " --out " + (dir / "merged").string());
+    EXPECT_EQ(r.rc, 1);
+    for (const char* f : {"campaign.xml", "campaign.csv", "campaign.json", "summary.txt"}) {
+        EXPECT_EQ(slurp(dir / "merged" / f), slurp(dir / "local" / f)) << f;
+    }
+    // Run again: everything is done, nothing runs.
+    r = run("campaign run " + file.string() + " --out " + (dir / "local").string());
+    EXPECT_NE(r.out.find("6 jobs, 6 done before, 0 ran"), std::string::npos) << r.out;
+    // A bad campaign file: one line with file:line, exit 2.
+    const fs::path bad =
+        write("bad.yaml", "campaign:\n  name: x\n  command: simulate\n  axes: []\n");
+    r = run("campaign plan " + bad.string());
+    EXPECT_EQ(r.rc, 2);
+    EXPECT_NE(r.err.find("bad.yaml:3:12: campaign.command: expected run, estimate or regress"),
+              std::string::npos)
+        << r.err;
+}
+
 TEST_F(Cli, FunctionalRunGivesTheTimedRunsValues) {
     ASSERT_EQ(run("run --demo edges --out " + (dir / "timed").string()).rc, 0);
     const Result r = run("run --demo edges --functional --out " + (dir / "functional").string());

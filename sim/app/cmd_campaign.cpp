@@ -1,0 +1,86 @@
+// npusim campaign plan|run|merge: many jobs over named axes, on a local pool of processes (the
+// default) or as shards anywhere (a Slurm array: one shard per task), merged into one report.
+#include <cstdio>
+#include <filesystem>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "sim/app/app.h"
+#include "sim/app/report_writer.h"
+#include "sim/campaign/campaign.h"
+#include "sim/campaign/results.h"
+#include "sim/campaign/runner.h"
+#include "sim/core/error.h"
+#include "sim/core/files.h"
+
+namespace npu::app {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+int plan(const CampaignOptions& o) {
+    const campaign::Campaign c = campaign::load(o.file);
+    const std::vector<campaign::Job> jobs = campaign::jobs(c);
+    fmt::print("campaign {} ({}): {} jobs of npusim {}\n", c.name, o.file, jobs.size(), c.command);
+    for (const campaign::Job& j : jobs) {
+        std::string line = "npusim";
+        for (const std::string& a :
+             campaign::command_line(c, j, "DIR/jobs/" + campaign::job_dir_name(j))) {
+            line += " " + a;
+        }
+        fmt::print("{:>5}  {}\n       {}\n", j.id, j.name, line);
+    }
+    return kExitOk;
+}
+
+// Writes the merged files into `out` (whole or not at all) and prints the summary.
+int write_merged(const std::vector<std::string>& dirs, const std::string& out_dir) {
+    const campaign::Merged m = campaign::merge(dirs);
+    sim::OutputDir out(out_dir);
+    out.write_text("campaign.xml", m.junit_xml);
+    out.write_text("campaign.csv", m.csv);
+    out.write_text("campaign.json", m.json);
+    out.write_text("summary.txt", m.summary);
+    std::fwrite(m.summary.data(), 1, m.summary.size(), stdout);
+    commit_and_report(out);
+    return m.jobs == m.passed ? kExitOk : kExitCheckFailed;
+}
+
+int run(const CampaignOptions& o) {
+    if (o.out.empty()) {
+        throw sim::Error("campaign run needs --out DIR (the campaign folder)");
+    }
+    const campaign::Campaign c = campaign::load(o.file);
+    campaign::LocalRun lr;
+    lr.out_dir = o.out;
+    lr.program = fs::read_symlink("/proc/self/exe").string();
+    lr.jobs = o.jobs != 0 ? o.jobs : std::max(1u, std::thread::hardware_concurrency());
+    if (!o.shard.empty()) {
+        lr.shard = campaign::parse_shard(o.shard);
+    }
+    lr.progress = o.progress;
+    const campaign::RunCounts n = campaign::run_local(c, lr);
+    fmt::print("campaign {}: {} jobs{}, {} done before, {} ran ({} passed, {} not)\n", c.name,
+               n.selected, o.shard.empty() ? "" : " in shard " + o.shard, n.skipped, n.ran,
+               n.passed, n.not_passed);
+    if (!o.shard.empty()) {
+        return kExitOk;  // a shard's results are merged once every shard is done
+    }
+    return write_merged({o.out}, o.out);
+}
+
+}  // namespace
+
+int cmd_campaign(const CampaignOptions& o) {
+    if (o.action == "plan") {
+        return plan(o);
+    }
+    if (o.action == "run") {
+        return run(o);
+    }
+    return write_merged(o.dirs, o.out.empty() ? o.dirs.at(0) : o.out);
+}
+
+}  // namespace npu::app

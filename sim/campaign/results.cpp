@@ -1,0 +1,209 @@
+#include "sim/campaign/results.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "sim/core/error.h"
+#include "sim/core/files.h"
+
+namespace npu::campaign {
+
+namespace {
+
+namespace fs = std::filesystem;
+using Json = nlohmann::ordered_json;
+
+std::string xml(const std::string& s) {
+    std::string out;
+    for (char ch : s) {
+        switch (ch) {
+        case '&': out += "&amp;"; break;
+        case '<': out += "&lt;"; break;
+        case '>': out += "&gt;"; break;
+        case '"': out += "&quot;"; break;
+        default: out += ch;
+        }
+    }
+    return out;
+}
+
+std::string csv_cell(const Json& v) {
+    std::string s = v.is_string() ? v.get<std::string>() : v.is_null() ? "" : v.dump();
+    if (s.find_first_of(",\"\n") != std::string::npos) {
+        std::string q = "\"";
+        for (char ch : s) {
+            q += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+        }
+        return q + "\"";
+    }
+    return s;
+}
+
+Json read_record(const fs::path& p) {
+    const std::vector<uint8_t> bytes = sim::read_file(p.string());
+    Json j;
+    try {
+        j = Json::parse(bytes.begin(), bytes.end());
+    } catch (const nlohmann::json::exception& e) {
+        throw sim::Error(p.string() + ": not a job record (JSON: " + e.what() + ")");
+    }
+    if (!j.is_object() || !j.contains("id") || !j["id"].is_number_unsigned() ||
+        !j.contains("name") || !j.contains("status")) {
+        throw sim::Error(p.string() + ": not a job record (expected id, name and status)");
+    }
+    return j;
+}
+
+std::string junit(const std::vector<Json>& records, const Merged& m) {
+    const std::string suite =
+        records.empty() ? "campaign" : records.front().value("campaign", std::string("campaign"));
+    std::string s = fmt::format(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n  <testsuite "
+        "name=\"npusim.campaign.{}\" tests=\"{}\" failures=\"{}\" errors=\"{}\">\n",
+        xml(suite), m.jobs, m.failed + m.timeouts, m.errors);
+    for (const Json& r : records) {
+        const std::string status = r["status"].get<std::string>();
+        const std::string msg = xml(r.value("message", std::string()));
+        std::string body;
+        if (status == "failed" || status == "timeout") {
+            body = fmt::format("<failure message=\"{}: {}\"/>", status, msg);
+        } else if (status != "passed") {
+            body = fmt::format("<error message=\"exit {}: {}\"/>", r.value("exit_code", 0), msg);
+        }
+        s += fmt::format(
+            "    <testcase classname=\"npusim.campaign.{}\" name=\"{}\">{}</testcase>\n",
+            xml(r.value("command", std::string())), xml(r["name"].get<std::string>()), body);
+    }
+    return s + "  </testsuite>\n</testsuites>\n";
+}
+
+std::string csv(const std::vector<Json>& records) {
+    std::vector<std::string> axes, metrics;
+    for (const Json& r : records) {
+        const Json a = r.value("axes", Json::object()), m = r.value("metrics", Json::object());
+        for (const auto& [k, v] : a.items()) {
+            if (std::find(axes.begin(), axes.end(), k) == axes.end()) {
+                axes.push_back(k);
+            }
+        }
+        for (const auto& [k, v] : m.items()) {
+            if (std::find(metrics.begin(), metrics.end(), k) == metrics.end()) {
+                metrics.push_back(k);
+            }
+        }
+    }
+    std::string s = "id,name";
+    for (const std::string& a : axes) {
+        s += "," + csv_cell(a);
+    }
+    s += ",status,exit_code";
+    for (const std::string& m : metrics) {
+        s += "," + csv_cell(m);
+    }
+    s += ",message\n";
+    for (const Json& r : records) {
+        s += fmt::format("{},{}", r["id"].get<uint64_t>(), csv_cell(r["name"]));
+        const Json a = r.value("axes", Json::object()), m = r.value("metrics", Json::object());
+        for (const std::string& k : axes) {
+            s += "," + (a.contains(k) ? csv_cell(a[k]) : std::string());
+        }
+        s += "," + csv_cell(r["status"]) + "," + std::to_string(r.value("exit_code", 0));
+        for (const std::string& k : metrics) {
+            s += "," + (m.contains(k) ? csv_cell(m[k]) : std::string());
+        }
+        s += "," + csv_cell(r.value("message", std::string())) + "\n";
+    }
+    return s;
+}
+
+}  // namespace
+
+Json record(const Campaign& c, const Job& j, const JobResult& r) {
+    Json axes = Json::object();
+    for (const auto& [axis, value] : j.axes) {
+        axes[axis] = value;
+    }
+    return {{"campaign", c.name},       {"command", c.command}, {"id", j.id},
+            {"name", j.name},           {"axes", axes},         {"status", r.status},
+            {"exit_code", r.exit_code}, {"message", r.message}, {"metrics", r.metrics}};
+}
+
+Json metrics_of(const Json& report) {
+    Json m = Json::object();
+    if (!report.is_object()) {
+        return m;
+    }
+    if (report.contains("passed") && report["passed"].is_boolean()) {
+        m["passed"] = report["passed"];
+    }
+    for (const char* part : {"totals", "output", "accuracy"}) {
+        if (report.contains(part) && report[part].is_object()) {
+            for (const auto& [k, v] : report[part].items()) {
+                if (!v.is_structured()) {
+                    m[std::string(part) + "." + k] = v;
+                }
+            }
+        }
+    }
+    return m;
+}
+
+std::string result_path(const std::string& dir, const Job& j) {
+    return (fs::path(dir) / "results" / (job_dir_name(j) + ".json")).string();
+}
+
+Merged merge(const std::vector<std::string>& dirs) {
+    std::vector<Json> records;
+    std::set<uint64_t> seen;
+    for (const std::string& d : dirs) {
+        const fs::path results = fs::path(d) / "results";
+        if (!fs::is_directory(results)) {
+            throw sim::Error(d + ": not a campaign folder (no results/ in it)");
+        }
+        std::vector<fs::path> files;
+        for (const auto& e : fs::directory_iterator(results)) {
+            if (e.path().extension() == ".json") {
+                files.push_back(e.path());
+            }
+        }
+        std::sort(files.begin(), files.end());
+        for (const fs::path& p : files) {
+            Json r = read_record(p);
+            if (seen.insert(r["id"].get<uint64_t>()).second) {
+                records.push_back(std::move(r));
+            }
+        }
+    }
+    std::sort(records.begin(), records.end(), [](const Json& a, const Json& b) {
+        return a["id"].get<uint64_t>() < b["id"].get<uint64_t>();
+    });
+    Merged m;
+    m.jobs = records.size();
+    for (const Json& r : records) {
+        const std::string st = r["status"].get<std::string>();
+        m.passed += st == "passed", m.failed += st == "failed", m.timeouts += st == "timeout";
+        m.errors += st != "passed" && st != "failed" && st != "timeout";
+    }
+    m.junit_xml = junit(records, m);
+    m.csv = csv(records);
+    Json all = Json::array();
+    for (const Json& r : records) {
+        all.push_back(r);
+    }
+    m.json = all.dump(1) + "\n";
+    m.summary = fmt::format("{} jobs: {} passed, {} failed, {} errors, {} timed out\n", m.jobs,
+                            m.passed, m.failed, m.errors, m.timeouts);
+    for (const Json& r : records) {
+        if (r["status"] != "passed") {
+            m.summary +=
+                fmt::format("  {} {}: {}\n", r["status"].get<std::string>(),
+                            r["name"].get<std::string>(), r.value("message", std::string()));
+        }
+    }
+    return m;
+}
+
+}  // namespace npu::campaign

@@ -1,0 +1,224 @@
+// Campaigns: the file (every mistake one error with file:line), the jobs (the product of the
+// axes, first axis slowest), shards, the local pool (a fake npusim: a shell script that writes a
+// report.json and exits as told), resuming, and merging (the same bytes however the jobs were
+// split).
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <string>
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include "sim/campaign/campaign.h"
+#include "sim/campaign/results.h"
+#include "sim/campaign/runner.h"
+#include "sim/core/error.h"
+
+namespace npu::campaign {
+namespace {
+
+namespace fs = std::filesystem;
+
+const char* kGood = R"(campaign:
+  name: demo
+  command: regress
+  options: {onnx: m.onnx, inputs: /abs/x.npy, max-lsb: 2, timed: false}
+  axes:
+    - name: model
+      values:
+        - {name: a, options: {model: a.kmodel}}
+        - {name: b, options: {model: sub/b.kmodel, timed: true}}
+    - name: tol
+      values: [{name: loose}, {name: mid}, {name: tight, options: {max-lsb: 1}}]
+)";
+
+TEST(Campaign, JobsAreTheProductOfTheAxesFirstAxisSlowest) {
+    const Campaign c = parse(kGood, "c.yaml", "/base");
+    EXPECT_EQ(c.name, "demo");
+    EXPECT_EQ(c.command, "regress");
+    const std::vector<Job> j = jobs(c);
+    ASSERT_EQ(j.size(), 6u);  // 2 models x 3 tolerances
+    EXPECT_EQ(j[0].name, "model=a,tol=loose");
+    EXPECT_EQ(j[1].name, "model=a,tol=mid");
+    EXPECT_EQ(j[5].name, "model=b,tol=tight");
+    EXPECT_EQ(job_dir_name(j[5]), "00005_model-b-tol-tight");
+    // Files are made relative to the campaign's folder (absolute ones kept); "false" leaves an
+    // option out, "true" makes it a flag; axis values' options come after the campaign's.
+    EXPECT_EQ(command_line(c, j[5], "OUT"),
+              (std::vector<std::string>{
+                  "regress", "--onnx", "/base/m.onnx", "--inputs", "/abs/x.npy", "--max-lsb", "2",
+                  "--model", "/base/sub/b.kmodel", "--timed", "--max-lsb", "1", "--out", "OUT"}));
+}
+
+TEST(Campaign, ShardsSplitTheJobsRoundRobin) {
+    EXPECT_EQ(parse_shard("3/8"), (std::pair<size_t, size_t>{3, 8}));
+    for (const char* bad : {"8/8", "a/b", "1", "-1/2", "/2", "1/", "0/0", "1/2x"}) {
+        EXPECT_THROW(parse_shard(bad), sim::Error) << bad;
+    }
+    size_t in_0 = 0;
+    for (size_t id = 0; id < 10; ++id) {
+        in_0 += in_shard(id, {0, 3}) ? 1u : 0u;
+    }
+    EXPECT_EQ(in_0, 4u);  // 0, 3, 6, 9
+}
+
+std::string error_of(const std::string& yaml) {
+    try {
+        parse(yaml, "c.yaml", "");
+    } catch (const sim::Error& e) {
+        return e.what();
+    }
+    return "no error";
+}
+
+TEST(Campaign, EveryMistakeIsOneErrorWithItsLine) {
+    const std::string head = "campaign:\n  name: x\n  command: ";
+    EXPECT_NE(error_of(head + "simulate\n  axes: []\n")
+                  .find("c.yaml:3:12: campaign.command: expected run, estimate or regress, got "
+                        "'simulate'"),
+              std::string::npos)
+        << error_of(head + "simulate\n  axes: []\n");
+    const std::string axes = head + "run\n  axes:\n";
+    EXPECT_NE(
+        error_of(axes + "    - {name: a, values: []}\n").find("an axis needs at least one value"),
+        std::string::npos);
+    EXPECT_NE(error_of(axes + "    - {name: a, values: [{name: v}]}\n    - {name: a, values: "
+                              "[{name: w}]}\n")
+                  .find("axis 'a' is named twice"),
+              std::string::npos);
+    EXPECT_NE(error_of(axes + "    - {name: a, values: [{name: v}, {name: v}]}\n")
+                  .find("value 'v' is named twice in axis 'a'"),
+              std::string::npos);
+    EXPECT_NE(error_of(axes + "    - {name: a, values: [{name: v, options: {out: d}}]}\n")
+                  .find("the campaign chooses each job's --out"),
+              std::string::npos);
+    EXPECT_NE(error_of(axes + "    - {name: a, valuez: [{name: v}]}\n").find("unknown key"),
+              std::string::npos);
+    EXPECT_NE(error_of(axes + "    - {name: a, values: [{name: v, options: {model: [1, 2]}}]}\n")
+                  .find("c.yaml:5"),
+              std::string::npos);
+}
+
+// Seeded mutations of a good file (bytes flipped, dropped, duplicated): every one parses or is
+// one sim::Error, never a crash or another exception (ASan and UBSan watch in CI).
+TEST(Campaign, MutatedFilesParseOrFailCleanly) {
+    std::mt19937 rng(20);
+    const std::string good = kGood;
+    int errors = 0;
+    for (int i = 0; i < 3000; ++i) {
+        std::string y = good;
+        for (int k = 0; k < 1 + static_cast<int>(rng() % 4); ++k) {
+            const size_t at = rng() % y.size();
+            switch (rng() % 3) {
+            case 0: y[at] = static_cast<char>(" :-{}[],\n\"'ax0"[rng() % 14]); break;
+            case 1: y.erase(at, 1 + rng() % 8); break;
+            default: y.insert(at, y.substr(rng() % y.size(), 1 + rng() % 12)); break;
+            }
+        }
+        try {
+            const Campaign c = parse(y, "m.yaml", "/b");
+            EXPECT_LE(jobs(c).size(), 1000u);
+        } catch (const sim::Error&) {
+            ++errors;
+        }
+    }
+    EXPECT_GT(errors, 500);  // the mutations do break files
+}
+
+// A stand-in for npusim: "regress --exit N [--sleep S] --out DIR" writes DIR/report.json with
+// passed = (N == 0), prints a line, and exits N.
+fs::path fake_npusim(const fs::path& dir) {
+    const fs::path p = dir / "fake_npusim";
+    std::ofstream(p) << R"(#!/bin/sh
+exit_code=0; out=; sleep_s=0
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --exit) exit_code=$2; shift 2;;
+    --sleep) sleep_s=$2; shift 2;;
+    --out) out=$2; shift 2;;
+    *) shift;;
+  esac
+done
+mkdir -p "$out"
+[ "$exit_code" = 2 ] && { echo "npusim: error: bad option" >&2; exit 2; }
+if [ "$exit_code" = 0 ]; then p=true; else p=false; fi
+printf '{"passed": %s, "totals": {"cycles": %s}}\n' "$p" "$exit_code" >"$out/report.json"
+echo "first diverging layer: $exit_code"
+echo "wrote report.json to $out"
+sleep "$sleep_s"
+exit "$exit_code"
+)";
+    fs::permissions(p, fs::perms::owner_all);
+    return p;
+}
+
+const char* kFake = R"(campaign:
+  name: fake
+  command: regress
+  timeout_s: 1
+  axes:
+    - name: outcome
+      values:
+        - {name: pass, options: {exit: 0}}
+        - {name: fail, options: {exit: 1}}
+        - {name: error, options: {exit: 2}}
+        - {name: hang, options: {exit: 0, sleep: 30}}
+    - name: copy
+      values: [{name: one}, {name: two}]
+)";
+
+TEST(Campaign, LocalPoolRecordsEveryOutcomeResumesAndMergesTheSameWhateverTheSplit) {
+    const fs::path dir =
+        fs::temp_directory_path() / ("npusim-campaign-" + std::to_string(getpid()));
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    const Campaign c = parse(kFake, "fake.yaml", "");
+    LocalRun o;
+    o.program = fake_npusim(dir).string();
+    o.jobs = 4;
+    o.out_dir = (dir / "all").string();
+    RunCounts n = run_local(c, o);
+    EXPECT_EQ(n.selected, 8u);
+    EXPECT_EQ(n.ran, 8u);
+    EXPECT_EQ(n.passed, 2u);  // pass x 2; hang timed out
+    const Merged m = merge({o.out_dir});
+    EXPECT_EQ(m.jobs, 8u);
+    EXPECT_EQ(m.passed, 2u);
+    EXPECT_EQ(m.failed, 2u);
+    EXPECT_EQ(m.errors, 2u);
+    EXPECT_EQ(m.timeouts, 2u);
+    EXPECT_NE(m.junit_xml.find("tests=\"8\" failures=\"4\" errors=\"2\""), std::string::npos)
+        << m.junit_xml;
+    EXPECT_NE(m.junit_xml.find("name=\"outcome=fail,copy=one\"><failure message=\"failed: first "
+                               "diverging layer: 1\"/>"),
+              std::string::npos)
+        << m.junit_xml;
+    EXPECT_NE(m.junit_xml.find("<error message=\"exit 2: bad option\"/>"), std::string::npos);
+    EXPECT_NE(m.csv.find("0,\"outcome=pass,copy=one\",pass,one,passed,0,true,0,\n"),
+              std::string::npos)
+        << m.csv;
+    // Resume: a lost record is the only job run again.
+    fs::remove(result_path(o.out_dir, jobs(c)[2]));
+    n = run_local(c, o);
+    EXPECT_EQ(n.skipped, 7u);
+    EXPECT_EQ(n.ran, 1u);
+    EXPECT_EQ(merge({o.out_dir}).json, m.json);
+    // Three shards run apart merge to the same bytes.
+    std::vector<std::string> shards;
+    for (size_t i = 0; i < 3; ++i) {
+        o.out_dir = (dir / ("shard" + std::to_string(i))).string();
+        o.shard = std::pair<size_t, size_t>{i, 3};
+        run_local(c, o);
+        shards.push_back(o.out_dir);
+    }
+    const Merged s = merge(shards);
+    EXPECT_EQ(s.json, m.json);
+    EXPECT_EQ(s.junit_xml, m.junit_xml);
+    EXPECT_EQ(s.csv, m.csv);
+    EXPECT_THROW(merge({(dir / "nothing").string()}), sim::Error);
+    fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace npu::campaign
