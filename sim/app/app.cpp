@@ -320,6 +320,18 @@ CLI::App* add_campaign(CLI::App& app, CampaignOptions& o) {
         ->check(CLI::Range(1, 4096));
     run->add_option("--shard", o.shard, "Only shard i of N (i/N, jobs with id % N == i)");
     run->add_flag("--progress", o.progress, "A progress line with ETA on stderr");
+    run->add_option("--backend", o.backend,
+                    "local (a pool of processes here, the default) or slurm (one job array; the "
+                    "folder must be shared with the nodes)")
+        ->check(CLI::IsMember({"local", "slurm"}));
+    run->add_option("--shards", o.shards, "slurm: array tasks (default: the jobs, at most 64)")
+        ->check(CLI::Range(1, 100000));
+    run->add_option("--partition", o.partition, "slurm: sbatch --partition");
+    run->add_option("--time", o.time, "slurm: sbatch --time, per task (e.g. 30:00)");
+    run->add_option("--mem", o.mem, "slurm: sbatch --mem, per task (e.g. 2G)");
+    run->add_flag("--no-wait", o.no_wait,
+                  "slurm: return after submitting (prints the job id); merge later with "
+                  "npusim campaign merge DIR");
     CLI::App* merge = c->add_subcommand(
         "merge", "Merge the results of campaign folders (shards) into one report");
     merge->callback([&o] { o.action = "merge"; });

@@ -106,6 +106,10 @@ struct CampaignOptions {
     size_t jobs = 0;                // run: worker processes (0: every core)
     std::string shard;              // run: "i/N"
     bool progress = false;
+    std::string backend = "local";  // run: local | slurm
+    size_t shards = 0;              // slurm: array tasks (0: the jobs, at most 64)
+    std::string partition, time, mem;
+    bool no_wait = false;
 };
 
 // "npusim: error: <what>" on stderr: the one line of a user's mistake (exit kExitUsage).

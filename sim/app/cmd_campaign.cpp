@@ -1,5 +1,6 @@
 // npusim campaign plan|run|merge: many jobs over named axes, on a local pool of processes (the
 // default) or as shards anywhere (a Slurm array: one shard per task), merged into one report.
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <thread>
@@ -11,6 +12,7 @@
 #include "sim/campaign/campaign.h"
 #include "sim/campaign/results.h"
 #include "sim/campaign/runner.h"
+#include "sim/campaign/slurm.h"
 #include "sim/core/error.h"
 #include "sim/core/files.h"
 
@@ -48,11 +50,38 @@ int write_merged(const std::vector<std::string>& dirs, const std::string& out_di
     return m.jobs == m.passed ? kExitOk : kExitCheckFailed;
 }
 
+// One job array whose tasks are the shards; then the merge, unless --no-wait.
+int run_on_slurm(const CampaignOptions& o, const campaign::Campaign& c) {
+    if (!o.shard.empty()) {
+        throw sim::Error("--shard is what each Slurm task is given: not with --backend slurm");
+    }
+    campaign::SlurmRun s;
+    s.out_dir = fs::absolute(o.out).lexically_normal().string();
+    s.program = fs::read_symlink("/proc/self/exe").string();
+    s.campaign_file = fs::absolute(o.file).lexically_normal().string();
+    s.shards = o.shards != 0 ? o.shards : std::min<size_t>(64, campaign::jobs(c).size());
+    s.partition = o.partition, s.time = o.time, s.mem = o.mem, s.wait = !o.no_wait;
+    fs::create_directories(s.out_dir);
+    const std::string id = campaign::submit_array(c, s);
+    if (o.no_wait) {
+        fmt::print(
+            "campaign {}: Slurm job {} ({} array tasks); when it has ended: npusim "
+            "campaign merge {}\n",
+            c.name, id, s.shards, o.out);
+        return kExitOk;
+    }
+    fmt::print("campaign {}: Slurm job {} ({} array tasks) ended\n", c.name, id, s.shards);
+    return write_merged({o.out}, o.out);
+}
+
 int run(const CampaignOptions& o) {
     if (o.out.empty()) {
         throw sim::Error("campaign run needs --out DIR (the campaign folder)");
     }
     const campaign::Campaign c = campaign::load(o.file);
+    if (o.backend == "slurm") {
+        return run_on_slurm(o, c);
+    }
     campaign::LocalRun lr;
     lr.out_dir = o.out;
     lr.program = fs::read_symlink("/proc/self/exe").string();

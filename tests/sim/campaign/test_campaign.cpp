@@ -13,6 +13,7 @@
 #include "sim/campaign/campaign.h"
 #include "sim/campaign/results.h"
 #include "sim/campaign/runner.h"
+#include "sim/campaign/slurm.h"
 #include "sim/core/error.h"
 
 namespace npu::campaign {
@@ -98,6 +99,20 @@ TEST(Campaign, EveryMistakeIsOneErrorWithItsLine) {
     EXPECT_NE(error_of(axes + "    - {name: a, values: [{name: v, options: {model: [1, 2]}}]}\n")
                   .find("c.yaml:5"),
               std::string::npos);
+}
+
+// The job array's script, worked by hand: N tasks, each one shard, the folder absolute.
+TEST(Campaign, SlurmArrayScriptRunsOneShardPerTask) {
+    const Campaign c = parse(kGood, "c.yaml", "/base");
+    SlurmRun s;
+    s.out_dir = "/shared/camp", s.program = "/opt/npusim", s.campaign_file = "/shared/c.yaml";
+    s.shards = 4, s.partition = "batch", s.mem = "2G";
+    EXPECT_EQ(array_script(c, s),
+              "#!/bin/sh\n#SBATCH --job-name=npusim-demo\n#SBATCH --array=0-3\n"
+              "#SBATCH --output=/shared/camp/slurm/task-%a.out\n#SBATCH --ntasks=1\n"
+              "#SBATCH --partition=batch\n#SBATCH --mem=2G\n"
+              "exec '/opt/npusim' campaign run '/shared/c.yaml' --shard \"$SLURM_ARRAY_TASK_ID/4\" "
+              "--jobs 1 --out '/shared/camp'\n");
 }
 
 // Seeded mutations of a good file (bytes flipped, dropped, duplicated): every one parses or is

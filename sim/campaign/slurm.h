@@ -1,0 +1,30 @@
+// The Slurm backend of a campaign: one job array whose task i runs
+//   npusim campaign run FILE --shard i/N --jobs 1 --out DIR
+// (every task writes its records into the same campaign folder, which must be on a file system
+// the nodes share), submitted with sbatch; then, unless told not to wait, the merge.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include "sim/campaign/campaign.h"
+
+namespace npu::campaign {
+
+struct SlurmRun {
+    std::string out_dir;               // the campaign folder (made absolute)
+    std::string program;               // the npusim binary the tasks run
+    std::string campaign_file;         // made absolute
+    size_t shards = 8;                 // array tasks
+    std::string partition, time, mem;  // sbatch options, when given
+    bool wait = true;                  // sbatch --wait: return when every task has ended
+};
+
+// The sbatch script of the array.
+std::string array_script(const Campaign& c, const SlurmRun& o);
+
+// Writes DIR/slurm/array.sh, submits it with `sbatch --parsable` (and --wait); returns the job
+// id. Throws sim::Error with sbatch's own message when it refuses, or a task fails to run.
+std::string submit_array(const Campaign& c, const SlurmRun& o);
+
+}  // namespace npu::campaign
