@@ -15,6 +15,7 @@
 #include "sim/campaign/slurm.h"
 #include "sim/core/error.h"
 #include "sim/core/files.h"
+#include "sim/report/campaign_page.h"
 
 namespace npu::app {
 
@@ -45,6 +46,11 @@ int write_merged(const std::vector<std::string>& dirs, const std::string& out_di
     out.write_text("campaign.csv", m.csv);
     out.write_text("campaign.json", m.json);
     out.write_text("summary.txt", m.summary);
+    const auto records = nlohmann::ordered_json::parse(m.json);
+    // Links to the jobs' own pages where they lie beside this page (not in other shards' folders).
+    out.write_text("report.html", report::campaign_html(records, [&](const std::string& dir) {
+                       return fs::exists(fs::path(out_dir) / dir / "report.html");
+                   }));
     std::fwrite(m.summary.data(), 1, m.summary.size(), stdout);
     commit_and_report(out);
     return m.jobs == m.passed ? kExitOk : kExitCheckFailed;

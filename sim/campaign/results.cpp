@@ -126,9 +126,16 @@ Json record(const Campaign& c, const Job& j, const JobResult& r) {
     for (const auto& [axis, value] : j.axes) {
         axes[axis] = value;
     }
-    return {{"campaign", c.name},       {"command", c.command}, {"id", j.id},
-            {"name", j.name},           {"axes", axes},         {"status", r.status},
-            {"exit_code", r.exit_code}, {"message", r.message}, {"metrics", r.metrics}};
+    return {{"campaign", c.name},
+            {"command", c.command},
+            {"id", j.id},
+            {"name", j.name},
+            {"dir", "jobs/" + job_dir_name(j)},  // relative: the same wherever the folder is
+            {"axes", axes},
+            {"status", r.status},
+            {"exit_code", r.exit_code},
+            {"message", r.message},
+            {"metrics", r.metrics}};
 }
 
 Json metrics_of(const Json& report) {

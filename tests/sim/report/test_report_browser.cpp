@@ -184,6 +184,44 @@ TEST(ReportBrowser, A99LayerModelsPageStaysSmall) {
     fs::remove_all(dir);
 }
 
+// A campaign's page: the digits regress at two tolerances x functional/timed: one row per job,
+// each linking to the job's own page, the 1 LSB rows failed, the status bars.
+TEST(ReportBrowser, ACampaignPageListsItsJobs) {
+    const std::string chromium = find_chromium();
+    if (chromium.empty()) {
+        GTEST_SKIP() << "chromium is not installed (scripts/install-deps installs it)";
+    }
+    const fs::path dir =
+        fs::temp_directory_path() / ("npusim-browser-c" + std::to_string(getpid()));
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    const std::string d = NPUSIM_SOURCE_DIR "/platforms/k210/digits/";
+    const std::string km = (dir / "digits.kmodel").string();
+    ASSERT_EQ(sh(std::string(NPUSIM_BIN) + " compile --target k210 " + d + "digits_cnn.onnx " +
+                 "--calibrate " + d + "calib_images.npy -o " + km + " >/dev/null"),
+              0);
+    std::ofstream(dir / "c.yaml") << "campaign:\n  name: digits\n  command: regress\n"
+                                     "  options: {onnx: " +
+                                         d + "digits_cnn.onnx, model: " + km + ", inputs: " + d +
+                                         "test_images.npy}\n  axes:\n"
+                                         "    - name: tol\n      values: [{name: '8', options: "
+                                         "{max-lsb: 8}}, {name: '1', options: {max-lsb: 1}}]\n"
+                                         "    - name: timing\n      values: [{name: f}, {name: "
+                                         "t, options: {timed: true}}]\n";
+    ASSERT_EQ(sh(std::string(NPUSIM_BIN) + " campaign run " + (dir / "c.yaml").string() +
+                 " --out " + (dir / "camp").string() + " >/dev/null"),
+              1);  // the 1 LSB jobs fail
+    const Rendered r = render(chromium, dir / "camp" / "report.html", dir);
+    ASSERT_EQ(r.rc, 0) << r.log;
+    EXPECT_EQ(count(r.log, ":CONSOLE("), 0u) << r.log;
+    EXPECT_EQ(count(r.dom, "class=\"job\""), 4u);
+    EXPECT_EQ(count(r.dom, "class=\"job-page\""), 4u);
+    EXPECT_EQ(count(r.dom, "data-status=\"failed\""), 2u);
+    EXPECT_EQ(count(r.dom, "class=\"bar\""), 4u);  // passed, failed, error, timeout
+    EXPECT_TRUE(fs::exists(dir / "camp" / "jobs" / "00000_tol-8-timing-f" / "report.html"));
+    fs::remove_all(dir);
+}
+
 // An estimate page of the K210 sweep in configs/k210_layers.yaml: one whisker and one median dot
 // per value of every swept parameter, per measure (cycles, utilization). sipeed_3x3 sweeps width
 // (5 values), height (3) and weight_bits (2); mobilenet_block in_channels (16), out_channels (16),
