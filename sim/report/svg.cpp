@@ -209,7 +209,7 @@ std::string timeline(const std::vector<Span>& spans, const Axes& a) {
         const size_t l =
             static_cast<size_t>(std::find(lanes.begin(), lanes.end(), sp.lane) - lanes.begin());
         const double x = kLeft + (sp.start - t_min) / span * pw;
-        const double w = std::max(0.5, (sp.end - sp.start) / span * pw);
+        const double w = std::max(2.0, (sp.end - sp.start) / span * pw);  // an IRQ stays visible
         fmt::format_to(it,
                        "<rect class=\"span\" data-series=\"{}\" x=\"{:.2f}\" y=\"{:.1f}\" "
                        "width=\"{:.2f}\" height=\"{:.1f}\" fill=\"{}\"><title>{}</title></rect>\n",

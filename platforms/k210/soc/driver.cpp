@@ -92,6 +92,7 @@ K210Driver::K210Driver(sc_core::sc_module_name name, K210Platform& platform,
     , m_p(platform)
     , m_trace(trace)
     , m_track(trace.track("cpu"))
+    , m_irq_track(trace.track("irq"))
     , m_cpu_period(1.0 / static_cast<double>(platform.config().cpu.clock_hz), sc_core::SC_SEC)
     , m_mem(std::make_unique<BusMemory>(*this))
     , m_kpu(std::make_unique<BusKpu>(*this)) {
@@ -154,7 +155,9 @@ void K210Driver::cpu(uint64_t cycles, CpuWork kind) {
 void K210Driver::wait_irq(const sim::IrqLine& line) {
     m_qk.sync();  // everything the CPU did so far happened before it waits
     line.wait_high();
+    const uint64_t taken_ps = to_ps(now());
     cpu(m_p.config().cpu.interrupt_cycles, CpuWork::overhead);
+    m_trace.complete(m_irq_track, line.name(), "irq", taken_ps, to_ps(now()) - taken_ps);
 }
 
 uint64_t K210Driver::io_addr(uint32_t memory_type, uint64_t start) const {

@@ -93,6 +93,7 @@ private:
     K210Platform& m_p;
     sim::TraceWriter& m_trace;
     int m_track;
+    int m_irq_track;  // interrupts taken: one short span each (the CPU's interrupt_cycles)
     sim::QuantumKeeper m_qk;
     sc_core::sc_time m_cpu_period;
     const Kmodel* m_model = nullptr;
