@@ -1,6 +1,6 @@
 // npusim report DIR: draws DIR/report.html again from DIR/report.json (and DIR/trace.json when
 // there is one), as `npusim run --out DIR` drew it; for an estimate, from DIR/estimate.json and
-// the plot its report.json keeps.
+// the plot its report.json keeps; for a campaign folder, from DIR/campaign.json.
 #include <algorithm>
 #include <filesystem>
 #include <string>
@@ -12,6 +12,7 @@
 #include "sim/app/report_writer.h"
 #include "sim/core/error.h"
 #include "sim/core/files.h"
+#include "sim/report/campaign_page.h"
 #include "sim/report/estimate_page.h"
 #include "sim/report/html_report.h"
 
@@ -32,6 +33,17 @@ nlohmann::ordered_json read_json(const std::filesystem::path& p) {
 
 int cmd_report(const ReportOptions& opts) {
     const std::filesystem::path dir(opts.dir);
+    if (!std::filesystem::exists(dir / "report.json") &&
+        std::filesystem::exists(dir / "campaign.json")) {  // a campaign folder
+        const std::string html = report::campaign_html(
+            read_json(dir / "campaign.json"), [&](const std::string& job) {
+                return std::filesystem::exists(dir / job / "report.html");
+            });
+        sim::OutputDir out(opts.dir);
+        out.write_text("report.html", html);
+        commit_and_report(out);
+        return kExitOk;
+    }
     const nlohmann::ordered_json report = read_json(dir / "report.json");
     if (report.value("command", std::string()) == "estimate") {
         const std::string html = report::estimate_html(

@@ -221,6 +221,11 @@ TEST(ReportBrowser, ACampaignPageListsItsJobs) {
     EXPECT_EQ(count(r.dom, "data-status=\"failed\""), 2u);
     EXPECT_EQ(count(r.dom, "class=\"bar\""), 4u);  // passed, failed, error, timeout
     EXPECT_TRUE(fs::exists(dir / "camp" / "jobs" / "00000_tol-8-timing-f" / "report.html"));
+    // npusim report draws the same page from the folder's campaign.json.
+    const std::string first = slurp(dir / "camp" / "report.html");
+    ASSERT_EQ(sh(std::string(NPUSIM_BIN) + " report " + (dir / "camp").string() + " >/dev/null"),
+              0);
+    EXPECT_EQ(slurp(dir / "camp" / "report.html"), first);
     fs::remove_all(dir);
 }
 
