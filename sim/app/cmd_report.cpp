@@ -35,8 +35,8 @@ int cmd_report(const ReportOptions& opts) {
     const std::filesystem::path dir(opts.dir);
     if (!std::filesystem::exists(dir / "report.json") &&
         std::filesystem::exists(dir / "campaign.json")) {  // a campaign folder
-        const std::string html = report::campaign_html(
-            read_json(dir / "campaign.json"), [&](const std::string& job) {
+        const std::string html =
+            report::campaign_html(read_json(dir / "campaign.json"), [&](const std::string& job) {
                 return std::filesystem::exists(dir / job / "report.html");
             });
         sim::OutputDir out(opts.dir);

@@ -95,7 +95,7 @@ TEST(ReportBrowser, TheDefaultJobsPageRendersWithItsPlots) {
     EXPECT_GE(count(dom, "class=\"span\""), 5u);     // KPU layers, DMA, CPU layers
     // The interrupts the driver took: the KPU's after layers 0 and 1, the DMA's after layer 2.
     EXPECT_EQ(count(dom, "data-series=\"irq\""), 3u);
-    EXPECT_EQ(count(dom, "class=\"point\""), 3u);    // the roofline: the 3 KPU layers
+    EXPECT_EQ(count(dom, "class=\"point\""), 3u);  // the roofline: the 3 KPU layers
     EXPECT_GE(count(dom, "<svg"), 3u);
     EXPECT_EQ(count(dom, "class=\"picture\""), 1u);  // the timed digit (input.npy, 16 x 16)
     ASSERT_EQ(sh(browser + "--screenshot=" + (dir / "shot.png").string() + " file://" +
