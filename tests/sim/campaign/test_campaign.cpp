@@ -8,6 +8,8 @@
 #include <string>
 
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "sim/campaign/campaign.h"
@@ -232,6 +234,57 @@ TEST(Campaign, LocalPoolRecordsEveryOutcomeResumesAndMergesTheSameWhateverTheSpl
     EXPECT_EQ(s.junit_xml, m.junit_xml);
     EXPECT_EQ(s.csv, m.csv);
     EXPECT_THROW(merge({(dir / "nothing").string()}), sim::Error);
+    fs::remove_all(dir);
+}
+
+// A campaign run killed mid-way (SIGKILL to the runner, its running jobs orphaned) and run again
+// completes exactly the jobs that have no record, and merges to a whole run's bytes.
+TEST(Campaign, AKilledRunIsCompletedByTheNextOne) {
+    const fs::path dir = fs::temp_directory_path() / ("npusim-killed-" + std::to_string(getpid()));
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    const Campaign c = parse(R"(campaign:
+  name: slow
+  command: regress
+  axes:
+    - name: n
+      values: [{name: a}, {name: b}, {name: c}, {name: d}, {name: e}, {name: f}]
+  options: {exit: 0, sleep: 0.3}
+)",
+                             "slow.yaml", "");
+    LocalRun o;
+    o.program = fake_npusim(dir).string();
+    o.jobs = 2;
+    o.out_dir = (dir / "camp").string();
+    const pid_t child = fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+        run_local(c, o);
+        _exit(0);
+    }
+    auto records = [&] {
+        size_t n = 0;
+        for (const Job& j : jobs(c)) {
+            n += fs::exists(result_path(o.out_dir, j)) ? 1u : 0u;
+        }
+        return n;
+    };
+    for (int i = 0; i < 200 && records() < 2; ++i) {
+        usleep(20'000);
+    }
+    kill(child, SIGKILL);
+    int status = 0;
+    waitpid(child, &status, 0);
+    const size_t before = records();
+    ASSERT_GE(before, 2u);
+    ASSERT_LT(before, 6u) << "the run finished before it was killed";
+    const RunCounts n = run_local(c, o);
+    EXPECT_EQ(n.skipped, before);
+    EXPECT_EQ(n.ran, 6u - before);
+    EXPECT_EQ(records(), 6u);
+    o.out_dir = (dir / "whole").string();
+    run_local(c, o);
+    EXPECT_EQ(merge({(dir / "camp").string()}).json, merge({o.out_dir}).json);
     fs::remove_all(dir);
 }
 
