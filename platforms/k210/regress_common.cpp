@@ -44,20 +44,6 @@ Tolerances tolerances(const platform::RegressRequest& o) {
     return t;
 }
 
-std::string xml_escape(const std::string& s) {
-    std::string o;
-    for (char c : s) {
-        switch (c) {
-        case '&': o += "&amp;"; break;
-        case '<': o += "&lt;"; break;
-        case '>': o += "&gt;"; break;
-        case '"': o += "&quot;"; break;
-        default: o += c;
-        }
-    }
-    return o;
-}
-
 std::vector<uint8_t> bytes_of(const std::string& s) {
     return {s.begin(), s.end()};
 }

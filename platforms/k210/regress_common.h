@@ -14,6 +14,7 @@
 #include "platforms/k210/soc/driver.h"
 #include "platforms/k210/soc/k210_config.h"
 #include "sim/core/tensor.h"
+#include "sim/core/xml.h"
 #include "sim/onnx/graph.h"
 
 namespace npu::k210::regress {
@@ -39,7 +40,7 @@ struct Tolerances {
 };
 Tolerances tolerances(const platform::RegressRequest& o);
 
-std::string xml_escape(const std::string& s);
+using sim::xml_escape;
 std::vector<uint8_t> bytes_of(const std::string& s);
 // The JUnit XML document of `tests` cases, `failures` of them failed.
 std::string junit_xml(size_t tests, int failures, const std::string& cases);

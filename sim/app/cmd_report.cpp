@@ -29,30 +29,32 @@ nlohmann::ordered_json read_json(const std::filesystem::path& p) {
     }
 }
 
+// DIR/report.html, whole or not at all.
+int write_page(const std::string& dir, const std::string& html) {
+    sim::OutputDir out(dir);
+    out.write_text("report.html", html);
+    commit_and_report(out);
+    return kExitOk;
+}
+
 }  // namespace
 
 int cmd_report(const ReportOptions& opts) {
     const std::filesystem::path dir(opts.dir);
     if (!std::filesystem::exists(dir / "report.json") &&
         std::filesystem::exists(dir / "campaign.json")) {  // a campaign folder
-        const std::string html =
+        return write_page(
+            opts.dir,
             report::campaign_html(read_json(dir / "campaign.json"), [&](const std::string& job) {
                 return std::filesystem::exists(dir / job / "report.html");
-            });
-        sim::OutputDir out(opts.dir);
-        out.write_text("report.html", html);
-        commit_and_report(out);
-        return kExitOk;
+            }));
     }
     const nlohmann::ordered_json report = read_json(dir / "report.json");
     if (report.value("command", std::string()) == "estimate") {
-        const std::string html = report::estimate_html(
-            read_json(dir / "estimate.json"), report.value("plot", nlohmann::ordered_json()),
-            (dir / "report.json").string());
-        sim::OutputDir out(opts.dir);
-        out.write_text("report.html", html);
-        commit_and_report(out);
-        return kExitOk;
+        return write_page(opts.dir,
+                          report::estimate_html(read_json(dir / "estimate.json"),
+                                                report.value("plot", nlohmann::ordered_json()),
+                                                (dir / "report.json").string()));
     }
     nlohmann::json trace;
     const bool traced = std::filesystem::exists(dir / "trace.json");
@@ -71,12 +73,9 @@ int cmd_report(const ReportOptions& opts) {
             files.emplace_back(n, sim::read_file((dir / n).string()));
         }
     }
-    const std::string html = report::html_report(
-        report, traced ? &trace : nullptr, (dir / "report.json").string(), pictures_of(files));
-    sim::OutputDir out(opts.dir);
-    out.write_text("report.html", html);
-    commit_and_report(out);
-    return kExitOk;
+    return write_page(opts.dir,
+                      report::html_report(report, traced ? &trace : nullptr,
+                                          (dir / "report.json").string(), pictures_of(files)));
 }
 
 }  // namespace npu::app

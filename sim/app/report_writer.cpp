@@ -66,6 +66,14 @@ bool may_be_picture(const std::string& name) {
 
 std::vector<report::Picture> pictures_of(
     const std::vector<std::pair<std::string, std::vector<uint8_t>>>& files) {
+    // A tensor the run also wrote as PNG (input.npy and input.png, output_1.npy and
+    // output_1_edges_pooled.png) is shown once, as its PNG: left out before it is decoded.
+    auto shown_as_png = [&](const std::string& npy) {
+        const std::string stem = npy.substr(0, npy.size() - 4);
+        return std::any_of(files.begin(), files.end(), [&](const auto& f) {
+            return ends_with(f.first, ".png") && f.first.rfind(stem, 0) == 0;
+        });
+    };
     std::vector<report::Picture> out;
     for (const auto& [name, bytes] : files) {
         report::Picture p{name, {}, 0, 0};
@@ -76,7 +84,7 @@ std::vector<report::Picture> pictures_of(
             };
             p.png = bytes, p.width = be32(16), p.height = be32(20);
             out.push_back(std::move(p));
-        } else if (may_be_picture_npy(name)) {
+        } else if (may_be_picture_npy(name) && !shown_as_png(name)) {
             try {
                 if (tensor_picture(sim::parse_npy(bytes.data(), bytes.size(), name), p)) {
                     out.push_back(std::move(p));
@@ -86,23 +94,6 @@ std::vector<report::Picture> pictures_of(
             }
         }
     }
-    // A tensor the run also wrote as PNG (input.npy and input.png, output_1.npy and
-    // output_1_edges_pooled.png) is shown once, as its PNG.
-    std::vector<bool> shown_as_png(out.size(), false);
-    for (size_t i = 0; i < out.size(); ++i) {
-        const std::string stem = out[i].name.substr(0, out[i].name.size() - 4);
-        shown_as_png[i] = ends_with(out[i].name, ".npy") &&
-                          std::any_of(out.begin(), out.end(), [&](const report::Picture& q) {
-                              return ends_with(q.name, ".png") && q.name.rfind(stem, 0) == 0;
-                          });
-    }
-    std::vector<report::Picture> kept;
-    for (size_t i = 0; i < out.size(); ++i) {
-        if (!shown_as_png[i]) {
-            kept.push_back(std::move(out[i]));
-        }
-    }
-    out = std::move(kept);
     // By name: the same page from a run and from its directory (npusim report).
     std::sort(out.begin(), out.end(),
               [](const report::Picture& a, const report::Picture& b) { return a.name < b.name; });
@@ -138,7 +129,9 @@ void write_run_report(const std::string& command, const platform::RunReport& rep
         std::vector<std::pair<std::string, std::vector<uint8_t>>> files;
         for (const auto* list : {&report.files, &report.files_after}) {
             for (const platform::OutputFile& f : *list) {
-                files.emplace_back(f.name, f.bytes);
+                if (may_be_picture(f.name)) {  // copy no other file's bytes
+                    files.emplace_back(f.name, f.bytes);
+                }
             }
         }
         out->write_text("report.html", report::html_report(j, traced ? &trace_json : nullptr,

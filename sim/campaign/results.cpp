@@ -8,6 +8,7 @@
 
 #include "sim/core/error.h"
 #include "sim/core/files.h"
+#include "sim/core/xml.h"
 
 namespace npu::campaign {
 
@@ -15,20 +16,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using Json = nlohmann::ordered_json;
-
-std::string xml(const std::string& s) {
-    std::string out;
-    for (char ch : s) {
-        switch (ch) {
-        case '&': out += "&amp;"; break;
-        case '<': out += "&lt;"; break;
-        case '>': out += "&gt;"; break;
-        case '"': out += "&quot;"; break;
-        default: out += ch;
-        }
-    }
-    return out;
-}
 
 std::string csv_cell(const Json& v) {
     std::string s = v.is_string() ? v.get<std::string>() : v.is_null() ? "" : v.dump();
@@ -63,10 +50,10 @@ std::string junit(const std::vector<Json>& records, const Merged& m) {
     std::string s = fmt::format(
         "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n  <testsuite "
         "name=\"npusim.campaign.{}\" tests=\"{}\" failures=\"{}\" errors=\"{}\">\n",
-        xml(suite), m.jobs, m.failed + m.timeouts, m.errors);
+        sim::xml_escape(suite), m.jobs, m.failed + m.timeouts, m.errors);
     for (const Json& r : records) {
         const std::string status = r["status"].get<std::string>();
-        const std::string msg = xml(r.value("message", std::string()));
+        const std::string msg = sim::xml_escape(r.value("message", std::string()));
         std::string body;
         if (status == "failed" || status == "timeout") {
             body = fmt::format("<failure message=\"{}: {}\"/>", status, msg);
@@ -75,7 +62,8 @@ std::string junit(const std::vector<Json>& records, const Merged& m) {
         }
         s += fmt::format(
             "    <testcase classname=\"npusim.campaign.{}\" name=\"{}\">{}</testcase>\n",
-            xml(r.value("command", std::string())), xml(r["name"].get<std::string>()), body);
+            sim::xml_escape(r.value("command", std::string())),
+            sim::xml_escape(r["name"].get<std::string>()), body);
     }
     return s + "  </testsuite>\n</testsuites>\n";
 }

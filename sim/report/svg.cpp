@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "sim/core/xml.h"
+
 namespace npu::report {
 
 namespace {
@@ -61,16 +63,10 @@ std::string frame(const Axes& a, double y_max, double& scale_y) {
 }  // namespace
 
 std::string escape(const std::string& s) {
+    // XML's escapes, and the apostrophe too (attribute values in either quote).
     std::string out;
-    for (char c : s) {
-        switch (c) {
-        case '&': out += "&amp;"; break;
-        case '<': out += "&lt;"; break;
-        case '>': out += "&gt;"; break;
-        case '"': out += "&quot;"; break;
-        case '\'': out += "&#39;"; break;
-        default: out += c;
-        }
+    for (char c : sim::xml_escape(s)) {
+        out += c == '\'' ? std::string("&#39;") : std::string(1, c);
     }
     return out;
 }

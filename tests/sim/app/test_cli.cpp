@@ -60,6 +60,32 @@ protected:
         std::ofstream(dir / name) << text;
         return dir / name;
     }
+    // The digits CNN compiled for the K210 into dir/digits.kmodel, whose path it sets.
+    void compile_digits(std::string& km) {
+        km = (dir / "digits.kmodel").string();
+        ASSERT_EQ(run("compile --target k210 " + kDigits + "digits_cnn.onnx --calibrate " +
+                      kDigits + "calib_images.npy -o " + km)
+                      .rc,
+                  0);
+    }
+    // dir/c.yaml: a regress campaign of the digits CNN at the given LSB tolerances (axis "tol",
+    // values named by the number) x functional/timed (axis "timing": f, t).
+    fs::path digits_campaign(const std::string& km, const std::vector<std::string>& lsbs) {
+        std::string values;
+        for (const std::string& l : lsbs) {
+            values += (values.empty() ? "" : ", ") + std::string("{name: '") + l +
+                      "', options: {max-lsb: " + l + "}}";
+        }
+        return write("c.yaml",
+                     "campaign:\n  name: digits\n  command: regress\n  options: {onnx: " + kDigits +
+                         "digits_cnn.onnx, model: " + km + ", inputs: " + kDigits +
+                         "test_images.npy}\n  axes:\n    - name: tol\n"
+                         "      values: [" +
+                         values +
+                         "]\n    - name: timing\n"
+                         "      values: [{name: f}, {name: t, options: {timed: true}}]\n");
+    }
+    const std::string kDigits = NPUSIM_SOURCE_DIR "/platforms/k210/digits/";
     fs::path dir;
 };
 
@@ -587,23 +613,9 @@ TEST_F(Cli, RunPageShowsTheImagesOnce) {
 // A regress campaign of the digits CNN at three tolerances x functional/timed: the 1 LSB jobs
 // fail (their cases only), and the same campaign as two shards merges to the same bytes.
 TEST_F(Cli, CampaignRunsLocallyAndAsShardsWithTheSameMergedReport) {
-    const std::string d = NPUSIM_SOURCE_DIR "/platforms/k210/digits/";
-    const std::string km = (dir / "digits.kmodel").string();
-    ASSERT_EQ(run("compile --target k210 " + d + "digits_cnn.onnx --calibrate " + d +
-                  "calib_images.npy -o " + km)
-                  .rc,
-              0);
-    const fs::path file = write("c.yaml",
-                                "campaign:\n  name: digits\n  command: regress\n"
-                                "  options: {onnx: " +
-                                    d + "digits_cnn.onnx, model: " + km + ", inputs: " + d +
-                                    "test_images.npy}\n"
-                                    "  axes:\n    - name: tol\n      values:\n"
-                                    "        - {name: '8', options: {max-lsb: 8}}\n"
-                                    "        - {name: '6', options: {max-lsb: 6}}\n"
-                                    "        - {name: '1', options: {max-lsb: 1}}\n"
-                                    "    - name: timing\n      values: [{name: f}, "
-                                    "{name: t, options: {timed: true}}]\n");
+    std::string km;
+    ASSERT_NO_FATAL_FAILURE(compile_digits(km));
+    const fs::path file = digits_campaign(km, {"8", "6", "1"});
     Result r = run("campaign plan " + file.string());
     ASSERT_EQ(r.rc, 0) << r.err;
     EXPECT_NE(r.out.find("6 jobs of npusim regress"), std::string::npos) << r.out;
@@ -661,22 +673,9 @@ TEST_F(Cli, CampaignOnSlurmMergesToTheLocalRunsBytes) {
     if (!WIFEXITED(rc) || WEXITSTATUS(rc) != 0) {
         GTEST_SKIP() << "no Slurm cluster here: " << slurp(dir / "up.err");
     }
-    const std::string d = NPUSIM_SOURCE_DIR "/platforms/k210/digits/";
-    const std::string km = (dir / "digits.kmodel").string();
-    ASSERT_EQ(run("compile --target k210 " + d + "digits_cnn.onnx --calibrate " + d +
-                  "calib_images.npy -o " + km)
-                  .rc,
-              0);
-    const fs::path file = write("c.yaml",
-                                "campaign:\n  name: digits\n  command: regress\n"
-                                "  options: {onnx: " +
-                                    d + "digits_cnn.onnx, model: " + km + ", inputs: " + d +
-                                    "test_images.npy}\n"
-                                    "  axes:\n    - name: tol\n      values: [{name: "
-                                    "'8', options: {max-lsb: 8}}, {name: '1', options: "
-                                    "{max-lsb: 1}}]\n    - name: timing\n      "
-                                    "values: [{name: f}, {name: t, options: {timed: "
-                                    "true}}]\n");
+    std::string km;
+    ASSERT_NO_FATAL_FAILURE(compile_digits(km));
+    const fs::path file = digits_campaign(km, {"8", "1"});
     ASSERT_EQ(run("campaign run " + file.string() + " --out " + (dir / "local").string()).rc, 1);
     const std::string env = "SLURM_CONF=" + (cluster / "slurm.conf").string() + " ";
     const std::string cmd = env + NPUSIM_BIN + " campaign run " + file.string() +
@@ -722,12 +721,9 @@ TEST_F(Cli, ThreadCountChangesNoOutput) {
         EXPECT_EQ(slurp(dir / "one" / f), slurp(dir / "two" / f)) << f;
     }
     // Samples spread over threads (the default job, regress) are added in input order.
-    const std::string d = NPUSIM_SOURCE_DIR "/platforms/k210/digits/";
-    const std::string km = (dir / "digits.kmodel").string();
-    ASSERT_EQ(run("compile --target k210 " + d + "digits_cnn.onnx --calibrate " + d +
-                  "calib_images.npy -o " + km)
-                  .rc,
-              0);
+    const std::string& d = kDigits;
+    std::string km;
+    ASSERT_NO_FATAL_FAILURE(compile_digits(km));
     for (const char* t : {"1", "2"}) {
         const std::string threads = std::string("--threads ") + t + " ";
         ASSERT_EQ(run(threads + "regress --onnx " + d + "digits_cnn.onnx --model " + km +
