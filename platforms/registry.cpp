@@ -32,6 +32,29 @@ std::string kind_list() {
     return s;
 }
 
+// Each "KEY=VALUE" into the document under platform:, in order (the last of a key wins).
+void apply_settings(sim::ConfigDocument& doc, const std::vector<std::string>& settings) {
+    for (const std::string& s : settings) {
+        const size_t eq = s.find('=');
+        if (eq == std::string::npos || eq == 0) {
+            throw sim::Error(
+                fmt::format("--set {}: expected KEY=VALUE, KEY a path under platform: (e.g. "
+                            "kpu.clock_hz=200MHz)",
+                            s));
+        }
+        doc.set("platform." + s.substr(0, eq), s.substr(eq + 1), "--set " + s);
+    }
+}
+
+// "file" or "file --set a=1 --set b=2": what a platform was read from, for messages and reports.
+std::string described(const std::string& source, const std::vector<std::string>& settings) {
+    std::string s = source;
+    for (const std::string& kv : settings) {
+        s += " --set " + kv;
+    }
+    return s;
+}
+
 std::unique_ptr<Platform> load(sim::ConfigDocument& doc, const std::string& source) {
     const sim::ConfigNode p = doc.root().child("platform");
     std::unique_ptr<Platform> platform;
@@ -69,14 +92,18 @@ void register_platform(PlatformKind kind) {
     kinds().push_back(std::move(kind));
 }
 
-std::unique_ptr<Platform> load_platform(const std::string& text, const std::string& source) {
+std::unique_ptr<Platform> load_platform(const std::string& text, const std::string& source,
+                                        const std::vector<std::string>& settings) {
     sim::ConfigDocument doc = sim::ConfigDocument::parse(text, source);
-    return load(doc, source);
+    apply_settings(doc, settings);
+    return load(doc, described(source, settings));
 }
 
-std::unique_ptr<Platform> load_platform_file(const std::string& path) {
+std::unique_ptr<Platform> load_platform_file(const std::string& path,
+                                             const std::vector<std::string>& settings) {
     sim::ConfigDocument doc = sim::ConfigDocument::load_file(path);
-    return load(doc, path);
+    apply_settings(doc, settings);
+    return load(doc, described(path, settings));
 }
 
 }  // namespace npu::platform

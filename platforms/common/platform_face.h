@@ -69,6 +69,9 @@ struct EstimateReport {
     // What report.html plots from estimate.json (sim/report/estimate_page.h): the group key, the
     // swept parameters and the measures with their titles and units. Empty: no page.
     nlohmann::ordered_json plot;
+    // Scalars summing the estimate up (report.json "totals", a campaign's metrics): e.g. the
+    // configurations, or a program's cycles and time. Null: none.
+    nlohmann::ordered_json totals;
 };
 
 // `npusim compile`: an ONNX model into the platform's program format.
@@ -178,7 +181,12 @@ void register_platform(PlatformKind kind);
 
 // Reads a platform YAML (`text` named `source` in messages) through its kind's reader; throws
 // sim::Error listing every problem in the file at once, including an unknown or missing kind.
-std::unique_ptr<Platform> load_platform(const std::string& text, const std::string& source);
-std::unique_ptr<Platform> load_platform_file(const std::string& path);
+// `settings` ("KEY=VALUE", KEY a path under platform:, e.g. "kpu.clock_hz=200MHz") replace the
+// file's values first, in order (npusim --set; docs/config.md); the platform's source() names
+// them after the file.
+std::unique_ptr<Platform> load_platform(const std::string& text, const std::string& source,
+                                        const std::vector<std::string>& settings = {});
+std::unique_ptr<Platform> load_platform_file(const std::string& path,
+                                             const std::vector<std::string>& settings = {});
 
 }  // namespace npu::platform

@@ -214,6 +214,7 @@ platform::EstimateReport K210Face::estimate(const platform::EstimateRequest& req
     for (const EstimateRow& r : rows) {
         invalid += r.error.empty() ? 0u : 1u;
     }
+    rep.totals = {{"configurations", rows.size()}, {"invalid", invalid}};
     rep.note =
         fmt::format("estimated {} configurations ({} not valid KPU layers) in {:.1f} ms at {}",
                     rows.size(), invalid, ms, sim::format_frequency(hz));
@@ -243,6 +244,13 @@ platform::EstimateReport K210Face::estimate_program(
                       {{"key", "kpu_cycles"}, {"title", "KPU cycles"}},
                       {{"key", "cpu_cycles"}, {"title", "CPU cycles"}}}}};
     }
+    uint64_t kpu = 0, cpu = 0;
+    double us = 0;
+    for (const ModelEstimateRow& r : rows) {
+        kpu += r.kpu_cycles, cpu += r.cpu_cycles, us += r.time_us;
+    }
+    rep.totals = {
+        {"layers", rows.size()}, {"kpu_cycles", kpu}, {"cpu_cycles", cpu}, {"time_us", us}};
     rep.note = fmt::format("estimated {} layers in {:.1f} ms", rows.size(), ms);
     return rep;
 }

@@ -26,6 +26,15 @@ void error_line(const std::string& what) {
 
 namespace {
 
+// --set KEY=VALUE (repeatable), beside every --platform.
+void add_set(CLI::App* c, std::vector<std::string>& set) {
+    c->add_option("--set", set,
+                  "Replace a platform setting: KEY=VALUE, KEY a path under platform: as in "
+                  "messages (e.g. kpu.clock_hz=200MHz, kpu.bus.data_width_bytes=16, "
+                  "memories[0].read_latency_ns=10); repeatable, the last of a key wins")
+        ->allow_extra_args(false);
+}
+
 CLI::App* add_run(CLI::App& app, RunOptions& run_opts) {
     CLI::App* run = app.add_subcommand(
         "run",
@@ -34,6 +43,7 @@ CLI::App* add_run(CLI::App& app, RunOptions& run_opts) {
         "simulated over 297 held-out digits, and one digit timed on the K210 platform.");
     run->add_option("--platform", run_opts.platform, "Platform YAML file (default: built-in)")
         ->check(CLI::ExistingFile);
+    add_set(run, run_opts.set);
     run->add_option("--out", run_opts.out,
                     "Directory for report.json (and trace.json); written whole or not at all");
     run->add_option("--model", run_opts.model, "Model file (kmodel v3 or v4 for the k210 platform)")
@@ -71,6 +81,7 @@ CLI::App* add_info(CLI::App& app, InfoOptions& info_opts) {
     CLI::App* info = app.add_subcommand("info", "Print a platform's address map and parameters");
     info->add_option("--platform", info_opts.platform, "Platform YAML file (default: built-in)")
         ->check(CLI::ExistingFile);
+    add_set(info, info_opts.set);
     info->add_option("--model", info_opts.model,
                      "A kmodel file: print its header and layer table (and what the simulator "
                      "supports) instead of the platform")
@@ -91,6 +102,7 @@ CLI::App* add_calibrate(CLI::App& app, CalibrateOptions& o) {
         ->check(CLI::ExistingFile);
     c->add_option("--platform", o.platform, "Platform YAML file (default: built-in k210)")
         ->check(CLI::ExistingFile);
+    add_set(c, o.set);
     c->add_option("--out", o.out,
                   "Directory for calibration.yaml and calibrate.csv (default: YAML on stdout)");
     return c;
@@ -120,6 +132,7 @@ CLI::App* add_estimate(CLI::App& app, EstimateOptions& est_opts) {
     layers->excludes(model);
     est->add_option("--platform", est_opts.platform, "Platform YAML file (default: built-in k210)")
         ->check(CLI::ExistingFile);
+    add_set(est, est_opts.set);
     est->add_option("--out", est_opts.out,
                     "Directory for estimate.csv, estimate.json, report.json and report.html "
                     "(default: CSV on stdout)");
@@ -134,6 +147,7 @@ CLI::App* add_aipp(CLI::App& app, AippOptions& aipp_opts) {
     aipp->add_option("--platform", aipp_opts.platform,
                      "Platform YAML (default: the built-in configs/ascend.yaml: GM, AIPP, L1)")
         ->check(CLI::ExistingFile);
+    add_set(aipp, aipp_opts.set);
     aipp->add_option("--config", aipp_opts.config,
                      "AIPP job YAML (default: the built-in configs/aipp.yaml)")
         ->check(CLI::ExistingFile);
@@ -258,6 +272,7 @@ CLI::App* add_regress(CLI::App& app, RegressOptions& regress_opts) {
                      "Platform YAML (default: built-in k210): its CPU arithmetic, and the "
                      "platform --timed runs on")
         ->check(CLI::ExistingFile);
+    add_set(regress, regress_opts.set);
     return regress;
 }
 

@@ -18,36 +18,40 @@ constexpr int kExitInternal = 3;
 const char* version();
 
 struct RunOptions {
-    std::string platform;     // YAML file; empty = the built-in default
-    std::string model;        // kmodel file (k210 platform)
-    std::string network;      // network YAML (dlp platform)
-    std::string input;        // input tensor (.npy, u8 NCHW)
-    std::string out;          // output directory; empty = print only
-    std::string demo;         // no --model: which bundled job (empty: the platform's default)
-    bool trace = false;       // write trace.json (Chrome trace events) into --out
-    bool functional = false;  // values only: no SystemC, no time (k210)
-    bool dump_all = false;    // every layer's result into --out (k210)
-    bool progress = false;    // always show the progress line (else: long runs on a terminal)
+    std::string platform;          // YAML file; empty = the built-in default
+    std::vector<std::string> set;  // --set KEY=VALUE: platform settings over the file's
+    std::string model;             // kmodel file (k210 platform)
+    std::string network;           // network YAML (dlp platform)
+    std::string input;             // input tensor (.npy, u8 NCHW)
+    std::string out;               // output directory; empty = print only
+    std::string demo;              // no --model: which bundled job (empty: the platform's default)
+    bool trace = false;            // write trace.json (Chrome trace events) into --out
+    bool functional = false;       // values only: no SystemC, no time (k210)
+    bool dump_all = false;         // every layer's result into --out (k210)
+    bool progress = false;         // always show the progress line (else: long runs on a terminal)
     bool verbose = false;
 };
 
 struct InfoOptions {
     std::string platform;
-    std::string model;  // kmodel file: print its layer table instead of the platform
+    std::vector<std::string> set;  // --set KEY=VALUE over the platform file
+    std::string model;             // kmodel file: print its layer table instead of the platform
 };
 
 struct EstimateOptions {
-    std::string platform;  // YAML file; empty = the built-in k210.yaml
-    std::string layers;    // layer configurations (YAML)
-    std::string model;     // or a program file (e.g. a kmodel), costed layer by layer
-    std::string out;       // directory for estimate.csv/.json; empty = CSV on stdout
+    std::string platform;          // YAML file; empty = the built-in k210.yaml
+    std::vector<std::string> set;  // --set KEY=VALUE over the platform file
+    std::string layers;            // layer configurations (YAML)
+    std::string model;             // or a program file (e.g. a kmodel), costed layer by layer
+    std::string out;               // directory for estimate.csv/.json; empty = CSV on stdout
 };
 
 struct CalibrateOptions {
-    std::string platform;  // YAML file; empty = the built-in k210.yaml
-    std::string model;     // the program the times were measured on
-    std::string measured;  // CSV: layer, type, ms
-    std::string out;       // directory for calibration.yaml and calibrate.csv; empty = stdout
+    std::string platform;          // YAML file; empty = the built-in k210.yaml
+    std::vector<std::string> set;  // --set KEY=VALUE over the platform file
+    std::string model;             // the program the times were measured on
+    std::string measured;          // CSV: layer, type, ms
+    std::string out;  // directory for calibration.yaml and calibrate.csv; empty = stdout
 };
 
 struct ReportOptions {
@@ -55,10 +59,11 @@ struct ReportOptions {
 };
 
 struct AippOptions {
-    std::string platform;  // platform YAML; empty = the built-in configs/ascend.yaml
-    std::string config;    // AIPP job YAML; empty = the built-in configs/aipp.yaml
-    std::string input;     // image, .npy or raw YUV; empty = the built-in scene
-    std::string out;       // output directory; empty = print only
+    std::string platform;          // platform YAML; empty = the built-in configs/ascend.yaml
+    std::vector<std::string> set;  // --set KEY=VALUE over the platform file
+    std::string config;            // AIPP job YAML; empty = the built-in configs/aipp.yaml
+    std::string input;             // image, .npy or raw YUV; empty = the built-in scene
+    std::string out;               // output directory; empty = print only
 };
 
 // `npusim layout`: the options are the KL730 layout tool's request.
@@ -87,8 +92,9 @@ struct RegressOptions {
     std::string out;          // directory for report.json, junit.xml, report.txt
     std::string tolerances;   // optional YAML: max_lsb, min_cosine, min_top1_agreement
     double max_lsb = -1, min_cosine = -1, min_top1 = -1;  // < 0: from the file or the default
-    bool timed = false;    // also run the first sample on the timed platform
-    std::string platform;  // the platform YAML (empty: the built-in k210)
+    bool timed = false;            // also run the first sample on the timed platform
+    std::string platform;          // the platform YAML (empty: the built-in k210)
+    std::vector<std::string> set;  // --set KEY=VALUE over the platform file
     // A kmodel without a compile report: how the ONNX input is made from the kmodel's input
     // (empty / negative: not given on the command line).
     std::string preprocess;  // YAML: preprocess: {mean, std, scale, channel_order, layout}, match:

@@ -11,7 +11,8 @@
 namespace npu::app {
 
 int cmd_aipp(const AippOptions& opts) {
-    const std::unique_ptr<platform::Platform> p = load_platform(opts.platform, "ascend.yaml");
+    const std::unique_ptr<platform::Platform> p =
+        load_platform(opts.platform, opts.set, "ascend.yaml");
     std::unique_ptr<sim::OutputDir> out;
     if (!opts.out.empty()) {
         out = std::make_unique<sim::OutputDir>(opts.out);

@@ -11,7 +11,7 @@
 namespace npu::app {
 
 int cmd_calibrate(const CalibrateOptions& opts) {
-    const std::unique_ptr<platform::Platform> p = load_platform(opts.platform);
+    const std::unique_ptr<platform::Platform> p = load_platform(opts.platform, opts.set);
     std::unique_ptr<sim::OutputDir> out;
     if (!opts.out.empty()) {
         out = std::make_unique<sim::OutputDir>(opts.out);

@@ -38,14 +38,19 @@ int plan(const CampaignOptions& o) {
     return kExitOk;
 }
 
-// Writes the merged files into `out` (whole or not at all) and prints the summary.
-int write_merged(const std::vector<std::string>& dirs, const std::string& out_dir) {
+// Writes the merged files into `out` (whole or not at all) and prints the summary; exit 1 unless
+// every job passed and, when `expected` is given, every one of them has a result.
+int write_merged(const std::vector<std::string>& dirs, const std::string& out_dir,
+                 size_t expected = 0) {
     const campaign::Merged m = campaign::merge(dirs);
     sim::OutputDir out(out_dir);
     out.write_text("campaign.xml", m.junit_xml);
     out.write_text("campaign.csv", m.csv);
     out.write_text("campaign.json", m.json);
     out.write_text("summary.txt", m.summary);
+    if (!m.rows_csv.empty()) {
+        out.write_text("campaign_rows.csv", m.rows_csv);
+    }
     const auto records = nlohmann::ordered_json::parse(m.json);
     // Links to the jobs' own pages where they lie beside this page (not in other shards' folders).
     out.write_text("report.html", report::campaign_html(records, [&](const std::string& dir) {
@@ -53,6 +58,13 @@ int write_merged(const std::vector<std::string>& dirs, const std::string& out_di
                    }));
     std::fwrite(m.summary.data(), 1, m.summary.size(), stdout);
     commit_and_report(out);
+    if (m.jobs < expected) {
+        fmt::print(stderr,
+                   "npusim: {} of {} jobs have no result (what the tasks printed: {}/slurm/); "
+                   "the same command runs just them\n",
+                   expected - m.jobs, expected, out_dir);
+        return kExitCheckFailed;
+    }
     return m.jobs == m.passed ? kExitOk : kExitCheckFailed;
 }
 
@@ -67,17 +79,18 @@ int run_on_slurm(const CampaignOptions& o, const campaign::Campaign& c) {
     s.campaign_file = fs::absolute(o.file).lexically_normal().string();
     s.shards = o.shards != 0 ? o.shards : std::min<size_t>(64, campaign::jobs(c).size());
     s.partition = o.partition, s.time = o.time, s.mem = o.mem, s.wait = !o.no_wait;
-    fs::create_directories(s.out_dir);
-    const std::string id = campaign::submit_array(c, s);
+    fs::create_directories(fs::path(s.out_dir) / "results");  // a campaign folder from now on
+    const campaign::Submitted sub = campaign::submit_array(c, s);
     if (o.no_wait) {
         fmt::print(
             "campaign {}: Slurm job {} ({} array tasks); when it has ended: npusim "
             "campaign merge {}\n",
-            c.name, id, s.shards, o.out);
+            c.name, sub.id, s.shards, o.out);
         return kExitOk;
     }
-    fmt::print("campaign {}: Slurm job {} ({} array tasks) ended\n", c.name, id, s.shards);
-    return write_merged({o.out}, o.out);
+    fmt::print("campaign {}: Slurm job {} ({} array tasks) ended{}\n", c.name, sub.id, s.shards,
+               sub.ended_clean ? "" : ", not every task cleanly");
+    return write_merged({o.out}, o.out, campaign::jobs(c).size());
 }
 
 int run(const CampaignOptions& o) {

@@ -17,7 +17,7 @@ int cmd_compile(const CompileOptions& opts) {
         throw sim::Error(fmt::format("--target {}: no built-in configs/{}.yaml to compile for",
                                      opts.target, opts.target));
     }
-    const std::unique_ptr<platform::Platform> p = load_platform("", opts.target + ".yaml");
+    const std::unique_ptr<platform::Platform> p = load_platform("", {}, opts.target + ".yaml");
     const platform::CompileReport r =
         p->compile({opts.onnx, opts.calibrate, opts.output, opts.kmodel_version});
     for (const auto& [path, bytes] : r.files) {

@@ -17,7 +17,7 @@ int cmd_estimate(const EstimateOptions& opts) {
     if (opts.layers.empty() && opts.model.empty()) {
         throw sim::Error("estimate needs --layers FILE (layer configurations) or --model FILE");
     }
-    const std::unique_ptr<platform::Platform> p = load_platform(opts.platform);
+    const std::unique_ptr<platform::Platform> p = load_platform(opts.platform, opts.set);
     std::unique_ptr<sim::OutputDir> out;
     if (!opts.out.empty()) {
         out = std::make_unique<sim::OutputDir>(opts.out);

@@ -8,7 +8,7 @@
 namespace npu::app {
 
 int cmd_info(const InfoOptions& opts) {
-    const std::unique_ptr<platform::Platform> p = load_platform(opts.platform);
+    const std::unique_ptr<platform::Platform> p = load_platform(opts.platform, opts.set);
     const std::string text = opts.model.empty() ? p->describe() : p->describe_program(opts.model);
     std::fwrite(text.data(), 1, text.size(), stdout);
     return kExitOk;

@@ -11,7 +11,7 @@
 namespace npu::app {
 
 int cmd_regress(const RegressOptions& opts) {
-    const std::unique_ptr<platform::Platform> p = load_platform(opts.platform);
+    const std::unique_ptr<platform::Platform> p = load_platform(opts.platform, opts.set);
     platform::RegressRequest req;
     req.onnx = opts.onnx;
     req.model = opts.model;

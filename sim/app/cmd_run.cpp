@@ -22,7 +22,7 @@ int cmd_run(const RunOptions& opts) {
             "--dump-all writes one file per layer into the output directory: add "
             "--out DIR");
     }
-    const std::unique_ptr<platform::Platform> p = load_platform(opts.platform);
+    const std::unique_ptr<platform::Platform> p = load_platform(opts.platform, opts.set);
     std::unique_ptr<sim::OutputDir> out;  // first: a bad --out fails before any work
     if (!opts.out.empty()) {
         out = std::make_unique<sim::OutputDir>(opts.out);

@@ -5,12 +5,13 @@
 namespace npu::app {
 
 std::unique_ptr<platform::Platform> load_platform(const std::string& path,
+                                                  const std::vector<std::string>& settings,
                                                   const std::string& builtin) {
     if (!path.empty()) {
-        return platform::load_platform_file(path);
+        return platform::load_platform_file(path, settings);
     }
     return platform::load_platform(configs::embedded_text(builtin),
-                                   configs::embedded_source(builtin));
+                                   configs::embedded_source(builtin), settings);
 }
 
 }  // namespace npu::app

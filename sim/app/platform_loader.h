@@ -4,6 +4,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "platforms/common/platform_face.h"
 
@@ -11,8 +12,10 @@ namespace npu::app {
 
 constexpr const char* kDefaultPlatform = "k210.yaml";
 
-// Throws sim::Error listing every problem in the file at once.
+// Throws sim::Error listing every problem in the file at once. `settings`: --set KEY=VALUE
+// values over the file's (platform_face.h).
 std::unique_ptr<platform::Platform> load_platform(const std::string& path,
+                                                  const std::vector<std::string>& settings = {},
                                                   const std::string& builtin = kDefaultPlatform);
 
 }  // namespace npu::app

@@ -151,6 +151,10 @@ void write_estimate_report(sim::OutputDir& out, const platform::EstimateReport& 
         j["tool"] = "npusim";
         j["version"] = sim::npusim_version();
         j["command"] = "estimate";
+        if (!report.totals.is_null()) {
+            j["totals"] = report.totals;
+        }
+        j["rows"] = "estimate.json";  // one row per configuration or layer (a campaign's rows)
         j["plot"] = report.plot;
         out.write_text("report.json", j.dump(2) + "\n");
         const auto data =

@@ -67,6 +67,22 @@ std::vector<Option> read_options(const std::optional<sim::ConfigNode>& node,
     return out;
 }
 
+// A map of platform setting -> value (KEY a path under platform:, as npusim --set takes it).
+std::vector<Option> read_settings(const std::optional<sim::ConfigNode>& node) {
+    std::vector<Option> out;
+    if (!node || !node->valid()) {
+        return out;
+    }
+    if (!node->is_map()) {
+        node->error("expected a map of platform settings (e.g. kpu.clock_hz: 200MHz)");
+        return out;
+    }
+    for (const std::string& key : node->keys()) {
+        out.emplace_back("set", key + "=" + node->get<std::string>(key, ""));
+    }
+    return out;
+}
+
 std::string safe(const std::string& s) {
     std::string out;
     for (char ch : s) {
@@ -89,6 +105,9 @@ Campaign read(sim::ConfigDocument& doc, const std::string& base_dir) {
     }
     c.timeout_s = root.get<double>("timeout_s", 0.0, 0.0, 1e7);
     c.options = read_options(root.optional_node("options"), base_dir);
+    for (Option& o : read_settings(root.optional_node("set"))) {
+        c.options.push_back(std::move(o));
+    }
     std::set<std::string> axis_names;
     for (const sim::ConfigNode& a : root.items("axes")) {
         Axis axis;
@@ -105,6 +124,9 @@ Campaign read(sim::ConfigDocument& doc, const std::string& base_dir) {
                                                axis.name));
             }
             av.options = read_options(v.optional_node("options"), base_dir);
+            for (Option& o : read_settings(v.optional_node("set"))) {
+                av.options.push_back(std::move(o));
+            }
             axis.values.push_back(std::move(av));
         }
         if (axis.values.empty()) {

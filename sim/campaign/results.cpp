@@ -107,6 +107,61 @@ std::string csv(const std::vector<Json>& records) {
     return s;
 }
 
+// Every job's rows, each prefixed with its job's id, name and axis values.
+std::string rows_csv(const std::vector<Json>& records) {
+    std::vector<std::string> axes, keys;
+    const auto add = [](std::vector<std::string>& to, const std::string& k) {
+        if (std::find(to.begin(), to.end(), k) == to.end()) {
+            to.push_back(k);
+        }
+    };
+    bool any = false;
+    for (const Json& r : records) {
+        if (!r.contains("rows")) {
+            continue;
+        }
+        any = true;
+        const Json a = r.value("axes", Json::object());
+        for (const auto& [k, v] : a.items()) {
+            add(axes, k);
+        }
+        for (const Json& row : r["rows"]) {
+            for (const auto& [k, v] : row.items()) {
+                add(keys, k);
+            }
+        }
+    }
+    if (!any) {
+        return "";
+    }
+    std::string s = "job_id,job";  // prefixed, so that no row key takes a job column's name
+    for (const std::string& k : axes) {
+        s += "," + csv_cell("axis." + k);
+    }
+    for (const std::string& k : keys) {
+        s += "," + csv_cell(k);
+    }
+    s += "\n";
+    for (const Json& r : records) {
+        if (!r.contains("rows")) {
+            continue;
+        }
+        std::string head = fmt::format("{},{}", r["id"].get<uint64_t>(), csv_cell(r["name"]));
+        const Json a = r.value("axes", Json::object());
+        for (const std::string& k : axes) {
+            head += "," + (a.contains(k) ? csv_cell(a[k]) : std::string());
+        }
+        for (const Json& row : r["rows"]) {
+            s += head;
+            for (const std::string& k : keys) {
+                s += "," + (row.contains(k) ? csv_cell(row[k]) : std::string());
+            }
+            s += "\n";
+        }
+    }
+    return s;
+}
+
 }  // namespace
 
 Json record(const Campaign& c, const Job& j, const JobResult& r) {
@@ -114,16 +169,45 @@ Json record(const Campaign& c, const Job& j, const JobResult& r) {
     for (const auto& [axis, value] : j.axes) {
         axes[axis] = value;
     }
-    return {{"campaign", c.name},
-            {"command", c.command},
-            {"id", j.id},
-            {"name", j.name},
-            {"dir", "jobs/" + job_dir_name(j)},  // relative: the same wherever the folder is
-            {"axes", axes},
-            {"status", r.status},
-            {"exit_code", r.exit_code},
-            {"message", r.message},
-            {"metrics", r.metrics}};
+    Json rec = {{"campaign", c.name},
+                {"command", c.command},
+                {"id", j.id},
+                {"name", j.name},
+                {"dir", "jobs/" + job_dir_name(j)},  // relative: the same wherever the folder is
+                {"axes", axes},
+                {"status", r.status},
+                {"exit_code", r.exit_code},
+                {"message", r.message},
+                {"metrics", r.metrics}};
+    if (!r.rows.is_null()) {
+        rec["rows"] = r.rows;
+    }
+    return rec;
+}
+
+Json rows_of(const Json& report, const std::string& job_dir) {
+    if (!report.is_object() || !report.contains("rows") || !report["rows"].is_string()) {
+        return nullptr;
+    }
+    const std::string name = report["rows"].get<std::string>();
+    const fs::path file = fs::path(job_dir) / name;
+    if (name.empty() || name.find('/') != std::string::npos || !fs::is_regular_file(file)) {
+        return nullptr;
+    }
+    const std::vector<uint8_t> bytes = sim::read_file(file.string());
+    Json j = Json::parse(bytes.begin(), bytes.end(), nullptr, false);
+    if (j.is_object() && j.contains("layers")) {
+        j = j["layers"];
+    }
+    if (!j.is_array()) {
+        return nullptr;
+    }
+    for (const Json& row : j) {
+        if (!row.is_object()) {
+            return nullptr;
+        }
+    }
+    return j;
 }
 
 Json metrics_of(const Json& report) {
@@ -134,7 +218,7 @@ Json metrics_of(const Json& report) {
     if (report.contains("passed") && report["passed"].is_boolean()) {
         m["passed"] = report["passed"];
     }
-    for (const char* part : {"totals", "output", "accuracy"}) {
+    for (const char* part : {"totals", "output", "accuracy", "timed"}) {
         if (report.contains(part) && report[part].is_object()) {
             for (const auto& [k, v] : report[part].items()) {
                 if (!v.is_structured()) {
@@ -184,9 +268,11 @@ Merged merge(const std::vector<std::string>& dirs) {
     }
     m.junit_xml = junit(records, m);
     m.csv = csv(records);
+    m.rows_csv = rows_csv(records);
     Json all = Json::array();
     for (const Json& r : records) {
         all.push_back(r);
+        all.back().erase("rows");  // in campaign_rows.csv
     }
     m.json = all.dump(1) + "\n";
     m.summary = fmt::format("{} jobs: {} passed, {} failed, {} errors, {} timed out\n", m.jobs,

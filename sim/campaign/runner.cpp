@@ -108,8 +108,9 @@ JobResult result_of(const std::string& job_out, const std::string& log, int stat
     const fs::path report = fs::path(job_out) / "report.json";
     if (fs::exists(report)) {
         const std::vector<uint8_t> bytes = sim::read_file(report.string());
-        r.metrics =
-            metrics_of(nlohmann::ordered_json::parse(bytes.begin(), bytes.end(), nullptr, false));
+        const auto json = nlohmann::ordered_json::parse(bytes.begin(), bytes.end(), nullptr, false);
+        r.metrics = metrics_of(json);
+        r.rows = rows_of(json, job_out);
     }
     return r;
 }

@@ -32,6 +32,9 @@ std::string array_script(const Campaign& c, const SlurmRun& o) {
     s += fmt::format("#SBATCH --array=0-{}\n", o.shards - 1);
     s += fmt::format("#SBATCH --output={}/slurm/task-%a.out\n", o.out_dir);
     s += "#SBATCH --ntasks=1\n";
+    // A task that cannot start or loses its node ends (the next run of the campaign runs its
+    // jobs) instead of waiting requeued and held, which would keep sbatch --wait for ever.
+    s += "#SBATCH --no-requeue\n";
     for (const auto& [key, value] :
          {std::pair{"partition", o.partition}, {"time", o.time}, {"mem", o.mem}}) {
         if (!value.empty()) {
@@ -44,7 +47,7 @@ std::string array_script(const Campaign& c, const SlurmRun& o) {
     return s;
 }
 
-std::string submit_array(const Campaign& c, const SlurmRun& o) {
+Submitted submit_array(const Campaign& c, const SlurmRun& o) {
     if (o.shards == 0) {
         throw sim::Error("a Slurm campaign needs at least one shard");
     }
@@ -68,11 +71,14 @@ std::string submit_array(const Campaign& c, const SlurmRun& o) {
         out.pop_back();
     }
     const std::string first = out.substr(0, out.find('\n'));
-    if (status == -1 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    const std::string id = first.substr(0, first.find(';'));  // "<job id>[;<cluster>]"
+    const bool clean = status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    if (id.empty() || id.find_first_not_of("0123456789") != std::string::npos ||
+        (!clean && !o.wait)) {
         throw sim::Error(
             fmt::format("sbatch {}: {}", script, out.empty() ? "failed with no message" : out));
     }
-    return first.substr(0, first.find(';'));  // "<job id>[;<cluster>]"
+    return {id, clean};  // with --wait, a non-zero exit is a task's: the merge tells which
 }
 
 }  // namespace npu::campaign

@@ -23,8 +23,13 @@ struct SlurmRun {
 // The sbatch script of the array.
 std::string array_script(const Campaign& c, const SlurmRun& o);
 
+struct Submitted {
+    std::string id;    // the array's job id
+    bool ended_clean;  // with --wait: every task ended with exit 0 (else some failed or never ran)
+};
+
 // Writes DIR/slurm/array.sh, submits it with `sbatch --parsable` (and --wait); returns the job
-// id. Throws sim::Error with sbatch's own message when it refuses, or a task fails to run.
-std::string submit_array(const Campaign& c, const SlurmRun& o);
+// id. Throws sim::Error with sbatch's own message when it refuses the array (no job id).
+Submitted submit_array(const Campaign& c, const SlurmRun& o);
 
 }  // namespace npu::campaign

@@ -264,6 +264,9 @@ const std::string& ConfigNode::document_name() const {
 }
 
 std::string ConfigNode::location() const {
+    if (const std::string* origin = m_doc->origin_of(m_path)) {
+        return *origin;
+    }
     return m_doc->location(m_node.Mark());
 }
 
@@ -487,6 +490,11 @@ size_t edit_distance(std::string_view a, std::string_view b) {
 }
 }  // namespace
 
+std::string ConfigDocument::key_location(const YAML::Node& key, const std::string& path) const {
+    const std::string* origin = origin_of(path);
+    return origin ? *origin : location(key.Mark());
+}
+
 void ConfigDocument::check_unread(const YAML::Node& node, const std::string& path) {
     if (node.IsSequence()) {
         for (size_t i = 0; i < node.size(); ++i) {
@@ -503,7 +511,7 @@ void ConfigDocument::check_unread(const YAML::Node& node, const std::string& pat
         const std::string child = path.empty() ? key : path + "." + key;
         if (!seen.insert(key).second) {
             m_problems.push_back(
-                fmt::format("{}: {}: duplicate key", location(it->first.Mark()), child));
+                fmt::format("{}: {}: duplicate key", key_location(it->first, child), child));
             continue;
         }
         if (m_read.count(child) == 0) {
@@ -517,7 +525,7 @@ void ConfigDocument::check_unread(const YAML::Node& node, const std::string& pat
                 }
             }
             m_problems.push_back(
-                fmt::format("{}: {}: unknown key{}", location(it->first.Mark()), child, hint));
+                fmt::format("{}: {}: unknown key{}", key_location(it->first, child), child, hint));
             continue;
         }
         check_unread(it->second, child);

@@ -119,6 +119,14 @@ public:
     ConfigNode root();
     const std::string& name() const { return m_name; }
 
+    // Replaces or adds the value at `path` (keys joined by '.', list items as [i], as in messages:
+    // "platform.kpu.clock_hz", "platform.memories[0].size_bytes") by `value` read as YAML (a
+    // scalar, [a, b] or {k: v}). Missing maps on the way are made. Problems later found in that
+    // value are reported at `origin` (e.g. "--set kpu.clock_hz=200MHz") instead of a line of the
+    // file. Throws sim::Error "origin: ..." when the path cannot be followed or the value is not
+    // YAML.
+    void set(std::string_view path, std::string_view value, const std::string& origin);
+
     // Adds an "unknown key" problem for every key that nothing read (with a suggestion when a read
     // key is close), and "duplicate key" problems; then throws one sim::Error listing all problems,
     // if there are any.
@@ -130,12 +138,16 @@ private:
     ConfigDocument(YAML::Node root, std::string name);
     void check_unread(const YAML::Node& node, const std::string& path);
     std::string location(const YAML::Mark& mark) const;
+    // The origin of the override that `path` lies in, if any.
+    const std::string* origin_of(const std::string& path) const;
+    std::string key_location(const YAML::Node& key, const std::string& path) const;
 
     YAML::Node m_root;
     std::string m_name;
     std::vector<std::string> m_problems;
     std::set<std::string> m_read;                          // paths of keys that were read
     std::map<std::string, std::set<std::string>> m_asked;  // map path -> keys asked for
+    std::map<std::string, std::string> m_overrides;        // path set() replaced -> its origin
 };
 
 // ---- template implementations ----

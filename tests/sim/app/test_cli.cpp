@@ -20,74 +20,14 @@
 #include "sim/core/image.h"
 #include "sim/core/npy.h"
 #include "sim/onnx/onnx_import.h"
+#include "tests/sim/app/cli_fixture.h"
 
 namespace {
 
+using npu::test::Cli;
+using npu::test::Result;
+using npu::test::slurp;
 namespace fs = std::filesystem;
-
-struct Result {
-    int rc;
-    std::string out;
-    std::string err;
-};
-
-std::string slurp(const fs::path& p) {
-    std::ifstream in(p);
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
-
-class Cli : public ::testing::Test {
-protected:
-    void SetUp() override {
-        dir = fs::temp_directory_path() /
-              ("npusim-cli-" + std::to_string(::getpid()) + "-" +
-               std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
-        fs::remove_all(dir);
-        fs::create_directories(dir);
-    }
-    void TearDown() override { fs::remove_all(dir); }
-
-    Result run(const std::string& args) {
-        const fs::path out = dir / "stdout", err = dir / "stderr";
-        const std::string cmd = std::string(NPUSIM_BIN) + " " + args + " >" + out.string() + " 2>" +
-                                err.string() + " </dev/null";
-        const int status = std::system(cmd.c_str());
-        return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
-    }
-    fs::path write(const std::string& name, const std::string& text) {
-        std::ofstream(dir / name) << text;
-        return dir / name;
-    }
-    // The digits CNN compiled for the K210 into dir/digits.kmodel, whose path it sets.
-    void compile_digits(std::string& km) {
-        km = (dir / "digits.kmodel").string();
-        ASSERT_EQ(run("compile --target k210 " + kDigits + "digits_cnn.onnx --calibrate " +
-                      kDigits + "calib_images.npy -o " + km)
-                      .rc,
-                  0);
-    }
-    // dir/c.yaml: a regress campaign of the digits CNN at the given LSB tolerances (axis "tol",
-    // values named by the number) x functional/timed (axis "timing": f, t).
-    fs::path digits_campaign(const std::string& km, const std::vector<std::string>& lsbs) {
-        std::string values;
-        for (const std::string& l : lsbs) {
-            values += (values.empty() ? "" : ", ") + std::string("{name: '") + l +
-                      "', options: {max-lsb: " + l + "}}";
-        }
-        return write("c.yaml",
-                     "campaign:\n  name: digits\n  command: regress\n  options: {onnx: " + kDigits +
-                         "digits_cnn.onnx, model: " + km + ", inputs: " + kDigits +
-                         "test_images.npy}\n  axes:\n    - name: tol\n"
-                         "      values: [" +
-                         values +
-                         "]\n    - name: timing\n"
-                         "      values: [{name: f}, {name: t, options: {timed: true}}]\n");
-    }
-    const std::string kDigits = NPUSIM_SOURCE_DIR "/platforms/k210/digits/";
-    fs::path dir;
-};
 
 const std::string kSelfcheck = " --platform " NPUSIM_SOURCE_DIR "/configs/selfcheck.yaml";
 
@@ -610,88 +550,6 @@ TEST_F(Cli, RunPageShowsTheImagesOnce) {
     EXPECT_EQ(html.find(">input.npy"), std::string::npos);
 }
 
-// A regress campaign of the digits CNN at three tolerances x functional/timed: the 1 LSB jobs
-// fail (their cases only), and the same campaign as two shards merges to the same bytes.
-TEST_F(Cli, CampaignRunsLocallyAndAsShardsWithTheSameMergedReport) {
-    std::string km;
-    ASSERT_NO_FATAL_FAILURE(compile_digits(km));
-    const fs::path file = digits_campaign(km, {"8", "6", "1"});
-    Result r = run("campaign plan " + file.string());
-    ASSERT_EQ(r.rc, 0) << r.err;
-    EXPECT_NE(r.out.find("6 jobs of npusim regress"), std::string::npos) << r.out;
-    r = run("campaign run " + file.string() + " --jobs 2 --out " + (dir / "local").string());
-    EXPECT_EQ(r.rc, 1) << r.out << r.err;  // two jobs failed their check
-    const std::string xml = slurp(dir / "local" / "campaign.xml");
-    EXPECT_NE(xml.find("tests=\"6\" failures=\"2\" errors=\"0\""), std::string::npos) << xml;
-    EXPECT_NE(xml.find("name=\"tol=1,timing=f\"><failure message=\"failed: first diverging "
-                       "layer: 0"),
-              std::string::npos)
-        << xml;
-    EXPECT_NE(xml.find("name=\"tol=8,timing=t\"></testcase>"), std::string::npos);
-    for (const char* s : {"0/2", "1/2"}) {
-        r = run(std::string("campaign run ") + file.string() + " --shard " + s + " --out " +
-                (dir / (std::string("shard") + s[0])).string());
-        ASSERT_EQ(r.rc, 0) << r.err;
-    }
-    r = run("campaign merge " + (dir / "shard0").string() + " " + (dir / "shard1").string() +
-            " --out " + (dir / "merged").string());
-    EXPECT_EQ(r.rc, 1);
-    for (const char* f : {"campaign.xml", "campaign.csv", "campaign.json", "summary.txt"}) {
-        EXPECT_EQ(slurp(dir / "merged" / f), slurp(dir / "local" / f)) << f;
-    }
-    // Run again: everything is done, nothing runs.
-    r = run("campaign run " + file.string() + " --out " + (dir / "local").string());
-    EXPECT_NE(r.out.find("6 jobs, 6 done before, 0 ran"), std::string::npos) << r.out;
-    // A bad campaign file: one line with file:line, exit 2.
-    const fs::path bad =
-        write("bad.yaml", "campaign:\n  name: x\n  command: simulate\n  axes: []\n");
-    r = run("campaign plan " + bad.string());
-    EXPECT_EQ(r.rc, 2);
-    EXPECT_NE(r.err.find("bad.yaml:3:12: campaign.command: expected run, estimate or regress"),
-              std::string::npos)
-        << r.err;
-}
-
-// The same campaign on a real one-node Slurm (scripts/slurm-local: Debian's slurmctld, slurmd and
-// munge on 127.0.0.1) as a 3-task job array merges to the local run's bytes. Skipped, with the
-// reason the cluster gave, where the daemons cannot start.
-TEST_F(Cli, CampaignOnSlurmMergesToTheLocalRunsBytes) {
-    const fs::path cluster = dir / "cluster";
-    const int port = 20000 + static_cast<int>(getpid() % 10000) * 2;
-    const std::string up = std::string(NPUSIM_SOURCE_DIR "/scripts/slurm-local up ") +
-                           cluster.string() + " " + std::to_string(port) + " " +
-                           std::to_string(port + 1) + " 2>" + (dir / "up.err").string();
-    const int rc = std::system(up.c_str());
-    struct Down {
-        fs::path cluster;
-        ~Down() {
-            const std::string cmd =
-                std::string(NPUSIM_SOURCE_DIR "/scripts/slurm-local down ") + cluster.string();
-            (void)std::system(cmd.c_str());
-        }
-    } down{cluster};
-    if (!WIFEXITED(rc) || WEXITSTATUS(rc) != 0) {
-        GTEST_SKIP() << "no Slurm cluster here: " << slurp(dir / "up.err");
-    }
-    std::string km;
-    ASSERT_NO_FATAL_FAILURE(compile_digits(km));
-    const fs::path file = digits_campaign(km, {"8", "1"});
-    ASSERT_EQ(run("campaign run " + file.string() + " --out " + (dir / "local").string()).rc, 1);
-    const std::string env = "SLURM_CONF=" + (cluster / "slurm.conf").string() + " ";
-    const std::string cmd = env + NPUSIM_BIN + " campaign run " + file.string() +
-                            " --backend slurm --shards 3 --out " + (dir / "slurm").string() + " >" +
-                            (dir / "slurm.out").string() + " 2>&1";
-    const int status = std::system(cmd.c_str());
-    ASSERT_TRUE(WIFEXITED(status)) << slurp(dir / "slurm.out");
-    EXPECT_EQ(WEXITSTATUS(status), 1) << slurp(dir / "slurm.out");  // the 1 LSB jobs fail
-    EXPECT_NE(slurp(dir / "slurm.out").find("(3 array tasks) ended"), std::string::npos)
-        << slurp(dir / "slurm.out");
-    for (const char* f : {"campaign.xml", "campaign.csv", "campaign.json", "summary.txt"}) {
-        EXPECT_EQ(slurp(dir / "slurm" / f), slurp(dir / "local" / f)) << f;
-    }
-    EXPECT_TRUE(fs::exists(dir / "slurm" / "slurm" / "task-2.out"));
-}
-
 TEST_F(Cli, FunctionalRunGivesTheTimedRunsValues) {
     ASSERT_EQ(run("run --demo edges --out " + (dir / "timed").string()).rc, 0);
     const Result r = run("run --demo edges --functional --out " + (dir / "functional").string());
@@ -757,51 +615,6 @@ TEST_F(Cli, InfoListsTheLayersOfAModel) {
         << r.out;
 }
 
-TEST_F(Cli, AippDefaultJobWritesTheTileAndItsCost) {
-    const Result r = run("aipp --out " + (dir / "aipp").string());
-    ASSERT_EQ(r.rc, 0) << r.err;
-    EXPECT_EQ(r.err, "");
-    const std::string npy = slurp(dir / "aipp" / "output.npy");
-    EXPECT_NE(npy.find("'descr': '|i1'"), std::string::npos) << npy.substr(0, 80);
-    EXPECT_NE(npy.find("'shape': (232, 232, 4)"), std::string::npos) << npy.substr(0, 80);
-    EXPECT_EQ(npy.size() % 64, (232u * 232 * 4) % 64);  // header padded to 64, then the tile
-    const auto j = nlohmann::json::parse(slurp(dir / "aipp" / "report.json"));
-    // 224x224 NV12 crop at (48, 8) of a 320x240 frame (src0 at 0, src1 at 76800): 224 Y rows and
-    // (8 + 223) / 2 − 4 + 1 = 112 UV rows of 224 B = 75264 B. Every row starts 16 B into a 32-B
-    // beat (48 + 320·r ≡ 16 mod 32): ⌈(16 + 224) / 32⌉ = 8 beats, one burst, no latency (a 4 KiB
-    // split keeps 8: both pieces ≡ 16 mod 32) -> 336 · 8 = 2688 bus cycles. Write 232·232·4 =
-    // 215296 B from L1 address 0 in 64-B beats: 3364 cycles. Rows 232 · 8 = 1856; total 64 + 1856
-    // + max(2688, 3364) = 5284 cycles at 1 GHz.
-    EXPECT_EQ(j["cost"]["read_bytes"], 75264);
-    EXPECT_EQ(j["cost"]["read_bus_cycles"], 2688);
-    EXPECT_EQ(j["cost"]["write_bytes"], 215296);
-    EXPECT_EQ(j["cost"]["write_bus_cycles"], 3364);
-    EXPECT_EQ(j["cost"]["total_cycles"], 5284);
-    EXPECT_EQ(j["cost"]["total_ps"], 5284000);
-    EXPECT_EQ(slurp(dir / "aipp" / "output.png").substr(1, 3), "PNG");
-}
-
-TEST_F(Cli, AippBadParametersAreOneLine) {
-    const fs::path cfg = write("bad.yaml",
-                               "aipp:\n  format: RGB888_U8\n  load: {horizSize: 5000, vertSize: 8, "
-                               "horizStartPos: 3}\n");
-    const Result r = run("aipp --config " + cfg.string() + " --out " + (dir / "o").string());
-    EXPECT_EQ(r.rc, 2);
-    EXPECT_EQ(r.err, "npusim: error: " + cfg.string() +
-                         ": AIPP parameters: horizSize is 5000, expected 2..4095; horizStartPos is "
-                         "3, expected an even value (every input format); horizStartPos + "
-                         "horizSize is 5003, expected at most srcHorizSize = 320 (the crop must "
-                         "lie inside the source rows)\n");
-    EXPECT_FALSE(fs::exists(dir / "o"));
-    const fs::path typo =
-        write("typo.yaml", "aipp:\n  load: {horizSize: 8, vertSize: 8, horizStartPoss: 2}\n");
-    const Result t = run("aipp --config " + typo.string());
-    EXPECT_EQ(t.rc, 2);
-    EXPECT_NE(t.err.find("aipp.load.horizStartPoss: unknown key (did you mean 'horizStartPos'?)"),
-              std::string::npos)
-        << t.err;
-}
-
 TEST_F(Cli, ProgressLineOnRequest) {
     // Off by default (stderr is not a terminal here); --progress always ends with the last layer.
     const Result quiet = run("run");
@@ -812,133 +625,6 @@ TEST_F(Cli, ProgressLineOnRequest) {
     EXPECT_EQ(r.err.back(), '\n');
     const Result f = run("run --demo edges --functional --progress");
     EXPECT_NE(f.err.find("npusim: layer 5/5 (DEQUANTIZE), "), std::string::npos) << f.err;
-}
-
-TEST_F(Cli, LayoutExplainAndRoundTrip) {
-    // 1W16C8BHL, 1x32x7x9: element (0, 17, 2, 3) sits in channel group 1 at pixel 2·9 + 3 = 21,
-    // position 16·7·9 + 21·16 + 1 = 1345; HL: low byte (1345 >> 4)·32 + 1 = 2689, high 2705.
-    const Result r = run("layout explain --layout 1W16C8BHL --shape 1,32,7,9 --limit 2016");
-    ASSERT_EQ(r.rc, 0) << r.err;
-    EXPECT_NE(r.out.find("stride_npu (1008, 1, 144, 16), outer channel groups of 16"),
-              std::string::npos)
-        << r.out.substr(0, 300);
-    EXPECT_NE(r.out.find("(0, 17, 2, 3)                 2689     168     1       2705"),
-              std::string::npos);
-    // .npy -> .bin -> .npy: 1x3x2x5 in 4W4C8B with scale 1, radix 2 (factor 4): 0.3 -> 1 -> 0.25
-    npu::sim::Tensor x(npu::sim::DType::f32, {1, 3, 2, 5});
-    for (size_t i = 0; i < x.numel(); ++i) {
-        x.data<float>()[i] = 0.3f;
-    }
-    const std::vector<uint8_t> npy = npu::sim::encode_npy(x);
-    write("x.npy", std::string(npy.begin(), npy.end()));
-    const std::string args = " --layout 4W4C8B --shape 1,3,2,5 --radix 2 ";
-    ASSERT_EQ(
-        run("layout to-npu" + args + (dir / "x.npy").string() + " " + (dir / "x.bin").string()).rc,
-        0);
-    EXPECT_EQ(fs::file_size(dir / "x.bin"), 64u);  // 2 rows of W4 = 8 pixels of 4 bytes
-    const Result back =
-        run("layout to-onnx" + args + (dir / "x.bin").string() + " " + (dir / "y.npy").string());
-    ASSERT_EQ(back.rc, 0) << back.err;
-    const npu::sim::Tensor y = npu::sim::read_npy((dir / "y.npy").string());
-    EXPECT_EQ(y.shape(), x.shape());
-    EXPECT_EQ(y.data<float>()[7], 0.25f);
-    // The wrong shape, an unknown layout: one line, exit 2.
-    const Result bad = run("layout to-npu --layout 4W4C8B --shape 1,3,5,2 " +
-                           (dir / "x.npy").string() + " " + (dir / "z.bin").string());
-    EXPECT_EQ(bad.rc, 2);
-    EXPECT_EQ(bad.err, "npusim: error: " + (dir / "x.npy").string() +
-                           ": the array is (1, 3, 2, 5), --shape says (1, 3, 5, 2)\n");
-    EXPECT_FALSE(fs::exists(dir / "z.bin"));
-}
-
-TEST_F(Cli, DlpEstimateTableAndMemoryMap) {
-    const Result r = run("estimate --platform " NPUSIM_SOURCE_DIR
-                         "/configs/dlp_zcu102_single.yaml --layers " NPUSIM_SOURCE_DIR
-                         "/configs/networks/dlp_tiny.yaml --out " +
-                         (dir / "est").string());
-    ASSERT_EQ(r.rc, 0) << r.err;
-    EXPECT_NE(r.out.find("InputDataOffset                0x80000000           16 KiB"),
-              std::string::npos)
-        << r.out;
-    EXPECT_NE(r.out.find("LastFrameLatency(cycles)"), std::string::npos);
-    // conv1's 2198 cycles are worked by hand in tests/platforms/dlp/test_dlp_compiler.cpp.
-    EXPECT_NE(r.out.find("        conv1                                     2198"),
-              std::string::npos)
-        << r.out;
-    EXPECT_NE(r.out.find(" * The clock frequency of the DL processor is: 200MHz"),
-              std::string::npos);
-    const auto j = nlohmann::json::parse(slurp(dir / "est" / "estimate.json"));
-    EXPECT_EQ(j["layers"][0]["total_cycles"], 2198);
-    EXPECT_EQ(j["memory_map"][0]["name"], "InputDataOffset");
-    const Result info = run("info --platform " NPUSIM_SOURCE_DIR "/configs/dlp_zcu102_int8.yaml");
-    EXPECT_NE(info.out.find("ConvThreadNumber 16 (C = 4 channels at once, N = 4 values per "
-                            "transfer), FCThreadNumber 4"),
-              std::string::npos)
-        << info.out;
-    EXPECT_NE(info.out.find("ProcessorDataType int8, TargetFrequency 200 MHz, AXI masters 32 bits"),
-              std::string::npos)
-        << info.out;
-}
-
-TEST_F(Cli, DlpTimedRunEqualsItsEstimate) {
-    const std::string args = " --platform " NPUSIM_SOURCE_DIR
-                             "/configs/dlp_zcu102_int8.yaml --network " NPUSIM_SOURCE_DIR
-                             "/configs/networks/dlp_tiny.yaml";
-    const Result r = run("run" + args + " --out " + (dir / "run").string());
-    ASSERT_EQ(r.rc, 0) << r.err;
-    const auto j = nlohmann::json::parse(slurp(dir / "run" / "report.json"));
-    EXPECT_EQ(j["totals"]["cycles"], j["totals"]["estimate_cycles"]);
-    ASSERT_EQ(j["layers"].size(), 5u);
-    for (const auto& l : j["layers"]) {
-        EXPECT_EQ(l["total_cycles"], l["estimate_cycles"]) << l["layer"];
-    }
-    EXPECT_EQ(j["outputs"][0]["shape"], nlohmann::json::parse("[10]"));
-    const Result e = run("estimate --platform " NPUSIM_SOURCE_DIR
-                         "/configs/dlp_zcu102_int8.yaml --layers " NPUSIM_SOURCE_DIR
-                         "/configs/networks/dlp_tiny.yaml");
-    EXPECT_NE(
-        e.out.find(fmt::format("{:<28}{:>26}", "Network", j["totals"]["cycles"].get<uint64_t>())),
-        std::string::npos)
-        << e.out;
-    const Result no_net = run("run --platform " NPUSIM_SOURCE_DIR "/configs/dlp_zcu102_int8.yaml");
-    EXPECT_EQ(no_net.rc, 2);
-    EXPECT_NE(no_net.err.find("a DL processor run needs --network NETWORK.yaml"), std::string::npos)
-        << no_net.err;
-}
-
-TEST_F(Cli, InferRunsAnOnnxModelOnTheReferenceEvaluator) {
-    const std::string t = "/usr/share/libonnx-testdata/data/node/test_basic_conv_with_padding";
-    if (!fs::exists(t)) {
-        GTEST_SKIP() << "libonnx-testdata is absent";
-    }
-    // The node test's inputs as .npy; its expected output from output_0.pb.
-    std::string inputs;
-    for (int i = 0; i < 2; ++i) {
-        const npu::onnx::Value v =
-            npu::onnx::read_tensor_file(t + "/test_data_set_0/input_" + std::to_string(i) + ".pb");
-        npu::sim::Tensor x(npu::sim::DType::f32, npu::sim::Shape(v.shape.begin(), v.shape.end()));
-        std::copy(v.f.begin(), v.f.end(), x.data<float>());
-        const std::vector<uint8_t> npy = npu::sim::encode_npy(x);
-        const fs::path p =
-            write("in" + std::to_string(i) + ".npy", std::string(npy.begin(), npy.end()));
-        inputs += " --input " + p.string();
-    }
-    const Result r = run("infer --onnx " + t + "/model.onnx" + inputs + " --out " +
-                         (dir / "out").string() + " --dump-all");
-    ASSERT_EQ(r.rc, 0) << r.err;
-    EXPECT_NE(r.out.find("output y: (1, 1, 5, 5)"), std::string::npos) << r.out;
-    const npu::onnx::Value want = npu::onnx::read_tensor_file(t + "/test_data_set_0/output_0.pb");
-    const npu::sim::Tensor got = npu::sim::read_npy((dir / "out" / "output_y.npy").string());
-    ASSERT_EQ(got.numel(), want.f.size());
-    for (size_t i = 0; i < want.f.size(); ++i) {
-        EXPECT_FLOAT_EQ(got.data<float>()[i], want.f[i]) << i;
-    }
-    EXPECT_TRUE(fs::exists(dir / "out" / "node_y.npy"));
-    const Result bad =
-        run("infer --onnx " + t + "/model.onnx --input " + (dir / "in0.npy").string());
-    EXPECT_EQ(bad.rc, 2);
-    EXPECT_NE(bad.err.find("takes 2 input(s); --input was given 1 time(s)"), std::string::npos)
-        << bad.err;
 }
 
 }  // namespace

@@ -54,6 +54,50 @@ TEST(Campaign, JobsAreTheProductOfTheAxesFirstAxisSlowest) {
                   "--model", "/base/sub/b.kmodel", "--timed", "--max-lsb", "1", "--out", "OUT"}));
 }
 
+std::string error_of(const std::string& yaml) {
+    try {
+        parse(yaml, "c.yaml", "");
+    } catch (const sim::Error& e) {
+        return e.what();
+    }
+    return "no error";
+}
+
+// Platform settings: the campaign's, then each axis value's, as --set KEY=VALUE, all kept (npusim
+// applies them in order, so an axis value's wins over the campaign's).
+TEST(Campaign, PlatformSettingsBecomeSetOptionsInOrder) {
+    const Campaign c = parse(R"(campaign:
+  name: clocks
+  command: estimate
+  options: {layers: l.yaml}
+  set: {kpu.clock_hz: 400MHz, bus.data_width_bytes: 8}
+  axes:
+    - name: clock
+      values:
+        - {name: 200mhz, set: {kpu.clock_hz: 200MHz}}
+        - {name: default}
+    - name: width
+      values: [{name: w16, set: {kpu.bus.data_width_bytes: 16}}]
+)",
+                             "c.yaml", "/b");
+    const std::vector<Job> j = jobs(c);
+    ASSERT_EQ(j.size(), 2u);
+    EXPECT_EQ(command_line(c, j[0], "O"),
+              (std::vector<std::string>{"estimate", "--layers", "/b/l.yaml", "--set",
+                                        "kpu.clock_hz=400MHz", "--set", "bus.data_width_bytes=8",
+                                        "--set", "kpu.clock_hz=200MHz", "--set",
+                                        "kpu.bus.data_width_bytes=16", "--out", "O"}));
+    EXPECT_EQ(command_line(c, j[1], "O").size(), 11u);  // without the 200 MHz pair
+    EXPECT_NE(error_of("campaign:\n  name: x\n  command: run\n  axes:\n    - {name: a, values: "
+                       "[{name: v, set: [kpu.clock_hz]}]}\n")
+                  .find("c.yaml:5:41: campaign.axes[0].values[0].set: expected a map of platform "
+                        "settings"),
+              std::string::npos)
+        << error_of(
+               "campaign:\n  name: x\n  command: run\n  axes:\n    - {name: a, values: "
+               "[{name: v, set: [kpu.clock_hz]}]}\n");
+}
+
 TEST(Campaign, ShardsSplitTheJobsRoundRobin) {
     EXPECT_EQ(parse_shard("3/8"), (std::pair<size_t, size_t>{3, 8}));
     for (const char* bad : {"8/8", "a/b", "1", "-1/2", "/2", "1/", "0/0", "1/2x"}) {
@@ -64,15 +108,6 @@ TEST(Campaign, ShardsSplitTheJobsRoundRobin) {
         in_0 += in_shard(id, {0, 3}) ? 1u : 0u;
     }
     EXPECT_EQ(in_0, 4u);  // 0, 3, 6, 9
-}
-
-std::string error_of(const std::string& yaml) {
-    try {
-        parse(yaml, "c.yaml", "");
-    } catch (const sim::Error& e) {
-        return e.what();
-    }
-    return "no error";
 }
 
 TEST(Campaign, EveryMistakeIsOneErrorWithItsLine) {
@@ -112,7 +147,7 @@ TEST(Campaign, SlurmArrayScriptRunsOneShardPerTask) {
     EXPECT_EQ(array_script(c, s),
               "#!/bin/sh\n#SBATCH --job-name=npusim-demo\n#SBATCH --array=0-3\n"
               "#SBATCH --output=/shared/camp/slurm/task-%a.out\n#SBATCH --ntasks=1\n"
-              "#SBATCH --partition=batch\n#SBATCH --mem=2G\n"
+              "#SBATCH --no-requeue\n#SBATCH --partition=batch\n#SBATCH --mem=2G\n"
               "exec '/opt/npusim' campaign run '/shared/c.yaml' --shard \"$SLURM_ARRAY_TASK_ID/4\" "
               "--jobs 1 --out '/shared/camp'\n");
 }

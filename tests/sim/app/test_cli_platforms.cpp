@@ -1,0 +1,252 @@
+// npusim's other platforms and tools as a user runs them: the Ascend AIPP job, the KL730
+// layouts, the DL processor, the ONNX reference evaluator; and platform settings (--set).
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "sim/core/npy.h"
+#include "sim/onnx/onnx_import.h"
+#include "tests/sim/app/cli_fixture.h"
+
+namespace {
+
+using npu::test::Cli;
+using npu::test::Result;
+using npu::test::slurp;
+namespace fs = std::filesystem;
+
+TEST_F(Cli, AippDefaultJobWritesTheTileAndItsCost) {
+    const Result r = run("aipp --out " + (dir / "aipp").string());
+    ASSERT_EQ(r.rc, 0) << r.err;
+    EXPECT_EQ(r.err, "");
+    const std::string npy = slurp(dir / "aipp" / "output.npy");
+    EXPECT_NE(npy.find("'descr': '|i1'"), std::string::npos) << npy.substr(0, 80);
+    EXPECT_NE(npy.find("'shape': (232, 232, 4)"), std::string::npos) << npy.substr(0, 80);
+    EXPECT_EQ(npy.size() % 64, (232u * 232 * 4) % 64);  // header padded to 64, then the tile
+    const auto j = nlohmann::json::parse(slurp(dir / "aipp" / "report.json"));
+    // 224x224 NV12 crop at (48, 8) of a 320x240 frame (src0 at 0, src1 at 76800): 224 Y rows and
+    // (8 + 223) / 2 − 4 + 1 = 112 UV rows of 224 B = 75264 B. Every row starts 16 B into a 32-B
+    // beat (48 + 320·r ≡ 16 mod 32): ⌈(16 + 224) / 32⌉ = 8 beats, one burst, no latency (a 4 KiB
+    // split keeps 8: both pieces ≡ 16 mod 32) -> 336 · 8 = 2688 bus cycles. Write 232·232·4 =
+    // 215296 B from L1 address 0 in 64-B beats: 3364 cycles. Rows 232 · 8 = 1856; total 64 + 1856
+    // + max(2688, 3364) = 5284 cycles at 1 GHz.
+    EXPECT_EQ(j["cost"]["read_bytes"], 75264);
+    EXPECT_EQ(j["cost"]["read_bus_cycles"], 2688);
+    EXPECT_EQ(j["cost"]["write_bytes"], 215296);
+    EXPECT_EQ(j["cost"]["write_bus_cycles"], 3364);
+    EXPECT_EQ(j["cost"]["total_cycles"], 5284);
+    EXPECT_EQ(j["cost"]["total_ps"], 5284000);
+    EXPECT_EQ(slurp(dir / "aipp" / "output.png").substr(1, 3), "PNG");
+}
+
+TEST_F(Cli, AippBadParametersAreOneLine) {
+    const fs::path cfg = write("bad.yaml",
+                               "aipp:\n  format: RGB888_U8\n  load: {horizSize: 5000, vertSize: 8, "
+                               "horizStartPos: 3}\n");
+    const Result r = run("aipp --config " + cfg.string() + " --out " + (dir / "o").string());
+    EXPECT_EQ(r.rc, 2);
+    EXPECT_EQ(r.err, "npusim: error: " + cfg.string() +
+                         ": AIPP parameters: horizSize is 5000, expected 2..4095; horizStartPos is "
+                         "3, expected an even value (every input format); horizStartPos + "
+                         "horizSize is 5003, expected at most srcHorizSize = 320 (the crop must "
+                         "lie inside the source rows)\n");
+    EXPECT_FALSE(fs::exists(dir / "o"));
+    const fs::path typo =
+        write("typo.yaml", "aipp:\n  load: {horizSize: 8, vertSize: 8, horizStartPoss: 2}\n");
+    const Result t = run("aipp --config " + typo.string());
+    EXPECT_EQ(t.rc, 2);
+    EXPECT_NE(t.err.find("aipp.load.horizStartPoss: unknown key (did you mean 'horizStartPos'?)"),
+              std::string::npos)
+        << t.err;
+}
+
+TEST_F(Cli, LayoutExplainAndRoundTrip) {
+    // 1W16C8BHL, 1x32x7x9: element (0, 17, 2, 3) sits in channel group 1 at pixel 2·9 + 3 = 21,
+    // position 16·7·9 + 21·16 + 1 = 1345; HL: low byte (1345 >> 4)·32 + 1 = 2689, high 2705.
+    const Result r = run("layout explain --layout 1W16C8BHL --shape 1,32,7,9 --limit 2016");
+    ASSERT_EQ(r.rc, 0) << r.err;
+    EXPECT_NE(r.out.find("stride_npu (1008, 1, 144, 16), outer channel groups of 16"),
+              std::string::npos)
+        << r.out.substr(0, 300);
+    EXPECT_NE(r.out.find("(0, 17, 2, 3)                 2689     168     1       2705"),
+              std::string::npos);
+    // .npy -> .bin -> .npy: 1x3x2x5 in 4W4C8B with scale 1, radix 2 (factor 4): 0.3 -> 1 -> 0.25
+    npu::sim::Tensor x(npu::sim::DType::f32, {1, 3, 2, 5});
+    for (size_t i = 0; i < x.numel(); ++i) {
+        x.data<float>()[i] = 0.3f;
+    }
+    const std::vector<uint8_t> npy = npu::sim::encode_npy(x);
+    write("x.npy", std::string(npy.begin(), npy.end()));
+    const std::string args = " --layout 4W4C8B --shape 1,3,2,5 --radix 2 ";
+    ASSERT_EQ(
+        run("layout to-npu" + args + (dir / "x.npy").string() + " " + (dir / "x.bin").string()).rc,
+        0);
+    EXPECT_EQ(fs::file_size(dir / "x.bin"), 64u);  // 2 rows of W4 = 8 pixels of 4 bytes
+    const Result back =
+        run("layout to-onnx" + args + (dir / "x.bin").string() + " " + (dir / "y.npy").string());
+    ASSERT_EQ(back.rc, 0) << back.err;
+    const npu::sim::Tensor y = npu::sim::read_npy((dir / "y.npy").string());
+    EXPECT_EQ(y.shape(), x.shape());
+    EXPECT_EQ(y.data<float>()[7], 0.25f);
+    // The wrong shape, an unknown layout: one line, exit 2.
+    const Result bad = run("layout to-npu --layout 4W4C8B --shape 1,3,5,2 " +
+                           (dir / "x.npy").string() + " " + (dir / "z.bin").string());
+    EXPECT_EQ(bad.rc, 2);
+    EXPECT_EQ(bad.err, "npusim: error: " + (dir / "x.npy").string() +
+                           ": the array is (1, 3, 2, 5), --shape says (1, 3, 5, 2)\n");
+    EXPECT_FALSE(fs::exists(dir / "z.bin"));
+}
+
+TEST_F(Cli, DlpEstimateTableAndMemoryMap) {
+    const Result r = run("estimate --platform " NPUSIM_SOURCE_DIR
+                         "/configs/dlp_zcu102_single.yaml --layers " NPUSIM_SOURCE_DIR
+                         "/configs/networks/dlp_tiny.yaml --out " +
+                         (dir / "est").string());
+    ASSERT_EQ(r.rc, 0) << r.err;
+    EXPECT_NE(r.out.find("InputDataOffset                0x80000000           16 KiB"),
+              std::string::npos)
+        << r.out;
+    EXPECT_NE(r.out.find("LastFrameLatency(cycles)"), std::string::npos);
+    // conv1's 2198 cycles are worked by hand in tests/platforms/dlp/test_dlp_compiler.cpp.
+    EXPECT_NE(r.out.find("        conv1                                     2198"),
+              std::string::npos)
+        << r.out;
+    EXPECT_NE(r.out.find(" * The clock frequency of the DL processor is: 200MHz"),
+              std::string::npos);
+    const auto j = nlohmann::json::parse(slurp(dir / "est" / "estimate.json"));
+    EXPECT_EQ(j["layers"][0]["total_cycles"], 2198);
+    EXPECT_EQ(j["memory_map"][0]["name"], "InputDataOffset");
+    const Result info = run("info --platform " NPUSIM_SOURCE_DIR "/configs/dlp_zcu102_int8.yaml");
+    EXPECT_NE(info.out.find("ConvThreadNumber 16 (C = 4 channels at once, N = 4 values per "
+                            "transfer), FCThreadNumber 4"),
+              std::string::npos)
+        << info.out;
+    EXPECT_NE(info.out.find("ProcessorDataType int8, TargetFrequency 200 MHz, AXI masters 32 bits"),
+              std::string::npos)
+        << info.out;
+}
+
+TEST_F(Cli, DlpTimedRunEqualsItsEstimate) {
+    const std::string args = " --platform " NPUSIM_SOURCE_DIR
+                             "/configs/dlp_zcu102_int8.yaml --network " NPUSIM_SOURCE_DIR
+                             "/configs/networks/dlp_tiny.yaml";
+    const Result r = run("run" + args + " --out " + (dir / "run").string());
+    ASSERT_EQ(r.rc, 0) << r.err;
+    const auto j = nlohmann::json::parse(slurp(dir / "run" / "report.json"));
+    EXPECT_EQ(j["totals"]["cycles"], j["totals"]["estimate_cycles"]);
+    ASSERT_EQ(j["layers"].size(), 5u);
+    for (const auto& l : j["layers"]) {
+        EXPECT_EQ(l["total_cycles"], l["estimate_cycles"]) << l["layer"];
+    }
+    EXPECT_EQ(j["outputs"][0]["shape"], nlohmann::json::parse("[10]"));
+    const Result e = run("estimate --platform " NPUSIM_SOURCE_DIR
+                         "/configs/dlp_zcu102_int8.yaml --layers " NPUSIM_SOURCE_DIR
+                         "/configs/networks/dlp_tiny.yaml");
+    EXPECT_NE(
+        e.out.find(fmt::format("{:<28}{:>26}", "Network", j["totals"]["cycles"].get<uint64_t>())),
+        std::string::npos)
+        << e.out;
+    const Result no_net = run("run --platform " NPUSIM_SOURCE_DIR "/configs/dlp_zcu102_int8.yaml");
+    EXPECT_EQ(no_net.rc, 2);
+    EXPECT_NE(no_net.err.find("a DL processor run needs --network NETWORK.yaml"), std::string::npos)
+        << no_net.err;
+}
+
+TEST_F(Cli, InferRunsAnOnnxModelOnTheReferenceEvaluator) {
+    const std::string t = "/usr/share/libonnx-testdata/data/node/test_basic_conv_with_padding";
+    if (!fs::exists(t)) {
+        GTEST_SKIP() << "libonnx-testdata is absent";
+    }
+    // The node test's inputs as .npy; its expected output from output_0.pb.
+    std::string inputs;
+    for (int i = 0; i < 2; ++i) {
+        const npu::onnx::Value v =
+            npu::onnx::read_tensor_file(t + "/test_data_set_0/input_" + std::to_string(i) + ".pb");
+        npu::sim::Tensor x(npu::sim::DType::f32, npu::sim::Shape(v.shape.begin(), v.shape.end()));
+        std::copy(v.f.begin(), v.f.end(), x.data<float>());
+        const std::vector<uint8_t> npy = npu::sim::encode_npy(x);
+        const fs::path p =
+            write("in" + std::to_string(i) + ".npy", std::string(npy.begin(), npy.end()));
+        inputs += " --input " + p.string();
+    }
+    const Result r = run("infer --onnx " + t + "/model.onnx" + inputs + " --out " +
+                         (dir / "out").string() + " --dump-all");
+    ASSERT_EQ(r.rc, 0) << r.err;
+    EXPECT_NE(r.out.find("output y: (1, 1, 5, 5)"), std::string::npos) << r.out;
+    const npu::onnx::Value want = npu::onnx::read_tensor_file(t + "/test_data_set_0/output_0.pb");
+    const npu::sim::Tensor got = npu::sim::read_npy((dir / "out" / "output_y.npy").string());
+    ASSERT_EQ(got.numel(), want.f.size());
+    for (size_t i = 0; i < want.f.size(); ++i) {
+        EXPECT_FLOAT_EQ(got.data<float>()[i], want.f[i]) << i;
+    }
+    EXPECT_TRUE(fs::exists(dir / "out" / "node_y.npy"));
+    const Result bad =
+        run("infer --onnx " + t + "/model.onnx --input " + (dir / "in0.npy").string());
+    EXPECT_EQ(bad.rc, 2);
+    EXPECT_NE(bad.err.find("takes 2 input(s); --input was given 1 time(s)"), std::string::npos)
+        << bad.err;
+}
+
+}  // namespace
+
+namespace {
+
+// --set gives what the same edit of the platform file gives, and changes the result; a setting
+// that is not one is one error naming the --set.
+TEST_F(Cli, PlatformSettingsOnTheCommandLineEqualTheEditedFile) {
+    std::string yaml = slurp(NPUSIM_SOURCE_DIR "/configs/k210.yaml");
+    const std::string kpu_clock = "    clock_hz: 400MHz            # PLL1";
+    const size_t at = yaml.find(kpu_clock);
+    ASSERT_NE(at, std::string::npos);
+    yaml.replace(at, kpu_clock.size(), "    bus: {data_width_bytes: 16}\n    clock_hz: 200MHz #");
+    const fs::path edited = write("k210_edited.yaml", yaml);
+    const std::string layers = " --layers " NPUSIM_SOURCE_DIR "/configs/k210_layers.yaml";
+    const Result by_file = run("estimate" + layers + " --platform " + edited.string());
+    const Result by_set =
+        run("estimate" + layers + " --set kpu.clock_hz=200MHz --set kpu.bus.data_width_bytes=16");
+    const Result plain = run("estimate" + layers);
+    ASSERT_EQ(by_file.rc, 0) << by_file.err;
+    ASSERT_EQ(by_set.rc, 0) << by_set.err;
+    EXPECT_EQ(by_set.out, by_file.out);
+    EXPECT_NE(by_set.out, plain.out);
+    EXPECT_NE(by_set.err.find("at 200 MHz"), std::string::npos) << by_set.err;
+    // The last of a key wins; info names the settings after the file.
+    const Result info = run("info --set kpu.clock_hz=100MHz --set kpu.clock_hz=300MHz");
+    EXPECT_NE(info.out.find("from <built-in configs/k210.yaml> --set kpu.clock_hz=100MHz --set "
+                            "kpu.clock_hz=300MHz"),
+              std::string::npos)
+        << info.out;
+    EXPECT_NE(info.out.find("clocks: KPU 300 MHz"), std::string::npos) << info.out;
+    const struct {
+        const char* args;
+        const char* message;
+    } bad[] = {
+        {"--set kpu.clok_hz=1MHz",
+         "npusim: error: <built-in configs/k210.yaml>: 1 configuration problem:\n  --set "
+         "kpu.clok_hz=1MHz: platform.kpu.clok_hz: unknown key\n"},
+        {"--set kpu.clock_hz",
+         "npusim: error: --set kpu.clock_hz: expected KEY=VALUE, KEY a path under platform: (e.g. "
+         "kpu.clock_hz=200MHz)\n"},
+        {"--set memories[3].size_bytes=1MiB",
+         "npusim: error: --set memories[3].size_bytes=1MiB: platform.memories has no item [3] (it "
+         "has 1 items)\n"},
+    };
+    for (const auto& b : bad) {
+        const Result r = run(std::string("info ") + b.args);
+        EXPECT_EQ(r.rc, 2) << b.args;
+        EXPECT_EQ(r.err, b.message) << b.args;
+    }
+    const Result range = run("estimate" + layers + " --set kpu.clock_hz=fast");
+    EXPECT_EQ(range.rc, 2);
+    EXPECT_NE(
+        range.err.find("--set kpu.clock_hz=fast: platform.kpu.clock_hz: expected a frequency"),
+        std::string::npos)
+        << range.err;
+}
+
+}  // namespace
