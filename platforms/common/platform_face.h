@@ -26,6 +26,7 @@ struct RunRequest {
     std::string network;      // --network: a layer list (e.g. a DL processor network YAML)
     std::string input;        // --input: an input tensor or image
     std::string demo;         // no program given: which bundled job
+    std::string script;       // --script: a register script to play (platforms that can)
     bool functional = false;  // values only, no time
     bool dump_all = false;    // every layer's result as a file (platforms that can)
     bool verbose = false;     // SystemC info messages

@@ -12,6 +12,7 @@
 #include "platforms/k210/estimate.h"
 #include "platforms/k210/estimate_model.h"
 #include "platforms/k210/k210_run.h"
+#include "platforms/k210/k210_script.h"
 #include "platforms/k210/kmodel/functional.h"
 #include "platforms/k210/kmodel/kmodel_runtime.h"
 #include "platforms/k210/soc/k210_platform.h"
@@ -137,6 +138,9 @@ std::string K210Face::describe_program(const std::string& path) const {
 }
 
 platform::RunReport K210Face::run(const platform::RunRequest& request) {
+    if (!request.script.empty()) {
+        return run_script(m_cfg, source(), request);
+    }
     // No --model: a bundled job. `digits` (default): our digits CNN compiled from ONNX;
     // `edges`: a blur/Sobel network written with our kmodel writer, on a synthetic scene.
     if (!request.network.empty()) {

@@ -60,6 +60,15 @@ CLI::App* add_run(CLI::App& app, RunOptions& run_opts) {
                     "Input: a .npy of the model's input type and shape (uint8 NCHW, or float32 "
                     "for models that take floats), or an image (PNG, JPEG, BMP) for uint8 models")
         ->check(CLI::ExistingFile);
+    run->add_option("--script", run_opts.script,
+                    "A register script to play on the K210 through the CPU's port (load_mem, "
+                    "write_reg, read_reg ADDR MASK EXPECT, wait_irq, compare_mem, dump_mem; "
+                    "docs/k210_platform.md), e.g. configs/scripts/kpu_conv3x3/layer.script")
+        ->check(CLI::ExistingFile)
+        ->excludes(run->get_option("--model"))
+        ->excludes(run->get_option("--network"))
+        ->excludes(run->get_option("--demo"))
+        ->excludes(run->get_option("--input"));
     run->add_flag("--dump-all", run_opts.dump_all,
                   "Also write every layer's result into --out as layer_<index>_<type>.npy, "
                   "with its SHA-256 in report.json (K210; timed runs read it at no simulated "

@@ -25,6 +25,7 @@ struct RunOptions {
     std::string input;             // input tensor (.npy, u8 NCHW)
     std::string out;               // output directory; empty = print only
     std::string demo;              // no --model: which bundled job (empty: the platform's default)
+    std::string script;            // --script: a register script (K210)
     bool trace = false;            // write trace.json (Chrome trace events) into --out
     bool functional = false;       // values only: no SystemC, no time (k210)
     bool dump_all = false;         // every layer's result into --out (k210)

@@ -3,6 +3,8 @@
 // trace) into --out, whole or not at all.
 #include <memory>
 
+#include <fmt/format.h>
+
 #include "sim/app/app.h"
 #include "sim/app/platform_loader.h"
 #include "sim/app/progress.h"
@@ -22,7 +24,18 @@ int cmd_run(const RunOptions& opts) {
             "--dump-all writes one file per layer into the output directory: add "
             "--out DIR");
     }
+    if (!opts.script.empty() && (opts.functional || opts.dump_all)) {
+        throw sim::Error(
+            "--script plays register accesses on the timed SoC: not with "
+            "--functional or --dump-all (dump_mem lines write what you need)");
+    }
     const std::unique_ptr<platform::Platform> p = load_platform(opts.platform, opts.set);
+    if (!opts.script.empty() && p->kind() != "k210") {
+        throw sim::Error(
+            fmt::format("--script: register scripts play on the k210 platform; {} is "
+                        "a {} platform",
+                        p->source(), p->kind()));
+    }
     std::unique_ptr<sim::OutputDir> out;  // first: a bad --out fails before any work
     if (!opts.out.empty()) {
         out = std::make_unique<sim::OutputDir>(opts.out);
@@ -34,6 +47,7 @@ int cmd_run(const RunOptions& opts) {
     req.network = opts.network;
     req.input = opts.input;
     req.demo = opts.demo;
+    req.script = opts.script;
     req.functional = opts.functional;
     req.dump_all = opts.dump_all;
     req.verbose = opts.verbose;

@@ -627,4 +627,63 @@ TEST_F(Cli, ProgressLineOnRequest) {
     EXPECT_NE(f.err.find("npusim: layer 5/5 (DEQUANTIZE), "), std::string::npos) << f.err;
 }
 
+// The register-script player (npusim run --script): the example layer passes its checks and
+// writes the datapath's output; its KPU cycles are `npusim estimate`'s for the same shape; a
+// wrong expectation, a wait that never ends and a bad line each fail with their line.
+TEST_F(Cli, RegisterScriptRunsOneKpuLayer) {
+    const std::string example = NPUSIM_SOURCE_DIR "/configs/scripts/kpu_conv3x3/";
+    Result r = run("run --script " + example + "layer.script --out " + (dir / "s").string());
+    ASSERT_EQ(r.rc, 0) << r.out << r.err;
+    EXPECT_NE(r.out.find("25 steps, 25 done"), std::string::npos) << r.out;
+    EXPECT_EQ(slurp(dir / "s" / "output.bin"), slurp(example + "expected.bin"));
+    const auto rep = nlohmann::json::parse(slurp(dir / "s" / "report.json"));
+    ASSERT_EQ(rep["layers"].size(), 1u);
+    write("l.yaml",
+          "layers:\n  - {name: a, in_channels: 3, out_channels: 4, kernel: 3, width: "
+          "16, height: 16}\n");
+    const Result est = run("estimate --layers " + (dir / "l.yaml").string());
+    ASSERT_EQ(est.rc, 0) << est.err;
+    EXPECT_NE(
+        est.out.find(fmt::format(",27648,{},", rep["layers"][0]["kpu_cycles"].get<uint64_t>())),
+        std::string::npos)
+        << est.out;
+    EXPECT_EQ(rep["layers"][0]["macs"], 27648);  // 4 * 16 * 16 * 9 * 3
+    // A wrong expectation: exit 1, the line and the first differing byte.
+    fs::create_directories(dir / "bad");
+    for (const auto& e : fs::directory_iterator(example)) {
+        fs::copy_file(e.path(), dir / "bad" / e.path().filename());
+    }
+    std::string expected = slurp(dir / "bad" / "expected.bin");
+    expected[700] = static_cast<char>(expected[700] ^ 0x5a);
+    write("bad/expected.bin", expected);
+    r = run("run --script " + (dir / "bad" / "layer.script").string());
+    EXPECT_EQ(r.rc, 1);
+    EXPECT_NE(r.out.find("1 failed:\n  line 31: compare_mem 0x40601000 @expected.bin: first "
+                         "difference at byte 700 (0x406012bc)"),
+              std::string::npos)
+        << r.out;
+    // An interrupt nobody raises.
+    r = run("run --script " +
+            write("wait.script", "write_reg 0x40800040 1\nwait_irq kpu\n").string());
+    EXPECT_EQ(r.rc, 1);
+    EXPECT_NE(r.out.find("line 2: never finished: the simulation ran out of events"),
+              std::string::npos)
+        << r.out;
+    // Bad lines and files: one error with file:line, exit 2.
+    const fs::path bad1 = write("bad1.script", "load_mem 0x40010000 missing.bin\n");
+    r = run("run --script " + bad1.string());
+    EXPECT_EQ(r.rc, 2);
+    EXPECT_NE(r.err.find(bad1.string() + ":1: "), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("missing.bin"), std::string::npos) << r.err;
+    r = run("run --script " + write("bad2.script", "dump_mem 0x40600000 64 ../x\n").string());
+    EXPECT_EQ(r.rc, 2);
+    EXPECT_NE(r.err.find(":1: dump_mem NAME '../x': expected a plain file name"), std::string::npos)
+        << r.err;
+    r = run("run --script " + bad1.string() + " --model " + bad1.string());
+    EXPECT_EQ(r.rc, 2);
+    r = run("run --script " + bad1.string() + kSelfcheck);
+    EXPECT_EQ(r.rc, 2);
+    EXPECT_NE(r.err.find("register scripts play on the k210 platform"), std::string::npos) << r.err;
+}
+
 }  // namespace

@@ -122,10 +122,10 @@ TEST(TraceScript, ParseErrorsNameTheLine) {
     };
     EXPECT_EQ(error_of("write_reg 0x10 1\n\nfrobnicate 1\n"),
               "t.trace:3: unknown command 'frobnicate': expected load_mem, write_reg, read_reg, "
-              "wait_irq or "
-              "compare_mem");
+              "wait_irq, compare_mem or dump_mem");
     EXPECT_EQ(error_of("read_reg 0x10 1\n"), "t.trace:1: expected 'read_reg ADDR MASK EXPECT'");
-    EXPECT_EQ(error_of("load_mem 0x10 @nope\n"), "t.trace:1: '@nope' is not a known blob (@name)");
+    EXPECT_EQ(error_of("load_mem 0x10 @nope\n"),
+              "t.trace:1: '@nope' is not a known blob (@name) or file");
     EXPECT_EQ(error_of("wait_irq dma9\n"),
               "t.trace:1: unknown interrupt 'dma9': expected kpu or dma0..dma5");
     EXPECT_EQ(error_of("write_reg 0xzz 1  # comment\n"),
