@@ -1,0 +1,79 @@
+// A RISC-V RV64 hart as the firmware path sees it: memory and devices mapped into it, runs of a
+// bounded number of instructions, machine-mode trap entry for exceptions and interrupts, and the
+// reasons a run stops (budget, wfi, a semihosting call, a fault). The instruction-set simulator
+// behind it is replaceable (unicorn_cpu.h today). Pure C++: time is the caller's, from the
+// instruction counts a run returns (docs/k210_firmware.md).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+namespace npu::rv64 {
+
+// Machine-mode CSRs the adapter and its users read and write.
+enum class Csr { Mstatus, Mie, Mip, Mtvec, Mepc, Mcause, Mtval, Mscratch };
+
+// mcause values (the privileged spec, table 3.6).
+constexpr uint64_t kCauseIllegal = 2, kCauseBreakpoint = 3, kCauseEcallM = 11;
+constexpr uint64_t kInterrupt = uint64_t{1} << 63;
+constexpr uint64_t kIrqSoftware = 3, kIrqTimer = 7, kIrqExternal = 11;  // M-mode, | kInterrupt
+constexpr uint64_t kMstatusMie = 1u << 3, kMstatusMpie = 1u << 7, kMstatusMpp = 3u << 11;
+
+// A device's registers: called for every access of 1, 2, 4 or 8 bytes inside its range, with the
+// offset from the range's start. A read returns the value; false from either marks a bus error.
+struct Device {
+    std::function<bool(uint64_t offset, unsigned size, uint64_t& value)> read;
+    std::function<bool(uint64_t offset, unsigned size, uint64_t value)> write;
+};
+
+enum class Stop {
+    Budget,      // the instruction budget ran out
+    Wfi,         // wfi: the hart waits for an interrupt (pc is past the wfi)
+    Semihost,    // the semihosting sequence: a0 = operation, a1 = parameter (pc at the ebreak)
+    Breakpoint,  // an ebreak that is not semihosting (pc at the ebreak)
+    Fault,       // an access outside every mapping (pc at it), or a device's bus error (noticed at
+                 // the end of the access's block, like an imprecise bus error)
+    Requested,   // request_stop() from a device callback (pc after the access's block)
+};
+
+struct RunResult {
+    Stop stop = Stop::Budget;
+    uint64_t instructions = 0;  // retired in this run
+    uint64_t fault_addr = 0;    // Stop::Fault: the address
+};
+
+class Cpu {
+public:
+    virtual ~Cpu() = default;
+    // RAM the hart reads and writes directly, backed by `host` (size bytes, kept alive by the
+    // caller); the same host bytes may be mapped at two addresses (an uncached alias).
+    virtual void map_ram(uint64_t addr, uint64_t size, uint8_t* host) = 0;
+    virtual void map_device(uint64_t addr, uint64_t size, Device device) = 0;
+    // Runs at most `budget` instructions from the current pc.
+    virtual RunResult run(uint64_t budget) = 0;
+    // From a device callback: end the current run at the next block boundary.
+    virtual void request_stop() = 0;
+
+    virtual uint64_t pc() const = 0;
+    virtual void set_pc(uint64_t pc) = 0;
+    virtual uint64_t x(unsigned reg) const = 0;  // x0..x31
+    virtual void set_x(unsigned reg, uint64_t value) = 0;
+    virtual uint64_t csr(Csr c) const = 0;
+    virtual void set_csr(Csr c, uint64_t value) = 0;
+
+    // Machine-mode trap entry (the ISS may not do it): mepc = epc, mcause, mtval,
+    // mstatus.MPIE = MIE, MIE = 0, MPP = M, pc = mtvec (vectored: + 4 * cause for interrupts).
+    void trap(uint64_t cause, uint64_t epc, uint64_t tval);
+    // Takes the highest-priority pending interrupt (external, software, timer) among `pending`
+    // (bits of mip) that mie and mstatus.MIE allow; returns whether it took one.
+    bool take_interrupt(uint64_t pending);
+};
+
+// The hart of the K210's CPU (RV64IMAFDC, machine mode) on Unicorn 2, floating point enabled.
+// Throws sim::Error when Unicorn cannot make one.
+std::unique_ptr<Cpu> make_unicorn_cpu();
+
+}  // namespace npu::rv64

@@ -1,0 +1,255 @@
+// The Cpu on Unicorn 2.0.1 (GPLv2: this file is its own library, npusim_rv64_unicorn, linked only
+// where the firmware path needs it). What Unicorn does not do, done here (facts checked on
+// Debian's 2.0.1: ../shared/reference/k210_firmware.md §2):
+// - no trap entry: ecall and illegal instructions only call UC_HOOK_INTR (pc already + 4);
+// - ebreak stops the run (UC_ERR_INSN_INVALID at the ebreak): semihosting is found from there;
+// - 8-byte MMIO accesses would be split in two 4-byte ones: devices are RAM-backed with memory
+//   hooks, which see whole accesses, and a read hook writes the value the load then returns;
+// - stopping inside a memory hook re-executes the block: stops are deferred to the next block;
+// - mcycle/minstret count host time: instructions are counted per translated block here.
+#include <unordered_map>
+#include <vector>
+
+#include <fmt/format.h>
+#include <unicorn/unicorn.h>
+
+#include "models/rv64/cpu.h"
+#include "sim/core/error.h"
+
+namespace npu::rv64 {
+
+namespace {
+
+constexpr uint32_t kWfi = 0x10500073, kEbreak = 0x00100073;
+constexpr uint32_t kSemiBefore = 0x01f01013, kSemiAfter = 0x40705013;  // slli/srai x0 markers
+
+int csr_reg(Csr c) {
+    switch (c) {
+    case Csr::Mstatus: return UC_RISCV_REG_MSTATUS;
+    case Csr::Mie: return UC_RISCV_REG_MIE;
+    case Csr::Mip: return UC_RISCV_REG_MIP;
+    case Csr::Mtvec: return UC_RISCV_REG_MTVEC;
+    case Csr::Mepc: return UC_RISCV_REG_MEPC;
+    case Csr::Mcause: return UC_RISCV_REG_MCAUSE;
+    case Csr::Mtval: return UC_RISCV_REG_MTVAL;
+    case Csr::Mscratch: return UC_RISCV_REG_MSCRATCH;
+    }
+    return UC_RISCV_REG_INVALID;
+}
+
+void check(uc_err e, const char* what) {
+    if (e != UC_ERR_OK) {
+        throw sim::Error(
+            fmt::format("the RISC-V simulator (Unicorn): {}: {}", what, uc_strerror(e)));
+    }
+}
+
+class UnicornCpu;
+
+struct MappedDevice {
+    UnicornCpu* owner = nullptr;
+    uint64_t base = 0;
+    Device device;
+    std::vector<uint8_t> backing;
+};
+
+class UnicornCpu final : public Cpu {
+public:
+    UnicornCpu() {
+        check(uc_open(UC_ARCH_RISCV, UC_MODE_RISCV64, &m_uc), "open");
+        check(uc_ctl_set_cpu_model(m_uc, UC_CPU_RISCV64_SIFIVE_U54), "CPU model");
+        set_csr(Csr::Mstatus, csr(Csr::Mstatus) | 0x2000);  // FS = Initial: F and D usable
+        uc_hook h;
+        check(uc_hook_add(m_uc, &h, UC_HOOK_BLOCK, reinterpret_cast<void*>(&on_block), this, 1, 0),
+              "block hook");
+        check(uc_hook_add(m_uc, &h, UC_HOOK_INTR, reinterpret_cast<void*>(&on_intr), this, 1, 0),
+              "interrupt hook");
+        check(uc_hook_add(m_uc, &h, UC_HOOK_MEM_UNMAPPED, reinterpret_cast<void*>(&on_unmapped),
+                          this, 1, 0),
+              "unmapped hook");
+    }
+    ~UnicornCpu() override { uc_close(m_uc); }
+    UnicornCpu(const UnicornCpu&) = delete;
+    UnicornCpu& operator=(const UnicornCpu&) = delete;
+
+    void map_ram(uint64_t addr, uint64_t size, uint8_t* host) override {
+        check(uc_mem_map_ptr(m_uc, addr, size, UC_PROT_ALL, host),
+              fmt::format("map RAM at {:#x}, {} bytes", addr, size).c_str());
+    }
+
+    void map_device(uint64_t addr, uint64_t size, Device device) override {
+        auto d = std::make_unique<MappedDevice>();
+        d->owner = this, d->base = addr, d->device = std::move(device);
+        d->backing.resize(size);
+        check(uc_mem_map_ptr(m_uc, addr, size, UC_PROT_READ | UC_PROT_WRITE, d->backing.data()),
+              fmt::format("map a device at {:#x}, {} bytes", addr, size).c_str());
+        uc_hook h;
+        check(uc_hook_add(m_uc, &h, UC_HOOK_MEM_READ | UC_HOOK_MEM_WRITE,
+                          reinterpret_cast<void*>(&on_device), d.get(), addr, addr + size - 1),
+              "device hook");
+        d->device.read = d->device.read ? d->device.read : [](uint64_t, unsigned, uint64_t& v) {
+            v = 0;
+            return true;
+        };
+        d->device.write = d->device.write ? d->device.write : [](uint64_t, unsigned, uint64_t) {
+            return true;
+        };
+        m_devices.push_back(std::move(d));
+    }
+
+    RunResult run(uint64_t budget) override {
+        m_budget = budget == 0 ? 1 : budget;
+        m_done = 0, m_block = {}, m_result = {};
+        m_stop_requested = false, m_stopped_by_us = false;
+        const uc_err e = uc_emu_start(m_uc, pc(), 0, 0, 0);
+        const uint64_t at = pc();
+        RunResult r = m_result;
+        if (m_stopped_by_us) {
+            r.instructions = m_done;  // stopped before the block it was about to count
+            return r;
+        }
+        if (m_stop_requested && r.stop == Stop::Fault) {  // a bus error, then the block's end
+            r.instructions = m_done - m_block.count + count_between(m_block.start, at);
+            return r;
+        }
+        if (e == UC_ERR_INSN_INVALID || e == UC_ERR_EXCEPTION) {  // ebreak, pc at it
+            r.instructions = m_done - m_block.count + count_between(m_block.start, at);
+            r.stop =
+                word(at - 4) == kSemiBefore && word(at) == kEbreak && word(at + 4) == kSemiAfter
+                    ? Stop::Semihost
+                    : Stop::Breakpoint;
+            return r;
+        }
+        if (e != UC_ERR_OK) {  // unmapped or protected: the address came through on_unmapped
+            r.stop = Stop::Fault;
+            r.instructions = m_done - m_block.count;
+            return r;
+        }
+        r.instructions = m_done - m_block.count + count_between(m_block.start, at);
+        r.stop = Stop::Wfi;  // uc_emu_start returns OK by itself only on wfi (EXCP_HLT)
+        if (word(at - 4) != kWfi) {
+            r.stop = Stop::Budget;  // ran off: treat as the end of its budget
+        }
+        return r;
+    }
+
+    void request_stop() override { m_stop_requested = true; }
+
+    uint64_t pc() const override { return reg(UC_RISCV_REG_PC); }
+    void set_pc(uint64_t v) override { set_reg(UC_RISCV_REG_PC, v); }
+    uint64_t x(unsigned r) const override {
+        return r == 0 ? 0 : reg(UC_RISCV_REG_X0 + static_cast<int>(r));
+    }
+    void set_x(unsigned r, uint64_t v) override {
+        if (r != 0 && r < 32) {
+            set_reg(UC_RISCV_REG_X0 + static_cast<int>(r), v);
+        }
+    }
+    uint64_t csr(Csr c) const override { return reg(csr_reg(c)); }
+    void set_csr(Csr c, uint64_t v) override { set_reg(csr_reg(c), v); }
+
+private:
+    struct Block {
+        uint64_t start = 0;
+        uint64_t count = 0;
+    };
+
+    uint64_t reg(int id) const {
+        uint64_t v = 0;
+        uc_reg_read(m_uc, id, &v);
+        return v;
+    }
+    void set_reg(int id, uint64_t v) { uc_reg_write(m_uc, id, &v); }
+    uint32_t word(uint64_t addr) const {
+        uint32_t w = 0;
+        return uc_mem_read(m_uc, addr, &w, 4) == UC_ERR_OK ? w : 0;
+    }
+    // Instructions (16- or 32-bit) from `from` up to, not including, `to`.
+    uint64_t count_between(uint64_t from, uint64_t to) const {
+        uint64_t n = 0;
+        for (uint64_t a = from; a < to; ++n) {
+            uint16_t h = 0;
+            uc_mem_read(m_uc, a, &h, 2);
+            a += (h & 3) == 3 ? 4 : 2;
+        }
+        return n;
+    }
+    uint64_t block_instructions(uint64_t addr, uint32_t size) {
+        const uint64_t key = addr ^ (uint64_t{size} << 48);
+        auto it = m_block_sizes.find(key);
+        if (it == m_block_sizes.end()) {
+            it = m_block_sizes.emplace(key, count_between(addr, addr + size)).first;
+        }
+        return it->second;
+    }
+
+    static void on_block(uc_engine* uc, uint64_t addr, uint32_t size, void* self) {
+        auto* c = static_cast<UnicornCpu*>(self);
+        const uint64_t n = c->block_instructions(addr, size);
+        if (c->m_stop_requested || (c->m_done > 0 && c->m_done + n > c->m_budget)) {
+            c->m_result.stop =
+                c->m_stop_requested
+                    ? (c->m_result.stop == Stop::Fault ? Stop::Fault : Stop::Requested)
+                    : Stop::Budget;
+            c->m_stopped_by_us = true;
+            uc_emu_stop(uc);
+            return;
+        }
+        c->m_done += n;
+        c->m_block = {addr, n};
+    }
+
+    static void on_intr(uc_engine*, uint32_t intno, void* self) {
+        auto* c = static_cast<UnicornCpu*>(self);
+        const uint64_t at = c->pc() - 4;  // Unicorn has already moved past it
+        if (intno == 8) {
+            c->trap(kCauseEcallM, at, 0);
+        } else {
+            c->trap(intno, at, intno == kCauseIllegal ? c->word(at) : 0);
+        }
+    }
+
+    static bool on_unmapped(uc_engine*, uc_mem_type, uint64_t addr, int, int64_t, void* self) {
+        static_cast<UnicornCpu*>(self)->m_result.fault_addr = addr;
+        return false;
+    }
+
+    static void on_device(uc_engine*, uc_mem_type type, uint64_t addr, int size, int64_t value,
+                          void* user) {
+        auto* d = static_cast<MappedDevice*>(user);
+        UnicornCpu* c = d->owner;
+        const uint64_t off = addr - d->base;
+        const auto n = static_cast<unsigned>(size);
+        bool ok = true;
+        if (type == UC_MEM_READ) {
+            uint64_t v = 0;
+            ok = d->device.read(off, n, v);
+            for (unsigned i = 0; i < n && off + i < d->backing.size(); ++i) {
+                d->backing[off + i] = static_cast<uint8_t>(v >> (8 * i));
+            }
+        } else {
+            ok = d->device.write(off, n, static_cast<uint64_t>(value));
+        }
+        if (!ok) {
+            c->m_result.stop = Stop::Fault;
+            c->m_result.fault_addr = addr;
+            c->m_stop_requested = true;
+        }
+    }
+
+    uc_engine* m_uc = nullptr;
+    std::vector<std::unique_ptr<MappedDevice>> m_devices;
+    std::unordered_map<uint64_t, uint64_t> m_block_sizes;
+    uint64_t m_budget = 0, m_done = 0;
+    Block m_block;
+    RunResult m_result;
+    bool m_stop_requested = false, m_stopped_by_us = false;
+};
+
+}  // namespace
+
+std::unique_ptr<Cpu> make_unicorn_cpu() {
+    return std::make_unique<UnicornCpu>();
+}
+
+}  // namespace npu::rv64

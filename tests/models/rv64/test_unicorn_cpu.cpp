@@ -1,0 +1,191 @@
+// The RV64 hart on Unicorn: programs hand-assembled here (encodings from the RISC-V ISA manual)
+// run with exact instruction counts, machine-mode traps done by the adapter (ecall, an illegal
+// instruction, an injected timer interrupt) and returned from with mret, whole 64-bit device
+// accesses, and every stop: wfi, budget, semihosting, an unmapped access, a device's bus error.
+#include <cstring>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "models/rv64/cpu.h"
+
+namespace npu::rv64 {
+namespace {
+
+constexpr uint32_t T0 = 5, T1 = 6, T2 = 7, A0 = 10, A1 = 11;
+constexpr uint64_t kRam = 0x80000000, kHandler = kRam + 0x100;
+
+uint32_t i_type(int32_t imm, uint32_t rs1, uint32_t f3, uint32_t rd, uint32_t op) {
+    return (static_cast<uint32_t>(imm) & 0xfff) << 20 | rs1 << 15 | f3 << 12 | rd << 7 | op;
+}
+uint32_t addi(uint32_t rd, uint32_t rs1, int32_t imm) {
+    return i_type(imm, rs1, 0, rd, 0x13);
+}
+uint32_t ld(uint32_t rd, uint32_t rs1, int32_t imm) {
+    return i_type(imm, rs1, 3, rd, 0x03);
+}
+uint32_t sd(uint32_t rs2, uint32_t rs1, int32_t imm) {
+    const auto u = static_cast<uint32_t>(imm);
+    return ((u >> 5) & 0x7f) << 25 | rs2 << 20 | rs1 << 15 | 3u << 12 | (u & 0x1f) << 7 | 0x23;
+}
+uint32_t bne(uint32_t rs1, uint32_t rs2, int32_t off) {
+    const auto u = static_cast<uint32_t>(off);
+    return ((u >> 12) & 1) << 31 | ((u >> 5) & 0x3f) << 25 | rs2 << 20 | rs1 << 15 | 1u << 12 |
+           ((u >> 1) & 0xf) << 8 | ((u >> 11) & 1) << 7 | 0x63;
+}
+uint32_t lui(uint32_t rd, uint32_t imm20) {
+    return imm20 << 12 | rd << 7 | 0x37;
+}
+uint32_t csrr(uint32_t rd, uint32_t csr) {
+    return i_type(static_cast<int32_t>(csr), 0, 2, rd, 0x73);
+}
+uint32_t csrw(uint32_t csr, uint32_t rs) {
+    return i_type(static_cast<int32_t>(csr), rs, 1, 0, 0x73);
+}
+constexpr uint32_t kEcall = 0x00000073, kEbreak = 0x00100073, kWfi = 0x10500073, kMret = 0x30200073,
+                   kIllegal = 0xc0001073;  // csrw cycle, x0: read-only
+constexpr uint32_t kMstatus = 0x300, kMtvec = 0x305, kMepc = 0x341, kMcause = 0x342, kMtval = 0x343;
+
+struct Hart {
+    std::vector<uint8_t> ram = std::vector<uint8_t>(64 * 1024);
+    std::unique_ptr<Cpu> cpu = make_unicorn_cpu();
+    Hart() {
+        cpu->map_ram(kRam, ram.size(), ram.data());
+        cpu->set_pc(kRam);
+    }
+    void code(uint64_t at, const std::vector<uint32_t>& words) {
+        std::memcpy(ram.data() + (at - kRam), words.data(), words.size() * 4);
+    }
+    // A handler that reads mcause into a1 and mtval into a0... no: mtval into t2, steps mepc
+    // past the 4-byte instruction and returns.
+    void stepping_handler() {
+        code(kHandler, {csrr(A1, kMcause), csrr(T2, kMtval), csrr(T1, kMepc), addi(T1, T1, 4),
+                        csrw(kMepc, T1), kMret});
+        cpu->set_csr(Csr::Mtvec, kHandler);
+    }
+};
+
+TEST(UnicornCpu, ALoopRunsToItsWfiWithExactInstructionCounts) {
+    Hart h;
+    // li t0, 1000; loop: addi t0, t0, -1; bne t0, x0, loop; wfi
+    h.code(kRam, {addi(T0, 0, 1000), addi(T0, T0, -1), bne(T0, 0, -4), kWfi});
+    const RunResult r = h.cpu->run(1'000'000);
+    EXPECT_EQ(r.stop, Stop::Wfi);
+    EXPECT_EQ(r.instructions, 1u + 2 * 1000 + 1);  // li, 1000 x (addi, bne), wfi
+    EXPECT_EQ(h.cpu->x(T0), 0u);
+    EXPECT_EQ(h.cpu->pc(), kRam + 16);
+}
+
+TEST(UnicornCpu, BudgetsSplitARunWithoutLosingAnInstruction) {
+    Hart h;
+    h.code(kRam, {addi(T0, 0, 1000), addi(T0, T0, -1), bne(T0, 0, -4), kWfi});
+    uint64_t total = 0;
+    int runs = 0;
+    for (RunResult r; r.stop != Stop::Wfi && runs < 1000; ++runs) {
+        r = h.cpu->run(100);
+        EXPECT_LE(r.instructions, 100u);
+        EXPECT_GT(r.instructions, 0u);
+        total += r.instructions;
+    }
+    EXPECT_EQ(total, 2002u);
+    EXPECT_GE(runs, 21);  // at least 2002 / 100
+}
+
+TEST(UnicornCpu, EcallAndIllegalInstructionsEnterTheTrapHandlerAndMretReturns) {
+    Hart h;
+    h.stepping_handler();
+    h.cpu->set_csr(Csr::Mstatus, h.cpu->csr(Csr::Mstatus) | kMstatusMie);
+    h.code(kRam, {kEcall, addi(A0, A0, 1), kWfi});
+    RunResult r = h.cpu->run(1000);
+    EXPECT_EQ(r.stop, Stop::Wfi);
+    EXPECT_EQ(h.cpu->x(A1), kCauseEcallM);
+    EXPECT_EQ(h.cpu->x(A0), 1u);  // the instruction after the ecall ran once
+    EXPECT_EQ(h.cpu->csr(Csr::Mepc), kRam + 4);
+    EXPECT_NE(h.cpu->csr(Csr::Mstatus) & kMstatusMie, 0u);  // mret restored MIE
+    Hart g;
+    g.stepping_handler();
+    g.code(kRam, {addi(A0, 0, 7), kIllegal, addi(A0, A0, 1), kWfi});
+    r = g.cpu->run(1000);
+    EXPECT_EQ(r.stop, Stop::Wfi);
+    EXPECT_EQ(g.cpu->x(A1), kCauseIllegal);
+    EXPECT_EQ(g.cpu->x(T2), kIllegal);  // mtval: the instruction
+    EXPECT_EQ(g.cpu->x(A0), 8u);
+}
+
+TEST(UnicornCpu, AnInjectedTimerInterruptRunsItsHandler) {
+    Hart h;
+    h.stepping_handler();
+    h.code(kRam, {kWfi, addi(A0, A0, 1), kWfi});
+    EXPECT_EQ(h.cpu->run(1000).stop, Stop::Wfi);
+    const uint64_t mtip = uint64_t{1} << kIrqTimer;
+    EXPECT_FALSE(h.cpu->take_interrupt(mtip));  // MIE clear: not taken
+    h.cpu->set_csr(Csr::Mie, mtip);
+    h.cpu->set_csr(Csr::Mstatus, h.cpu->csr(Csr::Mstatus) | kMstatusMie);
+    EXPECT_FALSE(h.cpu->take_interrupt(uint64_t{1} << kIrqExternal));  // not enabled in mie
+    ASSERT_TRUE(h.cpu->take_interrupt(mtip));
+    EXPECT_EQ(h.cpu->pc(), kHandler);
+    EXPECT_EQ(h.cpu->csr(Csr::Mcause), kInterrupt | kIrqTimer);
+    EXPECT_EQ(h.cpu->csr(Csr::Mstatus) & (kMstatusMie | kMstatusMpie), kMstatusMpie);
+    // The stepping handler skips the instruction after the wfi: a0 stays 0.
+    EXPECT_EQ(h.cpu->run(1000).stop, Stop::Wfi);
+    EXPECT_EQ(h.cpu->x(A1), kInterrupt | kIrqTimer);
+    EXPECT_EQ(h.cpu->x(A0), 0u);
+    EXPECT_EQ(h.cpu->pc(), kRam + 12);
+}
+
+TEST(UnicornCpu, DevicesSeeWholeSixtyFourBitAccesses) {
+    Hart h;
+    std::vector<std::tuple<char, uint64_t, unsigned, uint64_t>> seen;
+    Device d;
+    d.read = [&](uint64_t off, unsigned size, uint64_t& v) {
+        v = 0x1122334455667788;
+        seen.emplace_back('r', off, size, v);
+        return true;
+    };
+    d.write = [&](uint64_t off, unsigned size, uint64_t v) {
+        seen.emplace_back('w', off, size, v);
+        return true;
+    };
+    h.cpu->map_device(0x40800000, 0x1000, d);
+    // lui t0, 0x40800; li t1, -1; sd t1, 0(t0); ld t2, 8(t0); wfi
+    h.code(kRam, {lui(T0, 0x40800), addi(T1, 0, -1), sd(T1, T0, 0), ld(T2, T0, 8), kWfi});
+    const RunResult r = h.cpu->run(1000);
+    EXPECT_EQ(r.stop, Stop::Wfi);
+    EXPECT_EQ(r.instructions, 5u);
+    ASSERT_EQ(seen.size(), 2u);
+    EXPECT_EQ(seen[0], std::make_tuple('w', uint64_t{0}, 8u, ~uint64_t{0}));
+    EXPECT_EQ(seen[1], std::make_tuple('r', uint64_t{8}, 8u, uint64_t{0x1122334455667788}));
+    EXPECT_EQ(h.cpu->x(T2), 0x1122334455667788u);
+}
+
+TEST(UnicornCpu, SemihostingUnmappedAccessesAndBusErrorsStopTheRun) {
+    Hart h;
+    // li a0, 0x18; slli x0, x0, 0x1f; ebreak; srai x0, x0, 7
+    h.code(kRam, {addi(A0, 0, 0x18), 0x01f01013, kEbreak, 0x40705013});
+    RunResult r = h.cpu->run(1000);
+    EXPECT_EQ(r.stop, Stop::Semihost);
+    EXPECT_EQ(h.cpu->pc(), kRam + 8);
+    EXPECT_EQ(h.cpu->x(A0), 0x18u);
+    EXPECT_EQ(r.instructions, 2u);  // li and the slli marker; the ebreak is the caller's
+    Hart b;
+    b.code(kRam, {addi(A0, 0, 1), kEbreak});
+    EXPECT_EQ(b.cpu->run(1000).stop, Stop::Breakpoint);
+    Hart u;
+    u.code(kRam, {lui(T0, 0x10000), ld(T1, T0, 0), kWfi});
+    r = u.cpu->run(1000);
+    EXPECT_EQ(r.stop, Stop::Fault);
+    EXPECT_EQ(r.fault_addr, 0x10000000u);
+    Hart e;
+    Device d;
+    d.write = [](uint64_t, unsigned, uint64_t) {
+        return false;
+    };
+    e.cpu->map_device(0x50000000, 0x1000, d);
+    e.code(kRam, {lui(T0, 0x50000), sd(0, T0, 0x10), addi(A0, 0, 1), kWfi});
+    r = e.cpu->run(1000);
+    EXPECT_EQ(r.stop, Stop::Fault);
+    EXPECT_EQ(r.fault_addr, 0x50000010u);
+}
+
+}  // namespace
+}  // namespace npu::rv64
