@@ -1,0 +1,229 @@
+#include "models/rv64/semihost.h"
+
+#include <cerrno>
+
+#include <fmt/format.h>
+
+namespace npu::rv64 {
+
+namespace {
+
+enum Op : uint64_t {
+    kOpen = 0x01,
+    kClose = 0x02,
+    kWriteC = 0x03,
+    kWrite0 = 0x04,
+    kWrite = 0x05,
+    kRead = 0x06,
+    kIsTty = 0x09,
+    kSeek = 0x0a,
+    kFlen = 0x0c,
+    kClock = 0x10,
+    kTime = 0x11,
+    kErrno = 0x13,
+    kCmdline = 0x15,
+    kExit = 0x18,
+    kExitExtended = 0x20,
+};
+constexpr uint64_t kFail = ~uint64_t{0};        // -1
+constexpr uint64_t kApplicationExit = 0x20026;  // ADP_Stopped_ApplicationExit
+constexpr uint64_t kConsoleIn = 0, kConsoleOut = 1, kConsoleErr = 2;
+constexpr size_t kMaxTransfer = 64u << 20;
+
+// The parameter block's first n 8-byte fields.
+bool fields(const GuestMemory& mem, uint64_t at, size_t n, std::vector<uint64_t>& out) {
+    out.assign(n, 0);
+    return mem.read(at, out.data(), n * 8);
+}
+
+bool guest_string(const GuestMemory& mem, uint64_t at, size_t len, std::string& s) {
+    if (len > 4096) {
+        return false;
+    }
+    s.assign(len, '\0');
+    return mem.read(at, s.data(), len);
+}
+
+}  // namespace
+
+Semihost::Semihost(Options o)
+    : m_o(std::move(o)) {
+}
+
+Semihost::~Semihost() {
+    for (auto& [h, f] : m_files) {
+        std::fclose(f);
+    }
+}
+
+uint64_t Semihost::fail(int err) {
+    m_errno = err;
+    return kFail;
+}
+
+uint64_t Semihost::call(uint64_t op, uint64_t param, const GuestMemory& mem) {
+    std::vector<uint64_t> f;
+    const auto need = [&](size_t n) {
+        return fields(mem, param, n, f);
+    };
+    switch (op) {
+    case kOpen: return need(3) ? open(f, mem) : fail(EFAULT);
+    case kClose:
+        if (!need(1)) {
+            return fail(EFAULT);
+        }
+        if (f[0] <= kConsoleErr) {
+            return 0;
+        }
+        if (auto it = m_files.find(f[0]); it != m_files.end()) {
+            std::fclose(it->second);
+            m_files.erase(it);
+            return 0;
+        }
+        return fail(EBADF);
+    case kWriteC: {
+        char c = 0;
+        if (!mem.read(param, &c, 1)) {
+            return fail(EFAULT);
+        }
+        m_o.console(std::string(1, c));
+        return 0;
+    }
+    case kWrite0: {
+        std::string s;
+        for (char c = 0;
+             mem.read(param + s.size(), &c, 1) && c != '\0' && s.size() < kMaxTransfer;) {
+            s += c;
+        }
+        m_o.console(s);
+        return 0;
+    }
+    case kWrite: return need(3) ? write(f, mem) : fail(EFAULT);
+    case kRead: return need(3) ? read(f, mem) : fail(EFAULT);
+    case kIsTty: return need(1) ? (f[0] <= kConsoleErr ? 1 : 0) : fail(EFAULT);
+    case kSeek: {
+        if (!need(2)) {
+            return fail(EFAULT);
+        }
+        auto it = m_files.find(f[0]);
+        if (it == m_files.end()) {
+            return fail(EBADF);
+        }
+        return std::fseek(it->second, static_cast<long>(f[1]), SEEK_SET) == 0 ? 0 : fail(EINVAL);
+    }
+    case kFlen: {
+        if (!need(1)) {
+            return fail(EFAULT);
+        }
+        auto it = m_files.find(f[0]);
+        if (it == m_files.end()) {
+            return fail(EBADF);
+        }
+        const long at = std::ftell(it->second);
+        std::fseek(it->second, 0, SEEK_END);
+        const long len = std::ftell(it->second);
+        std::fseek(it->second, at, SEEK_SET);
+        return static_cast<uint64_t>(len);
+    }
+    case kClock: return m_o.centiseconds ? m_o.centiseconds() : 0;
+    case kTime: return 0;  // a fixed epoch: runs stay deterministic
+    case kErrno: return static_cast<uint64_t>(m_errno);
+    case kCmdline: {
+        if (!need(2)) {
+            return fail(EFAULT);
+        }
+        std::string line;
+        for (const std::string& a : m_o.args) {
+            line += (line.empty() ? "" : " ") + a;
+        }
+        if (line.size() + 1 > f[1]) {
+            return fail(ENOSPC);
+        }
+        const uint64_t len = line.size();
+        return mem.write(f[0], line.c_str(), line.size() + 1) && mem.write(param + 8, &len, 8)
+                   ? 0
+                   : fail(EFAULT);
+    }
+    case kExit: return need(2) ? exit(f[0], f[1]) : fail(EFAULT);
+    case kExitExtended: return need(2) ? exit(f[0], f[1]) : fail(EFAULT);
+    default:
+        m_unsupported.push_back(fmt::format("semihosting operation {:#x}", op));
+        return fail(ENOSYS);
+    }
+}
+
+uint64_t Semihost::open(const std::vector<uint64_t>& f, const GuestMemory& mem) {
+    std::string name;
+    if (!guest_string(mem, f[0], f[2], name)) {
+        return fail(EFAULT);
+    }
+    static const char* const kModes[] = {"r",  "rb",  "r+", "r+b", "w",  "wb",
+                                         "w+", "w+b", "a",  "ab",  "a+", "a+b"};
+    if (f[1] >= 12) {
+        return fail(EINVAL);
+    }
+    if (name == ":tt") {
+        return f[1] < 4 ? kConsoleIn : f[1] < 8 ? kConsoleOut : kConsoleErr;
+    }
+    if (!name.empty() && name[0] == ':') {
+        return fail(ENOENT);  // e.g. ":semihosting-features": none offered
+    }
+    std::FILE* file = std::fopen(name.c_str(), kModes[f[1]]);
+    if (file == nullptr) {
+        return fail(errno);
+    }
+    m_files[m_next] = file;
+    return m_next++;
+}
+
+uint64_t Semihost::write(const std::vector<uint64_t>& f, const GuestMemory& mem) {
+    if (f[2] > kMaxTransfer) {
+        return fail(EINVAL);
+    }
+    std::string buf(f[2], '\0');
+    if (!mem.read(f[1], buf.data(), buf.size())) {
+        return fail(EFAULT);
+    }
+    if (f[0] == kConsoleOut || f[0] == kConsoleErr) {
+        m_o.console(buf);
+        return 0;
+    }
+    auto it = m_files.find(f[0]);
+    if (it == m_files.end()) {
+        return fail(EBADF);
+    }
+    return buf.size() - std::fwrite(buf.data(), 1, buf.size(), it->second);  // bytes not written
+}
+
+uint64_t Semihost::read(const std::vector<uint64_t>& f, const GuestMemory& mem) {
+    if (f[2] > kMaxTransfer) {
+        return fail(EINVAL);
+    }
+    if (f[0] == kConsoleIn) {
+        return f[2];  // no console input: nothing read
+    }
+    auto it = m_files.find(f[0]);
+    if (it == m_files.end()) {
+        return fail(EBADF);
+    }
+    std::vector<uint8_t> buf(f[2]);
+    const size_t got = std::fread(buf.data(), 1, buf.size(), it->second);
+    if (got > 0 && !mem.write(f[1], buf.data(), got)) {
+        return fail(EFAULT);
+    }
+    return f[2] - got;  // bytes not read
+}
+
+uint64_t Semihost::exit(uint64_t reason, uint64_t subcode) {
+    m_exited = true;
+    if (reason == kApplicationExit) {
+        m_exit_code = static_cast<int>(subcode & 0xff);
+        m_exit_reason = fmt::format("exit({})", subcode);
+    } else {  // picolibc: exit(n != 0) is ADP_Stopped_RunTimeErrorUnknown (0x20023), subcode n
+        m_exit_code = subcode != 0 ? static_cast<int>(subcode & 0xff) : 1;
+        m_exit_reason = fmt::format("stopped with reason {:#x}, subcode {}", reason, subcode);
+    }
+    return 0;
+}
+
+}  // namespace npu::rv64
