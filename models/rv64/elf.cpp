@@ -50,6 +50,38 @@ void read_symbols(Elf* elf, ElfImage& img) {
     }
 }
 
+// Every PT_LOAD segment at its physical address, zero-filled to its size in memory.
+void read_segments(Elf* elf, const std::string& path, ElfImage& img) {
+    const auto fail = [&](const std::string& why) {
+        return sim::Error(path + ": " + why);
+    };
+    size_t count = 0;
+    if (elf_getphdrnum(elf, &count) != 0) {
+        throw fail(fmt::format("unreadable program headers ({})", elf_errmsg(-1)));
+    }
+    size_t file_size = 0;
+    const char* raw = elf_rawfile(elf, &file_size);
+    for (size_t i = 0; i < count; ++i) {
+        GElf_Phdr ph;
+        if (gelf_getphdr(elf, static_cast<int>(i), &ph) == nullptr || ph.p_type != PT_LOAD ||
+            ph.p_memsz == 0) {
+            continue;
+        }
+        if (raw == nullptr || ph.p_offset > file_size || ph.p_filesz > file_size - ph.p_offset ||
+            ph.p_filesz > ph.p_memsz || ph.p_memsz > (uint64_t{1} << 32)) {
+            throw fail(
+                fmt::format("segment {} ({:#x} bytes at offset {:#x}, {:#x} in memory) "
+                            "does not fit the file of {} bytes",
+                            i, ph.p_filesz, ph.p_offset, ph.p_memsz, file_size));
+        }
+        ElfSegment s;
+        s.addr = ph.p_paddr;
+        s.bytes.assign(raw + ph.p_offset, raw + ph.p_offset + ph.p_filesz);
+        s.bytes.resize(ph.p_memsz, 0);
+        img.segments.push_back(std::move(s));
+    }
+}
+
 }  // namespace
 
 ElfImage load_elf(const std::string& path) {
@@ -83,31 +115,7 @@ ElfImage load_elf(const std::string& path) {
     ElfImage img;
     img.file = path;
     img.entry = eh.e_entry;
-    size_t count = 0;
-    if (elf_getphdrnum(f.elf, &count) != 0) {
-        throw fail(fmt::format("unreadable program headers ({})", elf_errmsg(-1)));
-    }
-    size_t file_size = 0;
-    const char* raw = elf_rawfile(f.elf, &file_size);
-    for (size_t i = 0; i < count; ++i) {
-        GElf_Phdr ph;
-        if (gelf_getphdr(f.elf, static_cast<int>(i), &ph) == nullptr || ph.p_type != PT_LOAD ||
-            ph.p_memsz == 0) {
-            continue;
-        }
-        if (raw == nullptr || ph.p_offset > file_size || ph.p_filesz > file_size - ph.p_offset ||
-            ph.p_filesz > ph.p_memsz || ph.p_memsz > (uint64_t{1} << 32)) {
-            throw fail(
-                fmt::format("segment {} ({:#x} bytes at offset {:#x}, {:#x} in memory) "
-                            "does not fit the file of {} bytes",
-                            i, ph.p_filesz, ph.p_offset, ph.p_memsz, file_size));
-        }
-        ElfSegment s;
-        s.addr = ph.p_paddr;
-        s.bytes.assign(raw + ph.p_offset, raw + ph.p_offset + ph.p_filesz);
-        s.bytes.resize(ph.p_memsz, 0);
-        img.segments.push_back(std::move(s));
-    }
+    read_segments(f.elf, path, img);
     if (img.segments.empty()) {
         throw fail("no loadable segment (PT_LOAD)");
     }

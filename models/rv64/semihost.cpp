@@ -69,87 +69,82 @@ uint64_t Semihost::call(uint64_t op, uint64_t param, const GuestMemory& mem) {
     switch (op) {
     case kOpen: return need(3) ? open(f, mem) : fail(EFAULT);
     case kClose:
-        if (!need(1)) {
-            return fail(EFAULT);
-        }
-        if (f[0] <= kConsoleErr) {
-            return 0;
-        }
-        if (auto it = m_files.find(f[0]); it != m_files.end()) {
-            std::fclose(it->second);
-            m_files.erase(it);
-            return 0;
-        }
-        return fail(EBADF);
-    case kWriteC: {
-        char c = 0;
-        if (!mem.read(param, &c, 1)) {
-            return fail(EFAULT);
-        }
-        m_o.console(std::string(1, c));
-        return 0;
-    }
-    case kWrite0: {
-        std::string s;
-        for (char c = 0;
-             mem.read(param + s.size(), &c, 1) && c != '\0' && s.size() < kMaxTransfer;) {
-            s += c;
-        }
-        m_o.console(s);
-        return 0;
-    }
+    case kSeek:
+    case kFlen: return need(op == kSeek ? 2 : 1) ? on_file(op, f) : fail(EFAULT);
+    case kWriteC:
+    case kWrite0: return console(op, param, mem);
     case kWrite: return need(3) ? write(f, mem) : fail(EFAULT);
     case kRead: return need(3) ? read(f, mem) : fail(EFAULT);
     case kIsTty: return need(1) ? (f[0] <= kConsoleErr ? 1 : 0) : fail(EFAULT);
-    case kSeek: {
-        if (!need(2)) {
-            return fail(EFAULT);
-        }
-        auto it = m_files.find(f[0]);
-        if (it == m_files.end()) {
-            return fail(EBADF);
-        }
-        return std::fseek(it->second, static_cast<long>(f[1]), SEEK_SET) == 0 ? 0 : fail(EINVAL);
-    }
-    case kFlen: {
-        if (!need(1)) {
-            return fail(EFAULT);
-        }
-        auto it = m_files.find(f[0]);
-        if (it == m_files.end()) {
-            return fail(EBADF);
-        }
-        const long at = std::ftell(it->second);
-        std::fseek(it->second, 0, SEEK_END);
-        const long len = std::ftell(it->second);
-        std::fseek(it->second, at, SEEK_SET);
-        return static_cast<uint64_t>(len);
-    }
     case kClock: return m_o.centiseconds ? m_o.centiseconds() : 0;
     case kTime: return 0;  // a fixed epoch: runs stay deterministic
     case kErrno: return static_cast<uint64_t>(m_errno);
-    case kCmdline: {
-        if (!need(2)) {
-            return fail(EFAULT);
-        }
-        std::string line;
-        for (const std::string& a : m_o.args) {
-            line += (line.empty() ? "" : " ") + a;
-        }
-        if (line.size() + 1 > f[1]) {
-            return fail(ENOSPC);
-        }
-        const uint64_t len = line.size();
-        return mem.write(f[0], line.c_str(), line.size() + 1) && mem.write(param + 8, &len, 8)
-                   ? 0
-                   : fail(EFAULT);
-    }
-    case kExit: return need(2) ? exit(f[0], f[1]) : fail(EFAULT);
+    case kCmdline: return need(2) ? cmdline(f[0], f[1], param, mem) : fail(EFAULT);
+    case kExit:
     case kExitExtended: return need(2) ? exit(f[0], f[1]) : fail(EFAULT);
     default:
         m_unsupported.push_back(fmt::format("semihosting operation {:#x}", op));
         return fail(ENOSYS);
     }
+}
+
+// SYS_WRITEC (one character at `param`) and SYS_WRITE0 (a string ending in NUL).
+uint64_t Semihost::console(uint64_t op, uint64_t param, const GuestMemory& mem) {
+    std::string s;
+    if (op == kWriteC) {
+        char c = 0;
+        if (!mem.read(param, &c, 1)) {
+            return fail(EFAULT);
+        }
+        s = c;
+    }
+    for (char c = 0; op == kWrite0 && mem.read(param + s.size(), &c, 1) && c != '\0' &&
+                     s.size() < kMaxTransfer;) {
+        s += c;
+    }
+    m_o.console(s);
+    return 0;
+}
+
+// SYS_CLOSE, SYS_SEEK and SYS_FLEN on a handle (f[0]); the console's handles close as no-ops.
+uint64_t Semihost::on_file(uint64_t op, const std::vector<uint64_t>& f) {
+    if (op == kClose && f[0] <= kConsoleErr) {
+        return 0;
+    }
+    const auto it = m_files.find(f[0]);
+    if (it == m_files.end()) {
+        return fail(EBADF);
+    }
+    std::FILE* file = it->second;
+    if (op == kClose) {
+        std::fclose(file);
+        m_files.erase(it);
+        return 0;
+    }
+    if (op == kSeek) {
+        return std::fseek(file, static_cast<long>(f[1]), SEEK_SET) == 0 ? 0 : fail(EINVAL);
+    }
+    const long at = std::ftell(file);
+    std::fseek(file, 0, SEEK_END);
+    const long len = std::ftell(file);
+    std::fseek(file, at, SEEK_SET);
+    return static_cast<uint64_t>(len);
+}
+
+// SYS_GET_CMDLINE: the program and its arguments into buf (size bytes, with the NUL), and the
+// length into the block's second field.
+uint64_t Semihost::cmdline(uint64_t buf, uint64_t size, uint64_t param, const GuestMemory& mem) {
+    std::string line;
+    for (const std::string& a : m_o.args) {
+        line += (line.empty() ? "" : " ") + a;
+    }
+    if (line.size() + 1 > size) {
+        return fail(ENOSPC);
+    }
+    const uint64_t len = line.size();
+    return mem.write(buf, line.c_str(), line.size() + 1) && mem.write(param + 8, &len, 8)
+               ? 0
+               : fail(EFAULT);
 }
 
 uint64_t Semihost::open(const std::vector<uint64_t>& f, const GuestMemory& mem) {

@@ -43,6 +43,9 @@ public:
 
 private:
     uint64_t open(const std::vector<uint64_t>& f, const GuestMemory& mem);
+    uint64_t console(uint64_t op, uint64_t param, const GuestMemory& mem);
+    uint64_t on_file(uint64_t op, const std::vector<uint64_t>& f);
+    uint64_t cmdline(uint64_t buf, uint64_t size, uint64_t param, const GuestMemory& mem);
     uint64_t write(const std::vector<uint64_t>& f, const GuestMemory& mem);
     uint64_t read(const std::vector<uint64_t>& f, const GuestMemory& mem);
     uint64_t exit(uint64_t reason, uint64_t subcode);

@@ -187,10 +187,11 @@ private:
         auto* c = static_cast<UnicornCpu*>(self);
         const uint64_t n = c->block_instructions(addr, size);
         if (c->m_stop_requested || (c->m_done > 0 && c->m_done + n > c->m_budget)) {
-            c->m_result.stop =
-                c->m_stop_requested
-                    ? (c->m_result.stop == Stop::Fault ? Stop::Fault : Stop::Requested)
-                    : Stop::Budget;
+            if (!c->m_stop_requested) {
+                c->m_result.stop = Stop::Budget;
+            } else if (c->m_result.stop != Stop::Fault) {  // a bus error keeps its Fault
+                c->m_result.stop = Stop::Requested;
+            }
             c->m_stopped_by_us = true;
             uc_emu_stop(uc);
             return;

@@ -278,7 +278,8 @@ platform::PlatformKind ascend_platform_kind() {
             "(configs/ascend.yaml)",
             [](const sim::ConfigNode& p, const std::string& source) {
                 return std::make_unique<AscendFace>(read_ascend_config(p), source);
-            }};
+            },
+            false};
 }
 
 }  // namespace npu::ascend

@@ -172,6 +172,7 @@ struct PlatformKind {
     std::function<std::unique_ptr<Platform>(const sim::ConfigNode& platform,
                                             const std::string& source)>
         read;
+    bool plays_scripts = false;  // its run() takes RunRequest::script (npusim run --script)
 };
 
 // Every registered kind, the built-in ones first (platforms/registry.cpp, library

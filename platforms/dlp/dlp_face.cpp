@@ -261,7 +261,8 @@ platform::PlatformKind dlp_platform_kind() {
             "(configs/dlp_zcu102_*.yaml)",
             [](const sim::ConfigNode& p, const std::string& source) {
                 return std::make_unique<DlpFace>(read_dlp_platform(p), source);
-            }};
+            },
+            false};
 }
 
 }  // namespace npu::dlp

@@ -292,7 +292,8 @@ platform::PlatformKind k210_platform_kind() {
     return {"k210", "Kendryte K210: KPU, DMAC, SRAM; runs kmodels v3/v4 (configs/k210.yaml)",
             [](const sim::ConfigNode& p, const std::string& source) {
                 return std::make_unique<K210Face>(read_k210_config(p), source);
-            }};
+            },
+            true};  // npusim run --script: register scripts on the SoC
 }
 
 }  // namespace npu::k210

@@ -143,7 +143,8 @@ PlatformKind selfcheck_platform_kind() {
             "(configs/selfcheck.yaml)",
             [](const sim::ConfigNode& p, const std::string& source) {
                 return std::make_unique<SelfCheckFace>(read_platform(p), source);
-            }};
+            },
+            false};
 }
 
 }  // namespace npu::platform

@@ -15,6 +15,25 @@
 
 namespace npu::app {
 
+namespace {
+
+// --script needs a platform kind that plays register scripts (PlatformKind::plays_scripts).
+void check_plays_scripts(const platform::Platform& p) {
+    std::string players;
+    bool plays = false;
+    for (const platform::PlatformKind& k : platform::platform_kinds()) {
+        plays = plays || (k.kind == p.kind() && k.plays_scripts);
+        players += k.plays_scripts ? (players.empty() ? "" : ", ") + k.kind : "";
+    }
+    if (!plays) {
+        throw sim::Error(
+            fmt::format("--script: register scripts play on the {} platform; {} is a {} platform",
+                        players, p.source(), p.kind()));
+    }
+}
+
+}  // namespace
+
 int cmd_run(const RunOptions& opts) {
     if (opts.trace && opts.out.empty()) {
         throw sim::Error("--trace writes trace.json into the output directory: add --out DIR");
@@ -30,11 +49,8 @@ int cmd_run(const RunOptions& opts) {
             "--functional or --dump-all (dump_mem lines write what you need)");
     }
     const std::unique_ptr<platform::Platform> p = load_platform(opts.platform, opts.set);
-    if (!opts.script.empty() && p->kind() != "k210") {
-        throw sim::Error(
-            fmt::format("--script: register scripts play on the k210 platform; {} is "
-                        "a {} platform",
-                        p->source(), p->kind()));
+    if (!opts.script.empty()) {
+        check_plays_scripts(*p);
     }
     std::unique_ptr<sim::OutputDir> out;  // first: a bad --out fails before any work
     if (!opts.out.empty()) {

@@ -68,20 +68,20 @@ std::string junit(const std::vector<Json>& records, const Merged& m) {
     return s + "  </testsuite>\n</testsuites>\n";
 }
 
+// The keys of `obj` not yet in `keys`, appended in their order (columns in first-seen order).
+void add_keys(std::vector<std::string>& keys, const Json& obj) {
+    for (const auto& [k, v] : obj.items()) {
+        if (std::find(keys.begin(), keys.end(), k) == keys.end()) {
+            keys.push_back(k);
+        }
+    }
+}
+
 std::string csv(const std::vector<Json>& records) {
     std::vector<std::string> axes, metrics;
     for (const Json& r : records) {
-        const Json a = r.value("axes", Json::object()), m = r.value("metrics", Json::object());
-        for (const auto& [k, v] : a.items()) {
-            if (std::find(axes.begin(), axes.end(), k) == axes.end()) {
-                axes.push_back(k);
-            }
-        }
-        for (const auto& [k, v] : m.items()) {
-            if (std::find(metrics.begin(), metrics.end(), k) == metrics.end()) {
-                metrics.push_back(k);
-            }
-        }
+        add_keys(axes, r.value("axes", Json::object()));
+        add_keys(metrics, r.value("metrics", Json::object()));
     }
     std::string s = "id,name";
     for (const std::string& a : axes) {
@@ -110,25 +110,15 @@ std::string csv(const std::vector<Json>& records) {
 // Every job's rows, each prefixed with its job's id, name and axis values.
 std::string rows_csv(const std::vector<Json>& records) {
     std::vector<std::string> axes, keys;
-    const auto add = [](std::vector<std::string>& to, const std::string& k) {
-        if (std::find(to.begin(), to.end(), k) == to.end()) {
-            to.push_back(k);
-        }
-    };
     bool any = false;
     for (const Json& r : records) {
         if (!r.contains("rows")) {
             continue;
         }
         any = true;
-        const Json a = r.value("axes", Json::object());
-        for (const auto& [k, v] : a.items()) {
-            add(axes, k);
-        }
+        add_keys(axes, r.value("axes", Json::object()));
         for (const Json& row : r["rows"]) {
-            for (const auto& [k, v] : row.items()) {
-                add(keys, k);
-            }
+            add_keys(keys, row);
         }
     }
     if (!any) {

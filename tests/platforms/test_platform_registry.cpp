@@ -56,10 +56,12 @@ private:
 
 void register_toy() {
     static const bool once = [] {
-        platform::register_platform(
-            {"toy", "a test accelerator", [](const sim::ConfigNode& p, const std::string& src) {
-                 return std::make_unique<ToyFace>(p.get<uint32_t>("lanes", 1, 1, 1024), src);
-             }});
+        platform::register_platform({"toy", "a test accelerator",
+                                     [](const sim::ConfigNode& p, const std::string& src) {
+                                         return std::make_unique<ToyFace>(
+                                             p.get<uint32_t>("lanes", 1, 1, 1024), src);
+                                     },
+                                     false});
         return true;
     }();
     (void)once;

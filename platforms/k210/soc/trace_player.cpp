@@ -51,12 +51,10 @@ bool plain_name(const std::string& n) {
     return n != "report.json" && n != "report.html" && n != "trace.json";
 }
 
-}  // namespace
-
-std::vector<TraceStep> parse_trace(const std::string& text, const std::string& source,
-                                   const Blobs& blobs) {
+// The steps of a script's lines (words_of).
+std::vector<TraceStep> parse_lines(const std::vector<std::vector<std::string>>& lines,
+                                   const std::string& source, const Blobs& blobs) {
     std::vector<TraceStep> steps;
-    const std::vector<std::vector<std::string>> lines = words_of(text);
     for (int n = 1; n <= static_cast<int>(lines.size()); ++n) {
         const std::vector<std::string>& t = lines[static_cast<size_t>(n - 1)];
         if (t.empty()) {
@@ -128,6 +126,13 @@ std::vector<TraceStep> parse_trace(const std::string& text, const std::string& s
     return steps;
 }
 
+}  // namespace
+
+std::vector<TraceStep> parse_trace(const std::string& text, const std::string& source,
+                                   const Blobs& blobs) {
+    return parse_lines(words_of(text), source, blobs);
+}
+
 TraceScript load_trace_script(const std::string& path) {
     const std::vector<uint8_t> bytes = sim::read_file(path);
     const std::string text(bytes.begin(), bytes.end());
@@ -153,7 +158,7 @@ TraceScript load_trace_script(const std::string& path) {
             throw sim::Error(fmt::format("{}:{}: {}", path, n + 1, e.what()));
         }
     }
-    script.steps = parse_trace(text, path, script.blobs);
+    script.steps = parse_lines(lines, path, script.blobs);
     return script;
 }
 

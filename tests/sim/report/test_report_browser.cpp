@@ -68,14 +68,29 @@ Rendered render(const std::string& chromium, const fs::path& page, const fs::pat
     return r;
 }
 
+// An empty folder of the test's own under the temporary directory.
+fs::path fresh_dir(const std::string& tag) {
+    const fs::path dir =
+        fs::temp_directory_path() / ("npusim-browser-" + tag + std::to_string(getpid()));
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    return dir;
+}
+
+// The digits CNN compiled for the K210 into dir/digits.kmodel; false when npusim failed.
+bool compile_digits(const fs::path& dir, std::string& km) {
+    const std::string d = NPUSIM_SOURCE_DIR "/platforms/k210/digits/";
+    km = (dir / "digits.kmodel").string();
+    return sh(std::string(NPUSIM_BIN) + " compile --target k210 " + d + "digits_cnn.onnx " +
+              "--calibrate " + d + "calib_images.npy -o " + km + " >/dev/null") == 0;
+}
+
 TEST(ReportBrowser, TheDefaultJobsPageRendersWithItsPlots) {
     const std::string chromium = find_chromium();
     if (chromium.empty()) {
         GTEST_SKIP() << "chromium is not installed (scripts/install-deps installs it)";
     }
-    const fs::path dir = fs::temp_directory_path() / ("npusim-browser-" + std::to_string(getpid()));
-    fs::remove_all(dir);
-    fs::create_directories(dir);
+    const fs::path dir = fresh_dir("");
     ASSERT_EQ(
         sh(std::string(NPUSIM_BIN) + " run --trace --out " + (dir / "d").string() + " >/dev/null"),
         0);
@@ -129,15 +144,10 @@ TEST(ReportBrowser, ARegressPageMarksItsFirstDivergingLayer) {
     if (chromium.empty()) {
         GTEST_SKIP() << "chromium is not installed (scripts/install-deps installs it)";
     }
-    const fs::path dir =
-        fs::temp_directory_path() / ("npusim-browser-r" + std::to_string(getpid()));
-    fs::remove_all(dir);
-    fs::create_directories(dir);
+    const fs::path dir = fresh_dir("r");
     const std::string d = NPUSIM_SOURCE_DIR "/platforms/k210/digits/";
-    const std::string km = (dir / "digits.kmodel").string();
-    ASSERT_EQ(sh(std::string(NPUSIM_BIN) + " compile --target k210 " + d + "digits_cnn.onnx " +
-                 "--calibrate " + d + "calib_images.npy -o " + km + " >/dev/null"),
-              0);
+    std::string km;
+    ASSERT_TRUE(compile_digits(dir, km));
     // Exit 1: the tolerance is exceeded; the report is written all the same.
     ASSERT_EQ(sh(std::string(NPUSIM_BIN) + " regress --onnx " + d + "digits_cnn.onnx --model " +
                  km + " --inputs " + d + "test_images.npy --labels " + d +
@@ -168,10 +178,7 @@ TEST(ReportBrowser, A99LayerModelsPageStaysSmall) {
         GTEST_SKIP() << (chromium.empty() ? "chromium is not installed"
                                           : model + " is not here (../shared is optional)");
     }
-    const fs::path dir =
-        fs::temp_directory_path() / ("npusim-browser-99" + std::to_string(getpid()));
-    fs::remove_all(dir);
-    fs::create_directories(dir);
+    const fs::path dir = fresh_dir("99");
     ASSERT_EQ(sh(std::string(NPUSIM_BIN) + " run --model " + model + " --input " +
                  NPUSIM_SHARED_DIR "/k210/coco_436551.jpg --trace --out " + (dir / "u").string() +
                  " >/dev/null 2>&1"),
@@ -193,15 +200,10 @@ TEST(ReportBrowser, ACampaignPageListsItsJobs) {
     if (chromium.empty()) {
         GTEST_SKIP() << "chromium is not installed (scripts/install-deps installs it)";
     }
-    const fs::path dir =
-        fs::temp_directory_path() / ("npusim-browser-c" + std::to_string(getpid()));
-    fs::remove_all(dir);
-    fs::create_directories(dir);
+    const fs::path dir = fresh_dir("c");
     const std::string d = NPUSIM_SOURCE_DIR "/platforms/k210/digits/";
-    const std::string km = (dir / "digits.kmodel").string();
-    ASSERT_EQ(sh(std::string(NPUSIM_BIN) + " compile --target k210 " + d + "digits_cnn.onnx " +
-                 "--calibrate " + d + "calib_images.npy -o " + km + " >/dev/null"),
-              0);
+    std::string km;
+    ASSERT_TRUE(compile_digits(dir, km));
     std::ofstream(dir / "c.yaml") << "campaign:\n  name: digits\n  command: regress\n"
                                      "  options: {onnx: " +
                                          d + "digits_cnn.onnx, model: " + km + ", inputs: " + d +
@@ -238,10 +240,7 @@ TEST(ReportBrowser, AnEstimatePagePlotsTheSweep) {
     if (chromium.empty()) {
         GTEST_SKIP() << "chromium is not installed (scripts/install-deps installs it)";
     }
-    const fs::path dir =
-        fs::temp_directory_path() / ("npusim-browser-e" + std::to_string(getpid()));
-    fs::remove_all(dir);
-    fs::create_directories(dir);
+    const fs::path dir = fresh_dir("e");
     ASSERT_EQ(sh(std::string(NPUSIM_BIN) +
                  " estimate --layers " NPUSIM_SOURCE_DIR "/configs/k210_layers.yaml --out " +
                  (dir / "e").string() + " >/dev/null 2>&1"),
