@@ -16,6 +16,7 @@ set(rules
   "platforms/k210/kmodel/=sim/core/,models/k210_kpu/,platforms/k210/kmodel/"
   "platforms/k210/compiler/=sim/core/,sim/onnx/,models/k210_kpu/,platforms/k210/kmodel/,platforms/k210/compiler/"
   "platforms/k210/soc/=sim/,models/,platforms/common/,platforms/k210/kmodel/,platforms/k210/soc/"
+  "platforms/k210/firmware/=sim/,models/,platforms/common/,platforms/k210/kmodel/,platforms/k210/soc/,platforms/k210/firmware/"
   "platforms/k210/=sim/,models/,configs/,platforms/common/,platforms/k210/"
   "platforms/dlp/=sim/,models/,configs/,platforms/common/,platforms/dlp/"
   "platforms/ascend/=sim/,models/,configs/,platforms/common/,platforms/ascend/"

@@ -74,6 +74,11 @@ Kpu::Kpu(sc_core::sc_module_name name, const KpuConfig& cfg, sim::TraceWriter* t
     m_status.on_read(
         [this](uint64_t) { return m_raw.value() & ~m_mask.value() & regs::kInterruptBits; });
     m_clear.on_write([this](uint64_t v) {
+        // Clearing calc_done also acknowledges layer_error: drivers that know only the three
+        // hardware causes (the SDK clears 7 after each layer) must not see it interrupt forever.
+        if ((v & regs::calc_done_int::MASK) != 0) {
+            v |= regs::layer_error_int::MASK;
+        }
         m_raw.set_value(m_raw.value() & ~v);
         update_interrupts();
     });

@@ -2,6 +2,74 @@
 
 namespace npu::rv64 {
 
+const char* to_string(InsnClass c) {
+    static constexpr const char* kNames[kInsnClasses] = {
+        "alu", "load", "store", "branch", "jump", "mul", "div", "fp", "fp_div", "system"};
+    return kNames[static_cast<size_t>(c)];
+}
+
+namespace {
+
+// Compressed instructions (the C extension's quadrants 0-2, by funct3).
+InsnClass classify16(uint32_t h) {
+    const uint32_t quadrant = h & 3, f3 = (h >> 13) & 7;
+    if (quadrant == 0) {
+        return f3 == 0 ? InsnClass::Alu : f3 < 4 ? InsnClass::Load : InsnClass::Store;
+    }
+    if (quadrant == 1) {
+        return f3 == 5 ? InsnClass::Jump : f3 >= 6 ? InsnClass::Branch : InsnClass::Alu;
+    }
+    if (f3 == 0) {
+        return InsnClass::Alu;  // c.slli
+    }
+    if (f3 != 4) {
+        return f3 < 4 ? InsnClass::Load : InsnClass::Store;  // c.*lsp / c.*sdsp
+    }
+    const uint32_t rs1 = (h >> 7) & 31, rs2 = (h >> 2) & 31, bit12 = (h >> 12) & 1;
+    if (rs2 != 0) {
+        return InsnClass::Alu;  // c.mv, c.add
+    }
+    if (bit12 == 1 && rs1 == 0) {
+        return InsnClass::System;  // c.ebreak
+    }
+    return InsnClass::Jump;  // c.jr, c.jalr
+}
+
+}  // namespace
+
+InsnClass classify(uint32_t insn) {
+    if (insn_bytes(insn) == 2) {
+        return classify16(insn & 0xffff);
+    }
+    const uint32_t funct7 = insn >> 25;
+    switch (insn & 0x7f) {
+    case 0x03:
+    case 0x07:
+    case 0x2f: return InsnClass::Load;  // loads, FP loads, atomics (a read first)
+    case 0x23:
+    case 0x27: return InsnClass::Store;
+    case 0x63: return InsnClass::Branch;
+    case 0x67:
+    case 0x6f: return InsnClass::Jump;
+    case 0x33:
+    case 0x3b:
+        if (funct7 == 1) {
+            return ((insn >> 12) & 7) < 4 ? InsnClass::Mul : InsnClass::Div;
+        }
+        return InsnClass::Alu;
+    case 0x53: {
+        const uint32_t funct5 = funct7 >> 2;
+        return funct5 == 0x03 || funct5 == 0x0b ? InsnClass::FpDiv : InsnClass::Fp;  // fdiv fsqrt
+    }
+    case 0x43:
+    case 0x47:
+    case 0x4b:
+    case 0x4f: return InsnClass::Fp;  // fused multiply-add
+    case 0x73: return InsnClass::System;
+    default: return InsnClass::Alu;
+    }
+}
+
 void Cpu::trap(uint64_t cause, uint64_t epc, uint64_t tval) {
     uint64_t st = csr(Csr::Mstatus);
     st = (st & ~(kMstatusMpie | kMstatusMie)) | ((st & kMstatusMie) != 0 ? kMstatusMpie : 0) |

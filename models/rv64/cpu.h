@@ -5,6 +5,7 @@
 // instruction counts a run returns (docs/k210_firmware.md).
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -37,12 +38,34 @@ enum class Stop {
     Fault,       // an access outside every mapping (pc at it), or a device's bus error (noticed at
                  // the end of the access's block, like an imprecise bus error)
     Requested,   // request_stop() from a device callback (pc after the access's block)
+    Exception,   // with stop_on_exceptions: an illegal instruction (pc at it, not trapped)
+};
+
+// Instruction classes of the time model: each class costs its configured cycles per instruction
+// (docs/firmware.md, "Time"). A 16-bit (compressed) instruction is classed as what it expands to.
+enum class InsnClass : uint8_t { Alu, Load, Store, Branch, Jump, Mul, Div, Fp, FpDiv, System };
+constexpr size_t kInsnClasses = 10;
+const char* to_string(InsnClass c);
+// The class of the instruction whose first 16 or 32 bits are `insn` (16-bit ones: low half).
+InsnClass classify(uint32_t insn);
+// Bytes of the instruction whose first 16 bits are `low16`: 2 (compressed) or 4.
+constexpr unsigned insn_bytes(uint32_t low16) {
+    return (low16 & 3) == 3 ? 4 : 2;
+}
+
+// Cycles per instruction by class (all 1: one instruction per cycle).
+struct CycleModel {
+    std::array<uint32_t, kInsnClasses> cycles{1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
+    uint32_t of(InsnClass c) const { return cycles[static_cast<size_t>(c)]; }
 };
 
 struct RunResult {
     Stop stop = Stop::Budget;
     uint64_t instructions = 0;  // retired in this run
+    uint64_t cycles = 0;        // their cycles under the CycleModel
     uint64_t fault_addr = 0;    // Stop::Fault: the address
+    uint64_t cause = 0;         // Stop::Exception: mcause
+    uint64_t tval = 0;          // Stop::Exception: mtval (the instruction)
 };
 
 class Cpu {
@@ -52,8 +75,24 @@ public:
     // caller); the same host bytes may be mapped at two addresses (an uncached alias).
     virtual void map_ram(uint64_t addr, uint64_t size, uint8_t* host) = 0;
     virtual void map_device(uint64_t addr, uint64_t size, Device device) = 0;
+    // Accesses to [addr, addr+size) of mapped RAM reported to `on_access` (address, bytes,
+    // write?) without changing them: an uncached window whose bus time the caller accounts.
+    virtual void watch(uint64_t addr, uint64_t size,
+                       std::function<void(uint64_t addr, unsigned size, bool write)> on_access) = 0;
+    // The cycles of each instruction class from now on.
+    virtual void set_cycle_model(const CycleModel& m) = 0;
+    // Whether an illegal instruction stops the run (Stop::Exception) instead of entering the
+    // firmware's trap handler (ecall always enters it).
+    virtual void stop_on_exceptions(bool on) = 0;
+    // The interrupts pending now (bits of mip): a run stops (Stop::Requested) at the first block
+    // where one of them becomes deliverable (mie and mstatus.MIE set by the firmware), so the
+    // caller can take it where the hardware would.
+    virtual void set_pending(uint64_t mip_bits) = 0;
     // Runs at most `budget` instructions from the current pc.
     virtual RunResult run(uint64_t budget) = 0;
+    // From a device callback during run(): the cycles of the blocks entered so far in this run
+    // (the access's block included), to time the access within the run.
+    virtual uint64_t run_cycles() const = 0;
     // From a device callback: end the current run at the next block boundary.
     virtual void request_stop() = 0;
 

@@ -7,6 +7,7 @@
 //   hooks, which see whole accesses, and a read hook writes the value the load then returns;
 // - stopping inside a memory hook re-executes the block: stops are deferred to the next block;
 // - mcycle/minstret count host time: instructions are counted per translated block here.
+#include <algorithm>
 #include <unordered_map>
 #include <vector>
 
@@ -97,39 +98,61 @@ public:
         m_devices.push_back(std::move(d));
     }
 
+    void watch(uint64_t addr, uint64_t size,
+               std::function<void(uint64_t, unsigned, bool)> on_access) override {
+        auto w = std::make_unique<Watch>(Watch{std::move(on_access)});
+        uc_hook h;
+        check(uc_hook_add(m_uc, &h, UC_HOOK_MEM_READ | UC_HOOK_MEM_WRITE,
+                          reinterpret_cast<void*>(&on_watch), w.get(), addr, addr + size - 1),
+              "watch hook");
+        m_watches.push_back(std::move(w));
+    }
+
+    void stop_on_exceptions(bool on) override { m_stop_on_exceptions = on; }
+    void set_pending(uint64_t bits) override { m_pending = bits; }
+    uint64_t run_cycles() const override { return m_done.cycles; }
+
+    void set_cycle_model(const CycleModel& m) override {
+        m_model = m;
+        m_blocks.clear();
+    }
+
     RunResult run(uint64_t budget) override {
         m_budget = budget == 0 ? 1 : budget;
-        m_done = 0, m_block = {}, m_result = {};
-        m_stop_requested = false, m_stopped_by_us = false;
+        m_done = {}, m_block = {}, m_result = {};
+        m_stop_requested = false, m_stopped_by_us = false, m_exception = false;
         const uc_err e = uc_emu_start(m_uc, pc(), 0, 0, 0);
         const uint64_t at = pc();
         RunResult r = m_result;
-        if (m_stopped_by_us) {
-            r.instructions = m_done;  // stopped before the block it was about to count
-            return r;
-        }
-        if (m_stop_requested && r.stop == Stop::Fault) {  // a bus error, then the block's end
-            r.instructions = m_done - m_block.count + count_between(m_block.start, at);
-            return r;
-        }
-        if (e == UC_ERR_INSN_INVALID || e == UC_ERR_EXCEPTION) {  // ebreak, pc at it
-            r.instructions = m_done - m_block.count + count_between(m_block.start, at);
+        // The instructions of the last block that retired before the stop (none: no block ran).
+        const Cost last = m_block.cost.instructions == 0 || at < m_block.start
+                              ? Cost{}
+                              : cost_between(m_block.start, std::min(at, m_block.start + 4096));
+        Cost done = m_done;
+        done.instructions -= m_block.cost.instructions;
+        done.cycles -= m_block.cost.cycles;
+        if (m_exception) {
+            set_pc(m_exception_pc);
+            done.add(cost_between(m_block.start, m_exception_pc));  // those before the illegal one
+        } else if (m_stopped_by_us) {
+            done = m_done;  // stopped before the block it was about to count
+        } else if (e == UC_ERR_INSN_INVALID || e == UC_ERR_EXCEPTION) {  // ebreak, pc at it
+            done.add(last);
             r.stop =
                 word(at - 4) == kSemiBefore && word(at) == kEbreak && word(at + 4) == kSemiAfter
                     ? Stop::Semihost
                     : Stop::Breakpoint;
-            return r;
+        } else if (e != UC_ERR_OK && !(m_stop_requested && r.stop == Stop::Fault)) {
+            r.stop = Stop::Fault;  // unmapped or protected: the address came through on_unmapped
+        } else {
+            done.add(last);  // a bus error at the block's end, wfi, or ran off
+            if (!(m_stop_requested && r.stop == Stop::Fault)) {
+                // uc_emu_start returns OK by itself only on wfi (EXCP_HLT)
+                r.stop = word(at - 4) == kWfi ? Stop::Wfi : Stop::Budget;
+            }
         }
-        if (e != UC_ERR_OK) {  // unmapped or protected: the address came through on_unmapped
-            r.stop = Stop::Fault;
-            r.instructions = m_done - m_block.count;
-            return r;
-        }
-        r.instructions = m_done - m_block.count + count_between(m_block.start, at);
-        r.stop = Stop::Wfi;  // uc_emu_start returns OK by itself only on wfi (EXCP_HLT)
-        if (word(at - 4) != kWfi) {
-            r.stop = Stop::Budget;  // ran off: treat as the end of its budget
-        }
+        r.instructions = done.instructions;
+        r.cycles = done.cycles;
         return r;
     }
 
@@ -149,9 +172,16 @@ public:
     void set_csr(Csr c, uint64_t v) override { set_reg(csr_reg(c), v); }
 
 private:
+    struct Cost {
+        uint64_t instructions = 0, cycles = 0;
+        void add(const Cost& c) { instructions += c.instructions, cycles += c.cycles; }
+    };
     struct Block {
         uint64_t start = 0;
-        uint64_t count = 0;
+        Cost cost;
+    };
+    struct Watch {
+        std::function<void(uint64_t, unsigned, bool)> on_access;
     };
 
     uint64_t reg(int id) const {
@@ -164,29 +194,34 @@ private:
         uint32_t w = 0;
         return uc_mem_read(m_uc, addr, &w, 4) == UC_ERR_OK ? w : 0;
     }
-    // Instructions (16- or 32-bit) from `from` up to, not including, `to`.
-    uint64_t count_between(uint64_t from, uint64_t to) const {
-        uint64_t n = 0;
-        for (uint64_t a = from; a < to; ++n) {
-            uint16_t h = 0;
-            uc_mem_read(m_uc, a, &h, 2);
-            a += (h & 3) == 3 ? 4 : 2;
+    // Instructions (16- or 32-bit) from `from` up to, not including, `to`, and their cycles.
+    Cost cost_between(uint64_t from, uint64_t to) const {
+        Cost c;
+        for (uint64_t a = from; a < to; ++c.instructions) {
+            const uint32_t w = word(a);
+            c.cycles += m_model.of(classify(w));
+            a += insn_bytes(w);
         }
-        return n;
+        return c;
     }
-    uint64_t block_instructions(uint64_t addr, uint32_t size) {
+    const Cost& block_cost(uint64_t addr, uint32_t size) {
         const uint64_t key = addr ^ (uint64_t{size} << 48);
-        auto it = m_block_sizes.find(key);
-        if (it == m_block_sizes.end()) {
-            it = m_block_sizes.emplace(key, count_between(addr, addr + size)).first;
+        auto it = m_blocks.find(key);
+        if (it == m_blocks.end()) {
+            it = m_blocks.emplace(key, cost_between(addr, addr + size)).first;
         }
         return it->second;
     }
 
     static void on_block(uc_engine* uc, uint64_t addr, uint32_t size, void* self) {
         auto* c = static_cast<UnicornCpu*>(self);
-        const uint64_t n = c->block_instructions(addr, size);
-        if (c->m_stop_requested || (c->m_done > 0 && c->m_done + n > c->m_budget)) {
+        const Cost& n = c->block_cost(addr, size);
+        const uint64_t done = c->m_done.instructions;
+        if (done > 0 && c->m_pending != 0 && (c->csr(Csr::Mstatus) & kMstatusMie) != 0 &&
+            (c->csr(Csr::Mie) & c->m_pending) != 0) {
+            c->m_stop_requested = true;  // an interrupt became deliverable (csrs mstatus/mie)
+        }
+        if (c->m_stop_requested || (done > 0 && done + n.instructions > c->m_budget)) {
             if (!c->m_stop_requested) {
                 c->m_result.stop = Stop::Budget;
             } else if (c->m_result.stop != Stop::Fault) {  // a bus error keeps its Fault
@@ -196,14 +231,27 @@ private:
             uc_emu_stop(uc);
             return;
         }
-        c->m_done += n;
+        c->m_done.add(n);
         c->m_block = {addr, n};
     }
 
-    static void on_intr(uc_engine*, uint32_t intno, void* self) {
+    static void on_watch(uc_engine*, uc_mem_type type, uint64_t addr, int size, int64_t,
+                         void* user) {
+        static_cast<Watch*>(user)->on_access(addr, static_cast<unsigned>(size),
+                                             type == UC_MEM_WRITE);
+    }
+
+    static void on_intr(uc_engine* uc, uint32_t intno, void* self) {
         auto* c = static_cast<UnicornCpu*>(self);
         const uint64_t at = c->pc() - 4;  // Unicorn has already moved past it
-        if (intno == 8) {
+        if (intno != 8 && c->m_stop_on_exceptions) {
+            c->m_exception = true;
+            c->m_result.stop = Stop::Exception;
+            c->m_result.cause = intno;
+            c->m_result.tval = intno == kCauseIllegal ? c->word(at) : 0;
+            c->m_exception_pc = at;  // pc goes back to it once the run has stopped
+            uc_emu_stop(uc);
+        } else if (intno == 8) {
             c->trap(kCauseEcallM, at, 0);
         } else {
             c->trap(intno, at, intno == kCauseIllegal ? c->word(at) : 0);
@@ -240,11 +288,17 @@ private:
 
     uc_engine* m_uc = nullptr;
     std::vector<std::unique_ptr<MappedDevice>> m_devices;
-    std::unordered_map<uint64_t, uint64_t> m_block_sizes;
-    uint64_t m_budget = 0, m_done = 0;
+    std::vector<std::unique_ptr<Watch>> m_watches;
+    std::unordered_map<uint64_t, Cost> m_blocks;  // translated blocks' costs, by start and size
+    CycleModel m_model;
+    uint64_t m_budget = 0;
+    Cost m_done;
     Block m_block;
     RunResult m_result;
-    bool m_stop_requested = false, m_stopped_by_us = false;
+    bool m_stop_requested = false, m_stopped_by_us = false, m_exception = false;
+    bool m_stop_on_exceptions = false;
+    uint64_t m_pending = 0;
+    uint64_t m_exception_pc = 0;
 };
 
 }  // namespace

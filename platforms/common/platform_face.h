@@ -22,14 +22,19 @@ namespace npu::platform {
 // What the user asked `npusim run` for; a platform reads the parts it takes and refuses, with
 // one clear message, the ones it cannot use.
 struct RunRequest {
-    std::string model;        // --model: a program file (e.g. a kmodel)
-    std::string network;      // --network: a layer list (e.g. a DL processor network YAML)
-    std::string input;        // --input: an input tensor or image
-    std::string demo;         // no program given: which bundled job
-    std::string script;       // --script: a register script to play (platforms that can)
-    bool functional = false;  // values only, no time
-    bool dump_all = false;    // every layer's result as a file (platforms that can)
-    bool verbose = false;     // SystemC info messages
+    std::string model;     // --model: a program file (e.g. a kmodel)
+    std::string network;   // --network: a layer list (e.g. a DL processor network YAML)
+    std::string input;     // --input: an input tensor or image
+    std::string demo;      // no program given: which bundled job
+    std::string script;    // --script: a register script to play (platforms that can)
+    std::string firmware;  // --firmware: an ELF to run on the platform's CPU (platforms that can)
+    std::vector<std::string> firmware_args;     // its arguments (argv[1..])
+    uint64_t max_instructions = 2'000'000'000;  // its instruction budget
+    // What the firmware prints (source: "console" for semihosting, else the UART), as it prints.
+    std::function<void(const std::string& source, const std::string& text)> firmware_output;
+    bool functional = false;            // values only, no time
+    bool dump_all = false;              // every layer's result as a file (platforms that can)
+    bool verbose = false;               // SystemC info messages
     sim::TraceWriter* trace = nullptr;  // enabled when --trace was given
     // Called after each layer or step with the steps done so far (a progress line).
     std::function<void(size_t done, size_t total, const std::string& what)> progress;
@@ -173,6 +178,7 @@ struct PlatformKind {
                                             const std::string& source)>
         read;
     bool plays_scripts = false;  // its run() takes RunRequest::script (npusim run --script)
+    bool runs_firmware = false;  // its run() takes RunRequest::firmware (npusim run --firmware)
 };
 
 // Every registered kind, the built-in ones first (platforms/registry.cpp, library

@@ -11,6 +11,7 @@
 #include "platforms/k210/compiler/compiler.h"
 #include "platforms/k210/estimate.h"
 #include "platforms/k210/estimate_model.h"
+#include "platforms/k210/firmware/firmware_run.h"
 #include "platforms/k210/k210_run.h"
 #include "platforms/k210/k210_script.h"
 #include "platforms/k210/kmodel/functional.h"
@@ -140,6 +141,9 @@ std::string K210Face::describe_program(const std::string& path) const {
 platform::RunReport K210Face::run(const platform::RunRequest& request) {
     if (!request.script.empty()) {
         return run_script(m_cfg, source(), request);
+    }
+    if (!request.firmware.empty()) {
+        return run_firmware(m_cfg, source(), request);
     }
     // No --model: a bundled job. `digits` (default): our digits CNN compiled from ONNX;
     // `edges`: a blur/Sobel network written with our kmodel writer, on a synthetic scene.
@@ -293,7 +297,8 @@ platform::PlatformKind k210_platform_kind() {
             [](const sim::ConfigNode& p, const std::string& source) {
                 return std::make_unique<K210Face>(read_k210_config(p), source);
             },
-            true};  // npusim run --script: register scripts on the SoC
+            true,   // npusim run --script: register scripts on the SoC
+            true};  // npusim run --firmware: RISC-V firmware on the SoC
 }
 
 }  // namespace npu::k210

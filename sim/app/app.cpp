@@ -35,6 +35,26 @@ void add_set(CLI::App* c, std::vector<std::string>& set) {
         ->allow_extra_args(false);
 }
 
+// npusim run --firmware ELF [--max-instructions N] [-- ARGS...] (after --script: it excludes it).
+void add_firmware_options(CLI::App* run, RunOptions& run_opts) {
+    run->add_option("--firmware", run_opts.firmware,
+                    "A RISC-V firmware ELF to run on the K210's CPU against the SoC models, "
+                    "until it exits by semihosting (docs/firmware.md); its arguments follow --, "
+                    "e.g. --firmware build/firmware/kmodel_run.elf -- model.kmodel in.bin out.bin")
+        ->check(CLI::ExistingFile)
+        ->excludes(run->get_option("--model"))
+        ->excludes(run->get_option("--network"))
+        ->excludes(run->get_option("--demo"))
+        ->excludes(run->get_option("--input"))
+        ->excludes(run->get_option("--script"));
+    run->add_option("--max-instructions", run_opts.max_instructions,
+                    "With --firmware: stop a firmware that has not exited after this many "
+                    "instructions (a runaway loop is an error naming its pc)")
+        ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 50));
+    run->add_option("args", run_opts.firmware_args,
+                    "After --: the firmware's arguments (argv[1..] through semihosting)");
+}
+
 CLI::App* add_run(CLI::App& app, RunOptions& run_opts) {
     CLI::App* run = app.add_subcommand(
         "run",
@@ -69,6 +89,7 @@ CLI::App* add_run(CLI::App& app, RunOptions& run_opts) {
         ->excludes(run->get_option("--network"))
         ->excludes(run->get_option("--demo"))
         ->excludes(run->get_option("--input"));
+    add_firmware_options(run, run_opts);
     run->add_flag("--dump-all", run_opts.dump_all,
                   "Also write every layer's result into --out as layer_<index>_<type>.npy, "
                   "with its SHA-256 in report.json (K210; timed runs read it at no simulated "

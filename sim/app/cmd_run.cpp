@@ -1,6 +1,7 @@
 // npusim run: loads the platform a config describes (the built-in K210 by default), asks its face
 // to run the program on the input, prints the summary and writes the report (and optionally the
 // trace) into --out, whole or not at all.
+#include <cstdio>
 #include <memory>
 
 #include <fmt/format.h>
@@ -17,24 +18,23 @@ namespace npu::app {
 
 namespace {
 
-// --script needs a platform kind that plays register scripts (PlatformKind::plays_scripts).
-void check_plays_scripts(const platform::Platform& p) {
-    std::string players;
-    bool plays = false;
+// --script and --firmware need a platform kind that can (PlatformKind::plays_scripts,
+// runs_firmware).
+void check_kind_can(const platform::Platform& p, bool platform::PlatformKind::*can,
+                    const char* option, const char* what) {
+    std::string able;
+    bool ok = false;
     for (const platform::PlatformKind& k : platform::platform_kinds()) {
-        plays = plays || (k.kind == p.kind() && k.plays_scripts);
-        players += k.plays_scripts ? (players.empty() ? "" : ", ") + k.kind : "";
+        ok = ok || (k.kind == p.kind() && k.*can);
+        able += k.*can ? (able.empty() ? "" : ", ") + k.kind : "";
     }
-    if (!plays) {
-        throw sim::Error(
-            fmt::format("--script: register scripts play on the {} platform; {} is a {} platform",
-                        players, p.source(), p.kind()));
+    if (!ok) {
+        throw sim::Error(fmt::format("{}: {} on the {} platform; {} is a {} platform", option, what,
+                                     able, p.source(), p.kind()));
     }
 }
 
-}  // namespace
-
-int cmd_run(const RunOptions& opts) {
+void check_options(const RunOptions& opts) {
     if (opts.trace && opts.out.empty()) {
         throw sim::Error("--trace writes trace.json into the output directory: add --out DIR");
     }
@@ -43,14 +43,30 @@ int cmd_run(const RunOptions& opts) {
             "--dump-all writes one file per layer into the output directory: add "
             "--out DIR");
     }
-    if (!opts.script.empty() && (opts.functional || opts.dump_all)) {
+    if ((!opts.script.empty() || !opts.firmware.empty()) && (opts.functional || opts.dump_all)) {
         throw sim::Error(
-            "--script plays register accesses on the timed SoC: not with "
-            "--functional or --dump-all (dump_mem lines write what you need)");
+            fmt::format("{} runs on the timed SoC: not with --functional or --dump-all",
+                        opts.script.empty() ? "--firmware" : "--script"));
     }
+    if (!opts.firmware_args.empty() && opts.firmware.empty()) {
+        throw sim::Error(
+            fmt::format("unexpected argument '{}': arguments are the firmware's "
+                        "(--firmware FILE -- ARGS...)",
+                        opts.firmware_args.front()));
+    }
+}
+
+}  // namespace
+
+int cmd_run(const RunOptions& opts) {
+    check_options(opts);
     const std::unique_ptr<platform::Platform> p = load_platform(opts.platform, opts.set);
     if (!opts.script.empty()) {
-        check_plays_scripts(*p);
+        check_kind_can(*p, &platform::PlatformKind::plays_scripts, "--script",
+                       "register scripts play");
+    }
+    if (!opts.firmware.empty()) {
+        check_kind_can(*p, &platform::PlatformKind::runs_firmware, "--firmware", "firmware runs");
     }
     std::unique_ptr<sim::OutputDir> out;  // first: a bad --out fails before any work
     if (!opts.out.empty()) {
@@ -64,6 +80,13 @@ int cmd_run(const RunOptions& opts) {
     req.input = opts.input;
     req.demo = opts.demo;
     req.script = opts.script;
+    req.firmware = opts.firmware;
+    req.firmware_args = opts.firmware_args;
+    req.max_instructions = opts.max_instructions;
+    req.firmware_output = [](const std::string&, const std::string& text) {
+        std::fwrite(text.data(), 1, text.size(), stdout);
+        std::fflush(stdout);
+    };
     req.functional = opts.functional;
     req.dump_all = opts.dump_all;
     req.verbose = opts.verbose;

@@ -12,6 +12,11 @@ public:
     QuantumKeeper() { reset(); }
     // Offset of this thread's local time ahead of sc_time_stamp().
     sc_core::sc_time& local() { return m_local_time; }
+    // Time left before the end of the current quantum (zero when a sync is due).
+    sc_core::sc_time remaining() const {
+        const sc_core::sc_time t = get_current_time();
+        return m_next_sync_point > t ? m_next_sync_point - t : sc_core::SC_ZERO_TIME;
+    }
     // Yields to the kernel only when the local time has reached the end of the quantum.
     void sync_if_needed() {
         if (need_sync()) {

@@ -49,6 +49,7 @@ void RegisterTarget::b_transport(tlm::tlm_generic_payload& tx, sc_core::sc_time&
         status = tlm::TLM_BURST_ERROR_RESPONSE;
         why = "streaming accesses are not supported on registers";
     } else {
+        m_access_time = sc_core::sc_time_stamp() + delay;
         const BankResult r = read ? m_bank.read(offset, tx.get_data_ptr(), len)
                                   : m_bank.write(offset, tx.get_data_ptr(), len);
         status = to_tlm(r);

@@ -23,6 +23,9 @@ public:
                    sc_core::sc_time access_latency);
 
     StatGroup& stats() { return m_stats; }
+    // Inside a register hook: the simulated time of the access (the initiator's local time
+    // included), e.g. for a timer the CPU reads while it runs ahead of the kernel.
+    sc_core::sc_time access_time() const { return m_access_time; }
 
 private:
     void b_transport(tlm::tlm_generic_payload& tx, sc_core::sc_time& delay);
@@ -30,6 +33,7 @@ private:
 
     RegisterBank& m_bank;
     sc_core::sc_time m_latency;
+    sc_core::sc_time m_access_time;
     StatGroup m_stats;
     Counter& m_reads;
     Counter& m_writes;

@@ -62,7 +62,29 @@ void read_calibration(const std::string& path, K210Config& c) {
     doc.finish();
 }
 
+// cpu.cpi: {alu: 1, load: 2, ...}, each class's cycles per instruction.
+void read_cpi(const sim::ConfigNode& cpi, rv64::CycleModel& m) {
+    for (size_t c = 0; c < rv64::kInsnClasses; ++c) {
+        const char* name = rv64::to_string(static_cast<rv64::InsnClass>(c));
+        m.cycles[c] = cpi.get<uint32_t>(name, m.cycles[c], 1u, 10000u);
+    }
+}
+
 }  // namespace
+
+rv64::CycleModel K210Config::default_cpi() {
+    using rv64::InsnClass;
+    rv64::CycleModel m;  // 1 for every class, then the classes that take longer
+    auto set = [&m](InsnClass c, uint32_t n) {
+        m.cycles[static_cast<size_t>(c)] = n;
+    };
+    set(InsnClass::Load, 2);    // the load-use bubble of a five-stage pipeline, always taken
+    set(InsnClass::Jump, 2);    // a taken jump refetches
+    set(InsnClass::Mul, 3);     // a pipelined multiplier's latency
+    set(InsnClass::Div, 33);    // an iterative divider: one quotient bit per cycle (32 bits)
+    set(InsnClass::FpDiv, 20);  // iterative floating-point divide and square root
+    return m;
+}
 
 K210Config read_k210_config(const sim::ConfigNode& p) {
     K210Config c;
@@ -85,6 +107,9 @@ K210Config read_k210_config(const sim::ConfigNode& p) {
     }
     if (auto cpu = p.optional_child("cpu")) {
         read_cpu_model(*cpu, c.cpu);
+        if (auto cpi = cpu->optional_child("cpi")) {
+            read_cpi(*cpi, c.cpi);
+        }
     }
     const std::string calibration = p.get<std::string>("calibration", "");
     if (!calibration.empty()) {

@@ -6,6 +6,7 @@
 
 #include "models/k210_dma/dmac.h"
 #include "models/k210_kpu/kpu_config.h"
+#include "models/rv64/cpu.h"
 #include "platforms/common/platform_config.h"
 #include "platforms/k210/kmodel/cpu_model.h"
 
@@ -23,6 +24,10 @@ struct K210Config {
     kpu::KpuConfig kpu;
     dma::DmacConfig dmac;
     CpuModel cpu;
+    // Firmware runs: cycles per instruction by class (cpu.cpi; docs/firmware.md, "Time"). Assumed
+    // for a single-issue in-order core, not yet fitted to a board.
+    rv64::CycleModel cpi = default_cpi();
+    static rv64::CycleModel default_cpi();
 };
 
 // Reads a `platform:` map of kind k210; problems are recorded in the document (call finish()).

@@ -91,6 +91,61 @@ TEST(UnicornCpu, BudgetsSplitARunWithoutLosingAnInstruction) {
     EXPECT_GE(runs, 21);  // at least 2002 / 100
 }
 
+TEST(UnicornCpu, CyclesFollowTheCycleModelByInstructionClass) {
+    Hart h;
+    CycleModel m;
+    m.cycles[static_cast<size_t>(InsnClass::Alu)] = 2;
+    m.cycles[static_cast<size_t>(InsnClass::Branch)] = 5;
+    m.cycles[static_cast<size_t>(InsnClass::Load)] = 3;
+    m.cycles[static_cast<size_t>(InsnClass::Store)] = 7;
+    m.cycles[static_cast<size_t>(InsnClass::System)] = 11;
+    h.cpu->set_cycle_model(m);
+    // auipc t1, 1 (t1 = 0x80001000, alu); li t0, 10; loop: ld; addi; sd; addi; bne; wfi
+    h.code(kRam, {1u << 12 | T1 << 7 | 0x17, addi(T0, 0, 10), ld(T2, T1, 0), addi(T2, T2, 1),
+                  sd(T2, T1, 0), addi(T0, T0, -1), bne(T0, 0, -16), kWfi});
+    uint64_t instructions = 0, cycles = 0;
+    for (RunResult r; r.stop == Stop::Budget || r.instructions == 0;) {
+        r = h.cpu->run(7);
+        ASSERT_TRUE(r.stop == Stop::Budget || r.stop == Stop::Wfi)
+            << "pc " << h.cpu->pc();  // budgets split blocks: the sums must not change
+        instructions += r.instructions, cycles += r.cycles;
+    }
+    EXPECT_EQ(instructions, 2u + 10 * 5 + 1);
+    // By hand: 2 alu (2 each) + 10 x (load 3 + alu 2 + store 7 + alu 2 + branch 5) + wfi 11.
+    EXPECT_EQ(cycles, 2u * 2 + 10 * (3 + 2 + 7 + 2 + 5) + 11);
+    EXPECT_EQ(h.ram[0x1000], 10);
+}
+
+TEST(InsnClass, EncodingsFromTheIsaManualFallInTheirClasses) {
+    EXPECT_EQ(classify(0x02b50533), InsnClass::Mul);    // mul a0, a0, a1
+    EXPECT_EQ(classify(0x02b54533), InsnClass::Div);    // div a0, a0, a1
+    EXPECT_EQ(classify(0x02b5753b), InsnClass::Div);    // remuw a0, a0, a1
+    EXPECT_EQ(classify(0x00b50533), InsnClass::Alu);    // add a0, a0, a1
+    EXPECT_EQ(classify(0x00052507), InsnClass::Load);   // flw fa0, 0(a0)
+    EXPECT_EQ(classify(0x00a52027), InsnClass::Store);  // fsw fa0, 0(a0)
+    EXPECT_EQ(classify(0x60b57543), InsnClass::Fp);     // fmadd.s fa0, fa0, fa1, fa2
+    EXPECT_EQ(classify(0x18b57553), InsnClass::FpDiv);  // fdiv.s fa0, fa0, fa1
+    EXPECT_EQ(classify(0x58057553), InsnClass::FpDiv);  // fsqrt.s fa0, fa0
+    EXPECT_EQ(classify(0xd0157553), InsnClass::Fp);     // fcvt.s.wu fa0, a0
+    EXPECT_EQ(classify(0x000500e7), InsnClass::Jump);   // jalr a0
+    EXPECT_EQ(classify(0x100522af), InsnClass::Load);   // lr.w t0, (a0)
+    EXPECT_EQ(classify(kWfi), InsnClass::System);
+    EXPECT_EQ(classify(0x4108), InsnClass::Load);    // c.lw a0, 0(a0)
+    EXPECT_EQ(classify(0xc108), InsnClass::Store);   // c.sw a0, 0(a0)
+    EXPECT_EQ(classify(0x6502), InsnClass::Load);    // c.ldsp a0, 0(sp)
+    EXPECT_EQ(classify(0xe02a), InsnClass::Store);   // c.sdsp a0, 0(sp)
+    EXPECT_EQ(classify(0x0505), InsnClass::Alu);     // c.addi a0, 1
+    EXPECT_EQ(classify(0xa001), InsnClass::Jump);    // c.j .
+    EXPECT_EQ(classify(0xc101), InsnClass::Branch);  // c.beqz a0, .
+    EXPECT_EQ(classify(0x8082), InsnClass::Jump);    // c.jr ra (ret)
+    EXPECT_EQ(classify(0x852e), InsnClass::Alu);     // c.mv a0, a1
+    EXPECT_EQ(classify(0x9002), InsnClass::System);  // c.ebreak
+    EXPECT_EQ(classify(0x9502), InsnClass::Jump);    // c.jalr a0
+    EXPECT_EQ(classify(0x952e), InsnClass::Alu);     // c.add a0, a1
+    EXPECT_EQ(insn_bytes(0x4108), 2u);
+    EXPECT_EQ(insn_bytes(0x0533), 4u);
+}
+
 TEST(UnicornCpu, EcallAndIllegalInstructionsEnterTheTrapHandlerAndMretReturns) {
     Hart h;
     h.stepping_handler();

@@ -1,0 +1,78 @@
+#include "models/k210_soc/uart.h"
+
+#include <fmt/format.h>
+
+namespace npu::soc {
+
+using sim::Access;
+
+namespace {
+constexpr uint64_t kFull32 = 0xffffffff;
+// DesignWare UART: LCR.DLAB switches offsets 0 and 4 to the divisor latch; LSR bits THRE and TEMT
+// (transmitter empty); USR bits TFNF and TFE (FIFO not full, FIFO empty); IIR "no interrupt".
+constexpr uint64_t kThr = 0x00, kIir = 0x08, kLcr = 0x0c, kLsr = 0x14, kUsr = 0x7c;
+constexpr uint64_t kDlab = 0x80, kLsrIdle = 0x60, kUsrIdle = 0x06, kIirNone = 0x01;
+}  // namespace
+
+UartHs::UartHs(sc_core::sc_module_name name, sc_core::sc_time access_latency, ByteSink sink)
+    : sc_module(name)
+    , m_file("uarths", kBytes)
+    , m_sink(std::move(sink))
+    , m_stats(basename())
+    , m_sent(m_stats.counter("bytes_sent", "bytes", "bytes the firmware transmitted"))
+    , regs("regs", m_file.bank, access_latency) {
+    // txdata: a write sends its low byte; a read says "not full" (bit 31 clear).
+    m_file.add({"txdata", 0x00, 4, 0, Access::RW, 0, true}).on_write([this](uint64_t v) {
+        ++m_sent;
+        m_sink(static_cast<uint8_t>(v));
+    });
+    m_file.add({"rxdata", 0x04, 4, uint64_t{1} << 31, Access::RO, 0, true});  // always empty
+    const char* names[] = {"txctrl", "rxctrl", "ie", "ip", "div"};
+    for (uint64_t i = 0; i < 5; ++i) {
+        m_file.add({names[i], 0x08 + 4 * i, 4, uint64_t{i == 3 ? 1u : 0u},
+                    i == 3 ? Access::RO : Access::RW, kFull32,
+                    true});  // ip.txwm: the transmit queue is below its watermark
+    }
+}
+
+DwUart::DwUart(sc_core::sc_module_name name, sc_core::sc_time access_latency, ByteSink sink)
+    : sc_module(name)
+    , m_file("uart", kBytes)
+    , m_sink(std::move(sink))
+    , m_stats(basename())
+    , m_sent(m_stats.counter("bytes_sent", "bytes", "bytes the firmware transmitted"))
+    , regs("regs", m_file.bank, access_latency) {
+    for (uint64_t at = 0; at < kBytes; at += 4) {
+        sim::Register& r =
+            m_file.add({fmt::format("reg_{:02x}", at), at, 4, 0, Access::RW, kFull32, true});
+        if (at == kLcr) {
+            m_lcr = &r;
+        } else if (at == kThr) {
+            r.on_write([this](uint64_t v) {
+                if ((m_lcr->value() & kDlab) == 0) {
+                    ++m_sent;
+                    m_sink(static_cast<uint8_t>(v));
+                }
+            });
+            r.on_read([](uint64_t) { return uint64_t{0}; });  // RBR: nothing received
+        } else if (at == kLsr || at == kUsr || at == kIir) {
+            const uint64_t v = at == kLsr ? kLsrIdle : at == kUsr ? kUsrIdle : kIirNone;
+            r.on_read([v](uint64_t) { return v; });
+        }
+    }
+}
+
+Fpioa::Fpioa(sc_core::sc_module_name name, sc_core::sc_time access_latency)
+    : sc_module(name)
+    , m_file("fpioa", kBytes)
+    , regs("regs", m_file.bank, access_latency) {
+    for (uint64_t at = 0; at < kBytes; at += 4) {
+        const std::string n = at < 48 * 4   ? fmt::format("io[{}]", at / 4)
+                              : at < 52 * 4 ? fmt::format("tie_en[{}]", at / 4 - 48)
+                              : at < 56 * 4 ? fmt::format("tie_val[{}]", at / 4 - 52)
+                                            : fmt::format("reserved[{}]", at / 4 - 56);
+        m_file.add({n, at, 4, 0, Access::RW, kFull32, true});
+    }
+}
+
+}  // namespace npu::soc

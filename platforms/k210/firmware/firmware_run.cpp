@@ -1,0 +1,147 @@
+#include "platforms/k210/firmware/firmware_run.h"
+
+#include <fmt/format.h>
+
+#include "models/rv64/elf.h"
+#include "platforms/k210/firmware/firmware_soc.h"
+#include "sim/core/error.h"
+#include "sim/core/version.h"
+#include "sim/tlm/kernel.h"
+
+namespace npu::k210 {
+
+namespace {
+
+nlohmann::ordered_json kpu_layers_json(const std::vector<kpu::LayerRecord>& layers,
+                                       uint64_t& cycles) {
+    nlohmann::ordered_json out = nlohmann::ordered_json::array();
+    for (const kpu::LayerRecord& l : layers) {
+        cycles += l.cost.total_cycles;
+        out.push_back({{"index", l.index},
+                       {"macs", l.cost.macs},
+                       {"kpu_cycles", l.cost.total_cycles},
+                       {"start_ps", l.start_ps},
+                       {"end_ps", l.end_ps},
+                       {"skipped", l.skipped}});
+    }
+    return out;
+}
+
+nlohmann::ordered_json devices_json(const std::vector<HartDevice>& devices) {
+    nlohmann::ordered_json out = nlohmann::ordered_json::array();
+    for (const HartDevice& d : devices) {
+        if (d.reads + d.writes > 0) {
+            out.push_back({{"device", d.name}, {"reads", d.reads}, {"writes", d.writes}});
+        }
+    }
+    return out;
+}
+
+// Why the run failed, or "" when the firmware exited with 0.
+std::string failure(const FirmwareSoc& soc, const std::string& file) {
+    const HartResult& h = soc.hart.result();
+    if (!h.error.empty()) {
+        return h.error;
+    }
+    if (soc.hart.running()) {
+        const uint64_t pc = soc.hart.pc();
+        return fmt::format(
+            "firmware {}: waits for an interrupt (wfi) at pc {:#x} ({}) that nothing left in the "
+            "simulation can raise, after {} instructions",
+            file, pc, soc.hart.describe(pc), h.instructions);
+    }
+    if (h.exit_code != 0) {
+        return fmt::format("firmware {}: exited with {}", file, h.exit_code);
+    }
+    return "";
+}
+
+}  // namespace
+
+platform::RunReport run_firmware(const K210Config& cfg, const std::string& source,
+                                 const platform::RunRequest& request) {
+    const rv64::ElfImage elf = rv64::load_elf(request.firmware);
+    sim::install_report_handler({}, request.verbose);
+    sim::TraceWriter no_trace(false);
+    sim::TraceWriter& trace = request.trace != nullptr ? *request.trace : no_trace;
+    std::string console;
+    auto output = [&](const std::string& from, const std::string& text) {
+        if (from == "console") {
+            console += text;
+        }
+        if (request.firmware_output) {
+            request.firmware_output(from, text);
+        }
+    };
+    FirmwareSoc soc("soc", cfg, trace, output);
+    HartOptions o;
+    o.args = request.firmware_args;
+    o.args.insert(o.args.begin(), request.firmware);
+    o.clock_hz = cfg.cpu.clock_hz;
+    o.cpi = cfg.cpi;
+    o.max_instructions = request.max_instructions;
+    o.output = output;
+    soc.hart.load(elf, std::move(o));
+    sc_core::sc_start();
+    const HartResult& h = soc.hart.result();
+    const uint64_t end_ps = static_cast<uint64_t>(sc_core::sc_time_stamp().value());
+    uint64_t kpu_cycles = 0;
+    nlohmann::ordered_json layers = kpu_layers_json(soc.k210.kpu.layers(), kpu_cycles);
+    platform::RunReport rep;
+    const std::string why = failure(soc, request.firmware);
+    rep.passed = why.empty();
+    rep.text = fmt::format(
+        "firmware {} on {} ({}): {}\n"
+        "  {} instructions, {} CPU cycles at {} MHz; asleep (wfi) {:.3f} us\n"
+        "  interrupts taken: {} external, {} timer, {} software; KPU {} layers, {} cycles\n"
+        "  simulated time {:.3f} us\n",
+        request.firmware, cfg.platform.name, source,
+        h.exited ? fmt::format("exited with {}", h.exit_code) : "did not exit", h.instructions,
+        h.cpu_cycles, cfg.cpu.clock_hz / 1'000'000, static_cast<double>(h.sleep_ps) / 1e6,
+        h.irq_external, h.irq_timer, h.irq_software, soc.k210.kpu.layers().size(), kpu_cycles,
+        static_cast<double>(end_ps) / 1e6);
+    if (!why.empty()) {
+        rep.text += why + "\n";
+    }
+    nlohmann::ordered_json files = nlohmann::ordered_json::object();
+    if (!console.empty()) {
+        rep.files.push_back({"console.txt", {console.begin(), console.end()}});
+        files["console"] = "console.txt";
+    }
+    for (const auto& [port, text] : soc.uart_output()) {
+        rep.files.push_back({port + ".txt", {text.begin(), text.end()}});
+        files[port] = port + ".txt";
+    }
+    rep.json = {{"tool", "npusim"},
+                {"version", sim::npusim_version()},
+                {"command", "run"},
+                {"mode", "firmware"},
+                {"platform", {{"kind", "k210"}, {"name", cfg.platform.name}, {"source", source}}},
+                {"firmware", {{"file", request.firmware}, {"args", request.firmware_args}}},
+                {"exited", h.exited},
+                {"exit_code", h.exit_code},
+                {"failure", why},
+                {"totals",
+                 {{"instructions", h.instructions},
+                  {"cpu_cycles", h.cpu_cycles},
+                  {"cpu_clock_hz", cfg.cpu.clock_hz},
+                  {"sleep_ps", h.sleep_ps},
+                  {"wfi", h.wfi_count},
+                  {"irq_external", h.irq_external},
+                  {"irq_timer", h.irq_timer},
+                  {"irq_software", h.irq_software},
+                  {"plic_claims", soc.plic.claims()},
+                  {"uncached_accesses", h.uncached_accesses},
+                  {"kpu_layers", soc.k210.kpu.layers().size()},
+                  {"kpu_cycles", kpu_cycles},
+                  {"end_ps", end_ps}}},
+                {"devices", devices_json(soc.hart.devices())},
+                {"layers", layers},
+                {"outputs", files},
+                {"semihosting_unsupported", h.unsupported},
+                {"passed", rep.passed},
+                {"stats", soc.k210.stats().to_json()}};
+    return rep;
+}
+
+}  // namespace npu::k210

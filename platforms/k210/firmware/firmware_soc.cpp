@@ -1,0 +1,89 @@
+#include "platforms/k210/firmware/firmware_soc.h"
+
+#include "models/k210_dma/dmac_regs.h"
+#include "models/k210_kpu/kpu_regs.h"
+
+namespace npu::k210 {
+
+using sc_core::sc_time;
+
+namespace {
+sc_time register_latency(const K210Config& cfg) {
+    return sc_time(cfg.dmac.register_latency_ns, sc_core::SC_NS);
+}
+}  // namespace
+
+FirmwareSoc::FirmwareSoc(sc_core::sc_module_name name, const K210Config& cfg,
+                         sim::TraceWriter& trace,
+                         std::function<void(const std::string&, const std::string&)> output)
+    : sc_module(name)
+    , k210("k210", cfg, trace)
+    , plic("plic", register_latency(cfg))
+    , clint("clint",
+            sc_time(static_cast<double>(FirmwareMap::kClintClockDiv) /
+                        static_cast<double>(cfg.cpu.clock_hz),
+                    sc_core::SC_SEC),
+            register_latency(cfg))
+    , uarths("uarths", register_latency(cfg), sink("uarths"))
+    , uart1("uart1", register_latency(cfg), sink("uart1"))
+    , uart2("uart2", register_latency(cfg), sink("uart2"))
+    , uart3("uart3", register_latency(cfg), sink("uart3"))
+    , fpioa("fpioa", register_latency(cfg))
+    , hart("hart0", k210.cpu, plic, clint, trace)
+    , m_output(std::move(output)) {
+    sim::Router& r = k210.router;
+    r.map("plic", FirmwareMap::kPlic, soc::Plic::kBytes, r.bind_target(plic.regs.socket));
+    r.map("clint", FirmwareMap::kClint, soc::Clint::kBytes, r.bind_target(clint.regs.socket));
+    r.map("uarths", FirmwareMap::kUartHs, 0x1000, r.bind_target(uarths.regs.socket));
+    r.map("uart1", FirmwareMap::kUart1, 0x1000, r.bind_target(uart1.regs.socket));
+    r.map("uart2", FirmwareMap::kUart2, 0x1000, r.bind_target(uart2.regs.socket));
+    r.map("uart3", FirmwareMap::kUart3, 0x1000, r.bind_target(uart3.regs.socket));
+    r.map("fpioa", FirmwareMap::kFpioa, 0x1000, r.bind_target(fpioa.regs.socket));
+    plic.connect(FirmwareMap::kIrqKpu, k210.kpu.irq);
+    for (unsigned ch = 0; ch < dma::regs::kChannels; ++ch) {
+        plic.connect(FirmwareMap::kIrqDmac0 + ch, k210.dmac.irq[ch]);
+    }
+    k210.stats().attach(plic.stats());
+    k210.stats().attach(uarths.stats());
+    k210.stats().attach(uart3.stats());
+    map_hart(cfg);
+}
+
+soc::ByteSink FirmwareSoc::sink(const std::string& port) {
+    return [this, port](uint8_t b) {
+        const std::string text(1, static_cast<char>(b));
+        m_uart_text[port] += text;
+        if (m_output) {
+            m_output(port, text);
+        }
+    };
+}
+
+// The hart reaches SRAM and AI SRAM directly (their uncached windows at bus cost), everything
+// else through the CPU's port.
+void FirmwareSoc::map_hart(const K210Config& cfg) {
+    const platform::MemoryRegion& sram = cfg.platform.memories.front();
+    std::vector<HartMemory> mem{
+        {"sram", sram.base_addr, sram.memory.size_bytes, k210.memories.front()->data(), false},
+        {"ai_sram", cfg.ai_ram_base_addr, kpu::kRamBytes, k210.kpu.ram.data(), false}};
+    for (uint64_t alias : sram.alias_addrs) {
+        mem.push_back(
+            {"sram.io", alias, sram.memory.size_bytes, k210.memories.front()->data(), true});
+    }
+    mem.push_back({"ai_sram.io", cfg.ai_ram_io_addr, kpu::kRamBytes, k210.kpu.ram.data(), true});
+    std::vector<HartDevice> dev{
+        {"kpu", cfg.kpu_base_addr, kpu::regs::kBlockBytes},
+        {"dmac", cfg.dmac_base_addr, dma::regs::kBlockBytes},
+        {"sysctl", cfg.sysctl_base_addr, dma::regs::kSysctlBytes},
+        {"plic", FirmwareMap::kPlic, soc::Plic::kBytes},
+        {"clint", FirmwareMap::kClint, soc::Clint::kBytes},
+        {"uarths", FirmwareMap::kUartHs, 0x1000},
+        {"uart1", FirmwareMap::kUart1, 0x1000},
+        {"uart2", FirmwareMap::kUart2, 0x1000},
+        {"uart3", FirmwareMap::kUart3, 0x1000},
+        {"fpioa", FirmwareMap::kFpioa, 0x1000},
+    };
+    hart.map(std::move(mem), std::move(dev));
+}
+
+}  // namespace npu::k210

@@ -1,0 +1,53 @@
+// The K210 SoC a firmware runs on: the KPU's SoC (soc/k210_platform.h: SRAM, AI SRAM, KPU, DMAC,
+// SYSCTL DMA selectors) plus the blocks firmware touches around it (PLIC with the KPU on source
+// 25 and the DMAC channels on 27-32, CLINT, UARTHS, UART1-3, FPIOA) at the Kendryte SDK's
+// addresses (lib/bsp/include/platform.h), and hart 0 running the ELF. docs/firmware.md.
+#pragma once
+
+#include <map>
+#include <string>
+
+#include <systemc>
+
+#include "models/k210_soc/clint.h"
+#include "models/k210_soc/plic.h"
+#include "models/k210_soc/uart.h"
+#include "platforms/k210/firmware/k210_hart.h"
+#include "platforms/k210/soc/k210_platform.h"
+
+namespace npu::k210 {
+
+// The SDK's base addresses (platform.h) and interrupt numbers (plic.h, IRQN_*).
+struct FirmwareMap {
+    static constexpr uint64_t kClint = 0x02000000, kPlic = 0x0C000000, kUartHs = 0x38000000;
+    static constexpr uint64_t kUart1 = 0x50210000, kUart2 = 0x50220000, kUart3 = 0x50230000;
+    static constexpr uint64_t kFpioa = 0x502B0000;
+    static constexpr unsigned kIrqKpu = 25, kIrqDmac0 = 27;
+    static constexpr unsigned kClintClockDiv = 50;  // CLINT_CLOCK_DIV: mtime = CPU clock / 50
+};
+
+class FirmwareSoc : public sc_core::sc_module {
+public:
+    FirmwareSoc(sc_core::sc_module_name name, const K210Config& cfg, sim::TraceWriter& trace,
+                std::function<void(const std::string&, const std::string&)> output);
+
+    K210Platform k210;
+    soc::Plic plic;
+    soc::Clint clint;
+    soc::UartHs uarths;
+    soc::DwUart uart1, uart2, uart3;
+    soc::Fpioa fpioa;
+    K210Hart hart;
+
+    // Everything each port transmitted, by port ("uarths", "uart3", ...).
+    const std::map<std::string, std::string>& uart_output() const { return m_uart_text; }
+
+private:
+    soc::ByteSink sink(const std::string& port);
+    void map_hart(const K210Config& cfg);
+
+    std::function<void(const std::string&, const std::string&)> m_output;
+    std::map<std::string, std::string> m_uart_text;
+};
+
+}  // namespace npu::k210

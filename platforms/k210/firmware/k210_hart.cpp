@@ -1,0 +1,270 @@
+#include "platforms/k210/firmware/k210_hart.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "models/k210_soc/clint.h"
+#include "models/k210_soc/plic.h"
+#include "sim/core/bus_cost.h"
+#include "sim/core/error.h"
+
+namespace npu::k210 {
+
+using sc_core::sc_time;
+
+namespace {
+constexpr unsigned kHart = 0, kContext = 0;  // hart 0, its machine-mode PLIC context
+constexpr uint64_t kMeip = uint64_t{1} << rv64::kIrqExternal;
+constexpr uint64_t kMtip = uint64_t{1} << rv64::kIrqTimer;
+constexpr uint64_t kMsip = uint64_t{1} << rv64::kIrqSoftware;
+
+uint64_t to_ps(const sc_time& t) {
+    return static_cast<uint64_t>(t.value() / sc_time(1, sc_core::SC_PS).value());
+}
+}  // namespace
+
+K210Hart::K210Hart(sc_core::sc_module_name name, sim::AxiPort& port, soc::Plic& plic,
+                   soc::Clint& clint, sim::TraceWriter& trace)
+    : sc_module(name)
+    , m_port(port)
+    , m_plic(plic)
+    , m_clint(clint)
+    , m_trace(trace)
+    , m_track(trace.track("cpu"))
+    , m_irq_track(trace.track("irq"))
+    , m_cpu(rv64::make_unicorn_cpu()) {
+    SC_HAS_PROCESS(K210Hart);
+    SC_THREAD(run);
+    // The ISS (Unicorn's translator and its run loop) runs on this thread's stack: give it a
+    // host-sized one (SystemC's default is 64 KiB; sanitizers make frames larger still).
+    set_stack_size(size_t{8} << 20);
+}
+
+K210Hart::~K210Hart() = default;
+
+void K210Hart::map(std::vector<HartMemory> memories, std::vector<HartDevice> devices) {
+    m_memories = std::move(memories);
+    m_devices = std::move(devices);
+    for (const HartMemory& m : m_memories) {
+        m_cpu->map_ram(m.addr, m.size, m.host);
+        if (m.uncached) {
+            m_cpu->watch(m.addr, m.size,
+                         [this](uint64_t a, unsigned n, bool) { uncached_access(a, n); });
+        }
+    }
+    for (size_t i = 0; i < m_devices.size(); ++i) {
+        const uint64_t page = 4096, size = (m_devices[i].size + page - 1) / page * page;
+        m_cpu->map_device(m_devices[i].addr, size,
+                          {[this, i](uint64_t off, unsigned n, uint64_t& v) {
+                               return device_access(i, off, n, v, false);
+                           },
+                           [this, i](uint64_t off, unsigned n, uint64_t v) {
+                               return device_access(i, off, n, v, true);
+                           }});
+    }
+}
+
+void K210Hart::load(const rv64::ElfImage& elf, HartOptions options) {
+    for (const rv64::ElfSegment& s : elf.segments) {
+        uint8_t* at = host(s.addr, s.bytes.size());
+        if (at == nullptr) {
+            throw sim::Error(fmt::format(
+                "{}: a segment at {:#x} ({} bytes) lies outside the SRAM and the AI SRAM", elf.file,
+                s.addr, s.bytes.size()));
+        }
+        std::copy(s.bytes.begin(), s.bytes.end(), at);
+    }
+    m_elf = elf;
+    m_options = std::move(options);
+    m_period = sc_time(1.0 / static_cast<double>(m_options.clock_hz), sc_core::SC_SEC);
+    m_cpu->set_cycle_model(m_options.cpi);
+    m_cpu->stop_on_exceptions(!m_options.trap_exceptions);
+    m_cpu->set_pc(elf.entry);
+    rv64::Semihost::Options so;
+    so.args = m_options.args;
+    so.console = [this](const std::string& text) {
+        if (m_options.output) {
+            m_options.output("console", text);
+        }
+    };
+    so.centiseconds = [this] {
+        return to_ps(now()) / 10'000'000'000;
+    };
+    m_semihost = std::make_unique<rv64::Semihost>(std::move(so));
+    m_started = true;
+}
+
+uint8_t* K210Hart::host(uint64_t addr, size_t n) const {
+    for (const HartMemory& m : m_memories) {
+        if (addr >= m.addr && addr - m.addr <= m.size && n <= m.size - (addr - m.addr)) {
+            return m.host + (addr - m.addr);
+        }
+    }
+    return nullptr;
+}
+
+// ---------------------------------------------------------------- accesses
+
+sc_time K210Hart::access_time() const {
+    return m_run_base + m_period * static_cast<double>(m_cpu->run_cycles()) + m_bus_time;
+}
+
+bool K210Hart::device_access(size_t index, uint64_t offset, unsigned size, uint64_t& value,
+                             bool write) {
+    HartDevice& d = m_devices[index];
+    sc_time t = access_time();
+    const sc_time before = t;
+    const uint64_t addr = d.addr + offset;
+    const tlm::tlm_response_status s =
+        write ? m_port.write(addr, &value, size, t) : m_port.read(addr, &value, size, t);
+    m_bus_time += t - before;
+    ++(write ? d.writes : d.reads);
+    if (!write && size < 8) {
+        value &= (uint64_t{1} << (8 * size)) - 1;
+    }
+    return s == tlm::TLM_OK_RESPONSE;
+}
+
+void K210Hart::uncached_access(uint64_t addr, unsigned size) {
+    const sim::TransferCost c = sim::transfer_cost(m_port.bus(), addr, size);
+    m_bus_time += m_port.clock_period() * static_cast<double>(c.cycles);
+    ++m_result.uncached_accesses;
+}
+
+// ---------------------------------------------------------------- the run
+
+void K210Hart::run() {
+    if (!m_started) {
+        return;  // no firmware: the hart stays in reset
+    }
+    m_segment_pc = m_cpu->pc();
+    while (step()) {
+    }
+    m_qk.sync();
+    m_result.end_ps = to_ps(sc_core::sc_time_stamp());
+    m_done = true;
+    sc_core::sc_stop();
+}
+
+bool K210Hart::step() {
+    if (m_result.instructions >= m_options.max_instructions) {
+        fail(
+            fmt::format("did not finish within its budget of {} instructions "
+                        "(--max-instructions)",
+                        m_options.max_instructions));
+        return false;
+    }
+    deliver_interrupts();
+    const uint64_t quantum = static_cast<uint64_t>(m_qk.remaining() / m_period);
+    const uint64_t budget = std::min(std::max<uint64_t>(quantum, 1),
+                                     m_options.max_instructions - m_result.instructions);
+    m_run_base = m_qk.local();
+    m_bus_time = sc_core::SC_ZERO_TIME;
+    const rv64::RunResult r = m_cpu->run(budget);
+    m_qk.local() = m_run_base + m_period * static_cast<double>(r.cycles) + m_bus_time;
+    m_result.instructions += r.instructions;
+    m_result.cpu_cycles += r.cycles;
+    switch (r.stop) {
+    case rv64::Stop::Budget:
+    case rv64::Stop::Requested: m_qk.sync_if_needed(); return true;
+    case rv64::Stop::Wfi: sleep(); return true;
+    case rv64::Stop::Semihost: semihost(); return !m_result.exited;
+    case rv64::Stop::Breakpoint: fail("ebreak (a breakpoint, not semihosting)"); return false;
+    case rv64::Stop::Exception:
+        fail(fmt::format("illegal instruction {:#010x} (mcause {})", r.tval, r.cause));
+        return false;
+    case rv64::Stop::Fault:
+        fail(fmt::format("bus fault: an access to {:#x}, where no memory or device answers",
+                         r.fault_addr));
+        return false;
+    }
+    return false;
+}
+
+void K210Hart::fail(const std::string& what) {
+    const uint64_t pc = m_cpu->pc();
+    m_result.error = fmt::format("firmware {}: {} at pc {:#x} ({}), after {} instructions",
+                                 m_elf.file, what, pc, m_elf.describe(pc), m_result.instructions);
+}
+
+uint64_t K210Hart::pending_bits(const sc_time& at) const {
+    return (m_plic.interrupt_pending(kContext) ? kMeip : 0) |
+           (m_clint.timer_pending(kHart, at) ? kMtip : 0) |
+           (m_clint.software_pending(kHart) ? kMsip : 0);
+}
+
+void K210Hart::deliver_interrupts() {
+    const uint64_t pending = pending_bits(now());
+    m_cpu->set_pending(pending);
+    if (pending == 0 || !m_cpu->take_interrupt(pending)) {
+        return;
+    }
+    const uint64_t cause = m_cpu->csr(rv64::Csr::Mcause) & ~rv64::kInterrupt;
+    const char* kind = cause == rv64::kIrqExternal ? "external"
+                       : cause == rv64::kIrqTimer  ? "timer"
+                                                   : "software";
+    ++(cause == rv64::kIrqExternal ? m_result.irq_external
+       : cause == rv64::kIrqTimer  ? m_result.irq_timer
+                                   : m_result.irq_software);
+    m_trace.complete(m_irq_track, fmt::format("{} interrupt", kind), "irq", to_ps(now()), 0,
+                     {{"mepc", m_elf.describe(m_cpu->csr(rv64::Csr::Mepc))}});
+}
+
+// wfi: the hart sleeps until an interrupt it enables (mie) is pending, whatever mstatus.MIE.
+void K210Hart::sleep() {
+    ++m_result.wfi_count;
+    m_qk.sync();
+    const uint64_t start = to_ps(sc_core::sc_time_stamp());
+    if (start > m_segment_start_ps) {
+        m_trace.complete(m_track, m_elf.describe(m_segment_pc), "cpu", m_segment_start_ps,
+                         start - m_segment_start_ps);
+    }
+    while ((pending_bits(sc_core::sc_time_stamp()) & m_cpu->csr(rv64::Csr::Mie)) == 0) {
+        sc_core::sc_event_or_list wake;
+        for (const sim::IrqLine* line : m_plic.lines()) {
+            wake |= line->changed_event();
+        }
+        wake |= m_clint.changed();
+        const sc_time due = (m_cpu->csr(rv64::Csr::Mie) & kMtip) != 0
+                                ? m_clint.timer_due(kHart, sc_core::sc_time_stamp())
+                                : sc_core::sc_max_time();
+        if (due == sc_core::sc_max_time()) {
+            sc_core::wait(wake);  // no timer: an interrupt line or a CLINT write must come
+        } else {
+            sc_core::wait(due - sc_core::sc_time_stamp(), wake);
+        }
+    }
+    const uint64_t end = to_ps(sc_core::sc_time_stamp());
+    m_result.sleep_ps += end - start;
+    m_trace.complete(m_track, "wfi", "sleep", start, end - start);
+    m_segment_start_ps = end;
+    m_segment_pc = m_cpu->pc();
+}
+
+void K210Hart::semihost() {
+    rv64::GuestMemory mem{[this](uint64_t a, void* dst, size_t n) {
+                              const uint8_t* p = host(a, n);
+                              return p != nullptr && (std::memcpy(dst, p, n), true);
+                          },
+                          [this](uint64_t a, const void* src, size_t n) {
+                              uint8_t* p = host(a, n);
+                              return p != nullptr && (std::memcpy(p, src, n), true);
+                          }};
+    const uint64_t a0 = m_semihost->call(m_cpu->x(10), m_cpu->x(11), mem);
+    m_cpu->set_x(10, a0);
+    m_cpu->set_pc(m_cpu->pc() + 8);  // past the ebreak and the srai marker
+    if (m_semihost->exited()) {
+        m_result.exited = true;
+        m_result.exit_code = m_semihost->exit_code();
+        m_result.unsupported = m_semihost->unsupported();
+        const uint64_t t = to_ps(now());
+        if (t > m_segment_start_ps) {
+            m_trace.complete(m_track, m_elf.describe(m_segment_pc), "cpu", m_segment_start_ps,
+                             t - m_segment_start_ps);
+        }
+    }
+}
+
+}  // namespace npu::k210

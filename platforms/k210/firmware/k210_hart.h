@@ -1,0 +1,119 @@
+// The K210's CPU (hart 0) running a firmware ELF as an SC_THREAD: the RV64 hart (models/rv64)
+// sees the SRAM and the AI SRAM as memory (the uncached windows cost bus time), every device
+// through the CPU's AXI port as TLM transactions, interrupts from the PLIC and the CLINT, and
+// semihosting. Time: each run's cycles by instruction class at the CPU clock, plus the bus time
+// of its device and uncached accesses, under the quantum keeper; wfi sleeps until an interrupt.
+// docs/firmware.md.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <systemc>
+
+#include "models/rv64/cpu.h"
+#include "models/rv64/elf.h"
+#include "models/rv64/semihost.h"
+#include "sim/core/trace.h"
+#include "sim/tlm/axi_port.h"
+#include "sim/tlm/quantum.h"
+
+namespace npu::soc {
+class Plic;
+class Clint;
+}  // namespace npu::soc
+
+namespace npu::k210 {
+
+struct HartOptions {
+    std::vector<std::string> args;  // argv: the program's name first
+    uint64_t clock_hz = 400'000'000;
+    rv64::CycleModel cpi;
+    uint64_t max_instructions = 2'000'000'000;
+    bool trap_exceptions = false;  // illegal instructions enter the firmware's handler
+    // What the firmware prints (semihosting console, UARTs), as it prints it.
+    std::function<void(const std::string& source, const std::string& text)> output;
+};
+
+// Memory the hart reaches directly: host bytes at an address; uncached windows cost bus time.
+struct HartMemory {
+    std::string name;
+    uint64_t addr = 0, size = 0;
+    uint8_t* host = nullptr;
+    bool uncached = false;
+};
+
+// A device the hart reaches through the CPU's AXI port.
+struct HartDevice {
+    std::string name;
+    uint64_t addr = 0, size = 0;
+    uint64_t reads = 0, writes = 0;
+};
+
+struct HartResult {
+    bool exited = false;  // the firmware ended by semihosting SYS_EXIT
+    int exit_code = 0;
+    std::string error;  // why the run ended otherwise: the cause, pc and symbol
+    uint64_t instructions = 0, cpu_cycles = 0;
+    uint64_t sleep_ps = 0, wfi_count = 0;
+    uint64_t irq_external = 0, irq_timer = 0, irq_software = 0;
+    uint64_t uncached_accesses = 0;
+    uint64_t end_ps = 0;
+    std::vector<std::string> unsupported;  // semihosting operations refused
+};
+
+class K210Hart : public sc_core::sc_module {
+public:
+    K210Hart(sc_core::sc_module_name name, sim::AxiPort& port, soc::Plic& plic, soc::Clint& clint,
+             sim::TraceWriter& trace);
+    ~K210Hart() override;
+
+    // Before sc_start(). Throws sim::Error when a segment lies outside the memories.
+    void map(std::vector<HartMemory> memories, std::vector<HartDevice> devices);
+    void load(const rv64::ElfImage& elf, HartOptions options);
+    const HartResult& result() const { return m_result; }
+    const std::vector<HartDevice>& devices() const { return m_devices; }
+    // After sc_start(): a firmware that neither exited nor failed is still waiting.
+    bool running() const { return m_started && !m_done; }
+    uint64_t pc() const { return m_cpu->pc(); }
+    std::string describe(uint64_t addr) const { return m_elf.describe(addr); }
+
+private:
+    void run();
+    bool step();  // one run of the hart; false when the firmware is done
+    void deliver_interrupts();
+    uint64_t pending_bits(const sc_core::sc_time& at) const;
+    void sleep();
+    void semihost();
+    void fail(const std::string& what);
+    bool device_access(size_t index, uint64_t offset, unsigned size, uint64_t& value, bool write);
+    void uncached_access(uint64_t addr, unsigned size);
+    uint8_t* host(uint64_t addr, size_t n) const;
+    sc_core::sc_time now() const { return m_qk.get_current_time(); }
+    sc_core::sc_time access_time() const;
+
+    sim::AxiPort& m_port;
+    soc::Plic& m_plic;
+    soc::Clint& m_clint;
+    sim::TraceWriter& m_trace;
+    int m_track, m_irq_track;
+    std::unique_ptr<rv64::Cpu> m_cpu;
+    std::unique_ptr<rv64::Semihost> m_semihost;
+    rv64::ElfImage m_elf;
+    HartOptions m_options;
+    std::vector<HartMemory> m_memories;
+    std::vector<HartDevice> m_devices;
+    sim::QuantumKeeper m_qk;
+    sc_core::sc_time m_period;
+    sc_core::sc_time m_run_base;  // local time at the start of the current run
+    sc_core::sc_time m_bus_time;  // bus time of the current run's accesses so far
+    uint64_t m_segment_start_ps = 0;
+    uint64_t m_segment_pc = 0;
+    bool m_started = false, m_done = false;
+    HartResult m_result;
+};
+
+}  // namespace npu::k210

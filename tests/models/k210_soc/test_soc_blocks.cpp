@@ -1,0 +1,143 @@
+// The K210 blocks around the KPU that firmware touches, each through its bus socket: the PLIC's
+// priorities, threshold, claim/complete and level gateways; the CLINT's mtime at the access's own
+// time (CPU clock / 50), mtimecmp and the time a timer interrupt becomes due; the UARTs' transmit
+// and status registers. Expected values worked by hand from the SiFive PLIC/CLINT and 16550
+// register descriptions.
+#include <functional>
+#include <string>
+
+#include "models/k210_soc/clint.h"
+#include "models/k210_soc/plic.h"
+#include "models/k210_soc/uart.h"
+#include "sim/core/error.h"
+#include "tests/sim/tlm/sc_harness.h"
+#include "tests/sim/tlm/tlm_helpers.h"
+
+namespace npu::test {
+namespace {
+
+using sc_core::SC_NS;
+using sc_core::sc_time;
+
+// Runs `body` in an SC_THREAD (bus accesses and waits), then the simulation ends.
+struct Runner : sc_core::sc_module {
+    std::function<void()> body;
+    explicit Runner(sc_core::sc_module_name n)
+        : sc_module(n) {
+        SC_HAS_PROCESS(Runner);
+        SC_THREAD(run);
+    }
+    void run() { body(); }
+};
+
+uint32_t rd32(TestInitiator& i, uint64_t a) {
+    uint32_t v = 0;
+    EXPECT_EQ(i.read(a, &v, 4), tlm::TLM_OK_RESPONSE) << std::hex << a;
+    return v;
+}
+void wr32(TestInitiator& i, uint64_t a, uint32_t v) {
+    EXPECT_EQ(i.write(a, &v, 4), tlm::TLM_OK_RESPONSE) << std::hex << a;
+}
+
+TEST_F(ScTest, PlicClaimsTheHighestPriorityAboveTheThresholdAndGatesLevels) {
+    soc::Plic plic("plic", sc_time(10, SC_NS));
+    TestInitiator cpu("cpu");
+    cpu.socket.bind(plic.regs.socket);
+    sim::IrqLine kpu("kpu"), dma("dma");
+    plic.connect(25, kpu);
+    plic.connect(32, dma);
+    constexpr uint64_t kClaim = soc::Plic::kTargets + 4, kThreshold = soc::Plic::kTargets;
+    Runner r("r");
+    r.body = [&] {
+        wr32(cpu, 4 * 25, 1);
+        wr32(cpu, 4 * 32, 3);
+        wr32(cpu, soc::Plic::kEnables, 1u << 25);  // word 0: sources 0-31
+        wr32(cpu, soc::Plic::kEnables + 4, 1u);    // word 1: source 32
+        kpu.set(true);
+        dma.set(true);
+        EXPECT_EQ(rd32(cpu, soc::Plic::kPending), 1u << 25);
+        EXPECT_EQ(rd32(cpu, soc::Plic::kPending + 4), 1u);
+        EXPECT_TRUE(plic.interrupt_pending(0));
+        EXPECT_FALSE(plic.interrupt_pending(1));  // hart 1 enabled nothing
+        EXPECT_EQ(rd32(cpu, kClaim), 32u);        // priority 3 before 1
+        EXPECT_EQ(rd32(cpu, kClaim), 25u);        // 32 is in service now
+        EXPECT_EQ(rd32(cpu, kClaim), 0u);         // nothing left
+        EXPECT_FALSE(plic.interrupt_pending(0));
+        wr32(cpu, kClaim, 25);  // complete with the line still high: pending again
+        EXPECT_TRUE(plic.interrupt_pending(0));
+        wr32(cpu, kThreshold, 1);  // priority 1 is not above threshold 1
+        EXPECT_FALSE(plic.interrupt_pending(0));
+        kpu.set(false);
+        wr32(cpu, kThreshold, 0);
+        EXPECT_FALSE(plic.interrupt_pending(0));  // the level fell: nothing pending
+        EXPECT_EQ(plic.claims(), 2u);
+        uint32_t v = 1;
+        EXPECT_NE(cpu.write(0x0, &v, 4), tlm::TLM_OK_RESPONSE);  // source 0 has no priority
+    };
+    ExpectWarnings w;
+    sc_core::sc_start();
+    EXPECT_THROW(plic.connect(65, kpu), sim::Error);
+}
+
+TEST_F(ScTest, ClintMtimeCountsTheCpuClockOverFiftyAndTimersFallDue) {
+    // 400 MHz / 50: one tick per 125 ns.
+    soc::Clint clint("clint", sc_time(125, SC_NS), sc_time(10, SC_NS));
+    TestInitiator cpu("cpu");
+    cpu.socket.bind(clint.regs.socket);
+    Runner r("r");
+    r.body = [&] {
+        sc_core::wait(sc_time(1000, SC_NS));
+        uint64_t t = 0;
+        sc_time at = sc_core::SC_ZERO_TIME;
+        ASSERT_EQ(cpu.rw(tlm::TLM_READ_COMMAND, soc::Clint::kMtime, &t, 8, at),
+                  tlm::TLM_OK_RESPONSE);
+        EXPECT_EQ(t, 8u);           // 1000 ns / 125 ns
+        sc_time ahead(250, SC_NS);  // a CPU 250 ns ahead of the kernel reads its own time
+        cpu.rw(tlm::TLM_READ_COMMAND, soc::Clint::kMtime, &t, 8, ahead);
+        EXPECT_EQ(t, 10u);
+        EXPECT_FALSE(clint.timer_pending(0, sc_core::sc_time_stamp()));  // mtimecmp resets to max
+        const uint64_t cmp = 20;
+        cpu.write(soc::Clint::kMtimecmp, &cmp, 8);
+        EXPECT_EQ(clint.timer_due(0, sc_core::sc_time_stamp()), sc_time(2500, SC_NS));
+        const uint64_t set = 100;  // firmware sets mtime: due at once
+        cpu.write(soc::Clint::kMtime, &set, 8);
+        EXPECT_TRUE(clint.timer_pending(0, sc_core::sc_time_stamp()));
+        wr32(cpu, soc::Clint::kMsip + 4, 1);
+        EXPECT_TRUE(clint.software_pending(1));
+        EXPECT_FALSE(clint.software_pending(0));
+    };
+    sc_core::sc_start();
+}
+
+TEST_F(ScTest, UartTransmittedBytesReachTheSinkAndStatusSaysIdle) {
+    std::string hs, u3;
+    soc::UartHs uarths("uarths", sc_time(10, SC_NS),
+                       [&](uint8_t b) { hs += static_cast<char>(b); });
+    soc::DwUart uart3("uart3", sc_time(10, SC_NS), [&](uint8_t b) { u3 += static_cast<char>(b); });
+    TestInitiator a("a"), b("b");
+    a.socket.bind(uarths.regs.socket);
+    b.socket.bind(uart3.regs.socket);
+    Runner r("r");
+    r.body = [&] {
+        EXPECT_EQ(rd32(a, 0x00) >> 31, 0u);  // txdata.full clear
+        EXPECT_EQ(rd32(a, 0x04) >> 31, 1u);  // rxdata.empty set
+        for (char c : std::string("ok\n")) {
+            wr32(a, 0x00, static_cast<uint8_t>(c));
+        }
+        wr32(b, 0x0c, 0x83);  // LCR: DLAB, 8 bits
+        wr32(b, 0x00, 13);    // DLL: a divisor, not a character
+        wr32(b, 0x0c, 0x03);
+        wr32(b, 0x00, 'h');
+        wr32(b, 0x00, 'i');
+        EXPECT_EQ(rd32(b, 0x14) & 0x60u, 0x60u);  // LSR: THRE, TEMT
+        EXPECT_EQ(rd32(b, 0x7c) & 0x06u, 0x06u);  // USR: TFNF, TFE
+    };
+    sc_core::sc_start();
+    EXPECT_EQ(hs, "ok\n");
+    EXPECT_EQ(u3, "hi");
+    EXPECT_EQ(uarths.bytes_sent(), 3u);
+    EXPECT_EQ(uart3.bytes_sent(), 2u);
+}
+
+}  // namespace
+}  // namespace npu::test

@@ -1,0 +1,153 @@
+// npusim run --firmware: the firmware kit's kmodel_run.elf (firmware/k210) runs the real kmodels
+// of ../shared/k210 on the virtual K210 and its outputs are byte-identical to `npusim run
+// --model` (the C++ driver), layer for layer the same KPU cycles, with the interrupts and the
+// register writes of the SDK's flow; and firmware that goes wrong (tests/.../faults.c) ends the
+// run with one line naming the cause, the pc and its symbol, exit 1. Skips, saying why, without
+// the cross compiler or ../shared.
+#include <nlohmann/json.hpp>
+
+#include "tests/sim/app/cli_fixture.h"
+
+namespace npu::test {
+namespace {
+
+using nlohmann::json;
+
+const std::string kKit = NPUSIM_FIRMWARE_DIR "/kmodel_run.elf";
+const std::string kFaults = NPUSIM_TEST_FIRMWARE "/faults.elf";
+
+class Firmware : public Cli {
+protected:
+    void SetUp() override {
+        Cli::SetUp();
+        if (!fs::exists(kKit) || !fs::exists(kFaults)) {
+            GTEST_SKIP() << "the firmware was not built (no riscv64-unknown-elf-gcc / picolibc)";
+        }
+    }
+    // A deterministic u8 input of `bytes` as raw bytes (the firmware's) and as .npy (npusim's).
+    void make_input(int c, int h, int w) {
+        std::string raw(static_cast<size_t>(c * h * w), '\0');
+        uint32_t s = 12345;
+        for (char& b : raw) {
+            s = s * 1664525u + 1013904223u;  // Numerical Recipes' LCG
+            b = static_cast<char>(s >> 24);
+        }
+        std::ofstream(dir / "in.bin", std::ios::binary) << raw;
+        const std::string header = "{'descr': '|u1', 'fortran_order': False, 'shape': (1, " +
+                                   std::to_string(c) + ", " + std::to_string(h) + ", " +
+                                   std::to_string(w) + "), }";
+        std::string padded = header + std::string(118 - header.size(), ' ') + "\n";
+        std::ofstream npy(dir / "in.npy", std::ios::binary);
+        npy << "\x93NUMPY" << '\x01' << '\x00' << static_cast<char>(padded.size() & 0xff)
+            << static_cast<char>(padded.size() >> 8) << padded << raw;
+    }
+    json report(const std::string& out) { return json::parse(slurp(dir / out / "report.json")); }
+};
+
+// The npy payload after its header.
+std::string npy_data(const std::string& bytes) {
+    const size_t header =
+        10 + size_t{static_cast<uint8_t>(bytes[8])} + (size_t{static_cast<uint8_t>(bytes[9])} << 8);
+    return bytes.substr(header);
+}
+
+TEST_F(Firmware, KmodelRunMatchesTheDriverOnFaceDetectAndYolo) {
+    for (const std::string name : {"face_detect_v3", "yolo20_v3"}) {
+        SCOPED_TRACE(name);
+        const std::string model = NPUSIM_SHARED_DIR "/k210/" + name + ".kmodel";
+        if (!fs::exists(model)) {
+            GTEST_SKIP() << "../shared/k210 is not here";
+        }
+        make_input(3, 240, 320);
+        const Result fw =
+            run("run --firmware " + kKit + " --out " + (dir / "fw").string() + " -- " + model +
+                " " + (dir / "in.bin").string() + " " + (dir / "out.bin").string());
+        ASSERT_EQ(fw.rc, 0) << fw.out << fw.err;
+        const Result drv = run("run --model " + model + " --input " + (dir / "in.npy").string() +
+                               " --out " + (dir / "drv").string());
+        ASSERT_EQ(drv.rc, 0) << drv.err;
+        // The outputs, byte for byte.
+        const std::string out = slurp(dir / "out.bin");
+        EXPECT_FALSE(out.empty());
+        EXPECT_TRUE(out == npy_data(slurp(dir / "drv" / "output_0.npy")));
+        // Every KPU layer, in order, with the driver's cycles.
+        const json f = report("fw"), d = report("drv");
+        std::vector<uint64_t> fw_cycles, drv_cycles;
+        for (const json& l : f["layers"]) {
+            fw_cycles.push_back(l["kpu_cycles"]);
+        }
+        for (const json& l : d["layers"]) {
+            if (l["type"] == "K210_CONV") {
+                drv_cycles.push_back(l["kpu_cycles"]);
+            }
+        }
+        EXPECT_EQ(fw_cycles, drv_cycles);
+        // One interrupt per KPU layer (the last one's by its output DMA, IRQ 32), claimed from
+        // the PLIC; 12 layer words per layer; the KPU writes of the SDK's flow: 4 at init, 2 +
+        // 12 + 2 per calc_done layer, 1 + 12 for the DMA layer.
+        const uint64_t n = fw_cycles.size();
+        EXPECT_EQ(f["totals"]["irq_external"], n);
+        EXPECT_EQ(f["totals"]["plic_claims"], n);
+        EXPECT_NE(fw.out.find(std::to_string(12 * n) + " KPU layer words, " +
+                              std::to_string(n - 1) + " KPU and 1 DMA interrupts"),
+                  std::string::npos)
+            << fw.out;
+        uint64_t kpu_writes = 0;
+        for (const json& dev : f["devices"]) {
+            if (dev["device"] == "kpu") {
+                kpu_writes = dev["writes"];
+            }
+        }
+        EXPECT_EQ(kpu_writes, 4 + (n - 1) * 16 + 13);
+    }
+}
+
+TEST_F(Firmware, FaultsEndTheRunWithTheCausePcAndSymbol) {
+    struct Case {
+        std::string arg, expect;
+    };
+    for (const Case& c :
+         {Case{"illegal", "illegal instruction 0xffffffff (mcause 2) at pc 0x"},
+          Case{"fault", "bus fault: an access to 0x60000000"},
+          Case{"loop", "did not finish within its budget of 100000 instructions"},
+          Case{"sleep", "waits for an interrupt (wfi) at pc 0x"}, Case{"exit3", "exited with 3"}}) {
+        SCOPED_TRACE(c.arg);
+        const Result r =
+            run("run --firmware " + kFaults + " --max-instructions 100000 -- " + c.arg);
+        EXPECT_EQ(r.rc, 1) << r.out << r.err;
+        EXPECT_NE(r.out.find(c.expect), std::string::npos) << r.out;
+        if (c.arg != "exit3") {  // the symbol
+            const char* where = c.arg == "sleep" ? "(k210_wait_flag+0x" : "(main+0x";
+            EXPECT_NE(r.out.find(where), std::string::npos) << r.out;
+        }
+    }
+}
+
+TEST_F(Firmware, AMisprogrammedKpuGetsTheKpusErrorBehaviourNotACrash) {
+    // All-zero layer words: the KPU skips the layer with a warning naming the fields, sets its
+    // error bit (an interrupt: the handler clears it with the three causes) and goes on.
+    const Result r =
+        run("run --firmware " + kFaults + " --out " + (dir / "o").string() + " -- kpu");
+    EXPECT_EQ(r.rc, 0) << r.out << r.err;
+    EXPECT_NE(r.out.find("kpu: status 0"), std::string::npos) << r.out;
+    EXPECT_NE(r.err.find("coef_group is 0, expected 1, 2 or 4 (layer skipped)"), std::string::npos)
+        << r.err;
+    const json rep = report("o");
+    EXPECT_EQ(rep["totals"]["irq_external"], 1);
+    EXPECT_EQ(rep["layers"][0]["skipped"], true);
+}
+
+TEST_F(Firmware, BadFirmwareFilesAndArgumentsAreOneError) {
+    write("text.elf", "not an elf\n");
+    Result r = run("run --firmware " + (dir / "text.elf").string());
+    EXPECT_EQ(r.rc, 2);
+    EXPECT_NE(r.err.find("text.elf"), std::string::npos) << r.err;
+    r = run("run --out " + (dir / "o").string() + " -- stray");
+    EXPECT_EQ(r.rc, 2);
+    EXPECT_NE(r.err.find("arguments are the firmware's"), std::string::npos) << r.err;
+    r = run("run --firmware " + kFaults + " --functional -- exit3");
+    EXPECT_EQ(r.rc, 2);
+}
+
+}  // namespace
+}  // namespace npu::test
