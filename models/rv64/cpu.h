@@ -15,7 +15,7 @@
 namespace npu::rv64 {
 
 // Machine-mode CSRs the adapter and its users read and write.
-enum class Csr { Mstatus, Mie, Mip, Mtvec, Mepc, Mcause, Mtval, Mscratch };
+enum class Csr { Mstatus, Mie, Mip, Mtvec, Mepc, Mcause, Mtval, Mscratch, Fflags, Frm, Fcsr };
 
 // mcause values (the privileged spec, table 3.6).
 constexpr uint64_t kCauseIllegal = 2, kCauseBreakpoint = 3, kCauseEcallM = 11;
@@ -39,6 +39,7 @@ enum class Stop {
                  // the end of the access's block, like an imprecise bus error)
     Requested,   // request_stop() from a device callback (pc after the access's block)
     Exception,   // with stop_on_exceptions: an illegal instruction (pc at it, not trapped)
+    Debug,       // a debugger's breakpoint (pc at it, not executed)
 };
 
 // Instruction classes of the time model: each class costs its configured cycles per instruction
@@ -90,6 +91,12 @@ public:
     virtual void set_pending(uint64_t mip_bits) = 0;
     // Runs at most `budget` instructions from the current pc.
     virtual RunResult run(uint64_t budget) = 0;
+    // Runs exactly one instruction (a debugger's single step; breakpoints do not stop it).
+    virtual RunResult step() = 0;
+    // A debugger's breakpoint: a run stops before executing the instruction at `addr`
+    // (Stop::Debug), except at the pc it starts from (so that continuing from it moves on).
+    virtual void add_breakpoint(uint64_t addr) = 0;
+    virtual void remove_breakpoint(uint64_t addr) = 0;
     // From a device callback during run(): the cycles of the blocks entered so far in this run
     // (the access's block included), to time the access within the run.
     virtual uint64_t run_cycles() const = 0;
@@ -100,6 +107,8 @@ public:
     virtual void set_pc(uint64_t pc) = 0;
     virtual uint64_t x(unsigned reg) const = 0;  // x0..x31
     virtual void set_x(unsigned reg, uint64_t value) = 0;
+    virtual uint64_t f(unsigned reg) const = 0;  // f0..f31 (64 bits: a float NaN-boxed)
+    virtual void set_f(unsigned reg, uint64_t value) = 0;
     virtual uint64_t csr(Csr c) const = 0;
     virtual void set_csr(Csr c, uint64_t value) = 0;
 

@@ -8,6 +8,7 @@
 // - stopping inside a memory hook re-executes the block: stops are deferred to the next block;
 // - mcycle/minstret count host time: instructions are counted per translated block here.
 #include <algorithm>
+#include <set>
 #include <unordered_map>
 #include <vector>
 
@@ -34,6 +35,9 @@ int csr_reg(Csr c) {
     case Csr::Mcause: return UC_RISCV_REG_MCAUSE;
     case Csr::Mtval: return UC_RISCV_REG_MTVAL;
     case Csr::Mscratch: return UC_RISCV_REG_MSCRATCH;
+    case Csr::Fflags: return UC_RISCV_REG_FFLAGS;
+    case Csr::Frm: return UC_RISCV_REG_FRM;
+    case Csr::Fcsr: return UC_RISCV_REG_FCSR;
     }
     return UC_RISCV_REG_INVALID;
 }
@@ -117,11 +121,32 @@ public:
         m_blocks.clear();
     }
 
+    // Once a debugger has stepped, runs count instructions the way a step does (Unicorn flushes
+    // its translations, for seconds, each time runs switch between counted and not).
     RunResult run(uint64_t budget) override {
-        m_budget = budget == 0 ? 1 : budget;
+        budget = budget == 0 ? 1 : budget;
+        return run_for(budget, m_counted ? budget : 0);
+    }
+    RunResult step() override {
+        m_counted = true;
+        return run_for(~uint64_t{0}, 1);
+    }
+
+    void add_breakpoint(uint64_t addr) override { m_breakpoints.insert(addr); }
+    void remove_breakpoint(uint64_t addr) override { m_breakpoints.erase(addr); }
+
+private:
+    // `count` 0: up to `budget` instructions by the block hook; 1: exactly one instruction.
+    RunResult run_for(uint64_t budget, uint64_t count) {
+        m_budget = budget;
         m_done = {}, m_block = {}, m_result = {};
         m_stop_requested = false, m_stopped_by_us = false, m_exception = false;
-        const uc_err e = uc_emu_start(m_uc, pc(), 0, 0, 0);
+        m_debug_stop = false, m_stepping = count != 0;
+        m_skip_breakpoint = pc();
+        const uc_err e = uc_emu_start(m_uc, pc(), 0, 0, count);
+        if (m_debug_stop) {
+            return to_breakpoint();
+        }
         const uint64_t at = pc();
         RunResult r = m_result;
         // The instructions of the last block that retired before the stop (none: no block ran).
@@ -156,6 +181,7 @@ public:
         return r;
     }
 
+public:
     void request_stop() override { m_stop_requested = true; }
 
     uint64_t pc() const override { return reg(UC_RISCV_REG_PC); }
@@ -166,6 +192,14 @@ public:
     void set_x(unsigned r, uint64_t v) override {
         if (r != 0 && r < 32) {
             set_reg(UC_RISCV_REG_X0 + static_cast<int>(r), v);
+        }
+    }
+    uint64_t f(unsigned r) const override {
+        return r < 32 ? reg(UC_RISCV_REG_F0 + static_cast<int>(r)) : 0;
+    }
+    void set_f(unsigned r, uint64_t v) override {
+        if (r < 32) {
+            set_reg(UC_RISCV_REG_F0 + static_cast<int>(r), v);
         }
     }
     uint64_t csr(Csr c) const override { return reg(csr_reg(c)); }
@@ -221,6 +255,11 @@ private:
             (c->csr(Csr::Mie) & c->m_pending) != 0) {
             c->m_stop_requested = true;  // an interrupt became deliverable (csrs mstatus/mie)
         }
+        if (c->breakpoint_in(addr, size)) {
+            c->m_debug_stop = true, c->m_stopped_by_us = true;
+            uc_emu_stop(uc);
+            return;
+        }
         if (c->m_stop_requested || (done > 0 && done + n.instructions > c->m_budget)) {
             if (!c->m_stop_requested) {
                 c->m_result.stop = Stop::Budget;
@@ -233,6 +272,44 @@ private:
         }
         c->m_done.add(n);
         c->m_block = {addr, n};
+    }
+
+    // Breakpoints are found at block entry (a code hook would do it per instruction, and with
+    // one installed Unicorn 2.0.1 re-executes an instruction when a block hook stops a run):
+    // the first breakpoint inside the block being entered, other than the run's starting pc.
+    bool breakpoint_in(uint64_t addr, uint32_t size) {
+        if (m_breakpoints.empty() || m_stepping) {
+            return false;
+        }
+        auto it = m_breakpoints.lower_bound(addr);
+        if (it != m_breakpoints.end() && *it == m_skip_breakpoint) {
+            ++it;
+        }
+        if (it == m_breakpoints.end() || *it >= addr + size) {
+            return false;
+        }
+        m_debug_pc = *it;
+        return true;
+    }
+
+    // Stopped before the block holding the breakpoint: run its instructions up to it (Unicorn
+    // ends a block at `until`), unless an exception or the budget takes the run elsewhere.
+    RunResult to_breakpoint() {
+        RunResult r;
+        if (pc() != m_debug_pc) {
+            m_debug_stop = false, m_stopped_by_us = false, m_stop_requested = false;
+            m_skip_breakpoint = ~uint64_t{0};
+            const uint64_t pending = m_pending;
+            m_pending = 0;
+            m_stepping = true;  // no breakpoint checks: the prefix ends at the breakpoint
+            uc_ctl_remove_cache(m_uc, pc(), m_debug_pc + 4);  // retranslate, ending at `until`
+            uc_emu_start(m_uc, pc(), m_debug_pc, 0, 0);
+            m_pending = pending;
+        }
+        r.stop = pc() == m_debug_pc ? Stop::Debug : Stop::Budget;
+        r.instructions = m_done.instructions;
+        r.cycles = m_done.cycles;
+        return r;
     }
 
     static void on_watch(uc_engine*, uc_mem_type type, uint64_t addr, int size, int64_t,
@@ -299,6 +376,9 @@ private:
     bool m_stop_on_exceptions = false;
     uint64_t m_pending = 0;
     uint64_t m_exception_pc = 0;
+    std::set<uint64_t> m_breakpoints;
+    uint64_t m_skip_breakpoint = ~uint64_t{0}, m_debug_pc = 0;
+    bool m_debug_stop = false, m_counted = false, m_stepping = false;
 };
 
 }  // namespace

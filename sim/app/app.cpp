@@ -51,6 +51,12 @@ void add_firmware_options(CLI::App* run, RunOptions& run_opts) {
                     "With --firmware: stop a firmware that has not exited after this many "
                     "instructions (a runaway loop is an error naming its pc)")
         ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 50));
+    run->add_option("--gdb", run_opts.gdb_port,
+                    "With --firmware: wait for GDB on 127.0.0.1:PORT (gdb-multiarch: target "
+                    "remote :PORT), the firmware stopped at its entry; the SoC's time stands "
+                    "still while GDB has control")
+        ->check(CLI::Range(1, 65535))
+        ->needs(run->get_option("--firmware"));
     run->add_option("args", run_opts.firmware_args,
                     "After --: the firmware's arguments (argv[1..] through semihosting)");
 }

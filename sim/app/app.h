@@ -29,10 +29,11 @@ struct RunOptions {
     std::string firmware;          // --firmware: a RISC-V ELF to run on the SoC (K210)
     std::vector<std::string> firmware_args;     // after --: the firmware's argv[1..]
     uint64_t max_instructions = 2'000'000'000;  // --max-instructions: the firmware's budget
-    bool trace = false;                         // write trace.json (Chrome trace events) into --out
-    bool functional = false;                    // values only: no SystemC, no time (k210)
-    bool dump_all = false;                      // every layer's result into --out (k210)
-    bool progress = false;  // always show the progress line (else: long runs on a terminal)
+    int gdb_port = 0;         // --gdb PORT: debug the firmware with GDB (0: no debugger)
+    bool trace = false;       // write trace.json (Chrome trace events) into --out
+    bool functional = false;  // values only: no SystemC, no time (k210)
+    bool dump_all = false;    // every layer's result into --out (k210)
+    bool progress = false;    // always show the progress line (else: long runs on a terminal)
     bool verbose = false;
 };
 

@@ -83,6 +83,7 @@ int cmd_run(const RunOptions& opts) {
     req.firmware = opts.firmware;
     req.firmware_args = opts.firmware_args;
     req.max_instructions = opts.max_instructions;
+    req.gdb_port = opts.gdb_port;
     req.firmware_output = [](const std::string&, const std::string& text) {
         std::fwrite(text.data(), 1, text.size(), stdout);
         std::fflush(stdout);

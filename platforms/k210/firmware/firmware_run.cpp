@@ -1,9 +1,13 @@
 #include "platforms/k210/firmware/firmware_run.h"
 
+#include <cstdio>
+#include <memory>
+
 #include <fmt/format.h>
 
 #include "models/rv64/elf.h"
 #include "platforms/k210/firmware/firmware_soc.h"
+#include "platforms/k210/firmware/gdb_link.h"
 #include "sim/core/error.h"
 #include "sim/core/version.h"
 #include "sim/tlm/kernel.h"
@@ -73,6 +77,13 @@ platform::RunReport run_firmware(const K210Config& cfg, const std::string& sourc
             request.firmware_output(from, text);
         }
     };
+    std::unique_ptr<GdbLink> gdb;
+    if (request.gdb_port != 0) {
+        gdb = std::make_unique<GdbLink>(request.gdb_port);
+        std::fprintf(stderr, "npusim: waiting for GDB on 127.0.0.1:%d (target remote :%d)\n",
+                     request.gdb_port, request.gdb_port);
+        gdb->accept();
+    }
     FirmwareSoc soc("soc", cfg, trace, output);
     HartOptions o;
     o.args = request.firmware_args;
@@ -81,6 +92,7 @@ platform::RunReport run_firmware(const K210Config& cfg, const std::string& sourc
     o.cpi = cfg.cpi;
     o.max_instructions = request.max_instructions;
     o.output = output;
+    o.gdb = gdb.get();
     soc.hart.load(elf, std::move(o));
     sc_core::sc_start();
     const HartResult& h = soc.hart.result();

@@ -94,6 +94,9 @@ void K210Hart::load(const rv64::ElfImage& elf, HartOptions options) {
     };
     m_semihost = std::make_unique<rv64::Semihost>(std::move(so));
     m_started = true;
+    if (m_options.gdb != nullptr) {
+        attach_debugger();
+    }
 }
 
 uint8_t* K210Hart::host(uint64_t addr, size_t n) const {
@@ -142,6 +145,7 @@ void K210Hart::run() {
     m_segment_pc = m_cpu->pc();
     while (step()) {
     }
+    debug_end();
     m_qk.sync();
     m_result.end_ps = to_ps(sc_core::sc_time_stamp());
     m_done = true;
@@ -156,6 +160,9 @@ bool K210Hart::step() {
                         m_options.max_instructions));
         return false;
     }
+    if (m_gdb != nullptr && !debug_turn()) {
+        return false;
+    }
     deliver_interrupts();
     const uint64_t quantum = static_cast<uint64_t>(m_qk.remaining() / m_period);
     const uint64_t budget = std::min(std::max<uint64_t>(quantum, 1),
@@ -163,22 +170,33 @@ bool K210Hart::step() {
     m_run_base = m_qk.local();
     m_bus_time = sc_core::SC_ZERO_TIME;
     const rv64::RunResult r = m_cpu->run(budget);
+    account(r);
+    return after_run(r);
+}
+
+void K210Hart::account(const rv64::RunResult& r) {
     m_qk.local() = m_run_base + m_period * static_cast<double>(r.cycles) + m_bus_time;
     m_result.instructions += r.instructions;
     m_result.cpu_cycles += r.cycles;
+}
+
+bool K210Hart::after_run(const rv64::RunResult& r) {
     switch (r.stop) {
     case rv64::Stop::Budget:
     case rv64::Stop::Requested: m_qk.sync_if_needed(); return true;
     case rv64::Stop::Wfi: sleep(); return true;
     case rv64::Stop::Semihost: semihost(); return !m_result.exited;
-    case rv64::Stop::Breakpoint: fail("ebreak (a breakpoint, not semihosting)"); return false;
+    case rv64::Stop::Debug: debug_stop(rv64::kSigTrap); return true;
+    case rv64::Stop::Breakpoint:
+        fail("ebreak (a breakpoint, not semihosting)");
+        return m_gdb != nullptr && (debug_stop(rv64::kSigTrap), true);
     case rv64::Stop::Exception:
         fail(fmt::format("illegal instruction {:#010x} (mcause {})", r.tval, r.cause));
-        return false;
+        return m_gdb != nullptr && (debug_stop(4), true);  // SIGILL
     case rv64::Stop::Fault:
         fail(fmt::format("bus fault: an access to {:#x}, where no memory or device answers",
                          r.fault_addr));
-        return false;
+        return m_gdb != nullptr && (debug_stop(11), true);  // SIGSEGV
     }
     return false;
 }

@@ -16,6 +16,7 @@
 
 #include "models/rv64/cpu.h"
 #include "models/rv64/elf.h"
+#include "models/rv64/gdb_rsp.h"
 #include "models/rv64/semihost.h"
 #include "sim/core/trace.h"
 #include "sim/tlm/axi_port.h"
@@ -28,12 +29,15 @@ class Clint;
 
 namespace npu::k210 {
 
+class GdbLink;
+
 struct HartOptions {
     std::vector<std::string> args;  // argv: the program's name first
     uint64_t clock_hz = 400'000'000;
     rv64::CycleModel cpi;
     uint64_t max_instructions = 2'000'000'000;
     bool trap_exceptions = false;  // illegal instructions enter the firmware's handler
+    GdbLink* gdb = nullptr;        // a connected debugger: the hart starts stopped at the entry
     // What the firmware prints (semihosting console, UARTs), as it prints it.
     std::function<void(const std::string& source, const std::string& text)> output;
 };
@@ -84,6 +88,15 @@ public:
 private:
     void run();
     bool step();  // one run of the hart; false when the firmware is done
+    bool after_run(const rv64::RunResult& r);  // false when the firmware is done
+    void account(const rv64::RunResult& r);
+    // The debugger (k210_hart_debug.cpp): its turn before each run (false: it ended the run),
+    // a stop to report, the end to report.
+    void attach_debugger();
+    bool debug_turn();
+    void debug_stop(int signal);
+    void debug_end();
+    rv64::GdbTarget debug_target();
     void deliver_interrupts();
     uint64_t pending_bits(const sc_core::sc_time& at) const;
     void sleep();
@@ -113,6 +126,9 @@ private:
     uint64_t m_segment_start_ps = 0;
     uint64_t m_segment_pc = 0;
     bool m_started = false, m_done = false;
+    std::unique_ptr<rv64::GdbServer> m_gdb;
+    bool m_debug_stopped = false;  // the debugger has control: the hart and the SoC wait
+    int m_fault_signal = 0;        // a fault reported to the debugger ends the run on resume
     HartResult m_result;
 };
 

@@ -116,6 +116,33 @@ TEST(UnicornCpu, CyclesFollowTheCycleModelByInstructionClass) {
     EXPECT_EQ(h.ram[0x1000], 10);
 }
 
+TEST(UnicornCpu, BreakpointsStopBeforeTheirInstructionAndStepsRunOne) {
+    Hart h;
+    // a0 += 1 five times, then wfi; a breakpoint at the third addi.
+    h.code(kRam, {addi(A0, A0, 1), addi(A0, A0, 1), addi(A0, A0, 1), addi(A0, A0, 1),
+                  addi(A0, A0, 1), kWfi});
+    h.cpu->add_breakpoint(kRam + 8);
+    RunResult r = h.cpu->run(1000);
+    EXPECT_EQ(r.stop, Stop::Debug);
+    EXPECT_EQ(h.cpu->pc(), kRam + 8);
+    EXPECT_EQ(h.cpu->x(A0), 2u);  // the third addi has not run
+    EXPECT_EQ(r.instructions, 2u);
+    r = h.cpu->step();  // from the breakpoint: exactly that instruction
+    EXPECT_EQ(r.instructions, 1u);
+    EXPECT_EQ(h.cpu->pc(), kRam + 12);
+    EXPECT_EQ(h.cpu->x(A0), 3u);
+    h.cpu->set_pc(kRam + 8);  // back at the breakpoint: a run starting there goes on
+    h.cpu->set_x(A0, 2);
+    r = h.cpu->run(1000);
+    EXPECT_EQ(r.stop, Stop::Wfi);
+    EXPECT_EQ(h.cpu->x(A0), 5u);
+    h.cpu->remove_breakpoint(kRam + 8);
+    h.cpu->set_pc(kRam);
+    h.cpu->set_x(A0, 0);
+    EXPECT_EQ(h.cpu->run(1000).stop, Stop::Wfi);  // removed: no stop
+    EXPECT_EQ(h.cpu->x(A0), 5u);
+}
+
 TEST(InsnClass, EncodingsFromTheIsaManualFallInTheirClasses) {
     EXPECT_EQ(classify(0x02b50533), InsnClass::Mul);    // mul a0, a0, a1
     EXPECT_EQ(classify(0x02b54533), InsnClass::Div);    // div a0, a0, a1

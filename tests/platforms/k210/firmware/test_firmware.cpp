@@ -4,7 +4,10 @@
 // register writes of the SDK's flow; and firmware that goes wrong (tests/.../faults.c) ends the
 // run with one line naming the cause, the pc and its symbol, exit 1. Skips, saying why, without
 // the cross compiler or ../shared.
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <nlohmann/json.hpp>
+#include <sys/socket.h>
 
 #include "tests/sim/app/cli_fixture.h"
 
@@ -42,6 +45,12 @@ protected:
             << static_cast<char>(padded.size() >> 8) << padded << raw;
     }
     json report(const std::string& out) { return json::parse(slurp(dir / out / "report.json")); }
+    Result run_shell(const std::string& cmd) {
+        const fs::path out = dir / "sh.out", err = dir / "sh.err";
+        const int status =
+            std::system((cmd + " >" + out.string() + " 2>" + err.string() + " </dev/null").c_str());
+        return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
+    }
 };
 
 // The npy payload after its header.
@@ -135,6 +144,72 @@ TEST_F(Firmware, AMisprogrammedKpuGetsTheKpusErrorBehaviourNotACrash) {
     const json rep = report("o");
     EXPECT_EQ(rep["totals"]["irq_external"], 1);
     EXPECT_EQ(rep["layers"][0]["skipped"], true);
+}
+
+// A free TCP port on 127.0.0.1 (the kernel's pick; closed again for npusim to take).
+int free_port() {
+    const int s = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof a;
+    ::bind(s, reinterpret_cast<sockaddr*>(&a), sizeof a);
+    ::getsockname(s, reinterpret_cast<sockaddr*>(&a), &len);
+    ::close(s);
+    return ntohs(a.sin_port);
+}
+
+// GDB (gdb-multiarch, as a user runs it) debugs kmodel_run on face_detect_v3 through --gdb:
+// it connects, breaks in the KPU interrupt handler, reads a variable and a register, steps one
+// instruction, continues to the end; the firmware's output is the same as without GDB.
+TEST_F(Firmware, GdbBreaksInTheKpuInterruptHandlerStepsAndContinuesToTheEnd) {
+    const std::string model = NPUSIM_SHARED_DIR "/k210/face_detect_v3.kmodel";
+    if (std::system("gdb-multiarch --version >/dev/null 2>&1") != 0) {
+        GTEST_SKIP() << "gdb-multiarch is not installed (scripts/install-deps installs it)";
+    }
+    if (!fs::exists(model)) {
+        GTEST_SKIP() << "../shared/k210 is not here";
+    }
+    make_input(3, 240, 320);
+    const int port = free_port();
+    const std::string npusim = std::string(NPUSIM_BIN) + " run --firmware " + kKit + " --gdb " +
+                               std::to_string(port) + " -- " + model + " " +
+                               (dir / "in.bin").string() + " " + (dir / "out.bin").string();
+    // npusim in the background, its exit code into a file; then GDB, which connects to it.
+    ASSERT_EQ(std::system(("(timeout 120 " + npusim + " >" + (dir / "npusim.out").string() +
+                           " 2>&1; echo $? >" + (dir / "npusim.rc").string() + ") &")
+                              .c_str()),
+              0);
+    std::string gdb_out;
+    for (int attempt = 0; attempt < 50; ++attempt) {  // until npusim listens
+        const Result g = run_shell(
+            "timeout 120 gdb-multiarch --batch -nx -ex 'set architecture riscv:rv64' -ex 'file " +
+            kKit + "' -ex 'target remote 127.0.0.1:" + std::to_string(port) +
+            "' -ex 'break on_kpu' -ex continue -ex 'print kpu_fifo_words' -ex 'info registers "
+            "pc' -ex stepi -ex 'info registers pc' -ex delete -ex continue");
+        gdb_out = g.out + g.err;
+        if (gdb_out.find("Connection refused") == std::string::npos) {
+            break;
+        }
+        ::usleep(100000);
+    }
+    for (int i = 0; i < 1200 && !fs::exists(dir / "npusim.rc"); ++i) {
+        ::usleep(100000);
+    }
+    EXPECT_NE(gdb_out.find("Breakpoint 1, on_kpu"), std::string::npos) << gdb_out;
+    EXPECT_NE(gdb_out.find("$1 = 12"), std::string::npos) << gdb_out;  // the first layer's words
+    EXPECT_NE(gdb_out.find("<on_kpu>"), std::string::npos) << gdb_out;
+    EXPECT_NE(gdb_out.find("<on_kpu+4>"), std::string::npos) << gdb_out;  // one step: c.lw
+    EXPECT_NE(gdb_out.find("exited normally"), std::string::npos) << gdb_out;
+    EXPECT_EQ(slurp(dir / "npusim.rc"), "0\n") << slurp(dir / "npusim.out");
+    // The same output bytes as a run without the debugger.
+    const std::string with_gdb = slurp(dir / "out.bin");
+    ASSERT_EQ(run("run --firmware " + kKit + " -- " + model + " " + (dir / "in.bin").string() +
+                  " " + (dir / "out.bin").string())
+                  .rc,
+              0);
+    EXPECT_FALSE(with_gdb.empty());
+    EXPECT_EQ(with_gdb, slurp(dir / "out.bin"));
 }
 
 TEST_F(Firmware, BadFirmwareFilesAndArgumentsAreOneError) {
