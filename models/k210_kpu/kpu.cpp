@@ -106,6 +106,9 @@ void Kpu::push_word(uint64_t w) {
         return;
     }
     m_layer_fifo.push_back(w);
+    if (m_layer_fifo.size() % kLayerWords == 0) {
+        m_layer_written.push_back(regs.access_time());
+    }
     update_interrupts();
     if (m_layer_fifo.size() >= kLayerWords) {
         m_layer_pushed.notify(sc_core::SC_ZERO_TIME);
@@ -129,6 +132,7 @@ void Kpu::flush(uint64_t ctrl) {
     }
     if (regs::cfg_fifo_flush_n::get(ctrl) == 0) {
         m_layer_fifo.clear();
+        m_layer_written.clear();
         update_interrupts();
     }
 }
@@ -162,6 +166,13 @@ void Kpu::run() {
         for (uint64_t& x : w) {
             x = m_layer_fifo.front();
             m_layer_fifo.pop_front();
+        }
+        if (!m_layer_written.empty()) {  // starts no earlier than its last word was written
+            const sc_core::sc_time now = sc_core::sc_time_stamp() + m_qk.local();
+            if (m_layer_written.front() > now) {
+                m_qk.local() += m_layer_written.front() - now;
+            }
+            m_layer_written.pop_front();
         }
         update_interrupts();
         execute(w);

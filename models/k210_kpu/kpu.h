@@ -83,6 +83,9 @@ private:
     sc_core::sc_time m_period;
     sim::QuantumKeeper m_qk;
     std::deque<uint64_t> m_layer_fifo;
+    // When each complete layer in the FIFO got its 12th word: the writer's own time (a CPU
+    // running ahead of the kernel), so a layer never starts before its arguments were written.
+    std::deque<sc_core::sc_time> m_layer_written;
     std::deque<uint64_t> m_out;
     sc_core::sc_event m_layer_pushed{"layer_pushed"};
     sc_core::sc_event m_output_added{"output_added"};

@@ -188,6 +188,33 @@ TEST_F(KpuModule, LayerThroughRegistersMatchesPurePathAndCostModel) {
     EXPECT_EQ(j["output_bytes"]["value"], expect.dense_output.size());
 }
 
+// A CPU running ahead of the kernel (temporal decoupling) writes the 12th word 1 µs after the
+// kernel's time: the layer starts then, not at the kernel's time (the IRQ is 1 µs later).
+TEST_F(KpuModule, ALayerStartsWhenItsLastWordWasWrittenNotBefore) {
+    std::mt19937_64 rng(99);
+    RandomLayer r = random_layer(rng, true);
+    r.args.int_en = true;
+    Bench b("b", cfg);
+    const kpu::Words words = b.load(r);
+    const kpu::LayerCost cost = kpu::layer_cost(r.args, true, cfg.timing);
+    elaborate();
+    b.set(kpu::regs::EIGHT_BIT_MODE, 1);
+    b.set(kpu::regs::INTERRUPT_MASK, 0b1110);
+    for (size_t i = 0; i < words.size(); ++i) {
+        uint64_t v = words[i];
+        sc_core::sc_time ahead =
+            i + 1 == words.size() ? sc_core::sc_time(1, sc_core::SC_US) : sc_core::SC_ZERO_TIME;
+        ASSERT_EQ(
+            b.cpu.rw(tlm::TLM_WRITE_COMMAND, kRegs + kpu::regs::LAYER_ARGUMENT_FIFO, &v, 8, ahead),
+            tlm::TLM_OK_RESPONSE);
+    }
+    ExpectWarnings warnings;
+    sc_core::sc_start();
+    ASSERT_EQ(b.irq_edges, 1);
+    EXPECT_EQ(ps(b.irq_time), 1'000'000 + cost.total_cycles * 2500);
+    EXPECT_EQ(b.kpu.layers().at(0).start_ps, 1'000'000u);
+}
+
 TEST_F(KpuModule, BadLayerWarnsSetsErrorBitAndDoesNotHang) {
     std::mt19937_64 rng(5);
     RandomLayer r = random_layer(rng, true);
