@@ -94,7 +94,7 @@ Dmac::Dmac(sc_core::sc_module_name name, const DmacConfig& cfg, sim::TraceWriter
         });
         ch.intsignal_en.on_write([this, c](uint64_t) { update_irq(c); });
     }
-    m_sysctl_bank.add_consecutive({m_dma_sel0, m_dma_sel1});
+    add_sysctl_registers();
     m_chen.on_write([this](uint64_t v) { write_chen(v); });
     m_chen.on_read([this](uint64_t) {
         uint64_t v = 0;
@@ -120,6 +120,29 @@ Dmac::Dmac(sc_core::sc_module_name name, const DmacConfig& cfg, sim::TraceWriter
 }
 
 Dmac::~Dmac() = default;
+
+// The SYSCTL registers other than the DMA selectors, in the SDK's sysctl_t order (32-bit each):
+// kept as written, so start-up code that sets clocks, thresholds and resets and reads them back
+// works; pll_lock reads PLL0, PLL1 and PLL2 locked (as Renode's K210 does: it tags 0x50440018).
+void Dmac::add_sysctl_registers() {
+    static const char* const kNames[] = {
+        "git_id",      "clk_freq",    "pll0",       "pll1",       "pll2",
+        "resv5",       "pll_lock",    "rom_error",  "clk_sel0",   "clk_sel1",
+        "clk_en_cent", "clk_en_peri", "soft_reset", "peri_reset", "clk_th0",
+        "clk_th1",     "clk_th2",     "clk_th3",    "clk_th4",    "clk_th5",
+        "clk_th6",     "misc",        "peri",       "spi_sleep",  "reset_status"};
+    for (size_t i = 0; i < std::size(kNames); ++i) {
+        m_sysctl_regs.emplace_back(
+            sim::Register::Spec{kNames[i], 4 * i, 4, 0, Access::RW, 0xffffffff, true});
+        m_sysctl_bank.add(m_sysctl_regs.back());
+    }
+    constexpr uint64_t kPllsLocked = 0x3 | (0x1 << 8) | (0x1 << 16);  // pll_lock0, 1, 2
+    m_sysctl_regs[6].on_read([](uint64_t v) { return v | kPllsLocked; });
+    m_sysctl_bank.add_consecutive({m_dma_sel0, m_dma_sel1});
+    m_sysctl_regs.emplace_back(
+        sim::Register::Spec{"power_sel", 0x6c, 4, 0, Access::RW, 0xffffffff, true});
+    m_sysctl_bank.add(m_sysctl_regs.back());
+}
 
 void Dmac::connect_request(unsigned select, RequestSource source) {
     if (m_sources.size() <= select) {

@@ -1,11 +1,13 @@
 // The K210 DMAC subset as a SystemC module: six channels of single-block transfers, memory to
 // memory and peripheral to memory with hardware handshake (the KPU's fifo_data_out drained into
-// main memory, SYSCTL_DMA_SELECT_AI_RX_REQ), per-channel completion interrupts. Also the two SYSCTL
-// handshake selector registers, the only SYSCTL registers modelled. Not modelled: multi-block and
+// main memory, SYSCTL_DMA_SELECT_AI_RX_REQ), per-channel completion interrupts. Also the SYSCTL
+// block: its two handshake selector registers, and the others (clocks, PLLs, resets: the SDK's
+// sysctl_t) kept as written, the PLLs reading locked. Not modelled: multi-block and
 // linked-list transfers, software handshake, memory-to-peripheral. docs/k210_platform.md.
 #pragma once
 
 #include <array>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <vector>
@@ -43,11 +45,12 @@ private:
         m_com_intstatus_en, m_com_intsignal_en, m_com_intstatus, m_reset;
     sim::RegisterBank m_bank;
     sim::Register m_dma_sel0, m_dma_sel1;
+    std::deque<sim::Register> m_sysctl_regs;  // the rest of SYSCTL: kept, PLLs read locked
     sim::RegisterBank m_sysctl_bank;
 
 public:
     sim::RegisterTarget regs;    // DMAC_BASE_ADDR (0x50000000)
-    sim::RegisterTarget sysctl;  // SYSCTL_BASE_ADDR (0x50440000), DMA_SEL0/1 only
+    sim::RegisterTarget sysctl;  // SYSCTL_BASE_ADDR (0x50440000)
     sim::AxiPort axi;
     std::array<sim::IrqLine, regs::kChannels> irq;  // K210: PLIC 27 + channel
 
@@ -68,6 +71,7 @@ private:
     void write_chen(uint64_t v);
     void finish(unsigned ch, uint64_t status_bits);
     void update_irq(unsigned ch);
+    void add_sysctl_registers();
 
     sim::TraceWriter* m_trace;
     int m_track = 0;

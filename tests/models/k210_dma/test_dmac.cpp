@@ -152,5 +152,26 @@ TEST_F(DmacTest, UnroutedHandshakeWarns) {
         "b.dmac: channel 1: no peripheral drives handshake interface 1; transfer not started");
 }
 
+// SYSCTL beyond the DMA selectors, as SDK start-up code uses it: the PLLs read locked (pll_lock
+// at 0x18: PLL0 bits 0-1, PLL1 bit 8, PLL2 bit 16), clock thresholds and resets read back what was
+// written, and an offset past the block is an error.
+TEST_F(DmacTest, SysctlPllsReadLockedAndOtherRegistersKeepTheirValues) {
+    Bench b("b");
+    elaborate();
+    uint32_t v = 0;
+    ASSERT_EQ(b.cpu.read(kSysctl + 0x18, &v, 4), tlm::TLM_OK_RESPONSE);
+    EXPECT_EQ(v & 0x10103u, 0x10103u);
+    const uint32_t th = 0x1234;
+    ASSERT_EQ(b.cpu.write(kSysctl + 0x38, &th, 4), tlm::TLM_OK_RESPONSE);  // clk_th0
+    ASSERT_EQ(b.cpu.read(kSysctl + 0x38, &v, 4), tlm::TLM_OK_RESPONSE);
+    EXPECT_EQ(v, th);
+    const uint32_t sel = dr::kAiRxReq;  // the DMA selector is still at 0x64
+    ASSERT_EQ(b.cpu.write(kSysctl + dr::DMA_SEL0, &sel, 4), tlm::TLM_OK_RESPONSE);
+    ASSERT_EQ(b.cpu.read(kSysctl + dr::DMA_SEL0, &v, 4), tlm::TLM_OK_RESPONSE);
+    EXPECT_EQ(v, sel);
+    ExpectWarnings w;
+    EXPECT_NE(b.cpu.read(kSysctl + 0x70, &v, 4), tlm::TLM_OK_RESPONSE);  // reserved
+}
+
 }  // namespace
 }  // namespace npu::test
