@@ -4,6 +4,8 @@
 // register writes of the SDK's flow; and firmware that goes wrong (tests/.../faults.c) ends the
 // run with one line naming the cause, the pc and its symbol, exit 1. Skips, saying why, without
 // the cross compiler or ../shared.
+#include <map>
+
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <nlohmann/json.hpp>
@@ -69,8 +71,8 @@ TEST_F(Firmware, KmodelRunMatchesTheDriverOnFaceDetectAndYolo) {
         }
         make_input(3, 240, 320);
         const Result fw =
-            run("run --firmware " + kKit + " --out " + (dir / "fw").string() + " -- " + model +
-                " " + (dir / "in.bin").string() + " " + (dir / "out.bin").string());
+            run("run --firmware " + kKit + " --trace --out " + (dir / "fw").string() + " -- " +
+                model + " " + (dir / "in.bin").string() + " " + (dir / "out.bin").string());
         ASSERT_EQ(fw.rc, 0) << fw.out << fw.err;
         const Result drv = run("run --model " + model + " --input " + (dir / "in.npy").string() +
                                " --out " + (dir / "drv").string());
@@ -108,6 +110,28 @@ TEST_F(Firmware, KmodelRunMatchesTheDriverOnFaceDetectAndYolo) {
             }
         }
         EXPECT_EQ(kpu_writes, 4 + (n - 1) * 16 + 13);
+        // The trace: a span per KPU layer, a marker per interrupt naming the interrupted code,
+        // and the CPU's stretches named by firmware symbols.
+        const json trace = json::parse(slurp(dir / "fw" / "trace.json"));
+        std::map<int, std::string> tracks;
+        std::map<std::string, uint64_t> spans;
+        bool symbol_named = false;
+        for (const json& e : trace["traceEvents"]) {
+            if (e["ph"] == "M" && e["name"] == "thread_name") {
+                tracks[e["tid"].get<int>()] = e["args"]["name"];
+            } else if (e["ph"] == "X") {
+                const std::string track = tracks[e["tid"].get<int>()];
+                ++spans[track];
+                symbol_named =
+                    symbol_named || (track == "irq" && e["args"]["mepc"].get<std::string>().rfind(
+                                                           "k210_wait_flag+", 0) == 0);
+            }
+        }
+        EXPECT_EQ(spans["soc.k210.kpu"], n);
+        EXPECT_EQ(spans["irq"], n);
+        EXPECT_EQ(spans["soc.k210.dmac"], 1u);
+        EXPECT_GT(spans["cpu"], n);
+        EXPECT_TRUE(symbol_named);
     }
 }
 
