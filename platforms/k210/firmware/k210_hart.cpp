@@ -1,3 +1,6 @@
+// sc_spawn (the wfi wake-up method) needs SystemC's dynamic processes.
+#define SC_INCLUDE_DYNAMIC_PROCESSES
+
 #include "platforms/k210/firmware/k210_hart.h"
 
 #include <algorithm>
@@ -94,6 +97,16 @@ void K210Hart::load(const rv64::ElfImage& elf, HartOptions options) {
     };
     m_semihost = std::make_unique<rv64::Semihost>(std::move(so));
     m_started = true;
+    // What can wake a wfi, gathered into one event by a method (a list of events built on the
+    // waiting thread's stack would outlive the simulation there, unreachable).
+    sc_core::sc_spawn_options wake;
+    wake.spawn_method();
+    wake.dont_initialize();
+    for (const sim::IrqLine* line : m_plic.lines()) {
+        wake.set_sensitivity(&line->changed_event());
+    }
+    wake.set_sensitivity(&m_clint.changed());
+    sc_core::sc_spawn([this] { m_wake.notify(sc_core::SC_ZERO_TIME); }, "wake", &wake);
     if (m_options.gdb != nullptr) {
         attach_debugger();
     }
@@ -240,18 +253,13 @@ void K210Hart::sleep() {
                          start - m_segment_start_ps);
     }
     while ((pending_bits(sc_core::sc_time_stamp()) & m_cpu->csr(rv64::Csr::Mie)) == 0) {
-        sc_core::sc_event_or_list wake;
-        for (const sim::IrqLine* line : m_plic.lines()) {
-            wake |= line->changed_event();
-        }
-        wake |= m_clint.changed();
         const sc_time due = (m_cpu->csr(rv64::Csr::Mie) & kMtip) != 0
                                 ? m_clint.timer_due(kHart, sc_core::sc_time_stamp())
                                 : sc_core::sc_max_time();
         if (due == sc_core::sc_max_time()) {
-            sc_core::wait(wake);  // no timer: an interrupt line or a CLINT write must come
+            sc_core::wait(m_wake);  // no timer: an interrupt line or a CLINT write must come
         } else {
-            sc_core::wait(due - sc_core::sc_time_stamp(), wake);
+            sc_core::wait(due - sc_core::sc_time_stamp(), m_wake);
         }
     }
     const uint64_t end = to_ps(sc_core::sc_time_stamp());

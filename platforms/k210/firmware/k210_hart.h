@@ -126,6 +126,7 @@ private:
     uint64_t m_segment_start_ps = 0;
     uint64_t m_segment_pc = 0;
     bool m_started = false, m_done = false;
+    sc_core::sc_event m_wake{"wake"};  // an interrupt line changed or the CLINT was written
     std::unique_ptr<rv64::GdbServer> m_gdb;
     bool m_debug_stopped = false;  // the debugger has control: the hart and the SoC wait
     int m_fault_signal = 0;        // a fault reported to the debugger ends the run on resume

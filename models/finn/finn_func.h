@@ -1,0 +1,47 @@
+// The arithmetic of FINN's streaming layers, bit-exact, over plain integer vectors (values as
+// their data type says: BIPOLAR as -1/+1), folding-independent (folding changes time, not
+// values). Semantics: qonnx MultiThreshold and XnorPopcountMatMul, finn-hlslib's
+// Matrix_Vector_Activate_Batch and ThresholdsActivation (../shared/reference/seed_systems.md
+// §4.3-4.5). Pure C++.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "models/finn/finn_types.h"
+
+namespace npu::finn {
+
+// Thresholds per channel, each row ascending; one row may serve every channel.
+using Thresholds = std::vector<std::vector<int64_t>>;
+
+// Number of thresholds of `row` the value reaches (t <= v), as ThresholdsActivation counts.
+int64_t threshold_count(int64_t v, const std::vector<int64_t>& row);
+
+// MultiThreshold on channel-last vectors: out = act_val + count, or for a BIPOLAR output
+// 2 · count - 1 (FINN's out_scale 2, out_bias -1). `x` holds vectors of `channels` elements.
+std::vector<int64_t> thresholding(const std::vector<int64_t>& x, size_t channels,
+                                  const Thresholds& t, int64_t act_val, bool bipolar_out);
+
+struct Mvau {
+    unsigned mw = 0, mh = 0;  // input length, outputs (MW, MH)
+    unsigned pe = 1, simd = 1;
+    DataType in = DataType::sint(8), weight = DataType::sint(8), out = DataType::sint(32);
+    bool binary_xnor =
+        false;  // binaryXnorMode: BINARY inputs and weights as bipolar, XNOR-popcount
+    std::vector<int64_t> weights;  // MH x MW, row-major: W[o][m]
+    Thresholds thresholds;         // empty: noActivation (the output is the accumulator)
+    int64_t act_val = 0;           // ActVal: the output of "no threshold reached"
+};
+
+// Folding and shape problems, one message each ("MH % PE == 0: MH 10 is not a multiple of PE
+// 4"); empty when the layer is valid.
+std::vector<std::string> check(const Mvau& m);
+
+// The layer on `x` (vectors of MW elements): MH outputs per vector. With XNOR-popcount (BIPOLAR
+// inputs and weights, or binary_xnor) the accumulator is the number of agreeing positions,
+// (dot + MW) / 2, not the ±1 dot product.
+std::vector<int64_t> mvau(const Mvau& m, const std::vector<int64_t>& x);
+
+}  // namespace npu::finn
