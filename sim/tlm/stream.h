@@ -1,0 +1,116 @@
+// A stream channel between two dataflow processes (AXI-Stream style: a FIFO of `depth` words with
+// ready/valid back-pressure), timed by timestamps instead of by waits: each process keeps its own
+// cycle count in one clock domain and passes it to write()/read(); a word can be read no earlier
+// than it was written (the reader stalls until then), and a word can be written no earlier than
+// the word `depth` places before it was read (the writer stalls until a slot is free). A process
+// blocks in SystemC only when the other side has not yet got that far in simulation order (the
+// FIFO is full or empty in event order), never per word, so a design of such processes runs as
+// coroutines and its cycle counts are exact for the timestamps it is given. Statistics: words,
+// each side's stall cycles, and the largest occupancy. docs/finn.md, "Streams".
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <deque>
+#include <string>
+
+#include <systemc>
+
+namespace npu::sim {
+
+struct StreamStats {
+    uint64_t words = 0;
+    uint64_t write_stall_cycles = 0;  // the writer waited for a free slot (back-pressure)
+    uint64_t read_stall_cycles = 0;   // the reader waited for a word
+    uint64_t max_occupancy = 0;       // words in the FIFO just after a write, at its time
+};
+
+template <typename T>
+class Stream : public sc_core::sc_object {
+public:
+    Stream(const char* name, uint64_t depth, unsigned width_bits)
+        : sc_object(name)
+        , m_depth(depth == 0 ? 1 : depth)
+        , m_width(width_bits) {}
+
+    const char* kind() const override { return "npu_stream"; }
+    uint64_t depth() const { return m_depth; }
+    unsigned width_bits() const { return m_width; }
+
+    // In the writer's thread at its cycle `cycle`; on return `cycle` is when the word entered.
+    void write(T value, uint64_t& cycle) {
+        while (m_written >= m_depth && m_read_times.empty()) {
+            sc_core::wait(m_read_event);  // full in event order: let the reader run
+        }
+        // The slot of the word written `depth` before this one is free from its read time.
+        if (m_written >= m_depth) {
+            const uint64_t free_at = m_read_times.front();
+            m_read_times.pop_front();
+            if (free_at > cycle) {
+                m_stats.write_stall_cycles += free_at - cycle;
+                cycle = free_at;
+            }
+        }
+        m_words.push_back({std::move(value), cycle});
+        m_pending_writes.push_back({m_written, cycle});
+        ++m_written;
+        m_write_event.notify(sc_core::SC_ZERO_TIME);
+    }
+
+    // In the reader's thread at its cycle `cycle`; on return `cycle` is when the word was taken.
+    T read(uint64_t& cycle) {
+        while (m_words.empty()) {
+            sc_core::wait(m_write_event);  // empty in event order: let the writer run
+        }
+        Entry e = std::move(m_words.front());
+        m_words.pop_front();
+        if (e.cycle > cycle) {
+            m_stats.read_stall_cycles += e.cycle - cycle;
+            cycle = e.cycle;
+        }
+        settle_occupancy(cycle);
+        ++m_read;
+        ++m_stats.words;
+        m_read_times.push_back(cycle);
+        m_read_event.notify(sc_core::SC_ZERO_TIME);
+        return std::move(e.value);
+    }
+
+    // The statistics, with every write's occupancy settled (call when the design has finished).
+    StreamStats stats() {
+        settle_occupancy(UINT64_MAX);
+        return m_stats;
+    }
+
+private:
+    struct Entry {
+        T value;
+        uint64_t cycle;
+    };
+    struct Written {
+        uint64_t index, cycle;
+    };
+
+    // Occupancy just after write k (at cycle w_k) = k + 1 − reads at or before w_k (a read frees
+    // its slot before a write in the same cycle; a word read in the cycle it was written never
+    // counts). Reads come in time order, so a write is settled by the first read after it:
+    // reads 0..m_read − 1 are then the ones at or before it.
+    void settle_occupancy(uint64_t read_cycle) {
+        while (!m_pending_writes.empty() && m_pending_writes.front().cycle < read_cycle) {
+            const uint64_t occupancy = m_pending_writes.front().index + 1 - m_read;
+            m_stats.max_occupancy = std::max(m_stats.max_occupancy, occupancy);
+            m_pending_writes.pop_front();
+        }
+    }
+
+    uint64_t m_depth;
+    unsigned m_width;
+    std::deque<Entry> m_words;
+    std::deque<uint64_t> m_read_times;  // read cycles of words [written − depth, read)
+    std::deque<Written> m_pending_writes;
+    uint64_t m_written = 0, m_read = 0;
+    StreamStats m_stats;
+    sc_core::sc_event m_write_event, m_read_event;
+};
+
+}  // namespace npu::sim
