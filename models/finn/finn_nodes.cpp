@@ -1,0 +1,58 @@
+#include "models/finn/finn_nodes.h"
+
+#include "sim/core/error.h"
+
+namespace npu::finn {
+
+MvauNode::MvauNode(sc_core::sc_module_name name, Mvau layer, uint64_t vectors, WordStream& in,
+                   WordStream& out)
+    : sc_module(name)
+    , m_layer(std::move(layer))
+    , m_vectors(vectors)
+    , m_in(in)
+    , m_out(out) {
+    const std::vector<std::string> problems = check(m_layer);
+    if (!problems.empty()) {
+        throw sim::Error(std::string(basename()) + ": " + problems.front());
+    }
+    SC_HAS_PROCESS(MvauNode);
+    SC_THREAD(run);
+}
+
+// Iteration `it` of a vector runs at cycle `base + it` plus the stalls met so far; `cycle` is the
+// current iteration's cycle.
+void MvauNode::run() {
+    const uint64_t nf = this->nf(), sf = this->sf();
+    uint64_t cycle = 0;
+    for (uint64_t v = 0; v < m_vectors; ++v) {
+        m_vector_starts.push_back(cycle);
+        Word x;
+        x.reserve(m_layer.mw);
+        for (uint64_t s = 0; s < sf; ++s) {  // iterations 0..SF-1: one input word each
+            const Word w = m_in.read(cycle);
+            if (v == 0 && s == 0) {
+                m_start = cycle;
+            }
+            x.insert(x.end(), w.begin(), w.end());
+            if (s + 1 < sf) {
+                ++cycle;
+            }
+        }
+        if (x.size() != m_layer.mw) {
+            throw sim::Error(std::string(basename()) + ": input words do not hold SIMD elements");
+        }
+        const std::vector<int64_t> y = mvau(m_layer, x);  // MH outputs
+        for (uint64_t n = 0; n < nf; ++n) {  // output word n at iteration n·SF + SF − 1
+            if (n > 0) {
+                cycle += sf;
+            }
+            m_out.write(Word(y.begin() + static_cast<long>(n * m_layer.pe),
+                             y.begin() + static_cast<long>((n + 1) * m_layer.pe)),
+                        cycle);
+        }
+        ++cycle;  // past the vector's last iteration
+    }
+    m_end = cycle;
+}
+
+}  // namespace npu::finn

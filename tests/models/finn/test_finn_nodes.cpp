@@ -1,0 +1,114 @@
+// The MVAU as a streaming process: over FINN's test grid (MW = MH = 16, PE and SIMD folded
+// fully, partly and not at all) its outputs equal the pure function's, each frame takes exactly
+// the formula's NF·SF cycles once the pipeline runs (FINN's tests allow 15), a period moves SF
+// input words and NF output words (FINN's I/O characterization), and a slow consumer behind a
+// 2-deep FIFO holds it back.
+#include <random>
+
+#include "models/finn/finn_cost.h"
+#include "models/finn/finn_nodes.h"
+#include "sim/tlm/kernel.h"
+#include "tests/sim/tlm/sc_harness.h"
+
+namespace npu::test {
+namespace {
+
+using finn::Word;
+using finn::WordStream;
+
+// A source of `frames` vectors in words of `simd`, one word a cycle; a sink taking a word every
+// `sink_ii` cycles.
+struct Bench : sc_core::sc_module {
+    WordStream in, out;
+    finn::MvauNode node;
+    std::vector<int64_t> x;
+    unsigned simd;
+    uint64_t out_words, sink_ii;
+    std::vector<int64_t> got;
+    SC_HAS_PROCESS(Bench);
+    Bench(sc_core::sc_module_name n, const finn::Mvau& m, std::vector<int64_t> inputs,
+          uint64_t frames, uint64_t out_depth, uint64_t sink_every)
+        : sc_module(n)
+        , in("in", 64, m.simd * 4)
+        , out("out", out_depth, m.pe * 32)
+        , node("mvau", m, frames, in, out)
+        , x(std::move(inputs))
+        , simd(m.simd)
+        , out_words(frames * m.mh / m.pe)
+        , sink_ii(sink_every) {
+        SC_THREAD(source);
+        SC_THREAD(sink);
+    }
+    void source() {
+        uint64_t c = 0;
+        for (size_t i = 0; i < x.size(); i += simd, ++c) {
+            in.write(Word(x.begin() + static_cast<long>(i), x.begin() + static_cast<long>(i + simd)),
+                     c);
+        }
+    }
+    void sink() {
+        uint64_t c = 0;
+        for (uint64_t i = 0; i < out_words; ++i, c += sink_ii) {
+            const Word w = out.read(c);
+            got.insert(got.end(), w.begin(), w.end());
+        }
+    }
+};
+
+finn::Mvau layer(unsigned pe, unsigned simd, std::mt19937& rng) {
+    finn::Mvau m;
+    m.mw = m.mh = 16, m.pe = pe, m.simd = simd;
+    m.in = m.weight = finn::DataType::sint(4);
+    for (int i = 0; i < 256; ++i) {
+        m.weights.push_back(static_cast<int64_t>(rng() % 16) - 8);
+    }
+    return m;
+}
+
+TEST_F(ScTest, MvauNodeFollowsTheFormulaOverFinnsGrid) {
+    std::mt19937 rng(3);
+    constexpr uint64_t kFrames = 4;
+    for (unsigned pe : {1u, 2u, 16u}) {
+        for (unsigned simd : {1u, 2u, 16u}) {
+            SCOPED_TRACE(testing::Message() << "PE " << pe << " SIMD " << simd);
+            sim::reset_simulation();
+            const finn::Mvau m = layer(pe, simd, rng);
+            std::vector<int64_t> x(kFrames * 16);
+            for (int64_t& v : x) {
+                v = static_cast<int64_t>(rng() % 16) - 8;
+            }
+            Bench b("b", m, x, kFrames, 64, 1);
+            sc_core::sc_start();
+            EXPECT_EQ(b.got, finn::mvau(m, x));
+            const uint64_t formula = finn::mvau_cycles(16, 16, pe, simd, 1);
+            const auto& starts = b.node.vector_starts();
+            ASSERT_EQ(starts.size(), kFrames);
+            for (size_t k = 1; k < starts.size(); ++k) {
+                EXPECT_EQ(starts[k] - starts[k - 1], formula) << k;
+            }
+            const uint64_t per_frame = (b.node.end_cycle() - b.node.start_cycle()) / kFrames;
+            EXPECT_LE(per_frame > formula ? per_frame - formula : formula - per_frame, 15u);
+            // A period of NF·SF cycles moves SF input words and NF output words.
+            EXPECT_EQ(b.in.stats().words, kFrames * b.node.sf());
+            EXPECT_EQ(b.out.stats().words, kFrames * b.node.nf());
+        }
+    }
+}
+
+TEST_F(ScTest, MvauNodeIsHeldBackByASlowConsumer) {
+    // PE 1, SIMD 16: NF 16, SF 1, one output word per cycle; the sink takes one every 5 cycles
+    // through 2 slots, so a frame takes 16 · 5 = 80 cycles instead of 16.
+    std::mt19937 rng(4);
+    const finn::Mvau m = layer(1, 16, rng);
+    std::vector<int64_t> x(3 * 16, 1);
+    Bench b("b", m, x, 3, 2, 5);
+    sc_core::sc_start();
+    EXPECT_EQ(b.got, finn::mvau(m, x));
+    const auto& starts = b.node.vector_starts();
+    EXPECT_EQ(starts[2] - starts[1], 80u);
+    EXPECT_GT(b.out.stats().write_stall_cycles, 0u);
+    EXPECT_EQ(b.out.stats().max_occupancy, 2u);
+}
+
+}  // namespace
+}  // namespace npu::test
