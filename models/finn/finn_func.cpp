@@ -14,6 +14,11 @@ int64_t threshold_count(int64_t v, const std::vector<int64_t>& row) {
     return n;
 }
 
+int64_t activation(int64_t v, const std::vector<int64_t>& row, int64_t act_val, bool bipolar_out) {
+    const int64_t n = threshold_count(v, row);
+    return bipolar_out ? 2 * n - 1 : act_val + n;
+}
+
 std::vector<int64_t> thresholding(const std::vector<int64_t>& x, size_t channels,
                                   const Thresholds& t, int64_t act_val, bool bipolar_out) {
     if (channels == 0 || x.size() % channels != 0 || t.empty() ||
@@ -23,8 +28,7 @@ std::vector<int64_t> thresholding(const std::vector<int64_t>& x, size_t channels
     }
     std::vector<int64_t> y(x.size());
     for (size_t i = 0; i < x.size(); ++i) {
-        const int64_t n = threshold_count(x[i], t[t.size() == 1 ? 0 : i % channels]);
-        y[i] = bipolar_out ? 2 * n - 1 : act_val + n;
+        y[i] = activation(x[i], t[t.size() == 1 ? 0 : i % channels], act_val, bipolar_out);
     }
     return y;
 }
@@ -66,8 +70,8 @@ int64_t activate(const Mvau& m, unsigned o, int64_t acc) {
     if (m.thresholds.empty()) {
         return acc;
     }
-    const int64_t n = threshold_count(acc, m.thresholds[m.thresholds.size() == 1 ? 0 : o]);
-    return m.out.kind() == DataType::Kind::Bipolar ? 2 * n - 1 : m.act_val + n;
+    return activation(acc, m.thresholds[m.thresholds.size() == 1 ? 0 : o], m.act_val,
+                      m.out.kind() == DataType::Kind::Bipolar);
 }
 
 bool xnor_mode(const Mvau& m) {

@@ -19,6 +19,10 @@ using Thresholds = std::vector<std::vector<int64_t>>;
 // Number of thresholds of `row` the value reaches (t <= v), as ThresholdsActivation counts.
 int64_t threshold_count(int64_t v, const std::vector<int64_t>& row);
 
+// One value through its channel's thresholds: act_val + count, or 2 · count − 1 for a BIPOLAR
+// output (FINN's out_scale 2, out_bias −1).
+int64_t activation(int64_t v, const std::vector<int64_t>& row, int64_t act_val, bool bipolar_out);
+
 // MultiThreshold on channel-last vectors: out = act_val + count, or for a BIPOLAR output
 // 2 · count - 1 (FINN's out_scale 2, out_bias -1). `x` holds vectors of `channels` elements.
 std::vector<int64_t> thresholding(const std::vector<int64_t>& x, size_t channels,

@@ -1,5 +1,7 @@
 #include "models/finn/finn_nodes.h"
 
+#include <fmt/format.h>
+
 #include "sim/core/error.h"
 
 namespace npu::finn {
@@ -53,6 +55,46 @@ void MvauNode::run() {
         ++cycle;  // past the vector's last iteration
     }
     m_end = cycle;
+}
+
+ThresholdingNode::ThresholdingNode(sc_core::sc_module_name name, ThresholdingLayer layer,
+                                   uint64_t vectors, WordStream& in, WordStream& out)
+    : sc_module(name)
+    , m_layer(std::move(layer))
+    , m_vectors(vectors)
+    , m_in(in)
+    , m_out(out) {
+    const ThresholdingLayer& l = m_layer;
+    if (l.channels == 0 || l.pe == 0 || l.channels % l.pe != 0) {
+        throw sim::Error(
+            fmt::format("{}: NumChannels % PE == 0: NumChannels {} is not a multiple "
+                        "of PE {}",
+                        basename(), l.channels, l.pe));
+    }
+    if (l.thresholds.empty() || (l.thresholds.size() != 1 && l.thresholds.size() != l.channels)) {
+        throw sim::Error(fmt::format("{}: thresholds: {} rows, expected 1 or NumChannels = {}",
+                                     basename(), l.thresholds.size(), l.channels));
+    }
+    SC_HAS_PROCESS(ThresholdingNode);
+    SC_THREAD(run);
+}
+
+void ThresholdingNode::run() {
+    const unsigned pe = m_layer.pe, folds = m_layer.channels / pe;
+    uint64_t cycle = 0;
+    for (uint64_t v = 0; v < m_vectors; ++v) {
+        m_vector_starts.push_back(cycle);
+        for (unsigned f = 0; f < folds; ++f, ++cycle) {
+            const Word w = m_in.read(cycle);
+            Word y(w.size());
+            for (size_t p = 0; p < w.size(); ++p) {
+                const size_t c = size_t{f} * pe + p;  // channel
+                const auto& row = m_layer.thresholds[m_layer.thresholds.size() == 1 ? 0 : c];
+                y[p] = activation(w[p], row, m_layer.act_val, m_layer.bipolar_out);
+            }
+            m_out.write(std::move(y), cycle);
+        }
+    }
 }
 
 }  // namespace npu::finn

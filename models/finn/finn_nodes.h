@@ -29,8 +29,8 @@ public:
 
     uint64_t nf() const { return m_layer.mh / m_layer.pe; }
     uint64_t sf() const { return m_layer.mw / m_layer.simd; }
-    uint64_t start_cycle() const { return m_start; }   // its first iteration
-    uint64_t end_cycle() const { return m_end; }       // one past its last iteration
+    uint64_t start_cycle() const { return m_start; }  // its first iteration
+    uint64_t end_cycle() const { return m_end; }      // one past its last iteration
     const std::vector<uint64_t>& vector_starts() const { return m_vector_starts; }
 
 private:
@@ -41,6 +41,32 @@ private:
     WordStream& m_in;
     WordStream& m_out;
     uint64_t m_start = 0, m_end = 0;
+    std::vector<uint64_t> m_vector_starts;
+};
+
+// Thresholding (finn-hlslib Thresholding_Batch): C/PE iterations per vector, one input word of
+// PE channels read and one output word written in each.
+struct ThresholdingLayer {
+    unsigned channels = 0, pe = 1;
+    Thresholds thresholds;  // one row per channel, or one for all
+    int64_t act_val = 0;
+    bool bipolar_out = false;
+};
+
+class ThresholdingNode : public sc_core::sc_module {
+public:
+    // Throws sim::Error naming the rule when channels % PE != 0 or the thresholds do not fit.
+    ThresholdingNode(sc_core::sc_module_name name, ThresholdingLayer layer, uint64_t vectors,
+                     WordStream& in, WordStream& out);
+    const std::vector<uint64_t>& vector_starts() const { return m_vector_starts; }
+
+private:
+    void run();
+
+    ThresholdingLayer m_layer;
+    uint64_t m_vectors;
+    WordStream& m_in;
+    WordStream& m_out;
     std::vector<uint64_t> m_vector_starts;
 };
 

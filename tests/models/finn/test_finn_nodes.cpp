@@ -7,6 +7,7 @@
 
 #include "models/finn/finn_cost.h"
 #include "models/finn/finn_nodes.h"
+#include "sim/core/error.h"
 #include "sim/tlm/kernel.h"
 #include "tests/sim/tlm/sc_harness.h"
 
@@ -42,8 +43,8 @@ struct Bench : sc_core::sc_module {
     void source() {
         uint64_t c = 0;
         for (size_t i = 0; i < x.size(); i += simd, ++c) {
-            in.write(Word(x.begin() + static_cast<long>(i), x.begin() + static_cast<long>(i + simd)),
-                     c);
+            in.write(
+                Word(x.begin() + static_cast<long>(i), x.begin() + static_cast<long>(i + simd)), c);
         }
     }
     void sink() {
@@ -108,6 +109,78 @@ TEST_F(ScTest, MvauNodeIsHeldBackByASlowConsumer) {
     EXPECT_EQ(starts[2] - starts[1], 80u);
     EXPECT_GT(b.out.stats().write_stall_cycles, 0u);
     EXPECT_EQ(b.out.stats().max_occupancy, 2u);
+}
+
+// A source of vectors in words of PE channels into a Thresholding node, a sink after it.
+struct ThresholdBench : sc_core::sc_module {
+    WordStream in, out;
+    finn::ThresholdingNode node;
+    std::vector<int64_t> x;
+    unsigned pe;
+    std::vector<int64_t> got;
+    SC_HAS_PROCESS(ThresholdBench);
+    ThresholdBench(sc_core::sc_module_name n, const finn::ThresholdingLayer& l,
+                   std::vector<int64_t> inputs, uint64_t frames)
+        : sc_module(n)
+        , in("in", 8, l.pe * 8)
+        , out("out", 8, l.pe * 4)
+        , node("thr", l, frames, in, out)
+        , x(std::move(inputs))
+        , pe(l.pe) {
+        SC_THREAD(source);
+        SC_THREAD(sink);
+    }
+    void source() {
+        uint64_t c = 0;
+        for (size_t i = 0; i < x.size(); i += pe, ++c) {
+            in.write(Word(x.begin() + static_cast<long>(i), x.begin() + static_cast<long>(i + pe)),
+                     c);
+        }
+    }
+    void sink() {
+        uint64_t c = 0;
+        for (size_t i = 0; i < x.size() / pe; ++i, ++c) {
+            const Word w = out.read(c);
+            got.insert(got.end(), w.begin(), w.end());
+        }
+    }
+};
+
+TEST_F(ScTest, ThresholdingNodeTakesChannelsOverPeCyclesPerFrame) {
+    // 12 channels, 3 thresholds each (channel c: c-4, c, c+4), ActVal -1; PE 1, 3, 4, 12.
+    finn::ThresholdingLayer l;
+    l.channels = 12, l.act_val = -1;
+    for (int64_t c = 0; c < 12; ++c) {
+        l.thresholds.push_back({c - 4, c, c + 4});
+    }
+    std::mt19937 rng(6);
+    std::vector<int64_t> x(5 * 12);
+    for (int64_t& v : x) {
+        v = static_cast<int64_t>(rng() % 32) - 8;
+    }
+    for (unsigned pe : {1u, 3u, 4u, 12u}) {
+        SCOPED_TRACE(testing::Message() << "PE " << pe);
+        sim::reset_simulation();
+        l.pe = pe;
+        ThresholdBench b("b", l, x, 5);
+        sc_core::sc_start();
+        EXPECT_EQ(b.got, finn::thresholding(x, 12, l.thresholds, -1, false));
+        const auto& starts = b.node.vector_starts();
+        ASSERT_EQ(starts.size(), 5u);
+        EXPECT_EQ(starts[4] - starts[3], finn::thresholding_cycles(12, pe, 1));
+    }
+    l.pe = 5;  // 12 % 5 != 0
+    sim::reset_simulation();
+    try {
+        WordStream a("a", 2, 8), c("c", 2, 8);
+        finn::ThresholdingNode bad("bad", l, 1, a, c);
+        ADD_FAILURE();
+    } catch (const sim::Error& e) {
+        EXPECT_NE(std::string(e.what()).find("NumChannels % PE == 0: NumChannels 12 is not a "
+                                             "multiple of PE 5"),
+                  std::string::npos)
+            << e.what();
+    }
 }
 
 }  // namespace
