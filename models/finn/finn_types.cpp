@@ -128,7 +128,7 @@ std::vector<int64_t> unpack(const std::vector<uint8_t>& word, size_t n, const Da
         for (unsigned b = 0; b < t.bits(); ++b) {
             const size_t at = i * t.bits() + b;
             if (at / 8 < word.size()) {
-                bits |= uint64_t{(word[at / 8] >> (at % 8)) & 1u} << b;
+                bits |= ((uint64_t{word[at / 8]} >> (at % 8)) & 1) << b;
             }
         }
         out[i] = t.decode(bits);
