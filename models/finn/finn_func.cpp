@@ -28,7 +28,7 @@ std::vector<int64_t> thresholding(const std::vector<int64_t>& x, size_t channels
     }
     std::vector<int64_t> y(x.size());
     for (size_t i = 0; i < x.size(); ++i) {
-        y[i] = activation(x[i], t[t.size() == 1 ? 0 : i % channels], act_val, bipolar_out);
+        y[i] = activation(x[i], threshold_row(t, i % channels), act_val, bipolar_out);
     }
     return y;
 }
@@ -70,7 +70,7 @@ int64_t activate(const Mvau& m, unsigned o, int64_t acc) {
     if (m.thresholds.empty()) {
         return acc;
     }
-    return activation(acc, m.thresholds[m.thresholds.size() == 1 ? 0 : o], m.act_val,
+    return activation(acc, threshold_row(m.thresholds, o), m.act_val,
                       m.out.kind() == DataType::Kind::Bipolar);
 }
 

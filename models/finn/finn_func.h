@@ -16,6 +16,11 @@ namespace npu::finn {
 // Thresholds per channel, each row ascending; one row may serve every channel.
 using Thresholds = std::vector<std::vector<int64_t>>;
 
+// Channel `channel`'s row of `t` (the only row when one serves every channel).
+inline const std::vector<int64_t>& threshold_row(const Thresholds& t, size_t channel) {
+    return t[t.size() == 1 ? 0 : channel];
+}
+
 // Number of thresholds of `row` the value reaches (t <= v), as ThresholdsActivation counts.
 int64_t threshold_count(int64_t v, const std::vector<int64_t>& row);
 

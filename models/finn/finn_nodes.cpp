@@ -89,8 +89,8 @@ void ThresholdingNode::run() {
             Word y(w.size());
             for (size_t p = 0; p < w.size(); ++p) {
                 const size_t c = size_t{f} * pe + p;  // channel
-                const auto& row = m_layer.thresholds[m_layer.thresholds.size() == 1 ? 0 : c];
-                y[p] = activation(w[p], row, m_layer.act_val, m_layer.bipolar_out);
+                y[p] = activation(w[p], threshold_row(m_layer.thresholds, c), m_layer.act_val,
+                                  m_layer.bipolar_out);
             }
             m_out.write(std::move(y), cycle);
         }

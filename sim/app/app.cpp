@@ -38,7 +38,8 @@ void add_set(CLI::App* c, std::vector<std::string>& set) {
 // npusim run --firmware ELF [--max-instructions N] [-- ARGS...] (after --script: it excludes it).
 void add_firmware_options(CLI::App* run, RunOptions& run_opts) {
     run->add_option("--firmware", run_opts.firmware,
-                    "A RISC-V firmware ELF to run on the K210's CPU against the SoC models, "
+                    "A firmware ELF to run on the platform's CPU against its SoC models (the K210: "
+                    "RISC-V), "
                     "until it exits by semihosting (docs/firmware.md); its arguments follow --, "
                     "e.g. --firmware build/firmware/kmodel_run.elf -- model.kmodel in.bin out.bin")
         ->check(CLI::ExistingFile)

@@ -243,15 +243,20 @@ void K210Hart::deliver_interrupts() {
                      {{"mepc", m_elf.describe(m_cpu->csr(rv64::Csr::Mepc))}});
 }
 
+// The trace's span of the CPU running since the last wake-up (named by where it resumed).
+void K210Hart::close_segment(uint64_t end_ps) {
+    if (end_ps > m_segment_start_ps) {
+        m_trace.complete(m_track, m_elf.describe(m_segment_pc), "cpu", m_segment_start_ps,
+                         end_ps - m_segment_start_ps);
+    }
+}
+
 // wfi: the hart sleeps until an interrupt it enables (mie) is pending, whatever mstatus.MIE.
 void K210Hart::sleep() {
     ++m_result.wfi_count;
     m_qk.sync();
     const uint64_t start = to_ps(sc_core::sc_time_stamp());
-    if (start > m_segment_start_ps) {
-        m_trace.complete(m_track, m_elf.describe(m_segment_pc), "cpu", m_segment_start_ps,
-                         start - m_segment_start_ps);
-    }
+    close_segment(start);
     while ((pending_bits(sc_core::sc_time_stamp()) & m_cpu->csr(rv64::Csr::Mie)) == 0) {
         const sc_time due = (m_cpu->csr(rv64::Csr::Mie) & kMtip) != 0
                                 ? m_clint.timer_due(kHart, sc_core::sc_time_stamp())
@@ -285,11 +290,7 @@ void K210Hart::semihost() {
         m_result.exited = true;
         m_result.exit_code = m_semihost->exit_code();
         m_result.unsupported = m_semihost->unsupported();
-        const uint64_t t = to_ps(now());
-        if (t > m_segment_start_ps) {
-            m_trace.complete(m_track, m_elf.describe(m_segment_pc), "cpu", m_segment_start_ps,
-                             t - m_segment_start_ps);
-        }
+        close_segment(to_ps(now()));
     }
 }
 

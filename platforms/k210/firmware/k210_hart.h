@@ -100,6 +100,7 @@ private:
     void deliver_interrupts();
     uint64_t pending_bits(const sc_core::sc_time& at) const;
     void sleep();
+    void close_segment(uint64_t end_ps);
     void semihost();
     void fail(const std::string& what);
     bool device_access(size_t index, uint64_t offset, unsigned size, uint64_t& value, bool write);

@@ -41,11 +41,12 @@ protected:
     }
     void TearDown() override { fs::remove_all(dir); }
 
-    Result run(const std::string& args) {
+    Result run(const std::string& args) { return shell(std::string(NPUSIM_BIN) + " " + args); }
+    // A shell command, its stdout and stderr captured.
+    Result shell(const std::string& cmd) {
         const fs::path out = dir / "stdout", err = dir / "stderr";
-        const std::string cmd = std::string(NPUSIM_BIN) + " " + args + " >" + out.string() + " 2>" +
-                                err.string() + " </dev/null";
-        const int status = std::system(cmd.c_str());
+        const int status =
+            std::system((cmd + " >" + out.string() + " 2>" + err.string() + " </dev/null").c_str());
         return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
     }
     fs::path write(const std::string& name, const std::string& text) {

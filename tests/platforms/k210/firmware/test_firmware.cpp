@@ -11,6 +11,8 @@
 #include <nlohmann/json.hpp>
 #include <sys/socket.h>
 
+#include "sim/core/npy.h"
+#include "sim/core/tensor.h"
 #include "tests/sim/app/cli_fixture.h"
 
 namespace npu::test {
@@ -29,37 +31,26 @@ protected:
             GTEST_SKIP() << "the firmware was not built (no riscv64-unknown-elf-gcc / picolibc)";
         }
     }
-    // A deterministic u8 input of `bytes` as raw bytes (the firmware's) and as .npy (npusim's).
+    // A deterministic u8 input (1, c, h, w) as raw bytes (the firmware's) and as .npy (npusim's).
     void make_input(int c, int h, int w) {
-        std::string raw(static_cast<size_t>(c * h * w), '\0');
+        sim::Tensor t(sim::DType::u8, {1, c, h, w});
         uint32_t s = 12345;
-        for (char& b : raw) {
+        for (size_t i = 0; i < t.numel(); ++i) {
             s = s * 1664525u + 1013904223u;  // Numerical Recipes' LCG
-            b = static_cast<char>(s >> 24);
+            t.data<uint8_t>()[i] = static_cast<uint8_t>(s >> 24);
         }
-        std::ofstream(dir / "in.bin", std::ios::binary) << raw;
-        const std::string header = "{'descr': '|u1', 'fortran_order': False, 'shape': (1, " +
-                                   std::to_string(c) + ", " + std::to_string(h) + ", " +
-                                   std::to_string(w) + "), }";
-        std::string padded = header + std::string(118 - header.size(), ' ') + "\n";
-        std::ofstream npy(dir / "in.npy", std::ios::binary);
-        npy << "\x93NUMPY" << '\x01' << '\x00' << static_cast<char>(padded.size() & 0xff)
-            << static_cast<char>(padded.size() >> 8) << padded << raw;
+        std::ofstream(dir / "in.bin", std::ios::binary)
+            .write(reinterpret_cast<const char*>(t.bytes()),
+                   static_cast<std::streamsize>(t.size_bytes()));
+        sim::write_npy((dir / "in.npy").string(), t);
     }
     json report(const std::string& out) { return json::parse(slurp(dir / out / "report.json")); }
-    Result run_shell(const std::string& cmd) {
-        const fs::path out = dir / "sh.out", err = dir / "sh.err";
-        const int status =
-            std::system((cmd + " >" + out.string() + " 2>" + err.string() + " </dev/null").c_str());
-        return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
-    }
 };
 
-// The npy payload after its header.
-std::string npy_data(const std::string& bytes) {
-    const size_t header =
-        10 + size_t{static_cast<uint8_t>(bytes[8])} + (size_t{static_cast<uint8_t>(bytes[9])} << 8);
-    return bytes.substr(header);
+// The data of an .npy file, as bytes.
+std::string npy_data(const fs::path& path) {
+    const sim::Tensor t = sim::read_npy(path.string());
+    return std::string(reinterpret_cast<const char*>(t.bytes()), t.size_bytes());
 }
 
 TEST_F(Firmware, KmodelRunMatchesTheDriverOnFaceDetectAndYolo) {
@@ -80,7 +71,7 @@ TEST_F(Firmware, KmodelRunMatchesTheDriverOnFaceDetectAndYolo) {
         // The outputs, byte for byte.
         const std::string out = slurp(dir / "out.bin");
         EXPECT_FALSE(out.empty());
-        EXPECT_TRUE(out == npy_data(slurp(dir / "drv" / "output_0.npy")));
+        EXPECT_TRUE(out == npy_data(dir / "drv" / "output_0.npy"));
         // Every KPU layer, in order, with the driver's cycles.
         const json f = report("fw"), d = report("drv");
         std::vector<uint64_t> fw_cycles, drv_cycles;
@@ -206,7 +197,7 @@ TEST_F(Firmware, GdbBreaksInTheKpuInterruptHandlerStepsAndContinuesToTheEnd) {
               0);
     std::string gdb_out;
     for (int attempt = 0; attempt < 50; ++attempt) {  // until npusim listens
-        const Result g = run_shell(
+        const Result g = shell(
             "timeout 120 gdb-multiarch --batch -nx -ex 'set architecture riscv:rv64' -ex 'file " +
             kKit + "' -ex 'target remote 127.0.0.1:" + std::to_string(port) +
             "' -ex 'break on_kpu' -ex continue -ex 'print kpu_fifo_words' -ex 'info registers "
