@@ -17,10 +17,34 @@ uint64_t vvau_cycles(uint64_t channels, uint64_t kh, uint64_t kw, uint64_t pe, u
     return channels * kh * kw / pe / simd * h * w;
 }
 
-uint64_t swg_hls_cycles(const SwgShape& s) {
-    const uint64_t folds = s.channels / s.simd;
-    return s.ifm_w * s.kh * s.dil_h * folds +
-           s.ofm_h() * std::max(s.ofm_w() * s.kw * s.kh * folds, s.stride_w * s.ifm_w * folds);
+uint64_t swg_cycles(const SwgShape& s) {
+    const uint64_t folds = s.folds();
+    if (!s.is_1d()) {
+        return s.ifm_w * s.kh * s.dil_h * folds +
+               s.ofm_h() * std::max(s.ofm_w() * s.kw * s.kh * folds, s.stride_h * s.ifm_w * folds);
+    }
+    uint64_t write = 0;  // cycle of the latest output word
+    const std::vector<uint32_t> src = swg_sources(s);
+    for (size_t i = 0; i < src.size(); i += s.simd) {
+        write = std::max(write + 1, uint64_t{src[i]} / s.simd + 1);
+    }
+    return std::max(write + 1, s.in_words());
+}
+
+uint64_t maxpool_cycles(const PoolShape& p) {
+    if (!p.is_1d()) {
+        return p.ifm_h * p.ifm_w + p.ofm_h() * p.ofm_w();
+    }
+    const uint64_t nf = p.words_per_pixel();
+    return p.ofm_w() * nf * (p.k + 1) + (p.ifm_w - p.ofm_w() * p.k) * nf;
+}
+
+uint64_t labelselect_cycles(uint64_t labels, uint64_t pe, uint64_t k) {
+    return labels / pe + k;
+}
+
+uint64_t dwc_cycles(uint64_t in_words, uint64_t out_words) {
+    return std::max(in_words, out_words);
 }
 
 NetworkEstimate estimate_chain(const std::vector<uint64_t>& layer_cycles, double clock_hz) {

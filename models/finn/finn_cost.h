@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "models/finn/finn_window.h"
+
 namespace npu::finn {
 
 // MVAU: (MH/PE) · (MW/SIMD) · Π numInputVectors.
@@ -16,15 +18,20 @@ uint64_t thresholding_cycles(uint64_t channels, uint64_t pe, uint64_t vectors);
 // VVAU: (C · K_h · K_w / PE / SIMD) · H · W.
 uint64_t vvau_cycles(uint64_t channels, uint64_t kh, uint64_t kw, uint64_t pe, uint64_t simd,
                      uint64_t h, uint64_t w);
-// ConvolutionInputGenerator (HLS, 2D): IFM_w · K_h · dil_h · C/SIMD +
-// OFM_h · max(OFM_w · K_w · K_h · C/SIMD, stride_w · IFM_w · C/SIMD).
-struct SwgShape {
-    uint64_t ifm_w = 0, ifm_h = 0, channels = 0, kh = 1, kw = 1;
-    uint64_t stride_h = 1, stride_w = 1, dil_h = 1, dil_w = 1, simd = 1;
-    uint64_t ofm_w() const { return (ifm_w - dil_w * (kw - 1) - 1) / stride_w + 1; }
-    uint64_t ofm_h() const { return (ifm_h - dil_h * (kh - 1) - 1) / stride_h + 1; }
-};
-uint64_t swg_hls_cycles(const SwgShape& s);
+// ConvolutionInputGenerator (HLS). 2D: IFM_w · K_h · dil_h · C/SIMD +
+// OFM_h · max(OFM_w · K_w · K_h · C/SIMD, stride_h · IFM_w · C/SIMD) (FINN writes stride_w in the
+// read term; the HLS generator's strides are square). 1D (FINN's is1D): one setup cycle, then one
+// output word a cycle, none before the cycle after its source word was read (input words arrive
+// one a cycle): 1 + OFM_w · K_w · C/SIMD without dilation, + (C/SIMD − 1)(K_w − 1) in depthwise
+// order — FINN's ConvolutionInputGenerator_1D and _1D_dws formulas.
+uint64_t swg_cycles(const SwgShape& s);
+// StreamingMaxPool. 2D (whole pixels a word): IFM_h · IFM_w + OFM_h · OFM_w (FINN:
+// IFM² · (1 + 1/K²)); 1D: OFM · NF · (K + 1), NF = C/PE (+ NF per dropped pixel).
+uint64_t maxpool_cycles(const PoolShape& p);
+// LabelSelect: Labels/PE reads, then K output words (FINN counts Labels/PE).
+uint64_t labelselect_cycles(uint64_t labels, uint64_t pe, uint64_t k);
+// StreamingDataWidthConverter: max(words in, words out) per frame.
+uint64_t dwc_cycles(uint64_t in_words, uint64_t out_words);
 
 // FINN's network estimate: frames/s = clock / max(layer cycles); latency = the sum (FINN's
 // critical path for a chain: "very pessimistic, assumes no overlap").

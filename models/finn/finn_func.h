@@ -33,6 +33,17 @@ int64_t activation(int64_t v, const std::vector<int64_t>& row, int64_t act_val, 
 std::vector<int64_t> thresholding(const std::vector<int64_t>& x, size_t channels,
                                   const Thresholds& t, int64_t act_val, bool bipolar_out);
 
+// Thresholding (MultiThreshold on a stream of channel-last vectors).
+struct ThresholdingLayer {
+    unsigned channels = 0, pe = 1;
+    Thresholds thresholds;  // one row per channel, or one for all
+    int64_t act_val = 0;
+    bool bipolar_out = false;
+    uint64_t vectors = 1;  // input vectors a frame (Π numInputVectors): time only
+};
+// "NumChannels % PE == 0: ...", the threshold rows.
+std::vector<std::string> check(const ThresholdingLayer& t);
+
 struct Mvau {
     unsigned mw = 0, mh = 0;  // input length, outputs (MW, MH)
     unsigned pe = 1, simd = 1;
@@ -42,6 +53,7 @@ struct Mvau {
     std::vector<int64_t> weights;  // MH x MW, row-major: W[o][m]
     Thresholds thresholds;         // empty: noActivation (the output is the accumulator)
     int64_t act_val = 0;           // ActVal: the output of "no threshold reached"
+    uint64_t vectors = 1;          // input vectors a frame (Π numInputVectors): time only
 };
 
 // Folding and shape problems, one message each ("MH % PE == 0: MH 10 is not a multiple of PE
@@ -52,5 +64,43 @@ std::vector<std::string> check(const Mvau& m);
 // inputs and weights, or binary_xnor) the accumulator is the number of agreeing positions,
 // (dot + MW) / 2, not the ±1 dot product.
 std::vector<int64_t> mvau(const Mvau& m, const std::vector<int64_t>& x);
+
+// VectorVectorActivation (depthwise): per pixel, channel c's K = K_h·K_w window values times its
+// own K weights. Its input is the depthwise sliding window's order with SIMD = PE: per pixel
+// (c / PE, k, c % PE) — the order FINN's VVAU reads (vectorvectoractivation.py).
+struct Vvau {
+    unsigned channels = 0, kh = 1, kw = 1;
+    unsigned pe = 1, simd = 1;
+    DataType in = DataType::sint(8), weight = DataType::sint(8), out = DataType::sint(32);
+    std::vector<int64_t> weights;  // C x K, row-major: W[c][ky·K_w + kx]
+    Thresholds thresholds;         // empty: noActivation
+    int64_t act_val = 0;
+    uint64_t pixels = 1;  // output pixels a frame (H·W): time only
+    unsigned k() const { return kh * kw; }
+};
+
+// "Channels % PE == 0", "K_h·K_w % SIMD == 0", the weight count and range, the threshold rows.
+std::vector<std::string> check(const Vvau& v);
+// `x` holds pixels of C·K values in the order above; C outputs per pixel.
+std::vector<int64_t> vvau(const Vvau& v, const std::vector<int64_t>& x);
+// The PE outputs of channel fold `fold` from its block of K·PE input values (in (k, c % PE)
+// order): what the VVAU computes per fold; vvau() is this over every fold of every pixel.
+std::vector<int64_t> vvau_fold(const Vvau& v, const int64_t* block, unsigned fold);
+
+// LabelSelect: the indices of the k largest of each vector of `labels` values, largest first,
+// the lower index first among equals (as ONNX TopK and finn-hlslib's insertion keep them).
+std::vector<int64_t> label_select(const std::vector<int64_t>& x, size_t labels, size_t k);
+
+// StreamingDataWidthConverter: the same elements in words of another width.
+struct DwcLayer {
+    uint64_t in_elements = 1, out_elements = 1;  // per word
+    uint64_t frame_elements = 1;                 // a multiple of both
+};
+std::vector<std::string> check(const DwcLayer& d);
+
+struct LabelSelectLayer {
+    unsigned labels = 0, pe = 1, k = 1;
+};
+std::vector<std::string> check(const LabelSelectLayer& l);
 
 }  // namespace npu::finn

@@ -1,73 +1,80 @@
-// FINN streaming layers as SystemC processes on timestamped streams (sim/tlm/stream.h). Values
-// come from the pure functions (finn_func.h), one vector at a time; time follows the layer's
-// hardware schedule, one iteration per cycle, touching the streams only where the hardware does:
-// the MVAU (finn-hlslib Matrix_Vector_Activate_Batch) runs NF·SF iterations per vector, reads an
-// input word in each of the first SF (then reuses its buffer), writes output word nf at
-// iteration nf·SF + SF − 1. Stalls on either stream delay the rest. docs/finn.md, "Nodes".
+// FINN's compute layers as streaming processes (finn_node.h), values from the pure functions
+// (finn_func.h) one vector at a time, time from finn-hlslib's schedules:
+// - MVAU (Matrix_Vector_Activate_Batch): NF·SF iterations per vector; an input word in each of
+//   the first SF (then the buffer is reused), output word nf at iteration nf·SF + SF − 1;
+// - VVAU (Vector_Vector_Activate_Batch): NF·SF iterations per pixel, an input word of SIMD·PE
+//   elements in each, output word nf (PE channels) at iteration nf·SF + SF − 1;
+// - Thresholding (Thresholding_Batch): C/PE iterations per vector, a word in and out in each.
+// docs/finn.md, "Nodes".
 #pragma once
 
 #include <cstdint>
-#include <vector>
-
-#include <systemc>
 
 #include "models/finn/finn_func.h"
-#include "sim/tlm/stream.h"
+#include "models/finn/finn_node.h"
 
 namespace npu::finn {
 
-// A stream word: `elements` values of the layer's type (packing happens at the design's edges).
-using Word = std::vector<int64_t>;
-using WordStream = sim::Stream<Word>;
-
-class MvauNode : public sc_core::sc_module {
+class MvauNode : public StreamNode {
 public:
-    // Reads `vectors` input vectors of SF words of SIMD elements from `in`, writes NF words of
-    // PE outputs each to `out`. Throws sim::Error when the layer breaks a folding rule.
-    MvauNode(sc_core::sc_module_name name, Mvau layer, uint64_t vectors, WordStream& in,
+    // Throws sim::Error naming the first folding or shape rule the layer breaks.
+    MvauNode(sc_core::sc_module_name name, Mvau layer, uint64_t frames, WordStream& in,
              WordStream& out);
 
+    const char* op_type() const override { return "MVAU"; }
+    uint64_t formula_cycles() const override;
+    uint64_t in_words_per_frame() const override { return m_layer.vectors * sf(); }
+    uint64_t out_words_per_frame() const override { return m_layer.vectors * nf(); }
+    uint64_t in_word_elements() const override { return m_layer.simd; }
+    uint64_t out_word_elements() const override { return m_layer.pe; }
     uint64_t nf() const { return m_layer.mh / m_layer.pe; }
     uint64_t sf() const { return m_layer.mw / m_layer.simd; }
-    uint64_t start_cycle() const { return m_start; }  // its first iteration
-    uint64_t end_cycle() const { return m_end; }      // one past its last iteration
-    const std::vector<uint64_t>& vector_starts() const { return m_vector_starts; }
 
 private:
-    void run();
+    void frame(uint64_t& cycle) override;
+    void vector(uint64_t& cycle);
 
     Mvau m_layer;
-    uint64_t m_vectors;
-    WordStream& m_in;
-    WordStream& m_out;
-    uint64_t m_start = 0, m_end = 0;
-    std::vector<uint64_t> m_vector_starts;
 };
 
-// Thresholding (finn-hlslib Thresholding_Batch): C/PE iterations per vector, one input word of
-// PE channels read and one output word written in each.
-struct ThresholdingLayer {
-    unsigned channels = 0, pe = 1;
-    Thresholds thresholds;  // one row per channel, or one for all
-    int64_t act_val = 0;
-    bool bipolar_out = false;
-};
-
-class ThresholdingNode : public sc_core::sc_module {
+class VvauNode : public StreamNode {
 public:
-    // Throws sim::Error naming the rule when channels % PE != 0 or the thresholds do not fit.
-    ThresholdingNode(sc_core::sc_module_name name, ThresholdingLayer layer, uint64_t vectors,
-                     WordStream& in, WordStream& out);
-    const std::vector<uint64_t>& vector_starts() const { return m_vector_starts; }
+    VvauNode(sc_core::sc_module_name name, Vvau layer, uint64_t frames, WordStream& in,
+             WordStream& out);
+
+    const char* op_type() const override { return "VVAU"; }
+    uint64_t formula_cycles() const override;
+    uint64_t in_words_per_frame() const override { return m_layer.pixels * nf() * sf(); }
+    uint64_t out_words_per_frame() const override { return m_layer.pixels * nf(); }
+    uint64_t in_word_elements() const override { return uint64_t{m_layer.simd} * m_layer.pe; }
+    uint64_t out_word_elements() const override { return m_layer.pe; }
+    uint64_t nf() const { return m_layer.channels / m_layer.pe; }
+    uint64_t sf() const { return m_layer.k() / m_layer.simd; }
 
 private:
-    void run();
+    void frame(uint64_t& cycle) override;
+
+    Vvau m_layer;
+};
+
+class ThresholdingNode : public StreamNode {
+public:
+    // Throws sim::Error naming the rule when channels % PE != 0 or the thresholds do not fit.
+    ThresholdingNode(sc_core::sc_module_name name, ThresholdingLayer layer, uint64_t frames,
+                     WordStream& in, WordStream& out);
+
+    const char* op_type() const override { return "Thresholding"; }
+    uint64_t formula_cycles() const override;
+    uint64_t in_words_per_frame() const override { return m_layer.vectors * folds(); }
+    uint64_t out_words_per_frame() const override { return m_layer.vectors * folds(); }
+    uint64_t in_word_elements() const override { return m_layer.pe; }
+    uint64_t out_word_elements() const override { return m_layer.pe; }
+    uint64_t folds() const { return m_layer.channels / m_layer.pe; }
+
+private:
+    void frame(uint64_t& cycle) override;
 
     ThresholdingLayer m_layer;
-    uint64_t m_vectors;
-    WordStream& m_in;
-    WordStream& m_out;
-    std::vector<uint64_t> m_vector_starts;
 };
 
 }  // namespace npu::finn

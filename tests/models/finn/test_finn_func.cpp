@@ -126,9 +126,9 @@ TEST(FinnCost, FinnsFormulasWorkedByHand) {
     SwgShape s;
     s.ifm_w = s.ifm_h = 8, s.channels = 2, s.kh = s.kw = 3;
     EXPECT_EQ(s.ofm_w(), 6u);
-    EXPECT_EQ(swg_hls_cycles(s), 696u);
+    EXPECT_EQ(swg_cycles(s), 696u);
     s.stride_h = s.stride_w = 2;  // OFM 3: 48 + 3·max(3·18 = 54, 2·8·2 = 32)
-    EXPECT_EQ(swg_hls_cycles(s), 48u + 3 * 54);
+    EXPECT_EQ(swg_cycles(s), 48u + 3 * 54);
     const NetworkEstimate e = estimate_chain({32, 100, 7}, 100e6);
     EXPECT_EQ(e.max_cycles, 100u);
     EXPECT_EQ(e.bottleneck, 1u);

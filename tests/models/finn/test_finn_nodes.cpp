@@ -6,6 +6,7 @@
 #include <random>
 
 #include "models/finn/finn_cost.h"
+#include "models/finn/finn_design.h"
 #include "models/finn/finn_nodes.h"
 #include "sim/core/error.h"
 #include "sim/tlm/kernel.h"
@@ -66,32 +67,35 @@ finn::Mvau layer(unsigned pe, unsigned simd, std::mt19937& rng) {
     return m;
 }
 
+// One layer between a source and a sink that never hold it back.
+finn::DesignRun run_alone(finn::LayerOp op, const std::vector<int64_t>& x, uint64_t frames) {
+    finn::Design d;
+    d.layers.push_back({"node", std::move(op)});
+    d.fifo_depths = {1024, 1024};
+    return finn::simulate(d, x, frames);
+}
+
 TEST_F(ScTest, MvauNodeFollowsTheFormulaOverFinnsGrid) {
     std::mt19937 rng(3);
     constexpr uint64_t kFrames = 4;
     for (unsigned pe : {1u, 2u, 16u}) {
         for (unsigned simd : {1u, 2u, 16u}) {
             SCOPED_TRACE(testing::Message() << "PE " << pe << " SIMD " << simd);
-            sim::reset_simulation();
             const finn::Mvau m = layer(pe, simd, rng);
             std::vector<int64_t> x(kFrames * 16);
             for (int64_t& v : x) {
                 v = static_cast<int64_t>(rng() % 16) - 8;
             }
-            Bench b("b", m, x, kFrames, 64, 1);
-            sc_core::sc_start();
-            EXPECT_EQ(b.got, finn::mvau(m, x));
+            const finn::DesignRun r = run_alone(m, x, kFrames);
+            EXPECT_EQ(r.output, finn::mvau(m, x));
+            // FINN's tests allow 15 cycles against RTL simulation; the schedule is exact.
             const uint64_t formula = finn::mvau_cycles(16, 16, pe, simd, 1);
-            const auto& starts = b.node.vector_starts();
-            ASSERT_EQ(starts.size(), kFrames);
-            for (size_t k = 1; k < starts.size(); ++k) {
-                EXPECT_EQ(starts[k] - starts[k - 1], formula) << k;
-            }
-            const uint64_t per_frame = (b.node.end_cycle() - b.node.start_cycle()) / kFrames;
-            EXPECT_LE(per_frame > formula ? per_frame - formula : formula - per_frame, 15u);
+            EXPECT_EQ(r.nodes[0].formula_cycles, formula);
+            EXPECT_EQ(r.nodes[0].frame_cycles, formula);
+            EXPECT_EQ(r.nodes[0].end - r.nodes[0].start, kFrames * formula);
             // A period of NF·SF cycles moves SF input words and NF output words.
-            EXPECT_EQ(b.in.stats().words, kFrames * b.node.sf());
-            EXPECT_EQ(b.out.stats().words, kFrames * b.node.nf());
+            EXPECT_EQ(r.fifos[0].words, kFrames * (16 / simd));
+            EXPECT_EQ(r.fifos[1].words, kFrames * (16 / pe));
         }
     }
 }
@@ -105,46 +109,11 @@ TEST_F(ScTest, MvauNodeIsHeldBackByASlowConsumer) {
     Bench b("b", m, x, 3, 2, 5);
     sc_core::sc_start();
     EXPECT_EQ(b.got, finn::mvau(m, x));
-    const auto& starts = b.node.vector_starts();
+    const auto& starts = b.node.frame_starts();
     EXPECT_EQ(starts[2] - starts[1], 80u);
     EXPECT_GT(b.out.stats().write_stall_cycles, 0u);
     EXPECT_EQ(b.out.stats().max_occupancy, 2u);
 }
-
-// A source of vectors in words of PE channels into a Thresholding node, a sink after it.
-struct ThresholdBench : sc_core::sc_module {
-    WordStream in, out;
-    finn::ThresholdingNode node;
-    std::vector<int64_t> x;
-    unsigned pe;
-    std::vector<int64_t> got;
-    SC_HAS_PROCESS(ThresholdBench);
-    ThresholdBench(sc_core::sc_module_name n, const finn::ThresholdingLayer& l,
-                   std::vector<int64_t> inputs, uint64_t frames)
-        : sc_module(n)
-        , in("in", 8, l.pe * 8)
-        , out("out", 8, l.pe * 4)
-        , node("thr", l, frames, in, out)
-        , x(std::move(inputs))
-        , pe(l.pe) {
-        SC_THREAD(source);
-        SC_THREAD(sink);
-    }
-    void source() {
-        uint64_t c = 0;
-        for (size_t i = 0; i < x.size(); i += pe, ++c) {
-            in.write(Word(x.begin() + static_cast<long>(i), x.begin() + static_cast<long>(i + pe)),
-                     c);
-        }
-    }
-    void sink() {
-        uint64_t c = 0;
-        for (size_t i = 0; i < x.size() / pe; ++i, ++c) {
-            const Word w = out.read(c);
-            got.insert(got.end(), w.begin(), w.end());
-        }
-    }
-};
 
 TEST_F(ScTest, ThresholdingNodeTakesChannelsOverPeCyclesPerFrame) {
     // 12 channels, 3 thresholds each (channel c: c-4, c, c+4), ActVal -1; PE 1, 3, 4, 12.
@@ -160,14 +129,11 @@ TEST_F(ScTest, ThresholdingNodeTakesChannelsOverPeCyclesPerFrame) {
     }
     for (unsigned pe : {1u, 3u, 4u, 12u}) {
         SCOPED_TRACE(testing::Message() << "PE " << pe);
-        sim::reset_simulation();
         l.pe = pe;
-        ThresholdBench b("b", l, x, 5);
-        sc_core::sc_start();
-        EXPECT_EQ(b.got, finn::thresholding(x, 12, l.thresholds, -1, false));
-        const auto& starts = b.node.vector_starts();
-        ASSERT_EQ(starts.size(), 5u);
-        EXPECT_EQ(starts[4] - starts[3], finn::thresholding_cycles(12, pe, 1));
+        const finn::DesignRun r = run_alone(l, x, 5);
+        EXPECT_EQ(r.output, finn::thresholding(x, 12, l.thresholds, -1, false));
+        EXPECT_EQ(r.nodes[0].frame_cycles, finn::thresholding_cycles(12, pe, 1));
+        EXPECT_EQ(r.nodes[0].end - r.nodes[0].start, 5 * finn::thresholding_cycles(12, pe, 1));
     }
     l.pe = 5;  // 12 % 5 != 0
     sim::reset_simulation();

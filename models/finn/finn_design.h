@@ -1,0 +1,86 @@
+// A FINN dataflow design: a chain of streaming layers joined by FIFOs, fed by a source that
+// offers one input word a cycle and drained by a sink that takes one output word a cycle, run in
+// SystemC with real back-pressure. What comes out: the output values, per layer its cycles per
+// frame beside FINN's formula, its stalls and busy share, per FIFO its largest occupancy and
+// stalls, and for the design the interval between frames (the initiation interval once the
+// pipeline is full) and the latency of the first frame. size_fifos() finds the smallest depths
+// that keep the interval of unbounded FIFOs, by simulation. docs/finn.md, "Designs".
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "models/finn/finn_func.h"
+#include "models/finn/finn_layout_nodes.h"
+#include "models/finn/finn_nodes.h"
+#include "models/finn/finn_window.h"
+
+namespace npu::finn {
+
+using LayerOp =
+    std::variant<Mvau, Vvau, ThresholdingLayer, SwgShape, PoolShape, DwcLayer, LabelSelectLayer>;
+
+struct Layer {
+    std::string name;  // the FINN node's name, e.g. "MVAU_hls_0"
+    LayerOp op;
+};
+
+struct Design {
+    std::vector<Layer> layers;
+    // FIFO depths in words: [i] in front of layer i, the last behind the last layer. Empty: 2
+    // each (FINN's default without FIFO sizing).
+    std::vector<uint64_t> fifo_depths;
+};
+
+struct NodeReport {
+    std::string name, op_type;
+    uint64_t formula_cycles = 0;  // FINN's cycles a frame (finn_cost.h)
+    uint64_t frame_cycles = 0;    // simulated: between its last two frame starts (one frame: all)
+    uint64_t start = 0, end = 0;  // its first read, one past its last iteration
+    uint64_t input_stall = 0;     // cycles it waited for input words
+    uint64_t output_stall = 0;    // cycles it was held by a full output FIFO
+    double busy = 0;              // share of the design's cycles it was neither waiting nor held
+};
+
+struct FifoReport {
+    std::string name;  // "<producer> -> <consumer>" ("input", "output" at the ends)
+    uint64_t depth = 0, max_occupancy = 0, words = 0;
+    uint64_t write_stall = 0, read_stall = 0;
+};
+
+struct DesignRun {
+    std::vector<int64_t> output;
+    std::vector<NodeReport> nodes;
+    std::vector<FifoReport> fifos;
+    std::vector<uint64_t> frame_done;  // per frame, the cycle after its last output word
+    uint64_t cycles = 0;               // the whole run
+    // The interval between the last two frames (one frame: its latency).
+    uint64_t interval() const;
+    uint64_t latency() const { return frame_done.empty() ? 0 : frame_done.front(); }
+};
+
+// Problems with the chain (one message each, naming the layer): a layer breaking a folding rule,
+// neighbours that disagree on the elements of a frame, FIFO depths of the wrong count or 0.
+std::vector<std::string> check(const Design& d);
+
+// Runs `frames` frames of `input` (frames · the first layer's input elements, channel-last).
+// Throws sim::Error with the first problem check() finds or on input of the wrong size.
+DesignRun simulate(const Design& d, const std::vector<int64_t>& input, uint64_t frames);
+
+struct FifoSizing {
+    std::vector<uint64_t> depths;  // per FIFO, as Design::fifo_depths
+    uint64_t target_interval = 0;  // with FIFOs that never fill
+    uint64_t interval = 0;         // with `depths`
+    uint64_t simulations = 0;
+};
+
+// The target is the interval with FIFOs deep enough never to fill; each FIFO in turn (input side
+// first) then gets the smallest depth, at least `min_depth`, that keeps the interval at the
+// target with the FIFOs before it already sized, by bisection between min_depth and the
+// occupancy it reached.
+FifoSizing size_fifos(const Design& d, const std::vector<int64_t>& input, uint64_t frames,
+                      uint64_t min_depth = 2);
+
+}  // namespace npu::finn

@@ -1,0 +1,62 @@
+// The common frame of a FINN streaming layer as a SystemC process on timestamped streams
+// (sim/tlm/stream.h): one input and one output stream of words, a number of frames, and per
+// frame the layer's hardware schedule, one iteration per cycle, touching the streams only where
+// the hardware does (a stall on either delays everything after it). Each layer also names FINN's
+// formula for its cycles per frame (finn_cost.h), so tests and reports can set the simulated
+// cycles beside it. docs/finn.md, "Nodes".
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <systemc>
+
+#include "sim/tlm/stream.h"
+
+namespace npu::finn {
+
+// A stream word: the values of its elements (packing happens at the design's edges).
+using Word = std::vector<int64_t>;
+using WordStream = sim::Stream<Word>;
+
+class StreamNode : public sc_core::sc_module {
+public:
+    StreamNode(sc_core::sc_module_name name, uint64_t frames, WordStream& in, WordStream& out);
+
+    virtual const char* op_type() const = 0;      // FINN's op type, e.g. "MVAU"
+    virtual uint64_t formula_cycles() const = 0;  // per frame, finn_cost.h
+    virtual uint64_t in_words_per_frame() const = 0;
+    virtual uint64_t out_words_per_frame() const = 0;
+    virtual uint64_t in_word_elements() const = 0;
+    virtual uint64_t out_word_elements() const = 0;
+
+    uint64_t frames() const { return m_frames; }
+    const std::vector<uint64_t>& frame_starts() const { return m_frame_starts; }
+    uint64_t start_cycle() const { return m_start; }  // its first read
+    uint64_t end_cycle() const { return m_end; }      // one past its last iteration
+    WordStream& in() { return m_in; }
+    WordStream& out() { return m_out; }
+
+protected:
+    // One frame from `cycle` (its first iteration); on return, one past its last iteration.
+    virtual void frame(uint64_t& cycle) = 0;
+    // The next input word at `cycle` or later; the word must hold `elements` values.
+    Word read(uint64_t& cycle, size_t elements);
+    void write(Word w, uint64_t& cycle) { m_out.write(std::move(w), cycle); }
+    [[noreturn]] void fail(const std::string& what) const;
+    // Throws sim::Error "<name>: <first problem>" when `problems` is not empty.
+    void refuse(const std::vector<std::string>& problems) const;
+
+private:
+    void run();
+
+    uint64_t m_frames;
+    WordStream& m_in;
+    WordStream& m_out;
+    bool m_read_any = false;
+    uint64_t m_start = 0, m_end = 0;
+    std::vector<uint64_t> m_frame_starts;
+};
+
+}  // namespace npu::finn
