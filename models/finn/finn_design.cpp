@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "models/finn/finn_layout_nodes.h"
+#include "models/finn/finn_nodes.h"
 #include "sim/core/error.h"
 #include "sim/tlm/kernel.h"
 
@@ -11,55 +13,12 @@ namespace npu::finn {
 
 namespace {
 
-// Elements a frame and a word, in and out.
-struct FrameElements {
-    uint64_t in = 0, out = 0, in_word = 1, out_word = 1;
-};
-
 template <class... F>
 struct Overload : F... {
     using F::operator()...;
 };
 template <class... F>
 Overload(F...) -> Overload<F...>;
-
-FrameElements frame_elements(const LayerOp& op) {
-    return std::visit(
-        Overload{
-            [](const Mvau& m) {
-                return FrameElements{m.vectors * m.mw, m.vectors * m.mh, m.simd, m.pe};
-            },
-            [](const Vvau& v) {
-                return FrameElements{v.pixels * v.channels * v.k(), v.pixels * v.channels,
-                                     uint64_t{v.simd} * v.pe, v.pe};
-            },
-            [](const ThresholdingLayer& t) {
-                return FrameElements{t.vectors * t.channels, t.vectors * t.channels, t.pe, t.pe};
-            },
-            [](const SwgShape& s) {
-                return FrameElements{s.ifm_h * s.ifm_w * s.channels,
-                                     s.ofm_h() * s.ofm_w() * s.kh * s.kw * s.channels, s.simd,
-                                     s.simd};
-            },
-            [](const PoolShape& p) {
-                const uint64_t word = p.channels / p.words_per_pixel();
-                return FrameElements{p.ifm_h * p.ifm_w * p.channels,
-                                     p.ofm_h() * p.ofm_w() * p.channels, word, word};
-            },
-            [](const DwcLayer& l) {
-                return FrameElements{l.frame_elements, l.frame_elements, l.in_elements,
-                                     l.out_elements};
-            },
-            [](const LabelSelectLayer& l) {
-                return FrameElements{l.labels, l.k, l.pe, 1};
-            },
-        },
-        op);
-}
-
-std::vector<std::string> check_op(const LayerOp& op) {
-    return std::visit([](const auto& layer) { return check(layer); }, op);
-}
 
 std::unique_ptr<StreamNode> make_node(const Layer& l, uint64_t frames, WordStream& in,
                                       WordStream& out) {
@@ -88,12 +47,6 @@ std::unique_ptr<StreamNode> make_node(const Layer& l, uint64_t frames, WordStrea
                           },
                       },
                       l.op);
-}
-
-std::string fifo_name(const Design& d, size_t i) {
-    const std::string from = i == 0 ? "input" : d.layers[i - 1].name;
-    const std::string to = i == d.layers.size() ? "output" : d.layers[i].name;
-    return from + " -> " + to;
 }
 
 // The chain in SystemC: streams, nodes, a source offering a word a cycle and a sink taking one.
@@ -188,44 +141,6 @@ DesignRun collect(Chain& chain, const Design& d) {
 uint64_t DesignRun::interval() const {
     const size_t n = frame_done.size();
     return n >= 2 ? frame_done[n - 1] - frame_done[n - 2] : latency();
-}
-
-std::vector<std::string> check(const Design& d) {
-    std::vector<std::string> e;
-    if (d.layers.empty()) {
-        return {"the design has no layers"};
-    }
-    for (const Layer& l : d.layers) {
-        for (const std::string& p : check_op(l.op)) {
-            e.push_back(l.name + ": " + p);
-        }
-    }
-    for (size_t i = 1; i < d.layers.size(); ++i) {
-        const FrameElements from = frame_elements(d.layers[i - 1].op);
-        const FrameElements to = frame_elements(d.layers[i].op);
-        if (from.out != to.in) {
-            e.push_back(fmt::format("{}: reads frames of {} elements, but {} writes {}",
-                                    d.layers[i].name, to.in, d.layers[i - 1].name, from.out));
-        } else if (from.out_word != to.in_word) {
-            e.push_back(
-                fmt::format("{}: reads words of {} elements, but {} writes words of {} "
-                            "(a StreamingDataWidthConverter between them would convert)",
-                            d.layers[i].name, to.in_word, d.layers[i - 1].name, from.out_word));
-        }
-    }
-    if (!d.fifo_depths.empty() && d.fifo_depths.size() != d.layers.size() + 1) {
-        e.push_back(
-            fmt::format("{} FIFO depths for {} layers: expected one per layer and one "
-                        "after the last ({})",
-                        d.fifo_depths.size(), d.layers.size(), d.layers.size() + 1));
-    }
-    for (size_t i = 0; i < d.fifo_depths.size(); ++i) {
-        if (d.fifo_depths[i] == 0) {
-            e.push_back(fmt::format("FIFO {} ({}): depth 0, expected at least 1", i,
-                                    fifo_name(d, std::min(i, d.layers.size()))));
-        }
-    }
-    return e;
 }
 
 DesignRun simulate(const Design& d, const std::vector<int64_t>& input, uint64_t frames) {

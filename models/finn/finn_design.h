@@ -9,30 +9,11 @@
 
 #include <cstdint>
 #include <string>
-#include <variant>
 #include <vector>
 
-#include "models/finn/finn_func.h"
-#include "models/finn/finn_layout_nodes.h"
-#include "models/finn/finn_nodes.h"
-#include "models/finn/finn_window.h"
+#include "models/finn/finn_chain.h"
 
 namespace npu::finn {
-
-using LayerOp =
-    std::variant<Mvau, Vvau, ThresholdingLayer, SwgShape, PoolShape, DwcLayer, LabelSelectLayer>;
-
-struct Layer {
-    std::string name;  // the FINN node's name, e.g. "MVAU_hls_0"
-    LayerOp op;
-};
-
-struct Design {
-    std::vector<Layer> layers;
-    // FIFO depths in words: [i] in front of layer i, the last behind the last layer. Empty: 2
-    // each (FINN's default without FIFO sizing).
-    std::vector<uint64_t> fifo_depths;
-};
 
 struct NodeReport {
     std::string name, op_type;
@@ -60,10 +41,6 @@ struct DesignRun {
     uint64_t interval() const;
     uint64_t latency() const { return frame_done.empty() ? 0 : frame_done.front(); }
 };
-
-// Problems with the chain (one message each, naming the layer): a layer breaking a folding rule,
-// neighbours that disagree on the elements of a frame, FIFO depths of the wrong count or 0.
-std::vector<std::string> check(const Design& d);
 
 // Runs `frames` frames of `input` (frames · the first layer's input elements, channel-last).
 // Throws sim::Error with the first problem check() finds or on input of the wrong size.

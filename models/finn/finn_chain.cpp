@@ -1,0 +1,102 @@
+#include "models/finn/finn_chain.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+namespace npu::finn {
+
+namespace {
+
+template <class... F>
+struct Overload : F... {
+    using F::operator()...;
+};
+template <class... F>
+Overload(F...) -> Overload<F...>;
+
+std::vector<std::string> check_op(const LayerOp& op) {
+    return std::visit([](const auto& layer) { return check(layer); }, op);
+}
+
+}  // namespace
+
+FrameElements frame_elements(const LayerOp& op) {
+    return std::visit(
+        Overload{
+            [](const Mvau& m) {
+                return FrameElements{m.vectors * m.mw, m.vectors * m.mh, m.simd, m.pe};
+            },
+            [](const Vvau& v) {
+                return FrameElements{v.pixels * v.channels * v.k(), v.pixels * v.channels,
+                                     uint64_t{v.simd} * v.pe, v.pe};
+            },
+            [](const ThresholdingLayer& t) {
+                return FrameElements{t.vectors * t.channels, t.vectors * t.channels, t.pe, t.pe};
+            },
+            [](const SwgShape& s) {
+                return FrameElements{s.ifm_h * s.ifm_w * s.channels,
+                                     s.ofm_h() * s.ofm_w() * s.kh * s.kw * s.channels, s.simd,
+                                     s.simd};
+            },
+            [](const PoolShape& p) {
+                const uint64_t word = p.channels / p.words_per_pixel();
+                return FrameElements{p.ifm_h * p.ifm_w * p.channels,
+                                     p.ofm_h() * p.ofm_w() * p.channels, word, word};
+            },
+            [](const DwcLayer& l) {
+                return FrameElements{l.frame_elements, l.frame_elements, l.in_elements,
+                                     l.out_elements};
+            },
+            [](const LabelSelectLayer& l) {
+                return FrameElements{l.labels, l.k, l.pe, 1};
+            },
+        },
+        op);
+}
+
+std::string fifo_name(const Design& d, size_t i) {
+    const std::string from = i == 0 ? "input" : d.layers[i - 1].name;
+    const std::string to = i == d.layers.size() ? "output" : d.layers[i].name;
+    return from + " -> " + to;
+}
+
+std::vector<std::string> check(const Design& d) {
+    std::vector<std::string> e;
+    if (d.layers.empty()) {
+        return {"the design has no layers"};
+    }
+    for (const Layer& l : d.layers) {
+        for (const std::string& p : check_op(l.op)) {
+            e.push_back(l.name + ": " + p);
+        }
+    }
+    for (size_t i = 1; i < d.layers.size(); ++i) {
+        const FrameElements from = frame_elements(d.layers[i - 1].op);
+        const FrameElements to = frame_elements(d.layers[i].op);
+        if (from.out != to.in) {
+            e.push_back(fmt::format("{}: reads frames of {} elements, but {} writes {}",
+                                    d.layers[i].name, to.in, d.layers[i - 1].name, from.out));
+        } else if (from.out_word != to.in_word) {
+            e.push_back(
+                fmt::format("{}: reads words of {} elements, but {} writes words of {} "
+                            "(a StreamingDataWidthConverter between them would convert)",
+                            d.layers[i].name, to.in_word, d.layers[i - 1].name, from.out_word));
+        }
+    }
+    if (!d.fifo_depths.empty() && d.fifo_depths.size() != d.layers.size() + 1) {
+        e.push_back(
+            fmt::format("{} FIFO depths for {} layers: expected one per layer and one "
+                        "after the last ({})",
+                        d.fifo_depths.size(), d.layers.size(), d.layers.size() + 1));
+    }
+    for (size_t i = 0; i < d.fifo_depths.size(); ++i) {
+        if (d.fifo_depths[i] == 0) {
+            e.push_back(fmt::format("FIFO {} ({}): depth 0, expected at least 1", i,
+                                    fifo_name(d, std::min(i, d.layers.size()))));
+        }
+    }
+    return e;
+}
+
+}  // namespace npu::finn

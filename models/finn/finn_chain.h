@@ -1,0 +1,45 @@
+// A FINN dataflow design as data: a chain of named layers and the FIFO depths between them, and
+// the checks a chain must pass (each layer's folding rules; neighbours agreeing on a frame's
+// elements and a word's). What the FINN-ONNX importer builds and finn_design.h simulates.
+// Pure C++; docs/finn.md, "Designs".
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "models/finn/finn_func.h"
+#include "models/finn/finn_window.h"
+
+namespace npu::finn {
+
+using LayerOp =
+    std::variant<Mvau, Vvau, ThresholdingLayer, SwgShape, PoolShape, DwcLayer, LabelSelectLayer>;
+
+struct Layer {
+    std::string name;  // the FINN node's name, e.g. "MVAU_hls_0"
+    LayerOp op;
+};
+
+struct Design {
+    std::vector<Layer> layers;
+    // FIFO depths in words: [i] in front of layer i, the last behind the last layer. Empty: 2
+    // each (FINN's default without FIFO sizing).
+    std::vector<uint64_t> fifo_depths;
+};
+
+// Elements a frame and a word, in and out, of one layer.
+struct FrameElements {
+    uint64_t in = 0, out = 0, in_word = 1, out_word = 1;
+};
+FrameElements frame_elements(const LayerOp& op);
+
+// "input -> MVAU_0", "MVAU_0 -> Thresholding_0", "... -> output": FIFO i of the chain.
+std::string fifo_name(const Design& d, size_t i);
+
+// Problems with the chain (one message each, naming the layer): a layer breaking a folding rule,
+// neighbours that disagree on the elements of a frame, FIFO depths of the wrong count or 0.
+std::vector<std::string> check(const Design& d);
+
+}  // namespace npu::finn
