@@ -21,6 +21,7 @@ set(rules
   "platforms/dlp/=sim/,models/,configs/,platforms/common/,platforms/dlp/"
   "platforms/ascend/=sim/,models/,configs/,platforms/common/,platforms/ascend/"
   "platforms/selfcheck/=sim/,models/,configs/,platforms/common/,platforms/selfcheck/"
+  "platforms/finn/=sim/,models/,configs/,platforms/common/,platforms/finn/"
   "platforms/kl730/=sim/core/,models/kl730/,platforms/kl730/"
   "platforms/registry.cpp=sim/core/,platforms/"
   "sim/app/=sim/,configs/,platforms/common/,platforms/kl730/layout_tool.h")

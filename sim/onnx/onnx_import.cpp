@@ -173,7 +173,7 @@ Graph convert(const pb::ModelProto& m, const std::string& name, const ImportOpti
             node.attributes[a.name()] = to_attribute(a, name, node);
         }
         const bool default_domain = node.domain.empty() || node.domain == "ai.onnx";
-        if (!default_domain ||
+        if ((!default_domain && !opts.other_domains) ||
             (!opts.supported_ops.empty() && opts.supported_ops.count(node.op_type) == 0)) {
             unsupported.insert(default_domain ? node.op_type : node.domain + "." + node.op_type);
         }

@@ -17,6 +17,9 @@ struct ImportOptions {
     // Ops the caller can run; empty = accept any. Others are reported together.
     std::set<std::string> supported_ops;
     bool run_checker = true;
+    // Keep nodes of other domains than the default one (the caller judges them, e.g. FINN's
+    // finn.custom_op.fpgadataflow layers); otherwise they are unsupported.
+    bool other_domains = false;
 };
 
 Graph import_model(const std::string& path, const ImportOptions& opts = {});

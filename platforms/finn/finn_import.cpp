@@ -1,0 +1,538 @@
+#include "platforms/finn/finn_import.h"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+
+#include <fmt/format.h>
+
+#include "sim/core/error.h"
+#include "sim/core/files.h"
+#include "sim/onnx/onnx_import.h"
+
+namespace npu::finn {
+
+namespace {
+
+// FINN's op type without the backend suffix, legacy names mapped to today's.
+std::string base_op(const std::string& op) {
+    std::string s = op;
+    for (const char* suffix : {"_hls", "_rtl", "_Batch"}) {
+        const std::string x = suffix;
+        if (s.size() > x.size() && s.compare(s.size() - x.size(), x.size(), x) == 0) {
+            s.resize(s.size() - x.size());
+        }
+    }
+    if (s == "MatrixVectorActivation" || s == "StreamingFCLayer") {
+        return "MVAU";
+    }
+    if (s == "VectorVectorActivation") {
+        return "VVAU";
+    }
+    return s;
+}
+
+bool is_dataflow(const onnx::Node& n) {
+    return n.domain.rfind("finn.custom_op.fpgadataflow", 0) == 0;
+}
+
+// One node's attributes and initializers, every problem named "<file>: node '<name>' (<op>)".
+class NodeReader {
+public:
+    NodeReader(const onnx::Graph& g, const onnx::Node& n, const std::string& source)
+        : m_graph(g)
+        , m_node(n)
+        , m_where(fmt::format("{}: node '{}' ({})", source, n.name, n.op_type)) {}
+
+    [[noreturn]] void fail(const std::string& what) const {
+        throw sim::Error(m_where + ": " + what);
+    }
+    const std::string& where() const { return m_where; }
+    const onnx::Node& node() const { return m_node; }
+
+    // An integer attribute; `fallback` < 0: it must be there. At least `min`.
+    uint64_t integer(const std::string& a, int64_t fallback = -1, int64_t min = 1) const {
+        if (!m_node.has(a) && fallback < 0) {
+            fail(fmt::format("attribute {} is missing", a));
+        }
+        const onnx::Attribute* at = m_node.has(a) ? &m_node.attributes.at(a) : nullptr;
+        if (at != nullptr && at->kind != onnx::Attribute::Kind::i) {
+            fail(fmt::format("attribute {} must be an integer", a));
+        }
+        const int64_t v = at != nullptr ? at->i : fallback;
+        if (v < min || v > (int64_t{1} << 32)) {
+            fail(fmt::format("attribute {} is {}, expected {}..2^32", a, v, min));
+        }
+        return static_cast<uint64_t>(v);
+    }
+    // A list of `n` positive integers ([h, w], ...); `fallback` empty: it must be there.
+    std::vector<uint64_t> integers(const std::string& a, size_t n,
+                                   std::vector<int64_t> fallback = {}) const {
+        const std::vector<int64_t> v = m_node.has(a) ? m_node.get_ints(a) : fallback;
+        if (v.empty()) {
+            fail(fmt::format("attribute {} is missing (expected {} integers)", a, n));
+        }
+        if (n != 0 && v.size() != n) {
+            fail(fmt::format("attribute {} has {} values, expected {}", a, v.size(), n));
+        }
+        std::vector<uint64_t> out;
+        for (int64_t x : v) {
+            if (x < 1 || x > (int64_t{1} << 32)) {
+                fail(fmt::format("attribute {} holds {}, expected positive integers", a, x));
+            }
+            out.push_back(static_cast<uint64_t>(x));
+        }
+        return out;
+    }
+    int64_t signed_integer(const std::string& a, int64_t fallback) const {
+        return m_node.get_int(a, fallback);
+    }
+    // A data type attribute (FINN names some of them either way: dataType or inputDataType).
+    DataType type(const std::string& a) const {
+        const std::string alt = a == "dataType" ? "inputDataType" : "dataType";
+        std::string name = m_node.get_string(a, "");
+        if (name.empty() && (a == "dataType" || a == "inputDataType")) {
+            name = m_node.get_string(alt, "");
+        }
+        if (name.empty()) {
+            fail(fmt::format("attribute {} is missing", a));
+        }
+        try {
+            return DataType::parse(name);
+        } catch (const sim::Error& e) {
+            fail(fmt::format("attribute {}: {}", a, e.what()));
+        }
+    }
+    // Initializer input `i` as integers, with its shape; `what` names it in messages.
+    std::vector<int64_t> initializer(size_t i, const char* what, std::vector<int64_t>& shape) const {
+        if (i >= m_node.inputs.size() || m_graph.initializers.count(m_node.inputs[i]) == 0) {
+            fail(fmt::format("input {} ({}) must be an initializer", i, what));
+        }
+        const onnx::Value& v = m_graph.initializers.at(m_node.inputs[i]);
+        shape = v.shape;
+        if (v.is_int()) {
+            return v.i;
+        }
+        std::vector<int64_t> out;
+        out.reserve(v.f.size());
+        for (size_t k = 0; k < v.f.size(); ++k) {
+            const float f = v.f[k];
+            if (!std::isfinite(f) || f != std::nearbyint(f) || std::fabs(f) > 9e15f) {
+                fail(fmt::format("{} value {} is {}: not an integer (npusim runs integer "
+                                 "weights and thresholds)",
+                                 what, k, f));
+            }
+            out.push_back(static_cast<int64_t>(f));
+        }
+        return out;
+    }
+
+private:
+    const onnx::Graph& m_graph;
+    const onnx::Node& m_node;
+    std::string m_where;
+};
+
+std::string shape_text(const std::vector<int64_t>& s) {
+    return fmt::format("[{}]", fmt::join(s, ", "));
+}
+
+// Thresholds [rows, steps] (rows = `channels` or 1) from initializer input `i`.
+Thresholds thresholds(const NodeReader& r, size_t i, uint64_t channels) {
+    std::vector<int64_t> shape;
+    const std::vector<int64_t> t = r.initializer(i, "thresholds", shape);
+    if (shape.size() != 2 || (shape[0] != 1 && static_cast<uint64_t>(shape[0]) != channels)) {
+        r.fail(fmt::format("thresholds have shape {}, expected [{} or 1, steps]",
+                           shape_text(shape), channels));
+    }
+    Thresholds rows(static_cast<size_t>(shape[0]));
+    const auto steps = static_cast<size_t>(shape[1]);
+    for (size_t c = 0; c < rows.size(); ++c) {
+        rows[c].assign(t.begin() + static_cast<long>(c * steps),
+                       t.begin() + static_cast<long>((c + 1) * steps));
+    }
+    return rows;
+}
+
+uint64_t product(const std::vector<uint64_t>& v) {
+    uint64_t p = 1;
+    for (uint64_t x : v) {
+        p *= x;
+    }
+    return p;
+}
+
+LayerOp read_mvau(const NodeReader& r) {
+    Mvau m;
+    m.mw = static_cast<unsigned>(r.integer("MW"));
+    m.mh = static_cast<unsigned>(r.integer("MH"));
+    m.pe = static_cast<unsigned>(r.integer("PE"));
+    m.simd = static_cast<unsigned>(r.integer("SIMD"));
+    m.in = r.type("inputDataType");
+    m.weight = r.type("weightDataType");
+    m.out = r.type("outputDataType");
+    m.binary_xnor = r.integer("binaryXnorMode", 0, 0) != 0;
+    m.act_val = r.signed_integer("ActVal", 0);
+    m.vectors = product(r.integers("numInputVectors", 0, {1}));
+    std::vector<int64_t> shape;
+    const std::vector<int64_t> w = r.initializer(1, "weights", shape);
+    if (shape != std::vector<int64_t>{m.mw, m.mh}) {
+        r.fail(fmt::format("weights have shape {}, expected [MW, MH] = [{}, {}]",
+                           shape_text(shape), m.mw, m.mh));
+    }
+    m.weights.resize(w.size());
+    for (size_t i = 0; i < m.mw; ++i) {  // [MW][MH] -> W[o][i]
+        for (size_t o = 0; o < m.mh; ++o) {
+            m.weights[o * m.mw + i] = w[i * m.mh + o];
+        }
+    }
+    if (r.integer("noActivation", 0, 0) == 0) {
+        m.thresholds = thresholds(r, 2, m.mh);
+    }
+    return m;
+}
+
+LayerOp read_vvau(const NodeReader& r) {
+    Vvau v;
+    v.channels = static_cast<unsigned>(r.integer("Channels"));
+    const std::vector<uint64_t> k = r.integers("Kernel", 2);
+    v.kh = static_cast<unsigned>(k[0]), v.kw = static_cast<unsigned>(k[1]);
+    v.pe = static_cast<unsigned>(r.integer("PE"));
+    v.simd = static_cast<unsigned>(r.integer("SIMD", 1));
+    v.in = r.type("inputDataType");
+    v.weight = r.type("weightDataType");
+    v.out = r.type("outputDataType");
+    v.act_val = r.signed_integer("ActVal", 0);
+    v.pixels = product(r.integers("Dim", 2));
+    std::vector<int64_t> shape;
+    v.weights = r.initializer(1, "weights", shape);
+    const std::vector<int64_t> want{v.channels, 1, v.kh, v.kw};
+    if (shape != want) {
+        r.fail(fmt::format("weights have shape {}, expected [Channels, 1, K_h, K_w] = {}",
+                           shape_text(shape), shape_text(want)));
+    }
+    if (r.integer("noActivation", 0, 0) == 0) {
+        v.thresholds = thresholds(r, 2, v.channels);
+    }
+    return v;
+}
+
+LayerOp read_thresholding(const NodeReader& r) {
+    ThresholdingLayer t;
+    t.channels = static_cast<unsigned>(r.integer("NumChannels"));
+    t.pe = static_cast<unsigned>(r.integer("PE"));
+    t.act_val = r.signed_integer("ActVal", 0);
+    t.bipolar_out = r.type("outputDataType").kind() == DataType::Kind::Bipolar;
+    t.vectors = product(r.integers("numInputVectors", 0, {1}));
+    t.thresholds = thresholds(r, 1, t.channels);
+    return t;
+}
+
+LayerOp read_swg(const NodeReader& r) {
+    SwgShape s;
+    const std::vector<uint64_t> k = r.integers("ConvKernelDim", 2);
+    const std::vector<uint64_t> ifm = r.integers("IFMDim", 2);
+    const std::vector<uint64_t> stride = r.integers("Stride", 2, {1, 1});
+    const std::vector<uint64_t> dil = r.integers("Dilation", 2, {1, 1});
+    s.kh = k[0], s.kw = k[1], s.ifm_h = ifm[0], s.ifm_w = ifm[1];
+    s.stride_h = stride[0], s.stride_w = stride[1], s.dil_h = dil[0], s.dil_w = dil[1];
+    s.channels = r.integer("IFMChannels");
+    s.simd = r.integer("SIMD");
+    s.depthwise = r.integer("depthwise", 0, 0) != 0;
+    if (r.integer("parallel_window", 0, 0) != 0) {
+        r.fail("parallel_window 1 is not modelled (the window's serial output is)");
+    }
+    const std::vector<std::string> problems = check(s);
+    if (!problems.empty()) {
+        r.fail(problems.front());
+    }
+    const std::vector<uint64_t> ofm = r.integers("OFMDim", 2);
+    if (ofm[0] != s.ofm_h() || ofm[1] != s.ofm_w()) {
+        r.fail(fmt::format("OFMDim [{}, {}] does not follow from IFMDim, ConvKernelDim, Stride "
+                           "and Dilation (no padding): expected [{}, {}]",
+                           ofm[0], ofm[1], s.ofm_h(), s.ofm_w()));
+    }
+    return s;
+}
+
+LayerOp read_maxpool(const NodeReader& r) {
+    PoolShape p;
+    const std::vector<uint64_t> img = r.integers("ImgDim", 2);
+    const std::vector<uint64_t> k = r.integers("PoolDim", 2);
+    p.ifm_h = img[0], p.ifm_w = img[1], p.k = k[1];
+    p.channels = r.integer("NumChannels");
+    p.pe = r.integer("PE", 0, 0);
+    if (r.integer("CeilMode", 0, 0) != 0) {
+        r.fail("CeilMode 1 is not modelled (floor mode is)");
+    }
+    if (k[0] != (p.is_1d() ? 1 : k[1])) {
+        r.fail(fmt::format("PoolDim [{}, {}]: expected a square pool, or [1, k] on a single row",
+                           k[0], k[1]));
+    }
+    return p;
+}
+
+LayerOp read_dwc(const NodeReader& r) {
+    const DataType t = r.type("dataType");
+    const uint64_t in_bits = r.integer("inWidth"), out_bits = r.integer("outWidth");
+    if (in_bits % t.bits() != 0 || out_bits % t.bits() != 0) {
+        r.fail(fmt::format("inWidth {} and outWidth {} must be multiples of the {}-bit {}",
+                           in_bits, out_bits, t.bits(), t.name()));
+    }
+    const std::string shape_attr = r.node().has("in_shape") ? "in_shape" : "shape";
+    DwcLayer d;
+    d.in_elements = in_bits / t.bits(), d.out_elements = out_bits / t.bits();
+    d.frame_elements = product(r.integers(shape_attr, 0));
+    return d;
+}
+
+LayerOp read_labelselect(const NodeReader& r) {
+    LabelSelectLayer l;
+    l.labels = static_cast<unsigned>(r.integer("Labels"));
+    l.pe = static_cast<unsigned>(r.integer("PE"));
+    l.k = static_cast<unsigned>(r.integer("K"));
+    return l;
+}
+
+struct FinnOp {
+    const char* op;
+    std::function<LayerOp(const NodeReader&)> read;
+    const char* in_type;   // the attribute naming its input's type
+    const char* out_type;  // and its output's ("" when it is the input's)
+};
+
+// One table: each layer npusim runs, how to read it, and where its stream types are named.
+const std::vector<FinnOp>& table() {
+    static const std::vector<FinnOp> ops = {
+        {"MVAU", read_mvau, "inputDataType", "outputDataType"},
+        {"VVAU", read_vvau, "inputDataType", "outputDataType"},
+        {"Thresholding", read_thresholding, "inputDataType", "outputDataType"},
+        {"ConvolutionInputGenerator", read_swg, "inputDataType", ""},
+        {"StreamingMaxPool", read_maxpool, "dataType", ""},
+        {"StreamingDataWidthConverter", read_dwc, "dataType", ""},
+        {"LabelSelect", read_labelselect, "inputDataType", "outputDataType"},
+    };
+    return ops;
+}
+
+const FinnOp* find_op(const std::string& base) {
+    for (const FinnOp& op : table()) {
+        if (base == op.op) {
+            return &op;
+        }
+    }
+    return nullptr;
+}
+
+}  // namespace
+
+namespace {
+
+// Problems that are not about one layer's attributes: nodes npusim does not run, all at once.
+void refuse_unknown(const onnx::Graph& g, const std::string& source) {
+    std::vector<std::string> unknown;
+    for (const onnx::Node& n : g.nodes) {
+        if (n.op_type == "StreamingDataflowPartition") {
+            throw sim::Error(fmt::format(
+                "{}: node '{}' is a StreamingDataflowPartition: give its model ({}) instead, the "
+                "graph of FINN layers it stands for",
+                source, n.name, n.get_string("model", "its 'model' attribute")));
+        }
+        if (!is_dataflow(n)) {
+            unknown.push_back(fmt::format("'{}' ({}, domain '{}')", n.name, n.op_type, n.domain));
+        } else if (find_op(base_op(n.op_type)) == nullptr && base_op(n.op_type) != "StreamingFIFO") {
+            unknown.push_back(fmt::format("'{}' ({})", n.name, n.op_type));
+        }
+    }
+    if (!unknown.empty()) {
+        throw sim::Error(fmt::format(
+            "{}: npusim runs chains of MVAU, VVAU, Thresholding, ConvolutionInputGenerator, "
+            "StreamingMaxPool, StreamingDataWidthConverter, LabelSelect and StreamingFIFO "
+            "layers (domain finn.custom_op.fpgadataflow); it does not run {}",
+            source, fmt::join(unknown, ", ")));
+    }
+}
+
+const onnx::ValueInfo* find_info(const std::vector<onnx::ValueInfo>& infos,
+                                 const std::string& name) {
+    for (const onnx::ValueInfo& v : infos) {
+        if (v.name == name) {
+            return &v;
+        }
+    }
+    return nullptr;
+}
+
+// The FIFO depth a node asks for in front of (`attr` inFIFODepths) or behind it (outFIFODepths).
+uint64_t asked_depth(const NodeReader& r, const char* attr) {
+    return r.node().has(attr) ? r.integers(attr, 0).front() : 2;
+}
+
+// A graph end's tensor, its frame elements checked against the layer's (a batch of 1 in front).
+std::vector<int64_t> end_shape(const std::vector<onnx::ValueInfo>& infos, const std::string& name,
+                               uint64_t elements, const std::string& source, const char* end) {
+    const onnx::ValueInfo* info = find_info(infos, name);
+    if (info == nullptr) {
+        throw sim::Error(fmt::format("{}: the chain's {} tensor '{}' is not a graph {}", source,
+                                     end, name, end));
+    }
+    int64_t n = 1;
+    for (int64_t d : info->shape) {
+        n *= d < 1 ? 1 : d;
+    }
+    if (static_cast<uint64_t>(n) != elements) {
+        throw sim::Error(fmt::format("{}: graph {} '{}' has shape {} ({} values), but the chain's "
+                                     "first layer takes frames of {}",
+                                     source, end, name, shape_text(info->shape), n, elements));
+    }
+    return info->shape;
+}
+
+}  // namespace
+
+FinnModel import_finn(const onnx::Graph& g, const std::string& source) {
+    refuse_unknown(g, source);
+    FinnModel m;
+    std::vector<uint64_t> depths{2};
+    std::string tensor;  // the stream the next node must read
+    DataType stream_type = DataType::sint(8);
+    for (const onnx::Node& n : g.nodes) {
+        const NodeReader r(g, n, source);
+        if (n.inputs.empty() || n.outputs.empty()) {
+            r.fail("expected an input stream and an output stream");
+        }
+        if (!tensor.empty() && n.inputs[0] != tensor) {
+            r.fail(fmt::format("reads '{}', but the chain's stream so far is '{}': npusim runs "
+                               "a chain, one layer after another (no branches)",
+                               n.inputs[0], tensor));
+        }
+        if (tensor.empty()) {
+            m.input_name = n.inputs[0];
+        }
+        tensor = n.outputs[0];
+        if (base_op(n.op_type) == "StreamingFIFO") {
+            depths.back() = std::max(depths.back(), r.integer("depth"));
+            continue;
+        }
+        const FinnOp& op = *find_op(base_op(n.op_type));
+        const DataType in = r.type(op.in_type);
+        if (m.design.layers.empty()) {
+            m.in_type = in;
+        } else if (in != stream_type) {
+            r.fail(fmt::format("{} is {}, but '{}' writes {}", op.in_type, in.name(),
+                               m.design.layers.back().name, stream_type.name()));
+        }
+        stream_type = *op.out_type == '\0' ? in : r.type(op.out_type);
+        m.design.layers.push_back({n.name, op.read(r)});
+        depths.back() = std::max(depths.back(), asked_depth(r, "inFIFODepths"));
+        depths.push_back(asked_depth(r, "outFIFODepths"));
+    }
+    if (m.design.layers.empty()) {
+        throw sim::Error(source + ": the graph has no FINN layers");
+    }
+    m.design.fifo_depths = depths;
+    m.out_type = stream_type;
+    m.output_name = tensor;
+    const std::vector<std::string> problems = check(m.design);
+    if (!problems.empty()) {
+        throw sim::Error(fmt::format("{}: {}", source, problems.front()));
+    }
+    m.in_elements = frame_elements(m.design.layers.front().op).in;
+    m.out_elements = frame_elements(m.design.layers.back().op).out;
+    m.in_shape = end_shape(g.inputs, m.input_name, m.in_elements, source, "input");
+    m.out_shape = end_shape(g.outputs, m.output_name, m.out_elements, source, "output");
+    return m;
+}
+
+namespace {
+
+onnx::Attribute attribute_of(const nlohmann::json& v, const std::string& where) {
+    onnx::Attribute a;
+    if (v.is_number_integer()) {
+        a.kind = onnx::Attribute::Kind::i, a.i = v.get<int64_t>();
+    } else if (v.is_string()) {
+        a.kind = onnx::Attribute::Kind::s, a.s = v.get<std::string>();
+    } else if (v.is_array() && !v.empty() &&
+               std::all_of(v.begin(), v.end(), [](const auto& x) { return x.is_number_integer(); })) {
+        a.kind = onnx::Attribute::Kind::is;
+        for (const auto& x : v) {
+            a.is.push_back(x.get<int64_t>());
+        }
+    } else {
+        throw sim::Error(fmt::format("{}: {} is not an integer, a string or a list of integers",
+                                     where, v.dump()));
+    }
+    return a;
+}
+
+// "Defaults": {"attr": [value, ["MVAU_hls", ...] or "all"]}: the value for nodes of those op
+// types that their own entry does not set.
+void apply_defaults(onnx::Graph& g, const nlohmann::json& defaults, const nlohmann::json& config,
+                    const std::string& source) {
+    for (const auto& [attr, spec] : defaults.items()) {
+        const std::string where = fmt::format("{}: Defaults: {}", source, attr);
+        if (!spec.is_array() || spec.size() != 2 ||
+            !(spec[1].is_array() || spec[1] == "all")) {
+            throw sim::Error(where + ": expected [value, [op types]] or [value, \"all\"]");
+        }
+        const onnx::Attribute a = attribute_of(spec[0], where);
+        for (onnx::Node& n : g.nodes) {
+            const bool listed = spec[1] == "all" ||
+                                std::find(spec[1].begin(), spec[1].end(), n.op_type) !=
+                                    spec[1].end();
+            const bool own = config.contains(n.name) && config[n.name].contains(attr);
+            if (listed && !own) {
+                n.attributes[attr] = a;
+            }
+        }
+    }
+}
+
+}  // namespace
+
+void apply_folding(onnx::Graph& g, const nlohmann::json& config, const std::string& source) {
+    if (!config.is_object()) {
+        throw sim::Error(source + ": expected a JSON object of node names");
+    }
+    for (const auto& [name, entry] : config.items()) {
+        if (name == "Defaults") {
+            continue;
+        }
+        auto node = std::find_if(g.nodes.begin(), g.nodes.end(),
+                                 [&](const onnx::Node& n) { return n.name == name; });
+        if (node == g.nodes.end()) {
+            throw sim::Error(fmt::format("{}: {}: the graph has no node of that name", source,
+                                         name));
+        }
+        if (!entry.is_object()) {
+            throw sim::Error(fmt::format("{}: {}: expected an object of attributes", source, name));
+        }
+        for (const auto& [attr, value] : entry.items()) {
+            node->attributes[attr] =
+                attribute_of(value, fmt::format("{}: {}: {}", source, name, attr));
+        }
+    }
+    if (config.contains("Defaults")) {
+        apply_defaults(g, config["Defaults"], config, source);
+    }
+}
+
+FinnModel load_finn(const std::string& onnx_path, const std::string& folding_path) {
+    onnx::ImportOptions opts;
+    opts.run_checker = false;  // FINN's custom domains are not in the checker's opset registry
+    opts.other_domains = true;
+    onnx::Graph g = onnx::import_model(onnx_path, opts);
+    if (!folding_path.empty()) {
+        const std::vector<uint8_t> bytes = sim::read_file(folding_path);
+        nlohmann::json config;
+        try {
+            config = nlohmann::json::parse(bytes.begin(), bytes.end());
+        } catch (const nlohmann::json::exception& e) {
+            throw sim::Error(fmt::format("{}: not JSON: {}", folding_path, e.what()));
+        }
+        apply_folding(g, config, folding_path);
+    }
+    return import_finn(g, onnx_path);
+}
+
+}  // namespace npu::finn

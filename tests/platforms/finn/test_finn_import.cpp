@@ -1,0 +1,226 @@
+// The FINN-ONNX importer: a small TFC-like chain (two MVAUs and a LabelSelect) written as FINN
+// writes it becomes the design those attributes and initializers describe; a folding config
+// changes it as FINN's ApplyConfig would; every broken graph or config is one message naming
+// the file, the node and the attribute or rule; mutated models import or fail cleanly.
+#include <functional>
+#include <random>
+
+#include <gtest/gtest.h>
+
+#include "platforms/finn/finn_import.h"
+#include "sim/core/error.h"
+#include "sim/onnx/onnx_import.h"
+#include "tests/fuzz/fuzz_finn_target.h"
+#include "tests/platforms/finn/finn_onnx_builder.h"
+
+namespace npu::test {
+namespace {
+
+using Edit = std::function<void(::onnx::ModelProto&)>;
+
+// W0 [MW 8][MH 4]: w0[i][o] = (i + 2·o) % 4 − 2 (INT2); thresholds per channel {−2, 0, 2}.
+// W1 [4][3]: w1[i][o] = (i + o) % 3 − 1.
+std::vector<uint8_t> tiny_tfc(const Edit& edit = {}) {
+    FinnBuilder b({1, 8});
+    ::onnx::NodeProto* m0 = b.layer("MVAU_hls", "MVAU_hls_0");
+    FinnBuilder::set(m0, "MW", 8), FinnBuilder::set(m0, "MH", 4);
+    FinnBuilder::set(m0, "PE", 2), FinnBuilder::set(m0, "SIMD", 4);
+    FinnBuilder::set(m0, "inputDataType", std::string("INT2"));
+    FinnBuilder::set(m0, "weightDataType", std::string("INT2"));
+    FinnBuilder::set(m0, "outputDataType", std::string("UINT2"));
+    FinnBuilder::set(m0, "numInputVectors", std::vector<int64_t>{1});
+    std::vector<int64_t> w0, t0, w1;
+    for (int64_t i = 0; i < 8; ++i) {
+        for (int64_t o = 0; o < 4; ++o) {
+            w0.push_back((i + 2 * o) % 4 - 2);
+        }
+    }
+    for (int c = 0; c < 4; ++c) {
+        t0.insert(t0.end(), {-2, 0, 2});
+    }
+    b.initializer(m0, {8, 4}, w0);
+    b.initializer(m0, {4, 3}, t0);
+    ::onnx::NodeProto* m1 = b.layer("MVAU_hls", "MVAU_hls_1");
+    FinnBuilder::set(m1, "MW", 4), FinnBuilder::set(m1, "MH", 3);
+    FinnBuilder::set(m1, "PE", 1), FinnBuilder::set(m1, "SIMD", 2);
+    FinnBuilder::set(m1, "inputDataType", std::string("UINT2"));
+    FinnBuilder::set(m1, "weightDataType", std::string("INT2"));
+    FinnBuilder::set(m1, "outputDataType", std::string("INT32"));
+    FinnBuilder::set(m1, "noActivation", 1);
+    for (int64_t i = 0; i < 4; ++i) {
+        for (int64_t o = 0; o < 3; ++o) {
+            w1.push_back((i + o) % 3 - 1);
+        }
+    }
+    b.initializer(m1, {4, 3}, w1);
+    ::onnx::NodeProto* ls = b.layer("LabelSelect_hls", "LabelSelect_hls_0");
+    FinnBuilder::set(ls, "Labels", 3), FinnBuilder::set(ls, "PE", 1), FinnBuilder::set(ls, "K", 1);
+    FinnBuilder::set(ls, "inputDataType", std::string("INT32"));
+    FinnBuilder::set(ls, "outputDataType", std::string("UINT2"));
+    if (edit) {
+        edit(b.model());
+    }
+    return b.bytes({1, 1});
+}
+
+finn::FinnModel import(const std::vector<uint8_t>& bytes, const nlohmann::json* folding = nullptr) {
+    onnx::ImportOptions o;
+    o.run_checker = false;
+    o.other_domains = true;
+    onnx::Graph g = onnx::import_model_bytes(bytes, "tfc.onnx", o);
+    if (folding != nullptr) {
+        finn::apply_folding(g, *folding, "folding.json");
+    }
+    return finn::import_finn(g, "tfc.onnx");
+}
+
+std::string error_of(const std::vector<uint8_t>& bytes, const nlohmann::json* folding = nullptr) {
+    try {
+        import(bytes, folding);
+    } catch (const sim::Error& e) {
+        return e.what();
+    }
+    return "(no error)";
+}
+
+::onnx::AttributeProto* attribute(::onnx::ModelProto& m, int node, const std::string& name) {
+    for (auto& a : *m.mutable_graph()->mutable_node(node)->mutable_attribute()) {
+        if (a.name() == name) {
+            return &a;
+        }
+    }
+    return nullptr;
+}
+
+TEST(FinnImport, ATfcChainBecomesItsDesign) {
+    const finn::FinnModel m = import(tiny_tfc());
+    ASSERT_EQ(m.design.layers.size(), 3u);
+    const auto& m0 = std::get<finn::Mvau>(m.design.layers[0].op);
+    EXPECT_EQ(m.design.layers[0].name, "MVAU_hls_0");
+    EXPECT_EQ(m0.mw, 8u);
+    EXPECT_EQ(m0.pe, 2u);
+    EXPECT_EQ(m0.out, finn::DataType::uint(2));
+    // [MW][MH] on file, W[o][i] in the layer: W[o = 1][i = 2] = (2 + 2) % 4 − 2 = −2.
+    EXPECT_EQ(m0.weights[1 * 8 + 2], -2);
+    EXPECT_EQ(m0.weights[3 * 8 + 5], (5 + 6) % 4 - 2);
+    ASSERT_EQ(m0.thresholds.size(), 4u);
+    EXPECT_EQ(m0.thresholds[3], (std::vector<int64_t>{-2, 0, 2}));
+    const auto& m1 = std::get<finn::Mvau>(m.design.layers[1].op);
+    EXPECT_TRUE(m1.thresholds.empty());  // noActivation: the accumulator
+    const auto& ls = std::get<finn::LabelSelectLayer>(m.design.layers[2].op);
+    EXPECT_EQ(ls.labels, 3u);
+    EXPECT_EQ(m.design.fifo_depths, (std::vector<uint64_t>{2, 2, 2, 2}));
+    EXPECT_EQ(m.in_type, finn::DataType::sint(2));
+    EXPECT_EQ(m.out_type, finn::DataType::uint(2));
+    EXPECT_EQ(m.in_shape, (std::vector<int64_t>{1, 8}));
+    EXPECT_EQ(m.in_elements, 8u);
+    EXPECT_EQ(m.out_elements, 1u);
+}
+
+TEST(FinnImport, AFoldingConfigAndFifoNodesSetFoldingAndDepths) {
+    const nlohmann::json folding = nlohmann::json::parse(R"({
+        "Defaults": {"ram_style": ["block", "all"], "SIMD": [4, ["MVAU_hls"]]},
+        "MVAU_hls_0": {"PE": 4, "SIMD": 8, "inFIFODepths": [16], "ram_style": "distributed"},
+        "MVAU_hls_1": {"outFIFODepths": [5]}
+    })");
+    const finn::FinnModel m = import(tiny_tfc(), &folding);
+    const auto& m0 = std::get<finn::Mvau>(m.design.layers[0].op);
+    const auto& m1 = std::get<finn::Mvau>(m.design.layers[1].op);
+    EXPECT_EQ(m0.pe, 4u);
+    EXPECT_EQ(m0.simd, 8u);
+    EXPECT_EQ(m1.simd, 4u);  // from Defaults: its own entry does not set SIMD
+    EXPECT_EQ(m.design.fifo_depths, (std::vector<uint64_t>{16, 2, 5, 2}));
+    // A StreamingFIFO node between the MVAUs sets that FIFO's depth.
+    const auto with_fifo = tiny_tfc([](::onnx::ModelProto& model) {
+        auto* g = model.mutable_graph();
+        ::onnx::NodeProto fifo;
+        fifo.set_op_type("StreamingFIFO_rtl");
+        fifo.set_name("StreamingFIFO_rtl_0");
+        fifo.set_domain("finn.custom_op.fpgadataflow.rtl");
+        fifo.add_input("MVAU_hls_0_out");
+        fifo.add_output("fifo_out");
+        FinnBuilder::set(&fifo, "depth", 32);
+        g->mutable_node(1)->set_input(0, "fifo_out");
+        *g->add_node() = fifo;
+        // keep chain order: move the FIFO between the MVAUs
+        for (int i = g->node_size() - 1; i > 1; --i) {
+            g->mutable_node()->SwapElements(i, i - 1);
+        }
+    });
+    EXPECT_EQ(import(with_fifo).design.fifo_depths, (std::vector<uint64_t>{2, 32, 2, 2}));
+}
+
+TEST(FinnImport, EachBrokenGraphIsOneMessageNamingNodeAndRule) {
+    const std::pair<Edit, std::string> cases[] = {
+        {[](auto& m) { m.mutable_graph()->mutable_node(0)->mutable_attribute()->DeleteSubrange(0, 1); },
+         "tfc.onnx: node 'MVAU_hls_0' (MVAU_hls): attribute MW is missing"},
+        {[](auto& m) { attribute(m, 0, "PE")->set_i(3); },
+         "tfc.onnx: MVAU_hls_0: MH % PE == 0: MH 4 is not a multiple of PE 3"},
+        {[](auto& m) { attribute(m, 1, "SIMD")->set_i(4); },
+         "tfc.onnx: MVAU_hls_1: reads words of 4 elements, but MVAU_hls_0 writes words of 2 (a "
+         "StreamingDataWidthConverter between them would convert)"},
+        {[](auto& m) { attribute(m, 1, "inputDataType")->set_s("INT2"); },
+         "tfc.onnx: node 'MVAU_hls_1' (MVAU_hls): inputDataType is INT2, but 'MVAU_hls_0' writes "
+         "UINT2"},
+        {[](auto& m) { attribute(m, 0, "inputDataType")->set_s("INT"); },
+         "tfc.onnx: node 'MVAU_hls_0' (MVAU_hls): attribute inputDataType: "},
+        {[](auto& m) { m.mutable_graph()->mutable_initializer(0)->set_float_data(3, 0.5f); },
+         "tfc.onnx: node 'MVAU_hls_0' (MVAU_hls): weights value 3 is 0.5: not an integer"},
+        {[](auto& m) { m.mutable_graph()->mutable_initializer(0)->set_float_data(3, 2.0f); },
+         "tfc.onnx: MVAU_hls_0: weight 24 is 2: not a INT2 value"},
+        {[](auto& m) {
+             m.mutable_graph()->mutable_initializer(0)->set_dims(0, 4);
+             m.mutable_graph()->mutable_initializer(0)->set_dims(1, 8);
+         },
+         "tfc.onnx: node 'MVAU_hls_0' (MVAU_hls): weights have shape [4, 8], expected [MW, MH] = "
+         "[8, 4]"},
+        {[](auto& m) { m.mutable_graph()->mutable_node(1)->set_op_type("FMPadding_hls"); },
+         "does not run 'MVAU_hls_1' (FMPadding_hls)"},
+        {[](auto& m) { m.mutable_graph()->mutable_node(2)->set_domain(""); },
+         "does not run 'LabelSelect_hls_0' (LabelSelect_hls, domain '')"},
+        {[](auto& m) { m.mutable_graph()->mutable_node(2)->set_input(0, "global_in"); },
+         "tfc.onnx: node 'LabelSelect_hls_0' (LabelSelect_hls): reads 'global_in', but the "
+         "chain's stream so far is 'MVAU_hls_1_out': npusim runs a chain"},
+        {[](auto& m) { m.mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(1)->set_dim_value(9); },
+         "tfc.onnx: graph input 'global_in' has shape [1, 9] (9 values), but the chain's first "
+         "layer takes frames of 8"},
+    };
+    for (const auto& [edit, want] : cases) {
+        const std::string got = error_of(tiny_tfc(edit));
+        EXPECT_NE(got.find(want), std::string::npos) << "got: " << got << "\nwant: " << want;
+    }
+}
+
+TEST(FinnImport, EachBrokenFoldingConfigIsOneMessage) {
+    const std::pair<const char*, std::string> cases[] = {
+        {R"({"MVAU_hls_9": {"PE": 1}})", "folding.json: MVAU_hls_9: the graph has no node of that name"},
+        {R"({"MVAU_hls_0": {"PE": 1.5}})", "folding.json: MVAU_hls_0: PE: 1.5 is not an integer, a string or a list of integers"},
+        {R"({"MVAU_hls_0": 4})", "folding.json: MVAU_hls_0: expected an object of attributes"},
+        {R"({"Defaults": {"PE": 4}})", "folding.json: Defaults: PE: expected [value, [op types]] or [value, \"all\"]"},
+        {R"([1, 2])", "folding.json: expected a JSON object of node names"},
+        {R"({"MVAU_hls_0": {"PE": 0}})", "tfc.onnx: node 'MVAU_hls_0' (MVAU_hls): attribute PE is 0, expected 1..2^32"},
+    };
+    for (const auto& [text, want] : cases) {
+        const nlohmann::json f = nlohmann::json::parse(text);
+        const std::string got = error_of(tiny_tfc(), &f);
+        EXPECT_NE(got.find(want), std::string::npos) << "got: " << got << "\nwant: " << want;
+    }
+}
+
+TEST(FinnImport, MutatedModelsImportOrFailCleanly) {
+    const std::vector<uint8_t> seed = tiny_tfc();
+    std::mt19937 rng(5);
+    int imported = 0, refused = 0;
+    for (int t = 0; t < 3000; ++t) {
+        std::vector<uint8_t> b = seed;
+        for (int e = 0; e < 1 + t % 4; ++e) {
+            b[rng() % b.size()] = static_cast<uint8_t>(rng());
+        }
+        ++(fuzz::finn_model(b.data(), b.size()) == 1 ? imported : refused);
+    }
+    EXPECT_GT(imported, 50);  // most single-byte changes land in weights and names
+    EXPECT_GT(refused, 1000);
+}
+
+}  // namespace
+}  // namespace npu::test
