@@ -6,6 +6,7 @@
 #include "platforms/ascend/ascend_face.h"
 #include "platforms/common/platform_face.h"
 #include "platforms/dlp/dlp_face.h"
+#include "platforms/finn/finn_face.h"
 #include "platforms/k210/k210_face.h"
 #include "platforms/selfcheck/selfcheck_face.h"
 #include "sim/core/error.h"
@@ -16,7 +17,7 @@ namespace {
 
 std::vector<PlatformKind> builtin_kinds() {
     return {k210::k210_platform_kind(), dlp::dlp_platform_kind(), ascend::ascend_platform_kind(),
-            selfcheck_platform_kind()};
+            finn::finn_platform_kind(), selfcheck_platform_kind()};
 }
 
 std::vector<PlatformKind>& kinds() {

@@ -4,6 +4,9 @@
 
 #include <fmt/format.h>
 
+#include "models/finn/finn_cost.h"
+#include "sim/core/error.h"
+
 namespace npu::finn {
 
 namespace {
@@ -55,6 +58,38 @@ FrameElements frame_elements(const LayerOp& op) {
         op);
 }
 
+uint64_t formula_cycles(const LayerOp& op) {
+    return std::visit(
+        Overload{
+            [](const Mvau& m) { return mvau_cycles(m.mh, m.mw, m.pe, m.simd, m.vectors); },
+            [](const Vvau& v) {
+                return vvau_cycles(v.channels, v.kh, v.kw, v.pe, v.simd, 1, v.pixels);
+            },
+            [](const ThresholdingLayer& t) {
+                return thresholding_cycles(t.channels, t.pe, t.vectors);
+            },
+            [](const SwgShape& s) { return swg_cycles(s); },
+            [](const PoolShape& p) { return maxpool_cycles(p); },
+            [](const DwcLayer& l) {
+                return dwc_cycles(l.frame_elements / l.in_elements,
+                                  l.frame_elements / l.out_elements);
+            },
+            [](const LabelSelectLayer& l) { return labelselect_cycles(l.labels, l.pe, l.k); },
+        },
+        op);
+}
+
+const char* op_name(const LayerOp& op) {
+    static const char* const names[] = {"MVAU",
+                                        "VVAU",
+                                        "Thresholding",
+                                        "ConvolutionInputGenerator",
+                                        "StreamingMaxPool",
+                                        "StreamingDataWidthConverter",
+                                        "LabelSelect"};
+    return names[op.index()];
+}
+
 std::string fifo_name(const Design& d, size_t i) {
     const std::string from = i == 0 ? "input" : d.layers[i - 1].name;
     const std::string to = i == d.layers.size() ? "output" : d.layers[i].name;
@@ -97,6 +132,43 @@ std::vector<std::string> check(const Design& d) {
         }
     }
     return e;
+}
+
+namespace {
+
+std::vector<int64_t> layer_values(const LayerOp& op, const std::vector<int64_t>& x) {
+    return std::visit(Overload{
+                          [&](const Mvau& m) { return mvau(m, x); },
+                          [&](const Vvau& v) { return vvau(v, x); },
+                          [&](const ThresholdingLayer& t) {
+                              return thresholding(x, t.channels, t.thresholds, t.act_val,
+                                                  t.bipolar_out);
+                          },
+                          [&](const SwgShape& s) { return sliding_window(s, x); },
+                          [&](const PoolShape& p) { return maxpool(p, x); },
+                          [&](const DwcLayer&) { return x; },
+                          [&](const LabelSelectLayer& l) { return label_select(x, l.labels, l.k); },
+                      },
+                      op);
+}
+
+}  // namespace
+
+std::vector<int64_t> evaluate(const Design& d, const std::vector<int64_t>& input) {
+    const std::vector<std::string> problems = check(d);
+    if (!problems.empty()) {
+        throw sim::Error(problems.front());
+    }
+    const uint64_t per_frame = frame_elements(d.layers.front().op).in;
+    if (input.empty() || input.size() % per_frame != 0) {
+        throw sim::Error(fmt::format("the input holds {} values, not whole frames of {}",
+                                     input.size(), per_frame));
+    }
+    std::vector<int64_t> x = input;
+    for (const Layer& l : d.layers) {
+        x = layer_values(l.op, x);
+    }
+    return x;
 }
 
 }  // namespace npu::finn

@@ -20,6 +20,7 @@ using LayerOp =
 struct Layer {
     std::string name;  // the FINN node's name, e.g. "MVAU_hls_0"
     LayerOp op;
+    bool inserted = false;  // not in the graph: added as FINN's InsertDWC would (a converter)
 };
 
 struct Design {
@@ -35,11 +36,20 @@ struct FrameElements {
 };
 FrameElements frame_elements(const LayerOp& op);
 
+// FINN's formula for the layer's cycles a frame (finn_cost.h) and FINN's op type for it.
+uint64_t formula_cycles(const LayerOp& op);
+const char* op_name(const LayerOp& op);
+
 // "input -> MVAU_0", "MVAU_0 -> Thresholding_0", "... -> output": FIFO i of the chain.
 std::string fifo_name(const Design& d, size_t i);
 
 // Problems with the chain (one message each, naming the layer): a layer breaking a folding rule,
 // neighbours that disagree on the elements of a frame, FIFO depths of the wrong count or 0.
 std::vector<std::string> check(const Design& d);
+
+// The chain's values on whole frames, layer by layer through the pure functions (no time): what
+// `npusim run --functional` gives; the streaming nodes compute the same with the same functions.
+// Throws sim::Error with check()'s first problem or on input that is not whole frames.
+std::vector<int64_t> evaluate(const Design& d, const std::vector<int64_t>& input);
 
 }  // namespace npu::finn

@@ -1,5 +1,6 @@
 #include "models/finn/finn_design.h"
 
+#include <algorithm>
 #include <memory>
 
 #include <fmt/format.h>
@@ -53,7 +54,7 @@ std::unique_ptr<StreamNode> make_node(const Layer& l, uint64_t frames, WordStrea
 class Chain : public sc_core::sc_module {
 public:
     Chain(sc_core::sc_module_name name, const Design& d, const std::vector<int64_t>& input,
-          uint64_t frames)
+          uint64_t frames, bool record)
         : sc_module(name)
         , m_input(input)
         , m_frames(frames) {
@@ -62,6 +63,7 @@ public:
             const uint64_t depth = d.fifo_depths.empty() ? 2 : d.fifo_depths[i];
             m_streams.push_back(
                 std::make_unique<WordStream>(fmt::format("fifo{}", i).c_str(), depth, 0));
+            m_streams.back()->record_times(record);
         }
         for (size_t i = 0; i < n; ++i) {
             m_nodes.push_back(make_node(d.layers[i], frames, *m_streams[i], *m_streams[i + 1]));
@@ -111,6 +113,7 @@ NodeReport node_report(StreamNode& node, uint64_t cycles) {
     r.frame_cycles = starts.size() >= 2 ? starts.back() - starts[starts.size() - 2]
                                         : node.end_cycle() - node.start_cycle();
     r.start = node.start_cycle(), r.end = node.end_cycle();
+    r.frame_starts = starts;
     r.input_stall = node.in().stats().read_stall_cycles;
     r.output_stall = node.out().stats().write_stall_cycles;
     const uint64_t waiting = r.input_stall + r.output_stall;
@@ -118,6 +121,30 @@ NodeReport node_report(StreamNode& node, uint64_t cycles) {
                  ? 0
                  : static_cast<double>(r.end - waiting) / static_cast<double>(cycles);
     return r;
+}
+
+// Words in the FIFO over time from its write and read cycles (a read before a write in the same
+// cycle, as the stream frees a slot), one point per change.
+std::vector<std::pair<uint64_t, uint64_t>> occupancy(const WordStream& s) {
+    const std::vector<uint64_t>& w = s.write_times();
+    const std::vector<uint64_t>& r = s.read_times();
+    std::vector<std::pair<uint64_t, uint64_t>> points;
+    size_t wi = 0, ri = 0;
+    while (wi < w.size() || ri < r.size()) {
+        const uint64_t t =
+            std::min(wi < w.size() ? w[wi] : UINT64_MAX, ri < r.size() ? r[ri] : UINT64_MAX);
+        while (ri < r.size() && r[ri] == t) {
+            ++ri;
+        }
+        while (wi < w.size() && w[wi] == t) {
+            ++wi;
+        }
+        const uint64_t n = wi - std::min(wi, ri);
+        if (points.empty() || points.back().second != n) {
+            points.emplace_back(t, n);
+        }
+    }
+    return points;
 }
 
 DesignRun collect(Chain& chain, const Design& d) {
@@ -131,7 +158,8 @@ DesignRun collect(Chain& chain, const Design& d) {
     for (size_t i = 0; i < chain.m_streams.size(); ++i) {
         const sim::StreamStats st = chain.m_streams[i]->stats();
         run.fifos.push_back({fifo_name(d, i), chain.m_streams[i]->depth(), st.max_occupancy,
-                             st.words, st.write_stall_cycles, st.read_stall_cycles});
+                             st.words, st.write_stall_cycles, st.read_stall_cycles,
+                             occupancy(*chain.m_streams[i])});
     }
     return run;
 }
@@ -143,7 +171,8 @@ uint64_t DesignRun::interval() const {
     return n >= 2 ? frame_done[n - 1] - frame_done[n - 2] : latency();
 }
 
-DesignRun simulate(const Design& d, const std::vector<int64_t>& input, uint64_t frames) {
+DesignRun simulate(const Design& d, const std::vector<int64_t>& input, uint64_t frames,
+                   const SimulateOptions& opts) {
     const std::vector<std::string> problems = check(d);
     if (!problems.empty()) {
         throw sim::Error(problems.front());
@@ -154,7 +183,7 @@ DesignRun simulate(const Design& d, const std::vector<int64_t>& input, uint64_t 
                                      input.size(), frames, per_frame));
     }
     sim::reset_simulation();
-    auto chain = std::make_unique<Chain>("finn", d, input, frames);
+    auto chain = std::make_unique<Chain>("finn", d, input, frames, opts.record);
     sc_core::sc_start();
     if (chain->m_frame_done.size() != frames) {
         throw sim::Error(fmt::format("the design stopped after {} of {} frames",

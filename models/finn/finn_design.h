@@ -20,15 +20,18 @@ struct NodeReport {
     uint64_t formula_cycles = 0;  // FINN's cycles a frame (finn_cost.h)
     uint64_t frame_cycles = 0;    // simulated: between its last two frame starts (one frame: all)
     uint64_t start = 0, end = 0;  // its first read, one past its last iteration
-    uint64_t input_stall = 0;     // cycles it waited for input words
-    uint64_t output_stall = 0;    // cycles it was held by a full output FIFO
-    double busy = 0;              // share of the design's cycles it was neither waiting nor held
+    std::vector<uint64_t> frame_starts;
+    uint64_t input_stall = 0;   // cycles it waited for input words
+    uint64_t output_stall = 0;  // cycles it was held by a full output FIFO
+    double busy = 0;            // share of the design's cycles it was neither waiting nor held
 };
 
 struct FifoReport {
     std::string name;  // "<producer> -> <consumer>" ("input", "output" at the ends)
     uint64_t depth = 0, max_occupancy = 0, words = 0;
     uint64_t write_stall = 0, read_stall = 0;
+    // With SimulateOptions::record: (cycle, words in the FIFO from that cycle on), each change.
+    std::vector<std::pair<uint64_t, uint64_t>> occupancy;
 };
 
 struct DesignRun {
@@ -44,7 +47,11 @@ struct DesignRun {
 
 // Runs `frames` frames of `input` (frames · the first layer's input elements, channel-last).
 // Throws sim::Error with the first problem check() finds or on input of the wrong size.
-DesignRun simulate(const Design& d, const std::vector<int64_t>& input, uint64_t frames);
+struct SimulateOptions {
+    bool record = false;  // each FIFO's occupancy over time (FifoReport::occupancy)
+};
+DesignRun simulate(const Design& d, const std::vector<int64_t>& input, uint64_t frames,
+                   const SimulateOptions& opts = {});
 
 struct FifoSizing {
     std::vector<uint64_t> depths;  // per FIFO, as Design::fifo_depths

@@ -33,9 +33,11 @@ struct RunRequest {
     int gdb_port = 0;  // --gdb: wait for a debugger on 127.0.0.1:port before running (0: none)
     // What the firmware prints (source: "console" for semihosting, else the UART), as it prints.
     std::function<void(const std::string& source, const std::string& text)> firmware_output;
-    bool functional = false;            // values only, no time
-    bool dump_all = false;              // every layer's result as a file (platforms that can)
-    bool verbose = false;               // SystemC info messages
+    std::string folding;      // --folding: a FINN folding config (platforms that take one)
+    bool size_fifos = false;  // --size-fifos: find the smallest FIFO depths (FINN)
+    bool functional = false;  // values only, no time
+    bool dump_all = false;    // every layer's result as a file (platforms that can)
+    bool verbose = false;     // SystemC info messages
     sim::TraceWriter* trace = nullptr;  // enabled when --trace was given
     // Called after each layer or step with the steps done so far (a progress line).
     std::function<void(size_t done, size_t total, const std::string& what)> progress;
@@ -67,6 +69,7 @@ struct EstimateRequest {
     std::string layers;     // --layers
     std::string model;      // --model: a program file to cost layer by layer (platforms that can)
     bool to_files = false;  // --out given: the result goes to files rather than stdout
+    std::string folding;    // --folding: a FINN folding config (platforms that take one)
 };
 
 struct EstimateReport {
@@ -180,6 +183,7 @@ struct PlatformKind {
         read;
     bool plays_scripts = false;  // its run() takes RunRequest::script (npusim run --script)
     bool runs_firmware = false;  // its run() takes RunRequest::firmware (npusim run --firmware)
+    bool takes_folding = false;  // run/estimate take --folding and run takes --size-fifos
 };
 
 // Every registered kind, the built-in ones first (platforms/registry.cpp, library

@@ -104,7 +104,8 @@ public:
         }
     }
     // Initializer input `i` as integers, with its shape; `what` names it in messages.
-    std::vector<int64_t> initializer(size_t i, const char* what, std::vector<int64_t>& shape) const {
+    std::vector<int64_t> initializer(size_t i, const char* what,
+                                     std::vector<int64_t>& shape) const {
         if (i >= m_node.inputs.size() || m_graph.initializers.count(m_node.inputs[i]) == 0) {
             fail(fmt::format("input {} ({}) must be an initializer", i, what));
         }
@@ -118,9 +119,10 @@ public:
         for (size_t k = 0; k < v.f.size(); ++k) {
             const float f = v.f[k];
             if (!std::isfinite(f) || f != std::nearbyint(f) || std::fabs(f) > 9e15f) {
-                fail(fmt::format("{} value {} is {}: not an integer (npusim runs integer "
-                                 "weights and thresholds)",
-                                 what, k, f));
+                fail(
+                    fmt::format("{} value {} is {}: not an integer (npusim runs integer "
+                                "weights and thresholds)",
+                                what, k, f));
             }
             out.push_back(static_cast<int64_t>(f));
         }
@@ -142,8 +144,8 @@ Thresholds thresholds(const NodeReader& r, size_t i, uint64_t channels) {
     std::vector<int64_t> shape;
     const std::vector<int64_t> t = r.initializer(i, "thresholds", shape);
     if (shape.size() != 2 || (shape[0] != 1 && static_cast<uint64_t>(shape[0]) != channels)) {
-        r.fail(fmt::format("thresholds have shape {}, expected [{} or 1, steps]",
-                           shape_text(shape), channels));
+        r.fail(fmt::format("thresholds have shape {}, expected [{} or 1, steps]", shape_text(shape),
+                           channels));
     }
     Thresholds rows(static_cast<size_t>(shape[0]));
     const auto steps = static_cast<size_t>(shape[1]);
@@ -177,8 +179,8 @@ LayerOp read_mvau(const NodeReader& r) {
     std::vector<int64_t> shape;
     const std::vector<int64_t> w = r.initializer(1, "weights", shape);
     if (shape != std::vector<int64_t>{m.mw, m.mh}) {
-        r.fail(fmt::format("weights have shape {}, expected [MW, MH] = [{}, {}]",
-                           shape_text(shape), m.mw, m.mh));
+        r.fail(fmt::format("weights have shape {}, expected [MW, MH] = [{}, {}]", shape_text(shape),
+                           m.mw, m.mh));
     }
     m.weights.resize(w.size());
     for (size_t i = 0; i < m.mw; ++i) {  // [MW][MH] -> W[o][i]
@@ -248,9 +250,10 @@ LayerOp read_swg(const NodeReader& r) {
     }
     const std::vector<uint64_t> ofm = r.integers("OFMDim", 2);
     if (ofm[0] != s.ofm_h() || ofm[1] != s.ofm_w()) {
-        r.fail(fmt::format("OFMDim [{}, {}] does not follow from IFMDim, ConvKernelDim, Stride "
-                           "and Dilation (no padding): expected [{}, {}]",
-                           ofm[0], ofm[1], s.ofm_h(), s.ofm_w()));
+        r.fail(
+            fmt::format("OFMDim [{}, {}] does not follow from IFMDim, ConvKernelDim, Stride "
+                        "and Dilation (no padding): expected [{}, {}]",
+                        ofm[0], ofm[1], s.ofm_h(), s.ofm_w()));
     }
     return s;
 }
@@ -276,8 +279,8 @@ LayerOp read_dwc(const NodeReader& r) {
     const DataType t = r.type("dataType");
     const uint64_t in_bits = r.integer("inWidth"), out_bits = r.integer("outWidth");
     if (in_bits % t.bits() != 0 || out_bits % t.bits() != 0) {
-        r.fail(fmt::format("inWidth {} and outWidth {} must be multiples of the {}-bit {}",
-                           in_bits, out_bits, t.bits(), t.name()));
+        r.fail(fmt::format("inWidth {} and outWidth {} must be multiples of the {}-bit {}", in_bits,
+                           out_bits, t.bits(), t.name()));
     }
     const std::string shape_attr = r.node().has("in_shape") ? "in_shape" : "shape";
     DwcLayer d;
@@ -340,7 +343,8 @@ void refuse_unknown(const onnx::Graph& g, const std::string& source) {
         }
         if (!is_dataflow(n)) {
             unknown.push_back(fmt::format("'{}' ({}, domain '{}')", n.name, n.op_type, n.domain));
-        } else if (find_op(base_op(n.op_type)) == nullptr && base_op(n.op_type) != "StreamingFIFO") {
+        } else if (find_op(base_op(n.op_type)) == nullptr &&
+                   base_op(n.op_type) != "StreamingFIFO") {
             unknown.push_back(fmt::format("'{}' ({})", n.name, n.op_type));
         }
     }
@@ -381,11 +385,29 @@ std::vector<int64_t> end_shape(const std::vector<onnx::ValueInfo>& infos, const 
         n *= d < 1 ? 1 : d;
     }
     if (static_cast<uint64_t>(n) != elements) {
-        throw sim::Error(fmt::format("{}: graph {} '{}' has shape {} ({} values), but the chain's "
-                                     "first layer takes frames of {}",
-                                     source, end, name, shape_text(info->shape), n, elements));
+        throw sim::Error(
+            fmt::format("{}: graph {} '{}' has shape {} ({} values), but the chain's "
+                        "first layer takes frames of {}",
+                        source, end, name, shape_text(info->shape), n, elements));
     }
     return info->shape;
+}
+
+// Where `next` reads words of another width than the chain's last layer writes (and the same
+// frame), a StreamingDataWidthConverter between them, as FINN's InsertDWC adds one.
+void insert_converter(Design& d, const LayerOp& next, std::vector<uint64_t>& depths) {
+    const FrameElements from = frame_elements(d.layers.back().op);
+    const FrameElements to = frame_elements(next);
+    if (from.out != to.in || from.out_word == to.in_word) {
+        return;  // nothing to convert, or check() names the mismatch
+    }
+    size_t k = 0;
+    for (const Layer& l : d.layers) {
+        k += l.inserted ? 1 : 0;
+    }
+    d.layers.push_back({fmt::format("StreamingDataWidthConverter_inserted_{}", k),
+                        DwcLayer{from.out_word, to.in_word, from.out}, true});
+    depths.push_back(2);
 }
 
 }  // namespace
@@ -402,9 +424,10 @@ FinnModel import_finn(const onnx::Graph& g, const std::string& source) {
             r.fail("expected an input stream and an output stream");
         }
         if (!tensor.empty() && n.inputs[0] != tensor) {
-            r.fail(fmt::format("reads '{}', but the chain's stream so far is '{}': npusim runs "
-                               "a chain, one layer after another (no branches)",
-                               n.inputs[0], tensor));
+            r.fail(
+                fmt::format("reads '{}', but the chain's stream so far is '{}': npusim runs "
+                            "a chain, one layer after another (no branches)",
+                            n.inputs[0], tensor));
         }
         if (tensor.empty()) {
             m.input_name = n.inputs[0];
@@ -423,7 +446,11 @@ FinnModel import_finn(const onnx::Graph& g, const std::string& source) {
                                m.design.layers.back().name, stream_type.name()));
         }
         stream_type = *op.out_type == '\0' ? in : r.type(op.out_type);
-        m.design.layers.push_back({n.name, op.read(r)});
+        LayerOp layer = op.read(r);
+        if (!m.design.layers.empty()) {
+            insert_converter(m.design, layer, depths);
+        }
+        m.design.layers.push_back({n.name, std::move(layer), false});
         depths.back() = std::max(depths.back(), asked_depth(r, "inFIFODepths"));
         depths.push_back(asked_depth(r, "outFIFODepths"));
     }
@@ -452,8 +479,9 @@ onnx::Attribute attribute_of(const nlohmann::json& v, const std::string& where) 
         a.kind = onnx::Attribute::Kind::i, a.i = v.get<int64_t>();
     } else if (v.is_string()) {
         a.kind = onnx::Attribute::Kind::s, a.s = v.get<std::string>();
-    } else if (v.is_array() && !v.empty() &&
-               std::all_of(v.begin(), v.end(), [](const auto& x) { return x.is_number_integer(); })) {
+    } else if (v.is_array() && !v.empty() && std::all_of(v.begin(), v.end(), [](const auto& x) {
+                   return x.is_number_integer();
+               })) {
         a.kind = onnx::Attribute::Kind::is;
         for (const auto& x : v) {
             a.is.push_back(x.get<int64_t>());
@@ -471,15 +499,13 @@ void apply_defaults(onnx::Graph& g, const nlohmann::json& defaults, const nlohma
                     const std::string& source) {
     for (const auto& [attr, spec] : defaults.items()) {
         const std::string where = fmt::format("{}: Defaults: {}", source, attr);
-        if (!spec.is_array() || spec.size() != 2 ||
-            !(spec[1].is_array() || spec[1] == "all")) {
+        if (!spec.is_array() || spec.size() != 2 || !(spec[1].is_array() || spec[1] == "all")) {
             throw sim::Error(where + ": expected [value, [op types]] or [value, \"all\"]");
         }
         const onnx::Attribute a = attribute_of(spec[0], where);
         for (onnx::Node& n : g.nodes) {
-            const bool listed = spec[1] == "all" ||
-                                std::find(spec[1].begin(), spec[1].end(), n.op_type) !=
-                                    spec[1].end();
+            const bool listed = spec[1] == "all" || std::find(spec[1].begin(), spec[1].end(),
+                                                              n.op_type) != spec[1].end();
             const bool own = config.contains(n.name) && config[n.name].contains(attr);
             if (listed && !own) {
                 n.attributes[attr] = a;
@@ -501,8 +527,8 @@ void apply_folding(onnx::Graph& g, const nlohmann::json& config, const std::stri
         auto node = std::find_if(g.nodes.begin(), g.nodes.end(),
                                  [&](const onnx::Node& n) { return n.name == name; });
         if (node == g.nodes.end()) {
-            throw sim::Error(fmt::format("{}: {}: the graph has no node of that name", source,
-                                         name));
+            throw sim::Error(
+                fmt::format("{}: {}: the graph has no node of that name", source, name));
         }
         if (!entry.is_object()) {
             throw sim::Error(fmt::format("{}: {}: expected an object of attributes", source, name));

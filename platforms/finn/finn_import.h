@@ -24,7 +24,7 @@ struct FinnModel {
     Design design;
     std::string input_name, output_name;  // the graph's tensors
     DataType in_type = DataType::sint(8), out_type = DataType::sint(32);
-    std::vector<int64_t> in_shape, out_shape;  // one frame's normal shape (FINN's, batch 1)
+    std::vector<int64_t> in_shape, out_shape;    // one frame's normal shape (FINN's, batch 1)
     uint64_t in_elements = 0, out_elements = 0;  // a frame's
 };
 

@@ -97,6 +97,15 @@ CLI::App* add_run(CLI::App& app, RunOptions& run_opts) {
         ->excludes(run->get_option("--demo"))
         ->excludes(run->get_option("--input"));
     add_firmware_options(run, run_opts);
+    run->add_option("--folding", run_opts.folding,
+                    "A FINN folding config (JSON: node name -> PE, SIMD, inFIFODepths, ...; "
+                    "\"Defaults\") applied to --model's layers, as FINN's ApplyConfig does")
+        ->check(CLI::ExistingFile)
+        ->needs(run->get_option("--model"));
+    run->add_flag("--size-fifos", run_opts.size_fifos,
+                  "FINN: find the smallest FIFO depths that keep the interval of unbounded "
+                  "FIFOs, by simulation; run with them and write folding_sized.json into --out")
+        ->needs(run->get_option("--model"));
     run->add_flag("--dump-all", run_opts.dump_all,
                   "Also write every layer's result into --out as layer_<index>_<type>.npy, "
                   "with its SHA-256 in report.json (K210; timed runs read it at no simulated "
@@ -167,6 +176,10 @@ CLI::App* add_estimate(CLI::App& app, EstimateOptions& est_opts) {
         est->add_option("--model", est_opts.model, "A program, e.g. a kmodel: every layer's cost")
             ->check(CLI::ExistingFile);
     layers->excludes(model);
+    est->add_option("--folding", est_opts.folding,
+                    "A FINN folding config (JSON) applied to --model's layers")
+        ->check(CLI::ExistingFile)
+        ->needs(model);
     est->add_option("--platform", est_opts.platform, "Platform YAML file (default: built-in k210)")
         ->check(CLI::ExistingFile);
     add_set(est, est_opts.set);

@@ -30,6 +30,8 @@ struct RunOptions {
     std::vector<std::string> firmware_args;     // after --: the firmware's argv[1..]
     uint64_t max_instructions = 2'000'000'000;  // --max-instructions: the firmware's budget
     int gdb_port = 0;         // --gdb PORT: debug the firmware with GDB (0: no debugger)
+    std::string folding;      // --folding: a FINN folding config (JSON)
+    bool size_fifos = false;  // --size-fifos: the smallest FIFO depths keeping the rate (FINN)
     bool trace = false;       // write trace.json (Chrome trace events) into --out
     bool functional = false;  // values only: no SystemC, no time (k210)
     bool dump_all = false;    // every layer's result into --out (k210)
@@ -48,6 +50,7 @@ struct EstimateOptions {
     std::vector<std::string> set;  // --set KEY=VALUE over the platform file
     std::string layers;            // layer configurations (YAML)
     std::string model;             // or a program file (e.g. a kmodel), costed layer by layer
+    std::string folding;           // --folding: a FINN folding config (JSON)
     std::string out;               // directory for estimate.csv/.json; empty = CSV on stdout
 };
 

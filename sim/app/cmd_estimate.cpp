@@ -18,11 +18,16 @@ int cmd_estimate(const EstimateOptions& opts) {
         throw sim::Error("estimate needs --layers FILE (layer configurations) or --model FILE");
     }
     const std::unique_ptr<platform::Platform> p = load_platform(opts.platform, opts.set);
+    if (!opts.folding.empty()) {
+        check_kind_can(*p, &platform::PlatformKind::takes_folding, "--folding",
+                       "folding configs apply");
+    }
     std::unique_ptr<sim::OutputDir> out;
     if (!opts.out.empty()) {
         out = std::make_unique<sim::OutputDir>(opts.out);
     }
-    const platform::EstimateReport r = p->estimate({opts.layers, opts.model, out != nullptr});
+    const platform::EstimateReport r =
+        p->estimate({opts.layers, opts.model, out != nullptr, opts.folding});
     std::fwrite(r.text.data(), 1, r.text.size(), stdout);
     if (!r.note.empty()) {
         std::fprintf(stderr, "npusim: %s\n", r.note.c_str());

@@ -18,22 +18,6 @@ namespace npu::app {
 
 namespace {
 
-// --script and --firmware need a platform kind that can (PlatformKind::plays_scripts,
-// runs_firmware).
-void check_kind_can(const platform::Platform& p, bool platform::PlatformKind::*can,
-                    const char* option, const char* what) {
-    std::string able;
-    bool ok = false;
-    for (const platform::PlatformKind& k : platform::platform_kinds()) {
-        ok = ok || (k.kind == p.kind() && k.*can);
-        able += k.*can ? (able.empty() ? "" : ", ") + k.kind : "";
-    }
-    if (!ok) {
-        throw sim::Error(fmt::format("{}: {} on the {} platform; {} is a {} platform", option, what,
-                                     able, p.source(), p.kind()));
-    }
-}
-
 void check_options(const RunOptions& opts) {
     if (opts.trace && opts.out.empty()) {
         throw sim::Error("--trace writes trace.json into the output directory: add --out DIR");
@@ -68,6 +52,16 @@ int cmd_run(const RunOptions& opts) {
     if (!opts.firmware.empty()) {
         check_kind_can(*p, &platform::PlatformKind::runs_firmware, "--firmware", "firmware runs");
     }
+    if (!opts.folding.empty() || opts.size_fifos) {
+        check_kind_can(*p, &platform::PlatformKind::takes_folding,
+                       opts.folding.empty() ? "--size-fifos" : "--folding",
+                       "folding configs and FIFO sizing apply");
+    }
+    if (opts.size_fifos && opts.out.empty()) {
+        throw sim::Error(
+            "--size-fifos writes folding_sized.json into the output directory: add "
+            "--out DIR");
+    }
     std::unique_ptr<sim::OutputDir> out;  // first: a bad --out fails before any work
     if (!opts.out.empty()) {
         out = std::make_unique<sim::OutputDir>(opts.out);
@@ -88,6 +82,8 @@ int cmd_run(const RunOptions& opts) {
         std::fwrite(text.data(), 1, text.size(), stdout);
         std::fflush(stdout);
     };
+    req.folding = opts.folding;
+    req.size_fifos = opts.size_fifos;
     req.functional = opts.functional;
     req.dump_all = opts.dump_all;
     req.verbose = opts.verbose;

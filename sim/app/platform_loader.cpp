@@ -1,6 +1,9 @@
 #include "sim/app/platform_loader.h"
 
+#include <fmt/format.h>
+
 #include "configs/embedded.h"
+#include "sim/core/error.h"
 
 namespace npu::app {
 
@@ -12,6 +15,20 @@ std::unique_ptr<platform::Platform> load_platform(const std::string& path,
     }
     return platform::load_platform(configs::embedded_text(builtin),
                                    configs::embedded_source(builtin), settings);
+}
+
+void check_kind_can(const platform::Platform& p, bool platform::PlatformKind::*can,
+                    const char* option, const char* what) {
+    std::string able;
+    bool ok = false;
+    for (const platform::PlatformKind& k : platform::platform_kinds()) {
+        ok = ok || (k.kind == p.kind() && k.*can);
+        able += k.*can ? (able.empty() ? "" : ", ") + k.kind : "";
+    }
+    if (!ok) {
+        throw sim::Error(fmt::format("{}: {} on the {} platform; {} is a {} platform", option, what,
+                                     able, p.source(), p.kind()));
+    }
 }
 
 }  // namespace npu::app

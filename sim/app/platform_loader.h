@@ -18,4 +18,10 @@ std::unique_ptr<platform::Platform> load_platform(const std::string& path,
                                                   const std::vector<std::string>& settings = {},
                                                   const std::string& builtin = kDefaultPlatform);
 
+// Throws sim::Error "OPTION: WHAT on the <kinds that can> platform; FILE is a KIND platform"
+// unless `p`'s kind has the ability `can` (PlatformKind::plays_scripts, runs_firmware,
+// takes_folding).
+void check_kind_can(const platform::Platform& p, bool platform::PlatformKind::*can,
+                    const char* option, const char* what);
+
 }  // namespace npu::app

@@ -19,7 +19,14 @@ void TraceWriter::complete(int track, const std::string& name, const std::string
     if (!m_enabled) {
         return;
     }
-    m_events.push_back({track, name, category, start_ps, dur_ps, std::move(args)});
+    m_events.push_back({track, name, category, start_ps, dur_ps, std::move(args), false});
+}
+
+void TraceWriter::counter(const std::string& name, uint64_t ts_ps, double value) {
+    if (!m_enabled) {
+        return;
+    }
+    m_events.push_back({0, name, "counter", ts_ps, 0, {{"value", value}}, true});
 }
 
 namespace {
@@ -58,6 +65,14 @@ nlohmann::ordered_json TraceWriter::to_json() const {
         return a->start_ps != b->start_ps ? a->start_ps < b->start_ps : a->track < b->track;
     });
     for (const Event* e : order) {
+        if (e->counter) {
+            events.push_back({{"name", e->name},
+                              {"ph", "C"},
+                              {"ts", ps_to_us(e->start_ps)},
+                              {"pid", 1},
+                              {"args", e->args}});
+            continue;
+        }
         nlohmann::ordered_json j = {{"name", e->name},
                                     {"cat", e->category},
                                     {"ph", "X"},

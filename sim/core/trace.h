@@ -23,6 +23,9 @@ public:
     // A complete event on `track` from start_ps lasting dur_ps; args are shown in the UI.
     void complete(int track, const std::string& name, const std::string& category,
                   uint64_t start_ps, uint64_t dur_ps, nlohmann::ordered_json args = {});
+    // A counter sample ("ph":"C"): the series `name` has `value` from `ts_ps` on (e.g. a FIFO's
+    // occupancy); Perfetto draws each series as its own counter track.
+    void counter(const std::string& name, uint64_t ts_ps, double value);
     size_t event_count() const { return m_events.size(); }
 
     // {"displayTimeUnit": "ns", "traceEvents": [metadata..., events sorted by (ts, track)]}.
@@ -37,6 +40,7 @@ private:
         uint64_t start_ps;
         uint64_t dur_ps;
         nlohmann::ordered_json args;
+        bool counter = false;
     };
     bool m_enabled;
     std::vector<std::string> m_tracks;

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <deque>
 #include <string>
+#include <vector>
 
 #include <systemc>
 
@@ -34,6 +35,10 @@ public:
         , m_width(width_bits) {}
 
     const char* kind() const override { return "npu_stream"; }
+    // Keep every word's write and read cycle (for occupancy over time, e.g. a trace counter).
+    void record_times(bool on) { m_record = on; }
+    const std::vector<uint64_t>& write_times() const { return m_write_log; }
+    const std::vector<uint64_t>& read_times() const { return m_read_log; }
     uint64_t depth() const { return m_depth; }
     unsigned width_bits() const { return m_width; }
 
@@ -50,6 +55,9 @@ public:
                 m_stats.write_stall_cycles += free_at - cycle;
                 cycle = free_at;
             }
+        }
+        if (m_record) {
+            m_write_log.push_back(cycle);
         }
         m_words.push_back({std::move(value), cycle});
         m_pending_writes.push_back({m_written, cycle});
@@ -72,6 +80,9 @@ public:
         ++m_read;
         ++m_stats.words;
         m_read_times.push_back(cycle);
+        if (m_record) {
+            m_read_log.push_back(cycle);
+        }
         m_read_event.notify(sc_core::SC_ZERO_TIME);
         return std::move(e.value);
     }
@@ -110,6 +121,8 @@ private:
     std::deque<Written> m_pending_writes;
     uint64_t m_written = 0, m_read = 0;
     StreamStats m_stats;
+    bool m_record = false;
+    std::vector<uint64_t> m_write_log, m_read_log;
     sc_core::sc_event m_write_event, m_read_event;
 };
 

@@ -130,13 +130,14 @@ TEST_F(PlatformRegistry, UnknownKindNamesEveryRegisteredKind) {
     const std::string cfg = write("bad.yaml", "platform:\n  kind: toyy\n");
     std::string out, err;
     EXPECT_EQ(npusim({"info", "--platform", cfg}, out, err), 2);
-    EXPECT_NE(err.find(cfg + ":2:9: platform.kind: expected one of k210, dlp, ascend, selfcheck, "
-                             "toy, got 'toyy'"),
-              std::string::npos)
+    EXPECT_NE(
+        err.find(cfg + ":2:9: platform.kind: expected one of k210, dlp, ascend, finn, selfcheck, "
+                       "toy, got 'toyy'"),
+        std::string::npos)
         << err;
     const std::string none = write("none.yaml", "platform:\n  name: x\n");
     EXPECT_EQ(npusim({"info", "--platform", none}, out, err), 2);
-    EXPECT_NE(err.find("platform: missing required key 'kind' (one of: k210, dlp, ascend, "
+    EXPECT_NE(err.find("platform: missing required key 'kind' (one of: k210, dlp, ascend, finn, "
                        "selfcheck, toy)"),
               std::string::npos)
         << err;
@@ -155,7 +156,8 @@ TEST_F(PlatformRegistry, EveryBuiltInKindHasASummaryAndAReader) {
         EXPECT_TRUE(static_cast<bool>(k.read)) << k.kind;
         kinds.push_back(k.kind);
     }
-    EXPECT_EQ(kinds, (std::vector<std::string>{"k210", "dlp", "ascend", "selfcheck", "toy"}));
+    EXPECT_EQ(kinds,
+              (std::vector<std::string>{"k210", "dlp", "ascend", "finn", "selfcheck", "toy"}));
 }
 
 }  // namespace

@@ -130,6 +130,17 @@ TEST(FinnImport, AFoldingConfigAndFifoNodesSetFoldingAndDepths) {
     EXPECT_EQ(m0.simd, 8u);
     EXPECT_EQ(m1.simd, 4u);  // from Defaults: its own entry does not set SIMD
     EXPECT_EQ(m.design.fifo_depths, (std::vector<uint64_t>{16, 2, 5, 2}));
+    // PE 4 into SIMD 4: the same words. With SIMD 2 a converter goes between, as FINN's InsertDWC.
+    nlohmann::json narrow = folding;
+    narrow["MVAU_hls_1"]["SIMD"] = 2;
+    const finn::FinnModel c = import(tiny_tfc(), &narrow);
+    ASSERT_EQ(c.design.layers.size(), 4u);
+    EXPECT_TRUE(c.design.layers[1].inserted);
+    EXPECT_EQ(c.design.layers[1].name, "StreamingDataWidthConverter_inserted_0");
+    const auto& dwc = std::get<finn::DwcLayer>(c.design.layers[1].op);
+    EXPECT_EQ(dwc.in_elements, 4u);
+    EXPECT_EQ(dwc.out_elements, 2u);
+    EXPECT_EQ(c.design.fifo_depths, (std::vector<uint64_t>{16, 2, 2, 5, 2}));
     // A StreamingFIFO node between the MVAUs sets that FIFO's depth.
     const auto with_fifo = tiny_tfc([](::onnx::ModelProto& model) {
         auto* g = model.mutable_graph();
@@ -152,13 +163,15 @@ TEST(FinnImport, AFoldingConfigAndFifoNodesSetFoldingAndDepths) {
 
 TEST(FinnImport, EachBrokenGraphIsOneMessageNamingNodeAndRule) {
     const std::pair<Edit, std::string> cases[] = {
-        {[](auto& m) { m.mutable_graph()->mutable_node(0)->mutable_attribute()->DeleteSubrange(0, 1); },
+        {[](auto& m) {
+             m.mutable_graph()->mutable_node(0)->mutable_attribute()->DeleteSubrange(0, 1);
+         },
          "tfc.onnx: node 'MVAU_hls_0' (MVAU_hls): attribute MW is missing"},
         {[](auto& m) { attribute(m, 0, "PE")->set_i(3); },
          "tfc.onnx: MVAU_hls_0: MH % PE == 0: MH 4 is not a multiple of PE 3"},
-        {[](auto& m) { attribute(m, 1, "SIMD")->set_i(4); },
-         "tfc.onnx: MVAU_hls_1: reads words of 4 elements, but MVAU_hls_0 writes words of 2 (a "
-         "StreamingDataWidthConverter between them would convert)"},
+        {[](auto& m) { attribute(m, 1, "MW")->set_i(5); },
+         "tfc.onnx: node 'MVAU_hls_1' (MVAU_hls): weights have shape [4, 3], expected [MW, MH] = "
+         "[5, 3]"},
         {[](auto& m) { attribute(m, 1, "inputDataType")->set_s("INT2"); },
          "tfc.onnx: node 'MVAU_hls_1' (MVAU_hls): inputDataType is INT2, but 'MVAU_hls_0' writes "
          "UINT2"},
@@ -181,7 +194,15 @@ TEST(FinnImport, EachBrokenGraphIsOneMessageNamingNodeAndRule) {
         {[](auto& m) { m.mutable_graph()->mutable_node(2)->set_input(0, "global_in"); },
          "tfc.onnx: node 'LabelSelect_hls_0' (LabelSelect_hls): reads 'global_in', but the "
          "chain's stream so far is 'MVAU_hls_1_out': npusim runs a chain"},
-        {[](auto& m) { m.mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(1)->set_dim_value(9); },
+        {[](auto& m) {
+             m.mutable_graph()
+                 ->mutable_input(0)
+                 ->mutable_type()
+                 ->mutable_tensor_type()
+                 ->mutable_shape()
+                 ->mutable_dim(1)
+                 ->set_dim_value(9);
+         },
          "tfc.onnx: graph input 'global_in' has shape [1, 9] (9 values), but the chain's first "
          "layer takes frames of 8"},
     };
@@ -193,12 +214,16 @@ TEST(FinnImport, EachBrokenGraphIsOneMessageNamingNodeAndRule) {
 
 TEST(FinnImport, EachBrokenFoldingConfigIsOneMessage) {
     const std::pair<const char*, std::string> cases[] = {
-        {R"({"MVAU_hls_9": {"PE": 1}})", "folding.json: MVAU_hls_9: the graph has no node of that name"},
-        {R"({"MVAU_hls_0": {"PE": 1.5}})", "folding.json: MVAU_hls_0: PE: 1.5 is not an integer, a string or a list of integers"},
+        {R"({"MVAU_hls_9": {"PE": 1}})",
+         "folding.json: MVAU_hls_9: the graph has no node of that name"},
+        {R"({"MVAU_hls_0": {"PE": 1.5}})",
+         "folding.json: MVAU_hls_0: PE: 1.5 is not an integer, a string or a list of integers"},
         {R"({"MVAU_hls_0": 4})", "folding.json: MVAU_hls_0: expected an object of attributes"},
-        {R"({"Defaults": {"PE": 4}})", "folding.json: Defaults: PE: expected [value, [op types]] or [value, \"all\"]"},
+        {R"({"Defaults": {"PE": 4}})",
+         "folding.json: Defaults: PE: expected [value, [op types]] or [value, \"all\"]"},
         {R"([1, 2])", "folding.json: expected a JSON object of node names"},
-        {R"({"MVAU_hls_0": {"PE": 0}})", "tfc.onnx: node 'MVAU_hls_0' (MVAU_hls): attribute PE is 0, expected 1..2^32"},
+        {R"({"MVAU_hls_0": {"PE": 0}})",
+         "tfc.onnx: node 'MVAU_hls_0' (MVAU_hls): attribute PE is 0, expected 1..2^32"},
     };
     for (const auto& [text, want] : cases) {
         const nlohmann::json f = nlohmann::json::parse(text);

@@ -1,0 +1,40 @@
+// The FINN platform face (platforms/common/platform_face.h): `npusim run --model NET.onnx
+// [--folding F.json] [--input X.npy] [--size-fifos]` runs a FINN-ONNX dataflow design in
+// SystemC (values, per-layer cycles and stalls, FIFO occupancy, interval and latency at the
+// platform's clock; with --size-fifos the smallest FIFO depths that keep the rate, written as a
+// folding config FINN reads); `npusim estimate --model NET.onnx [--folding F.json]` gives FINN's
+// own formula estimate; `npusim info`. docs/finn.md.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "platforms/common/platform_face.h"
+
+namespace npu::finn {
+
+struct FinnPlatformConfig {
+    std::string name = "finn";
+    uint64_t clock_hz = 100'000'000;  // FINN's default synth_clk_period_ns 10
+    uint64_t frames = 8;              // frames of pseudo-random input when --input is not given
+    uint32_t seed = 1;
+    uint64_t min_fifo_depth = 2;  // FIFO sizing's smallest depth (FINN inserts none below 2)
+};
+
+FinnPlatformConfig read_finn_platform(const sim::ConfigNode& platform);
+
+class FinnFace final : public platform::Platform {
+public:
+    FinnFace(FinnPlatformConfig cfg, std::string source);
+    std::string describe() const override;
+    platform::RunReport run(const platform::RunRequest& request) override;
+    platform::EstimateReport estimate(const platform::EstimateRequest& request) const override;
+
+private:
+    FinnPlatformConfig m_cfg;
+};
+
+// The `kind: finn` entry of the platform registry.
+platform::PlatformKind finn_platform_kind();
+
+}  // namespace npu::finn

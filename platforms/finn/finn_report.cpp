@@ -1,0 +1,261 @@
+#include "platforms/finn/finn_report.h"
+
+#include <algorithm>
+#include <iterator>
+
+#include <fmt/format.h>
+
+#include "models/finn/finn_cost.h"
+#include "sim/core/address_map.h"
+#include "sim/core/error.h"
+#include "sim/core/files.h"
+#include "sim/core/version.h"
+
+namespace npu::finn {
+
+namespace {
+
+double per_second(uint64_t cycles, uint64_t clock_hz) {
+    return cycles == 0 ? 0 : static_cast<double>(clock_hz) / static_cast<double>(cycles);
+}
+
+uint64_t to_ps(uint64_t cycles, uint64_t clock_hz) {
+    return static_cast<uint64_t>(
+        static_cast<double>(cycles) * 1e12 / static_cast<double>(clock_hz) + 0.5);
+}
+
+std::vector<uint64_t> formulas(const Design& d) {
+    std::vector<uint64_t> c;
+    for (const Layer& l : d.layers) {
+        c.push_back(formula_cycles(l.op));
+    }
+    return c;
+}
+
+nlohmann::ordered_json estimate_json(const Design& d, uint64_t clock_hz) {
+    const std::vector<uint64_t> c = formulas(d);
+    const NetworkEstimate e = estimate_chain(c, static_cast<double>(clock_hz));
+    return {{"max_cycles", e.max_cycles},
+            {"bottleneck", d.layers[e.bottleneck].name},
+            {"frames_per_second", e.frames_per_second},
+            {"latency_cycles", e.sum_cycles}};
+}
+
+std::string header(const FinnModel& m, const RunContext& ctx, const char* mode) {
+    return fmt::format("npusim {}: {} ({} layers) on {} ({}), {} frame(s) {} at {}, input {}\n\n",
+                       sim::npusim_version(), ctx.request.model, m.design.layers.size(),
+                       ctx.cfg.name, ctx.source, ctx.frames, mode,
+                       sim::format_frequency(ctx.cfg.clock_hz), ctx.input);
+}
+
+nlohmann::ordered_json common_json(const FinnModel& m, const RunContext& ctx) {
+    nlohmann::ordered_json j;
+    j["platform"] = {{"kind", "finn"}, {"name", ctx.cfg.name}, {"source", ctx.source}};
+    j["model"] = {{"file", ctx.request.model}, {"folding", ctx.request.folding},
+                  {"input", m.input_name},     {"input_type", m.in_type.name()},
+                  {"output", m.output_name},   {"output_type", m.out_type.name()}};
+    j["input"] = ctx.input;
+    j["frames"] = ctx.frames;
+    j["outputs"] = {{{"file", "output.npy"}, {"dtype", "int32"}}};
+    return j;
+}
+
+std::string layer_table(const DesignRun& r) {
+    size_t w = 5, fw = 4;  // the widest layer and FIFO names
+    for (const NodeReport& n : r.nodes) {
+        w = std::max(w, n.name.size());
+    }
+    for (const FifoReport& f : r.fifos) {
+        fw = std::max(fw, f.name.size());
+    }
+    std::string s;
+    auto it = std::back_inserter(s);
+    fmt::format_to(it, "{:<{}}  {:<27} {:>9} {:>9} {:>9} {:>9} {:>6}\n", "layer", w, "op",
+                   "formula", "simulated", "waited", "held", "busy");
+    for (const NodeReport& n : r.nodes) {
+        fmt::format_to(it, "{:<{}}  {:<27} {:>9} {:>9} {:>9} {:>9} {:>5.1f}%\n", n.name, w,
+                       n.op_type, n.formula_cycles, n.frame_cycles, n.input_stall, n.output_stall,
+                       100 * n.busy);
+    }
+    fmt::format_to(it, "\n{:<{}}  {:>6} {:>6} {:>9} {:>12} {:>13}\n", "FIFO", fw, "depth", "max",
+                   "words", "writer held", "reader waited");
+    for (const FifoReport& f : r.fifos) {
+        fmt::format_to(it, "{:<{}}  {:>6} {:>6} {:>9} {:>12} {:>13}\n", f.name, fw, f.depth,
+                       f.max_occupancy, f.words, f.write_stall, f.read_stall);
+    }
+    return s;
+}
+
+nlohmann::ordered_json layers_json(const DesignRun& r) {
+    nlohmann::ordered_json a = nlohmann::ordered_json::array();
+    for (const NodeReport& n : r.nodes) {
+        a.push_back({{"name", n.name},
+                     {"op_type", n.op_type},
+                     {"formula_cycles", n.formula_cycles},
+                     {"frame_cycles", n.frame_cycles},
+                     {"start_cycle", n.start},
+                     {"end_cycle", n.end},
+                     {"input_stall_cycles", n.input_stall},
+                     {"output_stall_cycles", n.output_stall},
+                     {"busy", n.busy}});
+    }
+    return a;
+}
+
+nlohmann::ordered_json fifos_json(const DesignRun& r) {
+    nlohmann::ordered_json a = nlohmann::ordered_json::array();
+    for (const FifoReport& f : r.fifos) {
+        a.push_back({{"name", f.name},
+                     {"depth", f.depth},
+                     {"max_occupancy", f.max_occupancy},
+                     {"words", f.words},
+                     {"write_stall_cycles", f.write_stall},
+                     {"read_stall_cycles", f.read_stall}});
+    }
+    return a;
+}
+
+std::string depths_text(const std::vector<uint64_t>& d) {
+    return fmt::format("{}", fmt::join(d, " "));
+}
+
+void sizing_report(platform::RunReport& rep, const Sizing& s, uint64_t clock_hz) {
+    std::vector<uint64_t> before;
+    for (const FifoReport& f : s.before.fifos) {
+        before.push_back(f.depth);
+    }
+    fmt::format_to(std::back_inserter(rep.text),
+                   "FIFO sizing: with the model's depths ({}) the interval is {} cycles; the "
+                   "smallest depths that keep {} ({} simulations): {} -> interval {} cycles "
+                   "({:.0f} frames/s); written folding_sized.json\n",
+                   depths_text(before), s.before.interval(), s.result.target_interval,
+                   s.result.simulations, depths_text(s.result.depths), s.result.interval,
+                   per_second(s.result.interval, clock_hz));
+    rep.json["fifo_sizing"] = {{"interval_before_cycles", s.before.interval()},
+                               {"target_interval_cycles", s.result.target_interval},
+                               {"interval_cycles", s.result.interval},
+                               {"depths", s.result.depths},
+                               {"simulations", s.result.simulations},
+                               {"file", "folding_sized.json"}};
+}
+
+}  // namespace
+
+void functional_report(platform::RunReport& rep, const FinnModel& m, const RunContext& ctx) {
+    rep.text = header(m, ctx, "values only (--functional)");
+    rep.text +=
+        "output.npy: the last layer's values per frame (no time: run without --functional "
+        "for cycles)\n";
+    rep.json = common_json(m, ctx);
+    rep.json["functional"] = true;
+}
+
+void timed_report(platform::RunReport& rep, const FinnModel& m, const DesignRun& r,
+                  const Sizing* sizing, const RunContext& ctx) {
+    const uint64_t hz = ctx.cfg.clock_hz;
+    rep.text = header(m, ctx, "streamed");
+    rep.text += layer_table(r);
+    const nlohmann::ordered_json est = estimate_json(m.design, hz);
+    fmt::format_to(std::back_inserter(rep.text),
+                   "\ninterval {} cycles: {:.0f} frames/s at {}; the first frame's last output "
+                   "after {} cycles ({:.3f} us); {} frames in {} cycles\n"
+                   "FINN's estimate: {} cycles a frame ({}), {:.0f} frames/s, latency {} cycles "
+                   "(the sum of the layers')\n",
+                   r.interval(), per_second(r.interval(), hz), sim::format_frequency(hz),
+                   r.latency(), static_cast<double>(to_ps(r.latency(), hz)) / 1e6, ctx.frames,
+                   r.cycles, est["max_cycles"].get<uint64_t>(),
+                   est["bottleneck"].get<std::string>(), est["frames_per_second"].get<double>(),
+                   est["latency_cycles"].get<uint64_t>());
+    rep.json = common_json(m, ctx);
+    rep.json["clock_hz"] = hz;
+    rep.json["layers"] = layers_json(r);
+    rep.json["fifos"] = fifos_json(r);
+    rep.json["totals"] = {{"interval_cycles", r.interval()},
+                          {"frames_per_second", per_second(r.interval(), hz)},
+                          {"latency_cycles", r.latency()},
+                          {"latency_ps", to_ps(r.latency(), hz)},
+                          {"cycles", r.cycles}};
+    rep.json["finn_estimate"] = est;
+    if (sizing != nullptr) {
+        sizing_report(rep, *sizing, hz);
+    }
+}
+
+void add_trace(sim::TraceWriter& trace, const DesignRun& r, uint64_t clock_hz) {
+    for (size_t i = 0; i < r.nodes.size(); ++i) {
+        const NodeReport& n = r.nodes[i];
+        const int track = trace.track(n.name);
+        for (size_t f = 0; f < n.frame_starts.size(); ++f) {
+            const uint64_t end = f + 1 < n.frame_starts.size() ? n.frame_starts[f + 1] : n.end;
+            trace.complete(
+                track, fmt::format("frame {}", f), n.op_type, to_ps(n.frame_starts[f], clock_hz),
+                to_ps(end - n.frame_starts[f], clock_hz), {{"formula_cycles", n.formula_cycles}});
+        }
+    }
+    for (const FifoReport& f : r.fifos) {
+        for (const auto& [cycle, words] : f.occupancy) {
+            trace.counter("FIFO " + f.name, to_ps(cycle, clock_hz), static_cast<double>(words));
+        }
+    }
+}
+
+platform::OutputFile sized_folding(const FinnModel& m, const std::string& folding_path,
+                                   const std::vector<uint64_t>& depths) {
+    nlohmann::ordered_json j = nlohmann::ordered_json::object();
+    if (!folding_path.empty()) {
+        const std::vector<uint8_t> bytes = sim::read_file(folding_path);
+        j = nlohmann::ordered_json::parse(bytes.begin(), bytes.end());
+    }
+    for (size_t i = 0; i < m.design.layers.size(); ++i) {
+        if (m.design.layers[i].inserted) {
+            continue;  // FINN inserts its own converter; the FIFOs beside it are its neighbours'
+        }
+        nlohmann::ordered_json& node = j[m.design.layers[i].name];
+        node["inFIFODepths"] = {depths[i]};
+        node["outFIFODepths"] = {depths[i + 1]};
+    }
+    const std::string text = j.dump(2) + "\n";
+    return {"folding_sized.json", {text.begin(), text.end()}};
+}
+
+platform::EstimateReport estimate_report(const FinnModel& m, const platform::EstimateRequest& req,
+                                         const FinnPlatformConfig& cfg, const std::string& source) {
+    platform::EstimateReport rep;
+    const uint64_t hz = cfg.clock_hz;
+    auto it = std::back_inserter(rep.text);
+    fmt::format_to(it, "{} ({} layers) on {} ({}) at {}: FINN's formulas, no simulation\n\n",
+                   req.model, m.design.layers.size(), cfg.name, source, sim::format_frequency(hz));
+    size_t w = 5;
+    for (const Layer& l : m.design.layers) {
+        w = std::max(w, l.name.size());
+    }
+    fmt::format_to(it, "{:<{}}  {:<27} {:>12}\n", "layer", w, "op", "cycles/frame");
+    nlohmann::ordered_json layers = nlohmann::ordered_json::array();
+    const std::vector<uint64_t> c = formulas(m.design);
+    for (size_t i = 0; i < c.size(); ++i) {
+        fmt::format_to(it, "{:<{}}  {:<27} {:>12}\n", m.design.layers[i].name, w,
+                       op_name(m.design.layers[i].op), c[i]);
+        layers.push_back({{"name", m.design.layers[i].name},
+                          {"op_type", op_name(m.design.layers[i].op)},
+                          {"cycles", c[i]}});
+    }
+    const nlohmann::ordered_json est = estimate_json(m.design, hz);
+    fmt::format_to(it,
+                   "\nbottleneck {} at {} cycles: {:.0f} frames/s; latency {} cycles (the "
+                   "sum: no overlap)\n",
+                   est["bottleneck"].get<std::string>(), est["max_cycles"].get<uint64_t>(),
+                   est["frames_per_second"].get<double>(), est["latency_cycles"].get<uint64_t>());
+    rep.totals = est;
+    if (req.to_files) {
+        nlohmann::ordered_json j = {{"model", req.model},
+                                    {"folding", req.folding},
+                                    {"clock_hz", hz},
+                                    {"layers", layers},
+                                    {"network", est}};
+        const std::string text = j.dump(1) + "\n";
+        rep.files.push_back({"estimate.json", {text.begin(), text.end()}});
+    }
+    return rep;
+}
+
+}  // namespace npu::finn

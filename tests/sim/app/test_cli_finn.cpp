@@ -1,0 +1,127 @@
+// The FINN platform as a user runs it: our TFC-like MLP (scripts/train_finn_tfc.py) with its
+// folding config on the 297 held-out digits gives, bit for bit, the top-1 indices of the
+// script's independent NumPy run of the same graph (288/297 correct); behind FINN's default
+// 2-deep FIFOs it runs a cycle slower than its slowest layer, and --size-fifos finds the one
+// deeper FIFO that restores the rate and writes it as a folding config; --functional gives the
+// same values; estimate gives FINN's own formulas; mistakes are one line each.
+#include <filesystem>
+#include <string>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "sim/core/npy.h"
+#include "tests/sim/app/cli_fixture.h"
+
+namespace {
+
+using npu::test::Cli;
+using npu::test::Result;
+using npu::test::slurp;
+namespace fs = std::filesystem;
+
+#define TFC NPUSIM_SOURCE_DIR "/configs/networks/finn/"
+const std::string kRun = "run --platform " NPUSIM_SOURCE_DIR "/configs/finn.yaml --model " TFC
+                         "tfc_digits.onnx --folding " TFC "folding.json";
+
+std::vector<int32_t> ints(const fs::path& npy) {
+    const npu::sim::Tensor t = npu::sim::read_npy(npy.string());
+    const auto* p = t.data<int32_t>();
+    return {p, p + t.numel()};
+}
+
+TEST_F(Cli, FinnTfcIsBitExactAndFifoSizingRestoresItsRate) {
+    const fs::path out = dir / "tfc";
+    const Result r =
+        run(kRun + " --input " TFC "test_inputs.npy --size-fifos --trace --out " + out.string());
+    ASSERT_EQ(r.rc, 0) << r.err;
+    const std::vector<int32_t> got = ints(out / "output.npy");
+    EXPECT_EQ(got, ints(TFC "reference_outputs.npy"));
+    const std::vector<int32_t> labels = ints(TFC "test_labels.npy");
+    ASSERT_EQ(labels.size(), got.size());
+    int correct = 0;
+    for (size_t i = 0; i < got.size(); ++i) {
+        correct += got[i] == labels[i] ? 1 : 0;
+    }
+    EXPECT_EQ(correct, 288);  // the script's NumPy accuracy, 96.97 %
+    const auto j = nlohmann::json::parse(slurp(out / "report.json"));
+    // Every MVAU is folded to 16 cycles a frame; MVAU_hls_0 writes its 4 words at cycles 3, 7,
+    // 11, 15 and MVAU_hls_1 wants them in its first 4: behind 2 slots a frame takes 17.
+    EXPECT_EQ(j["finn_estimate"]["max_cycles"], 16);
+    EXPECT_EQ(j["fifo_sizing"]["interval_before_cycles"], 17);
+    EXPECT_EQ(j["fifo_sizing"]["depths"], nlohmann::json::parse("[2, 3, 2, 2, 2, 2, 2]"));
+    EXPECT_EQ(j["totals"]["interval_cycles"], 16);
+    EXPECT_EQ(j["totals"]["frames_per_second"], 6.25e6);
+    EXPECT_EQ(j["layers"][0]["frame_cycles"], 16);
+    const auto sized = nlohmann::json::parse(slurp(out / "folding_sized.json"));
+    EXPECT_EQ(sized["MVAU_hls_0"]["PE"], 16);  // the given folding, kept
+    EXPECT_EQ(sized["MVAU_hls_0"]["outFIFODepths"], nlohmann::json::parse("[3]"));
+    EXPECT_EQ(sized["MVAU_hls_1"]["inFIFODepths"], nlohmann::json::parse("[3]"));
+    EXPECT_FALSE(sized.contains("StreamingDataWidthConverter_inserted_0"));
+    const std::string trace = slurp(out / "trace.json");
+    EXPECT_NE(trace.find("\"FIFO MVAU_hls_0 -> MVAU_hls_1\""), std::string::npos);
+    EXPECT_NE(trace.find("\"ph\": \"C\""), std::string::npos);
+    // The sized folding run again gives the rate without sizing.
+    const Result again =
+        run("run --platform " NPUSIM_SOURCE_DIR "/configs/finn.yaml --model " TFC
+            "tfc_digits.onnx --input " TFC "test_inputs.npy --folding " +
+            (out / "folding_sized.json").string() + " --out " + (dir / "again").string());
+    ASSERT_EQ(again.rc, 0) << again.err;
+    EXPECT_EQ(
+        nlohmann::json::parse(slurp(dir / "again" / "report.json"))["totals"]["interval_cycles"],
+        16);
+}
+
+TEST_F(Cli, FinnFunctionalAndEstimate) {
+    const Result f =
+        run(kRun + " --input " TFC "test_inputs.npy --functional --out " + (dir / "f").string());
+    ASSERT_EQ(f.rc, 0) << f.err;
+    EXPECT_EQ(ints(dir / "f" / "output.npy"), ints(TFC "reference_outputs.npy"));
+    const Result e = run("estimate --platform " NPUSIM_SOURCE_DIR "/configs/finn.yaml --model " TFC
+                         "tfc_digits.onnx --folding " TFC "folding.json");
+    ASSERT_EQ(e.rc, 0) << e.err;
+    // 16 + 16 + 16 (converter 16 -> 4 words) + 16 + 10 (converter 10 -> 1) + 11 = 85.
+    EXPECT_NE(e.out.find("bottleneck MVAU_hls_0 at 16 cycles: 6250000 frames/s; latency 85 "
+                         "cycles"),
+              std::string::npos)
+        << e.out;
+    // Unfolded (PE = SIMD = 1): MVAU_hls_0 64·64 = 4096 cycles.
+    const Result u = run("estimate --platform " NPUSIM_SOURCE_DIR "/configs/finn.yaml --model " TFC
+                         "tfc_digits.onnx");
+    EXPECT_NE(u.out.find("bottleneck MVAU_hls_0 at 4096 cycles"), std::string::npos) << u.out;
+}
+
+TEST_F(Cli, FinnMistakesAreOneLine) {
+    Result r = run("run --model " TFC "tfc_digits.onnx --folding " TFC "folding.json");
+    EXPECT_EQ(r.rc, 2);
+    EXPECT_EQ(r.err,
+              "npusim: error: --folding: folding configs and FIFO sizing apply on the finn "
+              "platform; <built-in configs/k210.yaml> is a k210 platform\n");
+    const fs::path bad = write("bad.json", R"({"MVAU_hls_7": {"PE": 2}})");
+    r = run("run --platform " NPUSIM_SOURCE_DIR "/configs/finn.yaml --model " TFC
+            "tfc_digits.onnx --folding " +
+            bad.string() + " --out " + (dir / "o").string());
+    EXPECT_EQ(r.rc, 2);
+    EXPECT_EQ(r.err, "npusim: error: " + bad.string() +
+                         ": MVAU_hls_7: the graph has no node of that name\n");
+    EXPECT_FALSE(fs::exists(dir / "o"));
+    const fs::path pe = write("pe.json", R"({"MVAU_hls_0": {"PE": 5}})");
+    r = run("estimate --platform " NPUSIM_SOURCE_DIR "/configs/finn.yaml --model " TFC
+            "tfc_digits.onnx --folding " +
+            pe.string());
+    EXPECT_EQ(r.rc, 2);
+    EXPECT_EQ(r.err, "npusim: error: " TFC
+                     "tfc_digits.onnx: MVAU_hls_0: MH % PE == 0: MH 64 is not a multiple of PE "
+                     "5\n");
+    r = run(kRun + " --input " TFC "test_labels.npy");  // 297 values: not frames of 64
+    EXPECT_EQ(r.rc, 2);
+    EXPECT_NE(r.err.find("test_labels.npy: 297 values, expected whole frames of 64"),
+              std::string::npos)
+        << r.err;
+    r = run(kRun + " --size-fifos");
+    EXPECT_EQ(r.err,
+              "npusim: error: --size-fifos writes folding_sized.json into the output "
+              "directory: add --out DIR\n");
+}
+
+}  // namespace
