@@ -95,6 +95,26 @@ def train(x, y):
     return model
 
 
+def thresholds_for(bn, alpha, bound):
+    """Thresholds [out][3] folding scale alpha and batch norm `bn` into y = a * acc + b, and the
+    channels (a < 0) whose weights must be negated for them; `bound` exceeds any |acc|."""
+    sigma = torch.sqrt(bn.running_var + bn.eps).double().numpy()
+    gamma = bn.weight.detach().double().numpy()
+    a = gamma * alpha / sigma  # the input scale is 1: UINT4 and UINT2 values
+    b = bn.bias.detach().double().numpy() - gamma * bn.running_mean.double().numpy() / sigma
+    t = np.zeros((len(a), 3), dtype=np.int64)
+    for o in range(len(a)):
+        for k in range(1, 4):
+            c = k - 0.5 - b[o]
+            if a[o] > 0:
+                t[o, k - 1] = int(np.ceil(c / a[o]))
+            elif a[o] < 0:
+                t[o, k - 1] = int(np.ceil(c / -a[o]))
+            else:
+                t[o, k - 1] = -bound if b[o] >= k - 0.5 else bound
+    return t, a < 0
+
+
 def integer_layers(model):
     """The MVAUs' integer weights [MW][MH] and thresholds [MH][3] (FINN's layouts)."""
     layers = []
@@ -104,24 +124,8 @@ def integer_layers(model):
         if i == 2:
             layers.append((w.T.copy(), None))
             continue
-        bn = model.bn[i]
-        sigma = torch.sqrt(bn.running_var + bn.eps).double().numpy()
-        gamma = bn.weight.detach().double().numpy()
-        a = gamma * float(alpha) / sigma  # the input scale is 1: UINT4 and UINT2 values
-        b = bn.bias.detach().double().numpy() - gamma * bn.running_mean.double().numpy() / sigma
-        t = np.zeros((w.shape[0], 3), dtype=np.int64)
-        big = 64 * 15 + 1
-        for o in range(w.shape[0]):
-            for k in range(1, 4):
-                c = k - 0.5 - b[o]
-                if a[o] > 0:
-                    t[o, k - 1] = int(np.ceil(c / a[o]))
-                elif a[o] < 0:
-                    t[o, k - 1] = int(np.ceil(c / -a[o]))
-                else:
-                    t[o, k - 1] = -big if b[o] >= k - 0.5 else big
-            if a[o] < 0:
-                w[o] = -w[o]
+        t, flip = thresholds_for(model.bn[i], float(alpha), 64 * 15 + 1)
+        w[flip] = -w[flip]
         layers.append((w.T.copy(), t))
     return layers
 

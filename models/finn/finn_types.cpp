@@ -13,7 +13,7 @@ namespace {
 [[noreturn]] void bad_type(const std::string& text, const char* why) {
     throw sim::Error(
         fmt::format("data type '{}': {}; expected BINARY, BIPOLAR, UINTn or INTn "
-                    "(n = 1..64)",
+                    "(n = 1..64), or FIXED<w,i> (1 <= i <= w <= 64)",
                     text, why));
 }
 }  // namespace
@@ -32,7 +32,35 @@ DataType DataType::sint(unsigned bits) {
     return {Kind::Int, bits};
 }
 
+DataType DataType::fixed(unsigned w, unsigned i) {
+    if (w < 1 || w > 64 || i < 1 || i > w) {
+        bad_type(fmt::format("FIXED<{},{}>", w, i), "width out of range");
+    }
+    return {Kind::Fixed, w, w - i};
+}
+
+namespace {
+// A decimal number of 1..2 digits without a leading zero, or -1.
+int small_number(const std::string& d) {
+    if (d.empty() || d.size() > 2 || d[0] == '0' ||
+        !std::all_of(d.begin(), d.end(), [](char c) { return std::isdigit(c) != 0; })) {
+        return -1;
+    }
+    return std::stoi(d);
+}
+}  // namespace
+
 DataType DataType::parse(const std::string& text) {
+    if (text.rfind("FIXED<", 0) == 0 && text.size() > 7 && text.back() == '>') {
+        const std::string inner = text.substr(6, text.size() - 7);
+        const size_t comma = inner.find(',');
+        const int w = comma == std::string::npos ? -1 : small_number(inner.substr(0, comma));
+        const int i = comma == std::string::npos ? -1 : small_number(inner.substr(comma + 1));
+        if (w < 1 || i < 1 || i > w || w > 64) {
+            bad_type(text, "not FIXED<w,i> with 1 <= i <= w <= 64");
+        }
+        return fixed(static_cast<unsigned>(w), static_cast<unsigned>(i));
+    }
     if (text == "BINARY") {
         return binary();
     }
@@ -43,12 +71,11 @@ DataType DataType::parse(const std::string& text) {
     if (!is_uint && !is_int) {
         bad_type(text, "not a type name");
     }
-    const std::string digits = text.substr(is_uint ? 4 : 3);
-    if (digits.empty() || digits.size() > 2 || digits[0] == '0' ||
-        !std::all_of(digits.begin(), digits.end(), [](char c) { return std::isdigit(c) != 0; })) {
+    const int n = small_number(text.substr(is_uint ? 4 : 3));
+    if (n < 0) {
         bad_type(text, "not a type name");
     }
-    const unsigned bits = static_cast<unsigned>(std::stoul(digits));
+    const auto bits = static_cast<unsigned>(n);
     if (bits < 1 || bits > 64) {
         bad_type(text, "width out of range");
     }
@@ -60,7 +87,8 @@ int64_t DataType::min() const {
     case Kind::Binary: return 0;
     case Kind::Bipolar: return -1;
     case Kind::UInt: return 0;
-    case Kind::Int: return m_bits == 64 ? INT64_MIN : -(int64_t{1} << (m_bits - 1));
+    case Kind::Int:
+    case Kind::Fixed: return m_bits == 64 ? INT64_MIN : -(int64_t{1} << (m_bits - 1));
     }
     return 0;
 }
@@ -70,7 +98,8 @@ int64_t DataType::max() const {
     case Kind::Binary:
     case Kind::Bipolar: return 1;
     case Kind::UInt: return m_bits >= 63 ? INT64_MAX : (int64_t{1} << m_bits) - 1;
-    case Kind::Int: return m_bits == 64 ? INT64_MAX : (int64_t{1} << (m_bits - 1)) - 1;
+    case Kind::Int:
+    case Kind::Fixed: return m_bits == 64 ? INT64_MAX : (int64_t{1} << (m_bits - 1)) - 1;
     }
     return 0;
 }
@@ -81,6 +110,7 @@ std::string DataType::name() const {
     case Kind::Bipolar: return "BIPOLAR";
     case Kind::UInt: return fmt::format("UINT{}", m_bits);
     case Kind::Int: return fmt::format("INT{}", m_bits);
+    case Kind::Fixed: return fmt::format("FIXED<{},{}>", m_bits, m_bits - m_frac);
     }
     return "";
 }
@@ -99,7 +129,8 @@ int64_t DataType::decode(uint64_t bits) const {
     if (m_kind == Kind::Bipolar) {
         return bits != 0 ? 1 : -1;
     }
-    if (m_kind == Kind::Int && m_bits < 64 && ((bits >> (m_bits - 1)) & 1) != 0) {
+    if ((m_kind == Kind::Int || m_kind == Kind::Fixed) && m_bits < 64 &&
+        ((bits >> (m_bits - 1)) & 1) != 0) {
         return static_cast<int64_t>(bits | ~mask);  // sign-extend
     }
     return static_cast<int64_t>(bits);

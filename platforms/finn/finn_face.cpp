@@ -1,5 +1,6 @@
 #include "platforms/finn/finn_face.h"
 
+#include <cmath>
 #include <optional>
 #include <random>
 
@@ -55,8 +56,9 @@ std::vector<int64_t> read_inputs(const std::string& path, const FinnModel& m,
                         path, n, m.in_elements, m.input_name, sim::shape_str(m.in_shape)));
     }
     x.reserve(n);
+    const double scale = std::ldexp(1.0, static_cast<int>(m.in_type.frac_bits()));
     for (size_t i = 0; i < n; ++i) {
-        const double v = element(t, i);
+        const double v = element(t, i) * scale;  // a fixed-point input as its raw integer
         const auto iv = static_cast<int64_t>(v);
         if (static_cast<double>(iv) != v || !m.in_type.allowed(iv) ||
             (m.in_type.kind() == DataType::Kind::Bipolar && iv == 0)) {
@@ -71,7 +73,8 @@ std::vector<int64_t> read_inputs(const std::string& path, const FinnModel& m,
     return x;
 }
 
-// output.npy: int32, the frames first, then the graph output's shape without its batch.
+// output.npy: int32 (float32 values for a fixed-point output type), the frames first, then the
+// graph output's shape without its batch.
 platform::OutputFile output_file(const std::vector<int64_t>& y, const FinnModel& m,
                                  uint64_t frames) {
     sim::Shape shape{static_cast<int64_t>(frames)};
@@ -79,6 +82,14 @@ platform::OutputFile output_file(const std::vector<int64_t>& y, const FinnModel&
         shape.insert(shape.end(), m.out_shape.begin() + 1, m.out_shape.end());
     } else {
         shape.push_back(static_cast<int64_t>(m.out_elements));
+    }
+    if (m.out_type.kind() == DataType::Kind::Fixed) {
+        sim::Tensor f(sim::DType::f32, shape);
+        const double unit = std::ldexp(1.0, -static_cast<int>(m.out_type.frac_bits()));
+        for (size_t i = 0; i < y.size(); ++i) {
+            f.data<float>()[i] = static_cast<float>(static_cast<double>(y[i]) * unit);
+        }
+        return {"output.npy", sim::encode_npy(f)};
     }
     sim::Tensor t(sim::DType::i32, shape);
     for (size_t i = 0; i < y.size(); ++i) {

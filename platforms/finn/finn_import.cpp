@@ -103,26 +103,29 @@ public:
             fail(fmt::format("attribute {}: {}", a, e.what()));
         }
     }
-    // Initializer input `i` as integers, with its shape; `what` names it in messages.
-    std::vector<int64_t> initializer(size_t i, const char* what,
-                                     std::vector<int64_t>& shape) const {
+    // Initializer input `i` as integers, with its shape; `what` names it in messages. Values are
+    // multiplied by `scale` first (2^fraction bits, for fixed-point operands).
+    std::vector<int64_t> initializer(size_t i, const char* what, std::vector<int64_t>& shape,
+                                     double scale = 1) const {
         if (i >= m_node.inputs.size() || m_graph.initializers.count(m_node.inputs[i]) == 0) {
             fail(fmt::format("input {} ({}) must be an initializer", i, what));
         }
         const onnx::Value& v = m_graph.initializers.at(m_node.inputs[i]);
         shape = v.shape;
-        if (v.is_int()) {
-            return v.i;
-        }
+        const size_t n = v.is_int() ? v.i.size() : v.f.size();
         std::vector<int64_t> out;
-        out.reserve(v.f.size());
-        for (size_t k = 0; k < v.f.size(); ++k) {
-            const float f = v.f[k];
-            if (!std::isfinite(f) || f != std::nearbyint(f) || std::fabs(f) > 9e15f) {
-                fail(
-                    fmt::format("{} value {} is {}: not an integer (npusim runs integer "
-                                "weights and thresholds)",
-                                what, k, f));
+        out.reserve(n);
+        for (size_t k = 0; k < n; ++k) {
+            const double x = v.is_int() ? static_cast<double>(v.i[k]) : double{v.f[k]};
+            const double f = x * scale;
+            if (!std::isfinite(f) || f != std::nearbyint(f) || std::fabs(f) > 9e15) {
+                fail(fmt::format("{} value {} is {}: not {} (npusim runs integer and fixed-point "
+                                 "weights and thresholds)",
+                                 what, k,
+                                 v.is_int() ? fmt::format("{}", v.i[k])
+                                            : fmt::format("{}", v.f[k]),
+                                 scale == 1 ? std::string("an integer")
+                                            : fmt::format("a multiple of 2^-{}", std::log2(scale))));
             }
             out.push_back(static_cast<int64_t>(f));
         }
@@ -139,10 +142,11 @@ std::string shape_text(const std::vector<int64_t>& s) {
     return fmt::format("[{}]", fmt::join(s, ", "));
 }
 
-// Thresholds [rows, steps] (rows = `channels` or 1) from initializer input `i`.
-Thresholds thresholds(const NodeReader& r, size_t i, uint64_t channels) {
+// Thresholds [rows, steps] (rows = `channels` or 1) from initializer input `i`, on the raw scale
+// of a value with `frac` fraction bits.
+Thresholds thresholds(const NodeReader& r, size_t i, uint64_t channels, unsigned frac = 0) {
     std::vector<int64_t> shape;
-    const std::vector<int64_t> t = r.initializer(i, "thresholds", shape);
+    const std::vector<int64_t> t = r.initializer(i, "thresholds", shape, std::ldexp(1.0, static_cast<int>(frac)));
     if (shape.size() != 2 || (shape[0] != 1 && static_cast<uint64_t>(shape[0]) != channels)) {
         r.fail(fmt::format("thresholds have shape {}, expected [{} or 1, steps]", shape_text(shape),
                            channels));
@@ -177,7 +181,8 @@ LayerOp read_mvau(const NodeReader& r) {
     m.act_val = r.signed_integer("ActVal", 0);
     m.vectors = product(r.integers("numInputVectors", 0, {1}));
     std::vector<int64_t> shape;
-    const std::vector<int64_t> w = r.initializer(1, "weights", shape);
+    const std::vector<int64_t> w =
+        r.initializer(1, "weights", shape, std::ldexp(1.0, static_cast<int>(m.weight.frac_bits())));
     if (shape != std::vector<int64_t>{m.mw, m.mh}) {
         r.fail(fmt::format("weights have shape {}, expected [MW, MH] = [{}, {}]", shape_text(shape),
                            m.mw, m.mh));
@@ -189,7 +194,7 @@ LayerOp read_mvau(const NodeReader& r) {
         }
     }
     if (r.integer("noActivation", 0, 0) == 0) {
-        m.thresholds = thresholds(r, 2, m.mh);
+        m.thresholds = thresholds(r, 2, m.mh, m.in.frac_bits() + m.weight.frac_bits());
     }
     return m;
 }
@@ -207,14 +212,15 @@ LayerOp read_vvau(const NodeReader& r) {
     v.act_val = r.signed_integer("ActVal", 0);
     v.pixels = product(r.integers("Dim", 2));
     std::vector<int64_t> shape;
-    v.weights = r.initializer(1, "weights", shape);
+    v.weights =
+        r.initializer(1, "weights", shape, std::ldexp(1.0, static_cast<int>(v.weight.frac_bits())));
     const std::vector<int64_t> want{v.channels, 1, v.kh, v.kw};
     if (shape != want) {
         r.fail(fmt::format("weights have shape {}, expected [Channels, 1, K_h, K_w] = {}",
                            shape_text(shape), shape_text(want)));
     }
     if (r.integer("noActivation", 0, 0) == 0) {
-        v.thresholds = thresholds(r, 2, v.channels);
+        v.thresholds = thresholds(r, 2, v.channels, v.in.frac_bits() + v.weight.frac_bits());
     }
     return v;
 }
@@ -226,7 +232,7 @@ LayerOp read_thresholding(const NodeReader& r) {
     t.act_val = r.signed_integer("ActVal", 0);
     t.bipolar_out = r.type("outputDataType").kind() == DataType::Kind::Bipolar;
     t.vectors = product(r.integers("numInputVectors", 0, {1}));
-    t.thresholds = thresholds(r, 1, t.channels);
+    t.thresholds = thresholds(r, 1, t.channels, r.type("inputDataType").frac_bits());
     return t;
 }
 

@@ -136,5 +136,24 @@ TEST(FinnCost, FinnsFormulasWorkedByHand) {
     EXPECT_DOUBLE_EQ(e.frames_per_second, 1e6);
 }
 
+TEST(FinnTypes, FixedPointIsARawSignedIntegerWithFractionBits) {
+    const DataType t = DataType::parse("FIXED<8,4>");
+    EXPECT_EQ(t.kind(), DataType::Kind::Fixed);
+    EXPECT_EQ(t.name(), "FIXED<8,4>");
+    EXPECT_EQ(t.bits(), 8u);
+    EXPECT_EQ(t.frac_bits(), 4u);  // raw 24 means 1.5
+    EXPECT_EQ(t.min(), -128);
+    EXPECT_EQ(t.max(), 127);
+    EXPECT_TRUE(t.is_signed());
+    EXPECT_NE(t, DataType::sint(8));
+    // FIXED<4,2> raw {-1, 3}: 0xF and 0x3, element 0 low.
+    EXPECT_EQ(pack({-1, 3}, DataType::fixed(4, 2)), (std::vector<uint8_t>{0x3F}));
+    EXPECT_EQ(unpack({0x3F}, 2, DataType::fixed(4, 2)), (std::vector<int64_t>{-1, 3}));
+    for (const char* bad : {"FIXED<4,5>", "FIXED<0,0>", "FIXED<8,04>", "FIXED<8>", "FIXED<65,1>",
+                            "FIXED<8,4", "FIXED<,>"}) {
+        EXPECT_THROW(DataType::parse(bad), sim::Error) << bad;
+    }
+}
+
 }  // namespace
 }  // namespace npu::finn

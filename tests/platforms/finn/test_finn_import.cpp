@@ -161,6 +161,29 @@ TEST(FinnImport, AFoldingConfigAndFifoNodesSetFoldingAndDepths) {
     EXPECT_EQ(import(with_fifo).design.fifo_depths, (std::vector<uint64_t>{2, 32, 2, 2}));
 }
 
+TEST(FinnImport, FixedPointThresholdsAreOnTheRawScale) {
+    // FIXED<8,4> input (raw = value · 16): thresholds 0.5 and 1.25 are raw 8 and 20; 0.3 is not
+    // a multiple of 2^-4.
+    auto model = [](float second) {
+        FinnBuilder b({1, 2});
+        ::onnx::NodeProto* t = b.layer("Thresholding_hls", "Thresholding_hls_0");
+        FinnBuilder::set(t, "NumChannels", 2), FinnBuilder::set(t, "PE", 1);
+        FinnBuilder::set(t, "inputDataType", std::string("FIXED<8,4>"));
+        FinnBuilder::set(t, "outputDataType", std::string("UINT2"));
+        b.initializer(t, {1, 2}, {0, 0});
+        auto* init = b.model().mutable_graph()->mutable_initializer(0);
+        init->set_float_data(0, 0.5f), init->set_float_data(1, second);
+        return b.bytes({1, 2});
+    };
+    const finn::FinnModel m = import(model(1.25f));
+    const auto& t = std::get<finn::ThresholdingLayer>(m.design.layers[0].op);
+    EXPECT_EQ(t.thresholds, (finn::Thresholds{{8, 20}}));
+    EXPECT_EQ(m.in_type, finn::DataType::fixed(8, 4));
+    EXPECT_NE(error_of(model(0.3f)).find("thresholds value 1 is 0.3: not a multiple of 2^-4"),
+              std::string::npos)
+        << error_of(model(0.3f));
+}
+
 TEST(FinnImport, EachBrokenGraphIsOneMessageNamingNodeAndRule) {
     const std::pair<Edit, std::string> cases[] = {
         {[](auto& m) {

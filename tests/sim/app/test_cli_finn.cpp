@@ -72,6 +72,55 @@ TEST_F(Cli, FinnTfcIsBitExactAndFifoSizingRestoresItsRate) {
         16);
 }
 
+// The CNV-like network (scripts/train_finn_cnv.py): two 3x3 convolutions as sliding windows and
+// MVAUs, a max-pool, a fully connected MVAU and LabelSelect; five converters inserted.
+TEST_F(Cli, FinnCnvIsBitExactAndItsWindowNeedsADeepFifo) {
+    const std::string cnv = "run --platform " NPUSIM_SOURCE_DIR "/configs/finn.yaml --model " TFC
+                            "cnv_digits.onnx --folding ";
+    const Result r = run(cnv + TFC "cnv_folding.json --input " TFC "cnv_test_inputs.npy --out " +
+                         (dir / "cnv").string());
+    ASSERT_EQ(r.rc, 0) << r.err;
+    const std::vector<int32_t> got = ints(dir / "cnv" / "output.npy");
+    EXPECT_EQ(got, ints(TFC "cnv_reference_outputs.npy"));
+    const std::vector<int32_t> labels = ints(TFC "test_labels.npy");
+    int correct = 0;
+    for (size_t i = 0; i < got.size(); ++i) {
+        correct += got[i] == labels[i] ? 1 : 0;
+    }
+    EXPECT_EQ(correct, 277);  // the script's NumPy accuracy, 93.27 %
+    auto j = nlohmann::json::parse(slurp(dir / "cnv" / "report.json"));
+    ASSERT_EQ(j["layers"].size(), 10u);
+    // The first window: 8·3·1 + 6·max(6·3·3·1, 1·8·1) = 24 + 324 = 348 cycles, the slowest.
+    EXPECT_EQ(j["layers"][0]["formula_cycles"], 348);
+    EXPECT_EQ(j["finn_estimate"]["max_cycles"], 348);
+    // The second window (SIMD 16: 6·3 + 4·max(4·9, 6) = 162 cycles) writes each output row's
+    // 36 words in a burst that the MVAU behind it (8 · 9 · 16 = 288 cycles a frame) takes 9 at
+    // a time: behind FINN's 2 slots every frame takes 456 cycles instead of 348.
+    EXPECT_EQ(j["layers"][4]["formula_cycles"], 162);
+    EXPECT_EQ(j["totals"]["interval_cycles"], 456);
+    // Sizing (on the platform's 8 pseudo-random frames) deepens that FIFO alone.
+    const fs::path sized = dir / "sized";
+    const Result s = run(cnv + TFC "cnv_folding.json --size-fifos --out " + sized.string());
+    ASSERT_EQ(s.rc, 0) << s.err;
+    j = nlohmann::json::parse(slurp(sized / "report.json"));
+    EXPECT_EQ(j["fifo_sizing"]["interval_before_cycles"], 456);
+    EXPECT_EQ(j["totals"]["interval_cycles"], 348);
+    const auto& depths = j["fifo_sizing"]["depths"];
+    for (size_t i = 0; i < depths.size(); ++i) {
+        EXPECT_EQ(depths[i].get<int>() > 2, i == 5) << i;
+    }
+    // One slot less there is slower again.
+    auto folding = nlohmann::json::parse(slurp(sized / "folding_sized.json"));
+    const int less = depths[5].get<int>() - 1;
+    folding["ConvolutionInputGenerator_hls_1"]["outFIFODepths"] = {less};
+    folding["MVAU_hls_1"]["inFIFODepths"] = {less};
+    const fs::path f = write("less.json", folding.dump());
+    const Result l = run(cnv + f.string() + " --out " + (dir / "less").string());
+    ASSERT_EQ(l.rc, 0) << l.err;
+    j = nlohmann::json::parse(slurp(dir / "less" / "report.json"));
+    EXPECT_GT(j["totals"]["interval_cycles"].get<int>(), 348);
+}
+
 TEST_F(Cli, FinnFunctionalAndEstimate) {
     const Result f =
         run(kRun + " --input " TFC "test_inputs.npy --functional --out " + (dir / "f").string());
