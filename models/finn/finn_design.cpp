@@ -157,9 +157,10 @@ DesignRun collect(Chain& chain, const Design& d) {
     }
     for (size_t i = 0; i < chain.m_streams.size(); ++i) {
         const sim::StreamStats st = chain.m_streams[i]->stats();
-        run.fifos.push_back({fifo_name(d, i), chain.m_streams[i]->depth(), st.max_occupancy,
-                             st.words, st.write_stall_cycles, st.read_stall_cycles,
-                             occupancy(*chain.m_streams[i])});
+        const WordStream& stream = *chain.m_streams[i];
+        run.fifos.push_back({fifo_name(d, i), stream.depth(), st.max_occupancy, st.words,
+                             st.write_stall_cycles, st.read_stall_cycles, stream.write_times(),
+                             stream.read_times(), occupancy(stream)});
     }
     return run;
 }

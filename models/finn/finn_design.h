@@ -30,7 +30,9 @@ struct FifoReport {
     std::string name;  // "<producer> -> <consumer>" ("input", "output" at the ends)
     uint64_t depth = 0, max_occupancy = 0, words = 0;
     uint64_t write_stall = 0, read_stall = 0;
-    // With SimulateOptions::record: (cycle, words in the FIFO from that cycle on), each change.
+    // With SimulateOptions::record: each word's write and read cycle, and (cycle, words in the
+    // FIFO from that cycle on) at each change.
+    std::vector<uint64_t> write_cycles, read_cycles;
     std::vector<std::pair<uint64_t, uint64_t>> occupancy;
 };
 

@@ -119,13 +119,12 @@ public:
             const double x = v.is_int() ? static_cast<double>(v.i[k]) : double{v.f[k]};
             const double f = x * scale;
             if (!std::isfinite(f) || f != std::nearbyint(f) || std::fabs(f) > 9e15) {
-                fail(fmt::format("{} value {} is {}: not {} (npusim runs integer and fixed-point "
-                                 "weights and thresholds)",
-                                 what, k,
-                                 v.is_int() ? fmt::format("{}", v.i[k])
-                                            : fmt::format("{}", v.f[k]),
-                                 scale == 1 ? std::string("an integer")
-                                            : fmt::format("a multiple of 2^-{}", std::log2(scale))));
+                fail(fmt::format(
+                    "{} value {} is {}: not {} (npusim runs integer and fixed-point "
+                    "weights and thresholds)",
+                    what, k, v.is_int() ? fmt::format("{}", v.i[k]) : fmt::format("{}", v.f[k]),
+                    scale == 1 ? std::string("an integer")
+                               : fmt::format("a multiple of 2^-{}", std::log2(scale))));
             }
             out.push_back(static_cast<int64_t>(f));
         }
@@ -146,7 +145,8 @@ std::string shape_text(const std::vector<int64_t>& s) {
 // of a value with `frac` fraction bits.
 Thresholds thresholds(const NodeReader& r, size_t i, uint64_t channels, unsigned frac = 0) {
     std::vector<int64_t> shape;
-    const std::vector<int64_t> t = r.initializer(i, "thresholds", shape, std::ldexp(1.0, static_cast<int>(frac)));
+    const std::vector<int64_t> t =
+        r.initializer(i, "thresholds", shape, std::ldexp(1.0, static_cast<int>(frac)));
     if (shape.size() != 2 || (shape[0] != 1 && static_cast<uint64_t>(shape[0]) != channels)) {
         r.fail(fmt::format("thresholds have shape {}, expected [{} or 1, steps]", shape_text(shape),
                            channels));

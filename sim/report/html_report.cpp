@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "sim/core/error.h"
+#include "sim/report/dataflow_page.h"
 #include "sim/report/html_parts.h"
 #include "sim/report/svg.h"
 
@@ -303,6 +304,9 @@ std::string html_report(const Json& report, const nlohmann::json* trace, const s
     }
     if (report.contains("tolerances")) {  // npusim regress
         return page(title, regress_body(report));
+    }
+    if (report.contains("fifos")) {  // a dataflow design (FINN)
+        return page(title, dataflow_body(report, trace));
     }
     std::string s;
     auto it = std::back_inserter(s);

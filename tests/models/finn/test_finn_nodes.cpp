@@ -72,7 +72,18 @@ finn::DesignRun run_alone(finn::LayerOp op, const std::vector<int64_t>& x, uint6
     finn::Design d;
     d.layers.push_back({"node", std::move(op)});
     d.fifo_depths = {1024, 1024};
-    return finn::simulate(d, x, frames);
+    finn::SimulateOptions record;
+    record.record = true;
+    return finn::simulate(d, x, frames, record);
+}
+
+// How many of `cycles` lie in [from, from + length).
+size_t in_window(const std::vector<uint64_t>& cycles, uint64_t from, uint64_t length) {
+    size_t n = 0;
+    for (uint64_t c : cycles) {
+        n += c >= from && c < from + length ? 1 : 0;
+    }
+    return n;
 }
 
 TEST_F(ScTest, MvauNodeFollowsTheFormulaOverFinnsGrid) {
@@ -93,9 +104,14 @@ TEST_F(ScTest, MvauNodeFollowsTheFormulaOverFinnsGrid) {
             EXPECT_EQ(r.nodes[0].formula_cycles, formula);
             EXPECT_EQ(r.nodes[0].frame_cycles, formula);
             EXPECT_EQ(r.nodes[0].end - r.nodes[0].start, kFrames * formula);
-            // A period of NF·SF cycles moves SF input words and NF output words.
+            // A period of NF·SF cycles moves SF input words and NF output words (FINN's I/O
+            // characterization), in every period.
             EXPECT_EQ(r.fifos[0].words, kFrames * (16 / simd));
             EXPECT_EQ(r.fifos[1].words, kFrames * (16 / pe));
+            for (uint64_t start : r.nodes[0].frame_starts) {
+                EXPECT_EQ(in_window(r.fifos[0].read_cycles, start, formula), 16 / simd);
+                EXPECT_EQ(in_window(r.fifos[1].write_cycles, start, formula), 16 / pe);
+            }
         }
     }
 }

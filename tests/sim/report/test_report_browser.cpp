@@ -260,5 +260,33 @@ TEST(ReportBrowser, AnEstimatePagePlotsTheSweep) {
     fs::remove_all(dir);
 }
 
+// A FINN dataflow page (our TFC-like MLP on 297 digits, FIFOs sized, traced): per layer its
+// cycles split three ways and its cycles a frame against the interval line, a span per layer
+// and frame on the timeline, the FIFO and sizing tables, and nothing logs an error.
+TEST(ReportBrowser, AFinnDesignsPageShowsWhereTheCyclesGo) {
+    const std::string chromium = find_chromium();
+    if (chromium.empty()) {
+        GTEST_SKIP() << "chromium is not installed (scripts/install-deps installs it)";
+    }
+    const fs::path dir = fresh_dir("f");
+    const std::string n = NPUSIM_SOURCE_DIR "/configs/networks/finn/";
+    ASSERT_EQ(sh(std::string(NPUSIM_BIN) + " run --platform " NPUSIM_SOURCE_DIR
+                 "/configs/finn.yaml --model " +
+                 n + "tfc_digits.onnx --folding " + n + "folding.json --input " + n +
+                 "test_inputs.npy --size-fifos --trace --out " + (dir / "f").string() +
+                 " >/dev/null"),
+              0);
+    const Rendered r = render(chromium, dir / "f" / "report.html", dir);
+    ASSERT_EQ(r.rc, 0) << r.log;
+    EXPECT_EQ(count(r.log, ":CONSOLE("), 0u) << r.log;
+    // 6 layers (4 of the graph, 2 converters): 3 series each, then 1 each.
+    EXPECT_EQ(count(r.dom, "class=\"bar\""), 6u * 3 + 6);
+    EXPECT_EQ(count(r.dom, "class=\"tolerance\""), 1u);  // the interval line
+    EXPECT_EQ(count(r.dom, "class=\"span\""), 6u * 297);
+    EXPECT_NE(r.dom.find("<h2>FIFO sizing</h2>"), std::string::npos);
+    EXPECT_NE(r.dom.find("MVAU_hls_0 -&gt; MVAU_hls_1"), std::string::npos);
+    fs::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace npu::test
