@@ -18,10 +18,6 @@ struct Overload : F... {
 template <class... F>
 Overload(F...) -> Overload<F...>;
 
-std::vector<std::string> check_op(const LayerOp& op) {
-    return std::visit([](const auto& layer) { return check(layer); }, op);
-}
-
 }  // namespace
 
 FrameElements frame_elements(const LayerOp& op) {
@@ -56,6 +52,10 @@ FrameElements frame_elements(const LayerOp& op) {
             },
         },
         op);
+}
+
+std::vector<std::string> check(const LayerOp& op) {
+    return std::visit([](const auto& layer) { return finn::check(layer); }, op);
 }
 
 uint64_t formula_cycles(const LayerOp& op) {
@@ -102,7 +102,7 @@ std::vector<std::string> check(const Design& d) {
         return {"the design has no layers"};
     }
     for (const Layer& l : d.layers) {
-        for (const std::string& p : check_op(l.op)) {
+        for (const std::string& p : check(l.op)) {
             e.push_back(l.name + ": " + p);
         }
     }

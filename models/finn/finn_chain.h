@@ -36,7 +36,10 @@ struct FrameElements {
 };
 FrameElements frame_elements(const LayerOp& op);
 
-// FINN's formula for the layer's cycles a frame (finn_cost.h) and FINN's op type for it.
+// The layer's own problems (its folding and shape rules), one message each; empty when valid.
+std::vector<std::string> check(const LayerOp& op);
+
+// FINN's formula for the valid layer's cycles a frame (finn_cost.h) and FINN's op type for it.
 uint64_t formula_cycles(const LayerOp& op);
 const char* op_name(const LayerOp& op);
 

@@ -11,14 +11,9 @@ namespace npu::finn {
 
 SwgNode::SwgNode(sc_core::sc_module_name name, SwgShape shape, uint64_t frames, WordStream& in,
                  WordStream& out)
-    : StreamNode(name, frames, in, out)
+    : StreamNode(name, shape, frames, in, out)
     , m_shape(shape) {
-    refuse(check(m_shape));
     m_sources = swg_sources(m_shape);
-}
-
-uint64_t SwgNode::formula_cycles() const {
-    return swg_cycles(m_shape);
 }
 
 void SwgNode::frame(uint64_t& cycle) {
@@ -93,13 +88,8 @@ void SwgNode::frame_1d(uint64_t& cycle) {
 
 MaxPoolNode::MaxPoolNode(sc_core::sc_module_name name, PoolShape shape, uint64_t frames,
                          WordStream& in, WordStream& out)
-    : StreamNode(name, frames, in, out)
+    : StreamNode(name, shape, frames, in, out)
     , m_shape(shape) {
-    refuse(check(m_shape));
-}
-
-uint64_t MaxPoolNode::formula_cycles() const {
-    return maxpool_cycles(m_shape);
 }
 
 uint64_t MaxPoolNode::word_elements() const {
@@ -146,9 +136,8 @@ void MaxPoolNode::frame(uint64_t& cycle) {
 
 DwcNode::DwcNode(sc_core::sc_module_name name, DwcLayer layer, uint64_t frames, WordStream& in,
                  WordStream& out)
-    : StreamNode(name, frames, in, out)
+    : StreamNode(name, layer, frames, in, out)
     , m_layer(layer) {
-    refuse(check(m_layer));
 }
 
 uint64_t DwcNode::in_words_per_frame() const {
@@ -157,10 +146,6 @@ uint64_t DwcNode::in_words_per_frame() const {
 
 uint64_t DwcNode::out_words_per_frame() const {
     return m_layer.frame_elements / m_layer.out_elements;
-}
-
-uint64_t DwcNode::formula_cycles() const {
-    return dwc_cycles(in_words_per_frame(), out_words_per_frame());
 }
 
 void DwcNode::frame(uint64_t& cycle) {
@@ -185,13 +170,8 @@ void DwcNode::frame(uint64_t& cycle) {
 
 LabelSelectNode::LabelSelectNode(sc_core::sc_module_name name, LabelSelectLayer layer,
                                  uint64_t frames, WordStream& in, WordStream& out)
-    : StreamNode(name, frames, in, out)
+    : StreamNode(name, layer, frames, in, out)
     , m_layer(layer) {
-    refuse(check(m_layer));
-}
-
-uint64_t LabelSelectNode::formula_cycles() const {
-    return labelselect_cycles(m_layer.labels, m_layer.pe, m_layer.k);
 }
 
 void LabelSelectNode::frame(uint64_t& cycle) {

@@ -22,8 +22,6 @@ public:
     SwgNode(sc_core::sc_module_name name, SwgShape shape, uint64_t frames, WordStream& in,
             WordStream& out);
 
-    const char* op_type() const override { return "ConvolutionInputGenerator"; }
-    uint64_t formula_cycles() const override;
     uint64_t in_words_per_frame() const override { return m_shape.in_words(); }
     uint64_t out_words_per_frame() const override { return m_shape.out_words(); }
     uint64_t in_word_elements() const override { return m_shape.simd; }
@@ -48,8 +46,6 @@ public:
     MaxPoolNode(sc_core::sc_module_name name, PoolShape shape, uint64_t frames, WordStream& in,
                 WordStream& out);
 
-    const char* op_type() const override { return "StreamingMaxPool"; }
-    uint64_t formula_cycles() const override;
     uint64_t in_words_per_frame() const override;
     uint64_t out_words_per_frame() const override;
     uint64_t in_word_elements() const override { return word_elements(); }
@@ -70,8 +66,6 @@ public:
     DwcNode(sc_core::sc_module_name name, DwcLayer layer, uint64_t frames, WordStream& in,
             WordStream& out);
 
-    const char* op_type() const override { return "StreamingDataWidthConverter"; }
-    uint64_t formula_cycles() const override;
     uint64_t in_words_per_frame() const override;
     uint64_t out_words_per_frame() const override;
     uint64_t in_word_elements() const override { return m_layer.in_elements; }
@@ -89,8 +83,6 @@ public:
     LabelSelectNode(sc_core::sc_module_name name, LabelSelectLayer layer, uint64_t frames,
                     WordStream& in, WordStream& out);
 
-    const char* op_type() const override { return "LabelSelect"; }
-    uint64_t formula_cycles() const override;
     uint64_t in_words_per_frame() const override { return m_layer.labels / m_layer.pe; }
     uint64_t out_words_per_frame() const override { return m_layer.k; }
     uint64_t in_word_elements() const override { return m_layer.pe; }

@@ -6,12 +6,15 @@
 
 namespace npu::finn {
 
-StreamNode::StreamNode(sc_core::sc_module_name name, uint64_t frames, WordStream& in,
-                       WordStream& out)
+StreamNode::StreamNode(sc_core::sc_module_name name, const LayerOp& layer, uint64_t frames,
+                       WordStream& in, WordStream& out)
     : sc_module(name)
+    , m_op_type(op_name(layer))
     , m_frames(frames)
     , m_in(in)
     , m_out(out) {
+    refuse(check(layer));
+    m_formula_cycles = finn::formula_cycles(layer);
     SC_HAS_PROCESS(StreamNode);
     SC_THREAD(run);
 }

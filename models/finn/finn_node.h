@@ -12,6 +12,7 @@
 
 #include <systemc>
 
+#include "models/finn/finn_chain.h"
 #include "sim/tlm/stream.h"
 
 namespace npu::finn {
@@ -22,10 +23,13 @@ using WordStream = sim::Stream<Word>;
 
 class StreamNode : public sc_core::sc_module {
 public:
-    StreamNode(sc_core::sc_module_name name, uint64_t frames, WordStream& in, WordStream& out);
+    // `layer`: what the node runs (its op type and formula are taken from it). Throws
+    // sim::Error "<name>: <problem>" with the first folding or shape rule it breaks.
+    StreamNode(sc_core::sc_module_name name, const LayerOp& layer, uint64_t frames, WordStream& in,
+               WordStream& out);
 
-    virtual const char* op_type() const = 0;      // FINN's op type, e.g. "MVAU"
-    virtual uint64_t formula_cycles() const = 0;  // per frame, finn_cost.h
+    const char* op_type() const { return m_op_type; }             // FINN's, e.g. "MVAU"
+    uint64_t formula_cycles() const { return m_formula_cycles; }  // a frame, finn_cost.h
     virtual uint64_t in_words_per_frame() const = 0;
     virtual uint64_t out_words_per_frame() const = 0;
     virtual uint64_t in_word_elements() const = 0;
@@ -51,6 +55,8 @@ protected:
 private:
     void run();
 
+    const char* m_op_type;
+    uint64_t m_formula_cycles = 0;
     uint64_t m_frames;
     WordStream& m_in;
     WordStream& m_out;

@@ -12,13 +12,8 @@ Word slice(const std::vector<int64_t>& v, uint64_t from, uint64_t n) {
 
 MvauNode::MvauNode(sc_core::sc_module_name name, Mvau layer, uint64_t frames, WordStream& in,
                    WordStream& out)
-    : StreamNode(name, frames, in, out)
+    : StreamNode(name, layer, frames, in, out)
     , m_layer(std::move(layer)) {
-    refuse(check(m_layer));
-}
-
-uint64_t MvauNode::formula_cycles() const {
-    return mvau_cycles(m_layer.mh, m_layer.mw, m_layer.pe, m_layer.simd, m_layer.vectors);
 }
 
 void MvauNode::frame(uint64_t& cycle) {
@@ -51,14 +46,8 @@ void MvauNode::vector(uint64_t& cycle) {
 
 VvauNode::VvauNode(sc_core::sc_module_name name, Vvau layer, uint64_t frames, WordStream& in,
                    WordStream& out)
-    : StreamNode(name, frames, in, out)
+    : StreamNode(name, layer, frames, in, out)
     , m_layer(std::move(layer)) {
-    refuse(check(m_layer));
-}
-
-uint64_t VvauNode::formula_cycles() const {
-    const Vvau& l = m_layer;
-    return vvau_cycles(l.channels, l.kh, l.kw, l.pe, l.simd, 1, m_layer.pixels);
 }
 
 // Iteration (nf, sf) of a pixel reads the word of kernel positions sf·SIMD.. of channels
@@ -82,13 +71,8 @@ void VvauNode::frame(uint64_t& cycle) {
 
 ThresholdingNode::ThresholdingNode(sc_core::sc_module_name name, ThresholdingLayer layer,
                                    uint64_t frames, WordStream& in, WordStream& out)
-    : StreamNode(name, frames, in, out)
+    : StreamNode(name, layer, frames, in, out)
     , m_layer(std::move(layer)) {
-    refuse(check(m_layer));
-}
-
-uint64_t ThresholdingNode::formula_cycles() const {
-    return thresholding_cycles(m_layer.channels, m_layer.pe, m_layer.vectors);
 }
 
 void ThresholdingNode::frame(uint64_t& cycle) {

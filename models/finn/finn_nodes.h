@@ -21,8 +21,6 @@ public:
     MvauNode(sc_core::sc_module_name name, Mvau layer, uint64_t frames, WordStream& in,
              WordStream& out);
 
-    const char* op_type() const override { return "MVAU"; }
-    uint64_t formula_cycles() const override;
     uint64_t in_words_per_frame() const override { return m_layer.vectors * sf(); }
     uint64_t out_words_per_frame() const override { return m_layer.vectors * nf(); }
     uint64_t in_word_elements() const override { return m_layer.simd; }
@@ -42,8 +40,6 @@ public:
     VvauNode(sc_core::sc_module_name name, Vvau layer, uint64_t frames, WordStream& in,
              WordStream& out);
 
-    const char* op_type() const override { return "VVAU"; }
-    uint64_t formula_cycles() const override;
     uint64_t in_words_per_frame() const override { return m_layer.pixels * nf() * sf(); }
     uint64_t out_words_per_frame() const override { return m_layer.pixels * nf(); }
     uint64_t in_word_elements() const override { return uint64_t{m_layer.simd} * m_layer.pe; }
@@ -63,8 +59,6 @@ public:
     ThresholdingNode(sc_core::sc_module_name name, ThresholdingLayer layer, uint64_t frames,
                      WordStream& in, WordStream& out);
 
-    const char* op_type() const override { return "Thresholding"; }
-    uint64_t formula_cycles() const override;
     uint64_t in_words_per_frame() const override { return m_layer.vectors * folds(); }
     uint64_t out_words_per_frame() const override { return m_layer.vectors * folds(); }
     uint64_t in_word_elements() const override { return m_layer.pe; }

@@ -20,7 +20,8 @@ double num(const Json& j, const char* key) {
 
 std::string cycle_split(const Json& layers) {
     std::vector<std::string> labels;
-    std::vector<Series> series = {{"busy", {}}, {"waiting for input", {}}, {"held (FIFO full)", {}}};
+    std::vector<Series> series = {
+        {"busy", {}}, {"waiting for input", {}}, {"held (FIFO full)", {}}};
     for (const Json& l : layers) {
         labels.push_back(std::to_string(labels.size()));
         const double waited = num(l, "input_stall_cycles"), held = num(l, "output_stall_cycles");
@@ -28,7 +29,8 @@ std::string cycle_split(const Json& layers) {
         series[1].values.push_back(waited);
         series[2].values.push_back(held);
     }
-    return stacked_bars(labels, series, {"layer (index in the Layers table)", "cycles of the run", 960, 320});
+    return stacked_bars(labels, series,
+                        {"layer (index in the Layers table)", "cycles of the run", 960, 320});
 }
 
 std::string frame_cycles(const Json& report) {
@@ -60,8 +62,8 @@ std::string frames_timeline(const nlohmann::json* trace) {
         } else if (e.value("ph", "") == "X") {
             const auto tid = static_cast<size_t>(e.value("tid", 0));
             const double ts = e.value("ts", 0.0), dur = e.value("dur", 0.0);
-            spans.push_back({tid < lanes.size() ? lanes[tid] : "?", e.value("name", ""), ts,
-                             ts + dur});
+            spans.push_back(
+                {tid < lanes.size() ? lanes[tid] : "?", e.value("name", ""), ts, ts + dur});
         }
     }
     return timeline(spans, {"simulated time (µs)", "", 960, 0});

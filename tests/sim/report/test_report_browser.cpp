@@ -270,12 +270,12 @@ TEST(ReportBrowser, AFinnDesignsPageShowsWhereTheCyclesGo) {
     }
     const fs::path dir = fresh_dir("f");
     const std::string n = NPUSIM_SOURCE_DIR "/configs/networks/finn/";
-    ASSERT_EQ(sh(std::string(NPUSIM_BIN) + " run --platform " NPUSIM_SOURCE_DIR
-                 "/configs/finn.yaml --model " +
-                 n + "tfc_digits.onnx --folding " + n + "folding.json --input " + n +
-                 "test_inputs.npy --size-fifos --trace --out " + (dir / "f").string() +
-                 " >/dev/null"),
-              0);
+    ASSERT_EQ(
+        sh(std::string(NPUSIM_BIN) +
+           " run --platform " NPUSIM_SOURCE_DIR "/configs/finn.yaml --model " + n +
+           "tfc_digits.onnx --folding " + n + "folding.json --input " + n +
+           "test_inputs.npy --size-fifos --trace --out " + (dir / "f").string() + " >/dev/null"),
+        0);
     const Rendered r = render(chromium, dir / "f" / "report.html", dir);
     ASSERT_EQ(r.rc, 0) << r.log;
     EXPECT_EQ(count(r.log, ":CONSOLE("), 0u) << r.log;
