@@ -74,6 +74,11 @@ std::vector<std::string> check(const Mvau& m) {
 }
 
 namespace {
+// The accumulator as a register of type `t` holds it (two's complement wrap-around).
+int64_t wrap(const std::optional<DataType>& t, int64_t acc) {
+    return t ? t->decode(t->encode(acc)) : acc;
+}
+
 // The accumulator of output `o` through its thresholds (none: the accumulator itself).
 int64_t activate(const Mvau& m, unsigned o, int64_t acc) {
     if (m.thresholds.empty()) {
@@ -110,7 +115,7 @@ std::vector<int64_t> mvau(const Mvau& m, const std::vector<int64_t>& x) {
                 // XNOR: agreement of the two bits (binary 0/1, or bipolar -1/+1)
                 acc += xnor ? (in[i] == w[i] ? 1 : 0) : in[i] * w[i];
             }
-            y[v * m.mh + o] = activate(m, o, acc);
+            y[v * m.mh + o] = activate(m, o, wrap(m.acc, acc));
         }
     }
     return y;
@@ -172,6 +177,7 @@ std::vector<int64_t> vvau_fold(const Vvau& v, const int64_t* block, unsigned fol
         for (unsigned k = 0; k < v.k(); ++k) {
             acc += block[size_t{k} * v.pe + lane] * v.weights[size_t{c} * v.k() + k];
         }
+        acc = wrap(v.acc, acc);
         y[lane] = v.thresholds.empty() ? acc
                                        : activation(acc, threshold_row(v.thresholds, c), v.act_val,
                                                     v.out.kind() == DataType::Kind::Bipolar);

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -54,6 +55,9 @@ struct Mvau {
     Thresholds thresholds;         // empty: noActivation (the output is the accumulator)
     int64_t act_val = 0;           // ActVal: the output of "no threshold reached"
     uint64_t vectors = 1;          // input vectors a frame (Π numInputVectors): time only
+    // accDataType: the accumulator wraps to its bits as the hardware's ap_int does (FINN sizes
+    // it so that it never does); none: no limit.
+    std::optional<DataType> acc;
 };
 
 // Folding and shape problems, one message each ("MH % PE == 0: MH 10 is not a multiple of PE
@@ -75,7 +79,8 @@ struct Vvau {
     std::vector<int64_t> weights;  // C x K, row-major: W[c][ky·K_w + kx]
     Thresholds thresholds;         // empty: noActivation
     int64_t act_val = 0;
-    uint64_t pixels = 1;  // output pixels a frame (H·W): time only
+    uint64_t pixels = 1;          // output pixels a frame (H·W): time only
+    std::optional<DataType> acc;  // accDataType, as the MVAU's
     unsigned k() const { return kh * kw; }
 };
 

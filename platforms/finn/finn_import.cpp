@@ -180,6 +180,9 @@ LayerOp read_mvau(const NodeReader& r) {
     m.binary_xnor = r.integer("binaryXnorMode", 0, 0) != 0;
     m.act_val = r.signed_integer("ActVal", 0);
     m.vectors = product(r.integers("numInputVectors", 0, {1}));
+    if (r.node().has("accDataType")) {
+        m.acc = r.type("accDataType");
+    }
     std::vector<int64_t> shape;
     const std::vector<int64_t> w =
         r.initializer(1, "weights", shape, std::ldexp(1.0, static_cast<int>(m.weight.frac_bits())));
@@ -211,6 +214,9 @@ LayerOp read_vvau(const NodeReader& r) {
     v.out = r.type("outputDataType");
     v.act_val = r.signed_integer("ActVal", 0);
     v.pixels = product(r.integers("Dim", 2));
+    if (r.node().has("accDataType")) {
+        v.acc = r.type("accDataType");
+    }
     std::vector<int64_t> shape;
     v.weights =
         r.initializer(1, "weights", shape, std::ldexp(1.0, static_cast<int>(v.weight.frac_bits())));

@@ -155,5 +155,18 @@ TEST(FinnTypes, FixedPointIsARawSignedIntegerWithFractionBits) {
     }
 }
 
+TEST(FinnFunc, TheAccumulatorWrapsToAccDataType) {
+    // MW 2, weights {7, 7}, x {1, 1}: 14, which an INT4 accumulator holds as 14 − 16 = −2 and a
+    // UINT3 one as 14 mod 8 = 6; none: 14.
+    Mvau m;
+    m.mw = 2, m.mh = 1, m.weights = {7, 7};
+    m.weight = DataType::sint(4);
+    EXPECT_EQ(mvau(m, {1, 1}), (std::vector<int64_t>{14}));
+    m.acc = DataType::sint(4);
+    EXPECT_EQ(mvau(m, {1, 1}), (std::vector<int64_t>{-2}));
+    m.acc = DataType::uint(3);
+    EXPECT_EQ(mvau(m, {1, 1}), (std::vector<int64_t>{6}));
+}
+
 }  // namespace
 }  // namespace npu::finn
