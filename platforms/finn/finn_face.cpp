@@ -146,6 +146,10 @@ std::string FinnFace::describe() const {
         m_cfg.frames, m_cfg.seed);
 }
 
+std::string FinnFace::describe_program(const std::string& path) const {
+    return program_table(load_finn(path, ""), path);
+}
+
 platform::RunReport FinnFace::run(const platform::RunRequest& request) {
     refuse_options(request, source());
     FinnModel m = load_finn(request.model, request.folding);

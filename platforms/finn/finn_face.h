@@ -27,6 +27,9 @@ class FinnFace final : public platform::Platform {
 public:
     FinnFace(FinnPlatformConfig cfg, std::string source);
     std::string describe() const override;
+    // `npusim info --model NET.onnx`: the chain as imported (converters inserted, FIFO depths)
+    // with each layer's folding and formula.
+    std::string describe_program(const std::string& path) const override;
     platform::RunReport run(const platform::RunRequest& request) override;
     platform::EstimateReport estimate(const platform::EstimateRequest& request) const override;
 

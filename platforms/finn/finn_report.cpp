@@ -9,11 +9,19 @@
 #include "sim/core/address_map.h"
 #include "sim/core/error.h"
 #include "sim/core/files.h"
+#include "sim/core/tensor.h"
 #include "sim/core/version.h"
 
 namespace npu::finn {
 
 namespace {
+
+template <class... F>
+struct Overload : F... {
+    using F::operator()...;
+};
+template <class... F>
+Overload(F...) -> Overload<F...>;
 
 double per_second(uint64_t cycles, uint64_t clock_hz) {
     return cycles == 0 ? 0 : static_cast<double>(clock_hz) / static_cast<double>(cycles);
@@ -41,11 +49,54 @@ nlohmann::ordered_json estimate_json(const Design& d, uint64_t clock_hz) {
             {"latency_cycles", e.sum_cycles}};
 }
 
+// "6 layers, 2 of them converters npusim inserted".
+std::string layer_count(const Design& d) {
+    size_t inserted = 0;
+    for (const Layer& l : d.layers) {
+        inserted += l.inserted ? 1 : 0;
+    }
+    return inserted == 0 ? fmt::format("{} layers", d.layers.size())
+                         : fmt::format("{} layers, {} of them width converters npusim inserted",
+                                       d.layers.size(), inserted);
+}
+
 std::string header(const FinnModel& m, const RunContext& ctx, const char* mode) {
-    return fmt::format("npusim {}: {} ({} layers) on {} ({}), {} frame(s) {} at {}, input {}\n\n",
-                       sim::npusim_version(), ctx.request.model, m.design.layers.size(),
+    return fmt::format("npusim {}: {} ({}) on {} ({}), {} frame(s) {} at {}, input {}\n\n",
+                       sim::npusim_version(), ctx.request.model, layer_count(m.design),
                        ctx.cfg.name, ctx.source, ctx.frames, mode,
                        sim::format_frequency(ctx.cfg.clock_hz), ctx.input);
+}
+
+// PE and SIMD of a layer, as FINN's folding config names them ("-" where it has none).
+std::pair<std::string, std::string> folding_of(const LayerOp& op) {
+    auto n = [](uint64_t v) {
+        return std::to_string(v);
+    };
+    return std::visit(
+        Overload{
+            [&](const Mvau& m) {
+                return std::pair{n(m.pe), n(m.simd)};
+            },
+            [&](const Vvau& v) {
+                return std::pair{n(v.pe), n(v.simd)};
+            },
+            [&](const ThresholdingLayer& t) {
+                return std::pair{n(t.pe), std::string("-")};
+            },
+            [&](const SwgShape& s) {
+                return std::pair{std::string("-"), n(s.simd)};
+            },
+            [&](const PoolShape& p) {
+                return std::pair{n(p.pe), std::string("-")};
+            },
+            [&](const DwcLayer& d) {
+                return std::pair{n(d.in_elements) + "->" + n(d.out_elements), std::string("-")};
+            },
+            [&](const LabelSelectLayer& l) {
+                return std::pair{n(l.pe), std::string("-")};
+            },
+        },
+        op);
 }
 
 nlohmann::ordered_json common_json(const FinnModel& m, const RunContext& ctx) {
@@ -140,6 +191,26 @@ void sizing_report(platform::RunReport& rep, const Sizing& s, uint64_t clock_hz)
 }
 
 }  // namespace
+
+std::string program_table(const FinnModel& m, const std::string& path) {
+    size_t w = 5;
+    for (const Layer& l : m.design.layers) {
+        w = std::max(w, l.name.size());
+    }
+    std::string s = fmt::format("{}: {}; input '{}' {} {}, output '{}' {}\n\n", path,
+                                layer_count(m.design), m.input_name, m.in_type.name(),
+                                sim::shape_str(m.in_shape), m.output_name, m.out_type.name());
+    auto it = std::back_inserter(s);
+    fmt::format_to(it, "{:<{}}  {:<27} {:>7} {:>5} {:>12} {:>10}\n", "layer", w, "op", "PE", "SIMD",
+                   "cycles/frame", "FIFO before");
+    for (size_t i = 0; i < m.design.layers.size(); ++i) {
+        const Layer& l = m.design.layers[i];
+        const auto [pe, simd] = folding_of(l.op);
+        fmt::format_to(it, "{:<{}}  {:<27} {:>7} {:>5} {:>12} {:>10}\n", l.name, w, op_name(l.op),
+                       pe, simd, formula_cycles(l.op), m.design.fifo_depths[i]);
+    }
+    return s;
+}
 
 void functional_report(platform::RunReport& rep, const FinnModel& m, const RunContext& ctx) {
     rep.text = header(m, ctx, "values only (--functional)");

@@ -35,6 +35,9 @@ void add_trace(sim::TraceWriter& trace, const DesignRun& r, uint64_t clock_hz);
 // set to the sized depths) as folding_sized.json.
 platform::OutputFile sized_folding(const FinnModel& m, const std::string& folding_path,
                                    const std::vector<uint64_t>& depths);
+// `npusim info --model`: per layer its op, folding (PE, SIMD), formula, the FIFO in front of it.
+std::string program_table(const FinnModel& m, const std::string& path);
+
 platform::EstimateReport estimate_report(const FinnModel& m, const platform::EstimateRequest& req,
                                          const FinnPlatformConfig& cfg, const std::string& source);
 

@@ -138,6 +138,17 @@ TEST_F(Cli, FinnFunctionalAndEstimate) {
     const Result u = run("estimate --platform " NPUSIM_SOURCE_DIR "/configs/finn.yaml --model " TFC
                          "tfc_digits.onnx");
     EXPECT_NE(u.out.find("bottleneck MVAU_hls_0 at 4096 cycles"), std::string::npos) << u.out;
+    // info: the chain as imported; unfolded, MVAU_hls_1 (PE 1) feeds the max-pool (whole pixels
+    // of 16) through an inserted converter.
+    const Result i = run("info --platform " NPUSIM_SOURCE_DIR "/configs/finn.yaml --model " TFC
+                         "cnv_digits.onnx");
+    ASSERT_EQ(i.rc, 0) << i.err;
+    EXPECT_NE(i.out.find("9 layers, 2 of them width converters npusim inserted"), std::string::npos)
+        << i.out;
+    EXPECT_NE(i.out.find("StreamingDataWidthConverter_inserted_0  StreamingDataWidthConverter   "
+                         "1->16"),
+              std::string::npos)
+        << i.out;
 }
 
 TEST_F(Cli, FinnMistakesAreOneLine) {
