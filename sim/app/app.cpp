@@ -99,7 +99,8 @@ CLI::App* add_run(CLI::App& app, RunOptions& run_opts) {
     add_firmware_options(run, run_opts);
     run->add_option("--folding", run_opts.folding,
                     "A FINN folding config (JSON: node name -> PE, SIMD, inFIFODepths, ...; "
-                    "\"Defaults\") applied to --model's layers, as FINN's ApplyConfig does")
+                    "\"Defaults\") applied to --model's layers, as FINN's ApplyConfig does; "
+                    "without --platform: the built-in configs/finn.yaml")
         ->check(CLI::ExistingFile)
         ->needs(run->get_option("--model"));
     run->add_flag("--size-fifos", run_opts.size_fifos,
@@ -177,7 +178,8 @@ CLI::App* add_estimate(CLI::App& app, EstimateOptions& est_opts) {
             ->check(CLI::ExistingFile);
     layers->excludes(model);
     est->add_option("--folding", est_opts.folding,
-                    "A FINN folding config (JSON) applied to --model's layers")
+                    "A FINN folding config (JSON) applied to --model's layers; without "
+                    "--platform: the built-in configs/finn.yaml")
         ->check(CLI::ExistingFile)
         ->needs(model);
     est->add_option("--platform", est_opts.platform, "Platform YAML file (default: built-in k210)")

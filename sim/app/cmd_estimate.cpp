@@ -17,7 +17,8 @@ int cmd_estimate(const EstimateOptions& opts) {
     if (opts.layers.empty() && opts.model.empty()) {
         throw sim::Error("estimate needs --layers FILE (layer configurations) or --model FILE");
     }
-    const std::unique_ptr<platform::Platform> p = load_platform(opts.platform, opts.set);
+    const std::unique_ptr<platform::Platform> p = load_platform(
+        opts.platform, opts.set, opts.folding.empty() ? kDefaultPlatform : kFinnPlatform);
     if (!opts.folding.empty()) {
         check_kind_can(*p, &platform::PlatformKind::takes_folding, "--folding",
                        "folding configs apply");

@@ -11,6 +11,8 @@
 namespace npu::app {
 
 constexpr const char* kDefaultPlatform = "k210.yaml";
+// Without --platform, FINN's options (--folding, --size-fifos) mean the built-in FINN platform.
+constexpr const char* kFinnPlatform = "finn.yaml";
 
 // Throws sim::Error listing every problem in the file at once. `settings`: --set KEY=VALUE
 // values over the file's (platform_face.h).

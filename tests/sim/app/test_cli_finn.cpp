@@ -152,11 +152,17 @@ TEST_F(Cli, FinnFunctionalAndEstimate) {
 }
 
 TEST_F(Cli, FinnMistakesAreOneLine) {
-    Result r = run("run --model " TFC "tfc_digits.onnx --folding " TFC "folding.json");
+    Result r = run("run --platform " NPUSIM_SOURCE_DIR "/configs/k210.yaml --model " TFC
+                   "tfc_digits.onnx --folding " TFC "folding.json");
     EXPECT_EQ(r.rc, 2);
     EXPECT_EQ(r.err,
-              "npusim: error: --folding: folding configs and FIFO sizing apply on the finn "
-              "platform; <built-in configs/k210.yaml> is a k210 platform\n");
+              "npusim: error: --folding: folding configs and FIFO sizing apply on the "
+              "finn platform; " NPUSIM_SOURCE_DIR "/configs/k210.yaml is a k210 platform\n");
+    // Without --platform, --folding means the built-in FINN platform (FINN's own command line).
+    r = run("estimate --model " TFC "tfc_digits.onnx --folding " TFC "folding.json");
+    EXPECT_EQ(r.rc, 0) << r.err;
+    EXPECT_NE(r.out.find("on finn_100mhz (<built-in configs/finn.yaml>)"), std::string::npos)
+        << r.out;
     const fs::path bad = write("bad.json", R"({"MVAU_hls_7": {"PE": 2}})");
     r = run("run --platform " NPUSIM_SOURCE_DIR "/configs/finn.yaml --model " TFC
             "tfc_digits.onnx --folding " +
