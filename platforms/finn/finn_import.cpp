@@ -55,11 +55,8 @@ public:
         if (!m_node.has(a) && fallback < 0) {
             fail(fmt::format("attribute {} is missing", a));
         }
-        const onnx::Attribute* at = m_node.has(a) ? &m_node.attributes.at(a) : nullptr;
-        if (at != nullptr && at->kind != onnx::Attribute::Kind::i) {
-            fail(fmt::format("attribute {} must be an integer", a));
-        }
-        const int64_t v = at != nullptr ? at->i : fallback;
+        expect_kind(a, onnx::Attribute::Kind::i, "an integer");
+        const int64_t v = m_node.has(a) ? m_node.attributes.at(a).i : fallback;
         if (v < min || v > (int64_t{1} << 32)) {
             fail(fmt::format("attribute {} is {}, expected {}..2^32", a, v, min));
         }
@@ -68,6 +65,7 @@ public:
     // A list of `n` positive integers ([h, w], ...); `fallback` empty: it must be there.
     std::vector<uint64_t> integers(const std::string& a, size_t n,
                                    std::vector<int64_t> fallback = {}) const {
+        expect_kind(a, onnx::Attribute::Kind::is, "a list of integers");
         const std::vector<int64_t> v = m_node.has(a) ? m_node.get_ints(a) : fallback;
         if (v.empty()) {
             fail(fmt::format("attribute {} is missing (expected {} integers)", a, n));
@@ -85,10 +83,12 @@ public:
         return out;
     }
     int64_t signed_integer(const std::string& a, int64_t fallback) const {
+        expect_kind(a, onnx::Attribute::Kind::i, "an integer");
         return m_node.get_int(a, fallback);
     }
     // A data type attribute (FINN names some of them either way: dataType or inputDataType).
     DataType type(const std::string& a) const {
+        expect_kind(a, onnx::Attribute::Kind::s, "a data type name");
         const std::string alt = a == "dataType" ? "inputDataType" : "dataType";
         std::string name = m_node.get_string(a, "");
         if (name.empty() && (a == "dataType" || a == "inputDataType")) {
@@ -132,6 +132,13 @@ public:
     }
 
 private:
+    // An attribute that is there must be of `kind` (`what` names it in the message).
+    void expect_kind(const std::string& a, onnx::Attribute::Kind kind, const char* what) const {
+        if (m_node.has(a) && m_node.attributes.at(a).kind != kind) {
+            fail(fmt::format("attribute {} must be {}", a, what));
+        }
+    }
+
     const onnx::Graph& m_graph;
     const onnx::Node& m_node;
     std::string m_where;

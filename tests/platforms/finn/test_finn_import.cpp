@@ -270,5 +270,58 @@ TEST(FinnImport, MutatedModelsImportOrFailCleanly) {
     EXPECT_GT(refused, 1000);
 }
 
+// Random folding configs over the chain's nodes and FINN's attribute names, with values of every
+// JSON kind and size: each imports or is one sim::Error (never a crash or another exception).
+TEST(FinnImport, RandomFoldingConfigsImportOrFailCleanly) {
+    const std::vector<uint8_t> model = tiny_tfc();
+    const char* nodes[] = {"MVAU_hls_0", "MVAU_hls_1", "LabelSelect_hls_0", "Defaults"};
+    const char* attrs[] = {"PE",
+                           "SIMD",
+                           "MW",
+                           "MH",
+                           "inFIFODepths",
+                           "outFIFODepths",
+                           "K",
+                           "Labels",
+                           "numInputVectors",
+                           "inputDataType",
+                           "noActivation",
+                           "ActVal"};
+    const nlohmann::json values[] = {0,
+                                     1,
+                                     2,
+                                     4,
+                                     -3,
+                                     int64_t{1} << 40,
+                                     1.5,
+                                     "INT4",
+                                     "",
+                                     nullptr,
+                                     true,
+                                     nlohmann::json::array(),
+                                     {2},
+                                     {1, 2},
+                                     {-1},
+                                     nlohmann::json::object(),
+                                     {"block", "all"},
+                                     {4, {"MVAU_hls"}}};
+    std::mt19937 rng(9);
+    int imported = 0, refused = 0;
+    for (int t = 0; t < 3000; ++t) {
+        nlohmann::json f = nlohmann::json::object();
+        for (int k = 0; k < 1 + t % 3; ++k) {
+            f[nodes[rng() % 4]][attrs[rng() % 12]] = values[rng() % 18];
+        }
+        try {
+            import(model, &f);
+            ++imported;
+        } catch (const sim::Error&) {
+            ++refused;
+        }
+    }
+    EXPECT_GT(imported, 100);
+    EXPECT_GT(refused, 1000);
+}
+
 }  // namespace
 }  // namespace npu::test
