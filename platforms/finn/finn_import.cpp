@@ -513,7 +513,7 @@ onnx::Attribute attribute_of(const nlohmann::json& v, const std::string& where) 
 }
 
 // "Defaults": {"attr": [value, ["MVAU_hls", ...] or "all"]}: the value for nodes of those op
-// types that their own entry does not set.
+// types (as written, or without the backend suffix: "MVAU") that their own entry does not set.
 void apply_defaults(onnx::Graph& g, const nlohmann::json& defaults, const nlohmann::json& config,
                     const std::string& source) {
     for (const auto& [attr, spec] : defaults.items()) {
@@ -523,8 +523,10 @@ void apply_defaults(onnx::Graph& g, const nlohmann::json& defaults, const nlohma
         }
         const onnx::Attribute a = attribute_of(spec[0], where);
         for (onnx::Node& n : g.nodes) {
-            const bool listed = spec[1] == "all" || std::find(spec[1].begin(), spec[1].end(),
-                                                              n.op_type) != spec[1].end();
+            const auto& ops = spec[1];
+            const bool listed = ops == "all" ||
+                                std::find(ops.begin(), ops.end(), n.op_type) != ops.end() ||
+                                std::find(ops.begin(), ops.end(), base_op(n.op_type)) != ops.end();
             const bool own = config.contains(n.name) && config[n.name].contains(attr);
             if (listed && !own) {
                 n.attributes[attr] = a;
