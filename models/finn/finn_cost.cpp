@@ -20,8 +20,9 @@ uint64_t vvau_cycles(uint64_t channels, uint64_t kh, uint64_t kw, uint64_t pe, u
 uint64_t swg_cycles(const SwgShape& s) {
     const uint64_t folds = s.folds();
     if (!s.is_1d()) {
-        return s.ifm_w * s.kh * s.dil_h * folds +
-               s.ofm_h() * std::max(s.ofm_w() * s.kw * s.kh * folds, s.stride_h * s.ifm_w * folds);
+        const uint64_t row =
+            std::max(s.ofm_w() * s.kw * s.kh * folds, s.stride_h * s.ifm_w * folds);
+        return s.preload_words() + s.ofm_h() * (row + s.row_bubbles()) + s.frame_bubbles();
     }
     uint64_t write = 0;  // cycle of the latest output word
     const std::vector<uint32_t> src = swg_sources(s);

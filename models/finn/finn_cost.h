@@ -18,12 +18,15 @@ uint64_t thresholding_cycles(uint64_t channels, uint64_t pe, uint64_t vectors);
 // VVAU: (C · K_h · K_w / PE / SIMD) · H · W.
 uint64_t vvau_cycles(uint64_t channels, uint64_t kh, uint64_t kw, uint64_t pe, uint64_t simd,
                      uint64_t h, uint64_t w);
-// ConvolutionInputGenerator (HLS). 2D: IFM_w · K_h · dil_h · C/SIMD +
+// ConvolutionInputGenerator. 2D HLS: IFM_w · K_h · dil_h · C/SIMD +
 // OFM_h · max(OFM_w · K_w · K_h · C/SIMD, stride_h · IFM_w · C/SIMD) (FINN writes stride_w in the
-// read term; the HLS generator's strides are square). 1D (FINN's is1D): one setup cycle, then one
-// output word a cycle, none before the cycle after its source word was read (input words arrive
-// one a cycle): 1 + OFM_w · K_w · C/SIMD without dilation, + (C/SIMD − 1)(K_w − 1) in depthwise
-// order — FINN's ConvolutionInputGenerator_1D and _1D_dws formulas.
+// read term; the HLS generator's strides are square). 2D RTL ("default" style): the same with
+// the preload ((K_h − 1)·dil_h·IFM_w + (K_w − 1)·dil_w + 1)·C/SIMD and, depthwise, FINN's terms
+// OFM_w·(stride_w − 1)(C/SIMD − 1) per output row and (stride_h − 1)·IFM_w·C/SIMD a frame. 1D
+// (FINN's is1D): one setup cycle, then one output word a cycle, none before the cycle after its
+// source word was read (input words arrive one a cycle): 1 + OFM_w · K_w · C/SIMD without dilation,
+// + (C/SIMD − 1)(K_w − 1) in depthwise order — FINN's ConvolutionInputGenerator_1D and _1D_dws
+// formulas.
 uint64_t swg_cycles(const SwgShape& s);
 // StreamingMaxPool. 2D (whole pixels a word): IFM_h · IFM_w + OFM_h · OFM_w (FINN:
 // IFM² · (1 + 1/K²)); 1D: OFM · NF · (K + 1), NF = C/PE (+ NF per dropped pixel).

@@ -46,8 +46,9 @@ void SwgNode::write_word(uint64_t i, uint64_t& cycle) {
 void SwgNode::frame_2d(uint64_t& cycle) {
     const SwgShape& s = m_shape;
     const uint64_t q = s.folds(), total = s.in_words();
-    const uint64_t preload = s.ifm_w * s.kh * s.dil_h * q;
+    const uint64_t preload = s.preload_words();
     const uint64_t row_writes = s.ofm_w() * s.kw * s.kh * q, row_reads = s.stride_h * s.ifm_w * q;
+    const uint64_t row_cycles = std::max(row_writes, row_reads) + s.row_bubbles();
     uint64_t reads = 0;
     for (uint64_t t = 0; t < preload; ++t, ++cycle) {
         if (reads < total) {
@@ -55,7 +56,7 @@ void SwgNode::frame_2d(uint64_t& cycle) {
         }
     }
     for (uint64_t oy = 0; oy < s.ofm_h(); ++oy) {
-        for (uint64_t t = 0; t < std::max(row_writes, row_reads); ++t, ++cycle) {
+        for (uint64_t t = 0; t < row_cycles; ++t, ++cycle) {
             if (t < row_writes) {
                 write_word(oy * row_writes + t, cycle);
             }
@@ -64,6 +65,10 @@ void SwgNode::frame_2d(uint64_t& cycle) {
             }
         }
     }
+    for (; reads < total; ++reads, ++cycle) {  // none are left: the rows read every word
+        read_word(cycle);
+    }
+    cycle += s.frame_bubbles();
 }
 
 void SwgNode::frame_1d(uint64_t& cycle) {

@@ -15,6 +15,7 @@ struct SwgShape {
     uint64_t ifm_h = 0, ifm_w = 0, channels = 0, kh = 1, kw = 1;
     uint64_t stride_h = 1, stride_w = 1, dil_h = 1, dil_w = 1, simd = 1;
     bool depthwise = false;  // element order per window (c-fold, kh, kw, SIMD) for a VVAU
+    bool rtl = false;        // FINN's RTL generator (ConvolutionInputGenerator_rtl), not HLS
 
     uint64_t ofm_h() const { return (ifm_h - dil_h * (kh - 1) - 1) / stride_h + 1; }
     uint64_t ofm_w() const { return (ifm_w - dil_w * (kw - 1) - 1) / stride_w + 1; }
@@ -23,6 +24,20 @@ struct SwgShape {
     bool is_1d() const { return ifm_h == 1 && kh == 1; }
     uint64_t in_words() const { return ifm_h * ifm_w * folds(); }
     uint64_t out_words() const { return ofm_h() * ofm_w() * kh * kw * folds(); }
+    // The words read before the first output: HLS K_h·dil_h rows; RTL one window's span,
+    // ((K_h − 1)·dil_h·IFM_w + (K_w − 1)·dil_w + 1)·C/SIMD (finn-rtllib's minimal buffer).
+    uint64_t preload_words() const {
+        return rtl ? ((kh - 1) * dil_h * ifm_w + (kw - 1) * dil_w + 1) * folds()
+                   : ifm_w * kh * dil_h * folds();
+    }
+    // RTL, depthwise: idle iterations per output row and at the end of a frame (FINN's RTL
+    // formula's terms for its controller with a stride; 0 otherwise).
+    uint64_t row_bubbles() const {
+        return rtl && depthwise ? ofm_w() * (stride_w - 1) * (folds() - 1) : 0;
+    }
+    uint64_t frame_bubbles() const {
+        return rtl && depthwise ? (stride_h - 1) * ifm_w * folds() : 0;
+    }
 };
 
 // One message per broken rule ("IFMChannels % SIMD == 0: IFMChannels 6 is not a multiple of

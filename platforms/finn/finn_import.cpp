@@ -260,6 +260,8 @@ LayerOp read_swg(const NodeReader& r) {
     s.channels = r.integer("IFMChannels");
     s.simd = r.integer("SIMD");
     s.depthwise = r.integer("depthwise", 0, 0) != 0;
+    const std::string& op = r.node().op_type;
+    s.rtl = op.size() > 4 && op.compare(op.size() - 4, 4, "_rtl") == 0;
     if (r.integer("parallel_window", 0, 0) != 0) {
         r.fail("parallel_window 1 is not modelled (the window's serial output is)");
     }

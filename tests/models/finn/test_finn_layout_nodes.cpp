@@ -28,9 +28,16 @@ finn::DesignRun run_alone(finn::LayerOp op, const std::vector<int64_t>& x, uint6
 }
 
 // FINN's get_exp_cycles for the HLS generator, written out here from its source
-// (convolutioninputgenerator_hls.py): 2D with stride_w in the read term; 1D plain and dws.
+// (convolutioninputgenerator_hls.py): 2D with stride_w in the read term; 1D plain and dws. And
+// for the RTL generator's 2D "default" style (convolutioninputgenerator_rtl.py).
 uint64_t finn_swg_formula(const finn::SwgShape& s) {
     const uint64_t q = s.channels / s.simd;
+    if (!s.is_1d() && s.rtl) {
+        const uint64_t buffer = ((s.kh - 1) * s.dil_h * s.ifm_w + (s.kw - 1) * s.dil_w + 1) * q;
+        uint64_t row = std::max(s.ofm_w() * s.kw * s.kh * q, s.stride_w * s.ifm_w * q);
+        row += s.depthwise ? s.ofm_w() * (s.stride_w - 1) * (q - 1) : 0;
+        return buffer + s.ofm_h() * row + (s.depthwise ? (s.stride_h - 1) * s.ifm_w * q : 0);
+    }
     if (!s.is_1d()) {
         return s.ifm_w * s.kh * s.dil_h * q +
                s.ofm_h() * std::max(s.ofm_w() * s.kw * s.kh * q, s.stride_w * s.ifm_w * q);
@@ -51,29 +58,36 @@ TEST_F(ScTest, SlidingWindowFollowsTheFormulaOverFinnsGrid) {
             for (auto [sh, sw] : steps) {
                 for (auto [dh, dw] : steps) {
                     for (uint64_t simd : {1u, 2u, 4u}) {
-                        for (bool depthwise : {false, true}) {
+                        for (int style = 0; style < 4; ++style) {
+                            const bool depthwise = style % 2 != 0, rtl = style >= 2;
                             finn::SwgShape s;
                             s.ifm_h = ih, s.ifm_w = iw, s.channels = kChannels, s.kh = kh;
                             s.kw = kw, s.stride_h = sh, s.stride_w = sw, s.dil_h = dh;
                             s.dil_w = dw, s.simd = simd, s.depthwise = depthwise;
+                            s.rtl = rtl;
                             if (!finn::check(s).empty()) {
                                 continue;  // the kernel does not fit the image: FINN skips too
                             }
                             SCOPED_TRACE(testing::Message()
                                          << "k " << kh << "x" << kw << " ifm " << ih << "x" << iw
                                          << " stride " << sh << "," << sw << " dil " << dh << ","
-                                         << dw << " simd " << simd << " dw " << depthwise);
+                                         << dw << " simd " << simd << " dw " << depthwise << " rtl "
+                                         << rtl);
                             const auto x = random_values(kFrames * ih * iw * kChannels, rng);
                             const finn::DesignRun r = run_alone(s, x, kFrames);
                             EXPECT_EQ(r.output, finn::sliding_window(s, x));
                             const uint64_t formula = finn::swg_cycles(s);
                             EXPECT_EQ(r.nodes[0].formula_cycles, formula);
                             EXPECT_EQ(r.nodes[0].frame_cycles, formula);
-                            // FINN's expression where its HLS generator applies: square strides
-                            // in 2D, no dilation in 1D.
-                            const bool finn_has_it = s.is_1d() ? dw == 1 : sh == sw;
+                            // FINN's expression where its generator applies: square strides in
+                            // 2D, HLS 1D without dilation (the RTL 1D formula, N + 2, is ours
+                            // ± 1 without dilation: checked below).
+                            const bool finn_has_it = s.is_1d() ? dw == 1 && !rtl : sh == sw;
                             if (finn_has_it) {
                                 EXPECT_EQ(formula, finn_swg_formula(s));
+                            }
+                            if (s.is_1d() && rtl && dw == 1 && !depthwise) {  // FINN: N + 2
+                                EXPECT_EQ(formula + 1, s.out_words() + 2);    // ours: N + 1
                             }
                             ++cases;
                         }
@@ -83,8 +97,9 @@ TEST_F(ScTest, SlidingWindowFollowsTheFormulaOverFinnsGrid) {
         }
     }
     // 8x8: 2x2 and 3x3 with each dilation, 1x5 without a column dilation of 2 (it spans 9);
-    // 1x21: only 1x5, with each dilation. Each with 3 strides, 3 SIMD, plain and depthwise.
-    EXPECT_EQ(cases, (3 + 3 + 2 + 3) * 3 * 3 * 2);
+    // 1x21: only 1x5, with each dilation. Each with 3 strides, 3 SIMD, plain and depthwise, HLS
+    // and RTL.
+    EXPECT_EQ(cases, (3 + 3 + 2 + 3) * 3 * 3 * 2 * 2);
 }
 
 TEST_F(ScTest, VvauFollowsTheFormulaAfterADepthwiseWindow) {

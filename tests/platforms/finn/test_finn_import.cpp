@@ -184,6 +184,30 @@ TEST(FinnImport, FixedPointThresholdsAreOnTheRawScale) {
         << error_of(model(0.3f));
 }
 
+TEST(FinnImport, AnRtlWindowUsesTheRtlSchedule) {
+    auto window = [](const char* op, int64_t ofm) {
+        FinnBuilder b({1, 8, 8, 2});
+        ::onnx::NodeProto* n = b.layer(op, "ConvolutionInputGenerator_0");
+        FinnBuilder::set(n, "ConvKernelDim", std::vector<int64_t>{3, 3});
+        FinnBuilder::set(n, "IFMDim", std::vector<int64_t>{8, 8});
+        FinnBuilder::set(n, "OFMDim", std::vector<int64_t>{ofm, ofm});
+        FinnBuilder::set(n, "IFMChannels", 2), FinnBuilder::set(n, "SIMD", 2);
+        FinnBuilder::set(n, "inputDataType", std::string("UINT4"));
+        return b.bytes({1, ofm, ofm, 18});
+    };
+    const finn::FinnModel rtl = import(window("ConvolutionInputGenerator_rtl", 6));
+    const finn::FinnModel hls = import(window("ConvolutionInputGenerator_hls", 6));
+    EXPECT_TRUE(std::get<finn::SwgShape>(rtl.design.layers[0].op).rtl);
+    EXPECT_FALSE(std::get<finn::SwgShape>(hls.design.layers[0].op).rtl);
+    // Preload: RTL (2·8 + 2 + 1)·1 = 19 words, HLS 8·3·1 = 24; then 6·max(54, 8) either way.
+    EXPECT_EQ(finn::formula_cycles(rtl.design.layers[0].op), 19u + 324);
+    EXPECT_EQ(finn::formula_cycles(hls.design.layers[0].op), 24u + 324);
+    EXPECT_NE(error_of(window("ConvolutionInputGenerator_rtl", 5))
+                  .find("OFMDim [5, 5] does not follow from IFMDim, ConvKernelDim, Stride and "
+                        "Dilation (no padding): expected [6, 6]"),
+              std::string::npos);
+}
+
 TEST(FinnImport, EachBrokenGraphIsOneMessageNamingNodeAndRule) {
     const std::pair<Edit, std::string> cases[] = {
         {[](auto& m) {
