@@ -62,6 +62,20 @@ void add_firmware_options(CLI::App* run, RunOptions& run_opts) {
                     "After --: the firmware's arguments (argv[1..] through semihosting)");
 }
 
+// npusim run --folding FILE --size-fifos (FINN designs; need --model).
+void add_finn_options(CLI::App* run, RunOptions& run_opts) {
+    run->add_option("--folding", run_opts.folding,
+                    "A FINN folding config (JSON: node name -> PE, SIMD, inFIFODepths, ...; "
+                    "\"Defaults\") applied to --model's layers, as FINN's ApplyConfig does; "
+                    "without --platform: the built-in configs/finn.yaml")
+        ->check(CLI::ExistingFile)
+        ->needs(run->get_option("--model"));
+    run->add_flag("--size-fifos", run_opts.size_fifos,
+                  "FINN: find the smallest FIFO depths that keep the interval of unbounded "
+                  "FIFOs, by simulation; run with them and write folding_sized.json into --out")
+        ->needs(run->get_option("--model"));
+}
+
 CLI::App* add_run(CLI::App& app, RunOptions& run_opts) {
     CLI::App* run = app.add_subcommand(
         "run",
@@ -97,16 +111,7 @@ CLI::App* add_run(CLI::App& app, RunOptions& run_opts) {
         ->excludes(run->get_option("--demo"))
         ->excludes(run->get_option("--input"));
     add_firmware_options(run, run_opts);
-    run->add_option("--folding", run_opts.folding,
-                    "A FINN folding config (JSON: node name -> PE, SIMD, inFIFODepths, ...; "
-                    "\"Defaults\") applied to --model's layers, as FINN's ApplyConfig does; "
-                    "without --platform: the built-in configs/finn.yaml")
-        ->check(CLI::ExistingFile)
-        ->needs(run->get_option("--model"));
-    run->add_flag("--size-fifos", run_opts.size_fifos,
-                  "FINN: find the smallest FIFO depths that keep the interval of unbounded "
-                  "FIFOs, by simulation; run with them and write folding_sized.json into --out")
-        ->needs(run->get_option("--model"));
+    add_finn_options(run, run_opts);
     run->add_flag("--dump-all", run_opts.dump_all,
                   "Also write every layer's result into --out as layer_<index>_<type>.npy, "
                   "with its SHA-256 in report.json (K210; timed runs read it at no simulated "
