@@ -173,9 +173,14 @@ platform::RunReport FinnFace::run(const platform::RunRequest& request) {
     SimulateOptions opts;
     opts.record = request.trace != nullptr && request.trace->enabled();
     const DesignRun r = simulate(m.design, x, ctx.frames, opts);
-    rep.files.push_back(output_file(r.output, m, ctx.frames));
-    if (sizing) {
-        rep.files.push_back(sized_folding(m, request.folding, sizing->result.depths));
+    try {  // after a simulation a problem is returned, not thrown (platform_face.h, RunReport)
+        rep.files.push_back(output_file(r.output, m, ctx.frames));
+        if (sizing) {
+            rep.files.push_back(sized_folding(m, request.folding, sizing->result.depths));
+        }
+    } catch (const sim::Error& e) {
+        rep.error = e.what();
+        return rep;
     }
     timed_report(rep, m, r, sizing ? &*sizing : nullptr, ctx);
     if (opts.record) {

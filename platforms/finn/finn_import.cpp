@@ -401,15 +401,16 @@ std::vector<int64_t> end_shape(const std::vector<onnx::ValueInfo>& infos, const 
         throw sim::Error(fmt::format("{}: the chain's {} tensor '{}' is not a graph {}", source,
                                      end, name, end));
     }
-    int64_t n = 1;
+    uint64_t n = 1;  // dimensions without a size count as 1; past 2^40 no frame matches
     for (int64_t d : info->shape) {
-        n *= d < 1 ? 1 : d;
+        n = std::min<uint64_t>(n * static_cast<uint64_t>(d < 1 ? 1 : std::min<int64_t>(d, 1 << 20)),
+                               uint64_t{1} << 40);
     }
-    if (static_cast<uint64_t>(n) != elements) {
-        throw sim::Error(
-            fmt::format("{}: graph {} '{}' has shape {} ({} values), but the chain's "
-                        "first layer takes frames of {}",
-                        source, end, name, shape_text(info->shape), n, elements));
+    if (n != elements) {
+        throw sim::Error(fmt::format(
+            "{}: graph {} '{}' has shape {} ({} values), but the chain's {} frames of {}", source,
+            end, name, shape_text(info->shape), n,
+            std::string(end) == "input" ? "first layer takes" : "last layer writes", elements));
     }
     return info->shape;
 }
