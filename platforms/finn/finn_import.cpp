@@ -116,7 +116,7 @@ public:
         std::vector<int64_t> out;
         out.reserve(n);
         for (size_t k = 0; k < n; ++k) {
-            const double x = v.is_int() ? static_cast<double>(v.i[k]) : double{v.f[k]};
+            const double x = v.is_int() ? static_cast<double>(v.i[k]) : static_cast<double>(v.f[k]);
             const double f = x * scale;
             if (!std::isfinite(f) || f != std::nearbyint(f) || std::fabs(f) > 9e15) {
                 fail(fmt::format(
@@ -544,7 +544,9 @@ void apply_folding(onnx::Graph& g, const nlohmann::json& config, const std::stri
     if (!config.is_object()) {
         throw sim::Error(source + ": expected a JSON object of node names");
     }
-    for (const auto& [name, entry] : config.items()) {
+    for (const auto& item : config.items()) {
+        const std::string& name = item.key();
+        const nlohmann::json& entry = item.value();
         if (name == "Defaults") {
             continue;
         }
