@@ -143,16 +143,9 @@ TEST_F(ScTest, ThresholdingNodeTakesChannelsOverPeCyclesPerFrame) {
     for (int64_t& v : x) {
         v = static_cast<int64_t>(rng() % 32) - 8;
     }
-    for (unsigned pe : {1u, 3u, 4u, 12u}) {
-        SCOPED_TRACE(testing::Message() << "PE " << pe);
-        l.pe = pe;
-        const finn::DesignRun r = run_alone(l, x, 5);
-        EXPECT_EQ(r.output, finn::thresholding(x, 12, l.thresholds, -1, false));
-        EXPECT_EQ(r.nodes[0].frame_cycles, finn::thresholding_cycles(12, pe, 1));
-        EXPECT_EQ(r.nodes[0].end - r.nodes[0].start, 5 * finn::thresholding_cycles(12, pe, 1));
-    }
+    // First, before any simulation ran in this process: an exception unwinding the main stack
+    // after SystemC switched stacks confuses AddressSanitizer (platform_face.h, RunReport).
     l.pe = 5;  // 12 % 5 != 0
-    sim::reset_simulation();
     try {
         WordStream a("a", 2, 8), c("c", 2, 8);
         finn::ThresholdingNode bad("bad", l, 1, a, c);
@@ -162,6 +155,14 @@ TEST_F(ScTest, ThresholdingNodeTakesChannelsOverPeCyclesPerFrame) {
                                              "multiple of PE 5"),
                   std::string::npos)
             << e.what();
+    }
+    for (unsigned pe : {1u, 3u, 4u, 12u}) {
+        SCOPED_TRACE(testing::Message() << "PE " << pe);
+        l.pe = pe;
+        const finn::DesignRun r = run_alone(l, x, 5);
+        EXPECT_EQ(r.output, finn::thresholding(x, 12, l.thresholds, -1, false));
+        EXPECT_EQ(r.nodes[0].frame_cycles, finn::thresholding_cycles(12, pe, 1));
+        EXPECT_EQ(r.nodes[0].end - r.nodes[0].start, 5 * finn::thresholding_cycles(12, pe, 1));
     }
 }
 
