@@ -24,12 +24,12 @@ import os
 import sys
 
 import numpy as np
-import onnx
 import torch
 from onnx import TensorProto, helper
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from train_finn_tfc import TRAIN, act2, data, node, ternary, thresholds_for  # noqa: E402
+from train_finn_tfc import (TRAIN, act2, data, fit, node, save_finn_model,  # noqa: E402
+                            ternary, thresholds_for)
 
 torch.manual_seed(0)
 torch.set_num_threads(1)
@@ -55,18 +55,8 @@ class Cnv(torch.nn.Module):
 
 def train(x, y):
     model = Cnv()
-    opt = torch.optim.Adam(model.parameters(), lr=0.01)
     xt = torch.tensor(x[:TRAIN].reshape(-1, 1, 8, 8), dtype=torch.float32)
-    yt = torch.tensor(y[:TRAIN])
-    for epoch in range(60):
-        perm = torch.randperm(TRAIN)
-        for i in range(0, TRAIN, 100):
-            idx = perm[i:i + 100]
-            opt.zero_grad()
-            torch.nn.functional.cross_entropy(model(xt[idx]), yt[idx]).backward()
-            opt.step()
-    model.eval()
-    return model
+    return fit(model, xt, torch.tensor(y[:TRAIN]), 60)
 
 
 def integer_layers(model):
@@ -143,12 +133,7 @@ def export(layers, path):
         nodes, "cnv_digits",
         [helper.make_tensor_value_info("global_in", TensorProto.FLOAT, [1, 8, 8, 1])],
         [helper.make_tensor_value_info("global_out", TensorProto.FLOAT, [1, 1])], inits)
-    model = helper.make_model(graph, producer_name="npusim scripts/train_finn_cnv.py",
-                              opset_imports=[helper.make_opsetid("", 11),
-                                             helper.make_opsetid(
-                                                 "finn.custom_op.fpgadataflow.hls", 1)])
-    model.ir_version = 8
-    onnx.save(model, path)
+    save_finn_model(graph, "npusim scripts/train_finn_cnv.py", path)
 
 
 def main(out_dir):

@@ -6,23 +6,13 @@
 
 #include "models/finn/finn_cost.h"
 #include "sim/core/error.h"
+#include "sim/core/overload.h"
 
 namespace npu::finn {
 
-namespace {
-
-template <class... F>
-struct Overload : F... {
-    using F::operator()...;
-};
-template <class... F>
-Overload(F...) -> Overload<F...>;
-
-}  // namespace
-
 FrameElements frame_elements(const LayerOp& op) {
     return std::visit(
-        Overload{
+        sim::Overload{
             [](const Mvau& m) {
                 return FrameElements{m.vectors * m.mw, m.vectors * m.mh, m.simd, m.pe};
             },
@@ -60,7 +50,7 @@ std::vector<std::string> check(const LayerOp& op) {
 
 uint64_t formula_cycles(const LayerOp& op) {
     return std::visit(
-        Overload{
+        sim::Overload{
             [](const Mvau& m) { return mvau_cycles(m.mh, m.mw, m.pe, m.simd, m.vectors); },
             [](const Vvau& v) {
                 return vvau_cycles(v.channels, v.kh, v.kw, v.pe, v.simd, 1, v.pixels);
@@ -137,7 +127,7 @@ std::vector<std::string> check(const Design& d) {
 namespace {
 
 std::vector<int64_t> layer_values(const LayerOp& op, const std::vector<int64_t>& x) {
-    return std::visit(Overload{
+    return std::visit(sim::Overload{
                           [&](const Mvau& m) { return mvau(m, x); },
                           [&](const Vvau& v) { return vvau(v, x); },
                           [&](const ThresholdingLayer& t) {

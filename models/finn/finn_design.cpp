@@ -8,23 +8,17 @@
 #include "models/finn/finn_layout_nodes.h"
 #include "models/finn/finn_nodes.h"
 #include "sim/core/error.h"
+#include "sim/core/overload.h"
 #include "sim/tlm/kernel.h"
 
 namespace npu::finn {
 
 namespace {
 
-template <class... F>
-struct Overload : F... {
-    using F::operator()...;
-};
-template <class... F>
-Overload(F...) -> Overload<F...>;
-
 std::unique_ptr<StreamNode> make_node(const Layer& l, uint64_t frames, WordStream& in,
                                       WordStream& out) {
     const char* name = l.name.c_str();
-    return std::visit(Overload{
+    return std::visit(sim::Overload{
                           [&](const Mvau& m) -> std::unique_ptr<StreamNode> {
                               return std::make_unique<MvauNode>(name, m, frames, in, out);
                           },
@@ -57,7 +51,10 @@ public:
           uint64_t frames, bool record)
         : sc_module(name)
         , m_input(input)
-        , m_frames(frames) {
+        , m_frames(frames)
+        , m_in_word(frame_elements(d.layers.front().op).in_word)
+        , m_out_words(frame_elements(d.layers.back().op).out /
+                      frame_elements(d.layers.back().op).out_word) {
         const size_t n = d.layers.size();
         for (size_t i = 0; i <= n; ++i) {
             const uint64_t depth = d.fifo_depths.empty() ? 2 : d.fifo_depths[i];
@@ -80,8 +77,7 @@ public:
 
 private:
     void source() {
-        const StreamNode& first = *m_nodes.front();
-        const uint64_t elements = first.in_word_elements();
+        const uint64_t elements = m_in_word;
         uint64_t cycle = 0;
         for (size_t i = 0; i < m_input.size(); i += elements, ++cycle) {
             m_streams.front()->write(Word(m_input.begin() + static_cast<long>(i),
@@ -90,7 +86,7 @@ private:
         }
     }
     void sink() {
-        const uint64_t words = m_nodes.back()->out_words_per_frame();
+        const uint64_t words = m_out_words;
         uint64_t cycle = 0;
         for (uint64_t f = 0; f < m_frames; ++f) {
             for (uint64_t w = 0; w < words; ++w, ++cycle) {
@@ -103,6 +99,7 @@ private:
 
     const std::vector<int64_t>& m_input;
     uint64_t m_frames;
+    uint64_t m_in_word, m_out_words;  // elements of an input word; output words a frame
 };
 
 NodeReport node_report(StreamNode& node, uint64_t cycles) {

@@ -101,14 +101,6 @@ uint64_t MaxPoolNode::word_elements() const {
     return m_shape.channels / m_shape.words_per_pixel();
 }
 
-uint64_t MaxPoolNode::in_words_per_frame() const {
-    return m_shape.ifm_h * m_shape.ifm_w * m_shape.words_per_pixel();
-}
-
-uint64_t MaxPoolNode::out_words_per_frame() const {
-    return m_shape.ofm_h() * m_shape.ofm_w() * m_shape.words_per_pixel();
-}
-
 std::vector<int64_t> MaxPoolNode::read_pixels(uint64_t pixels, uint64_t& cycle) {
     std::vector<int64_t> v;
     v.reserve(pixels * m_shape.channels);
@@ -145,16 +137,9 @@ DwcNode::DwcNode(sc_core::sc_module_name name, DwcLayer layer, uint64_t frames, 
     , m_layer(layer) {
 }
 
-uint64_t DwcNode::in_words_per_frame() const {
-    return m_layer.frame_elements / m_layer.in_elements;
-}
-
-uint64_t DwcNode::out_words_per_frame() const {
-    return m_layer.frame_elements / m_layer.out_elements;
-}
-
 void DwcNode::frame(uint64_t& cycle) {
-    const uint64_t n_in = in_words_per_frame(), n_out = out_words_per_frame();
+    const uint64_t n_in = m_layer.frame_elements / m_layer.in_elements;
+    const uint64_t n_out = m_layer.frame_elements / m_layer.out_elements;
     const auto out_len = static_cast<long>(m_layer.out_elements);
     Word buffer;
     uint64_t reads = 0, writes = 0;

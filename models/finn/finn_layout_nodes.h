@@ -22,11 +22,6 @@ public:
     SwgNode(sc_core::sc_module_name name, SwgShape shape, uint64_t frames, WordStream& in,
             WordStream& out);
 
-    uint64_t in_words_per_frame() const override { return m_shape.in_words(); }
-    uint64_t out_words_per_frame() const override { return m_shape.out_words(); }
-    uint64_t in_word_elements() const override { return m_shape.simd; }
-    uint64_t out_word_elements() const override { return m_shape.simd; }
-
 private:
     void frame(uint64_t& cycle) override;
     void frame_2d(uint64_t& cycle);
@@ -46,11 +41,6 @@ public:
     MaxPoolNode(sc_core::sc_module_name name, PoolShape shape, uint64_t frames, WordStream& in,
                 WordStream& out);
 
-    uint64_t in_words_per_frame() const override;
-    uint64_t out_words_per_frame() const override;
-    uint64_t in_word_elements() const override { return word_elements(); }
-    uint64_t out_word_elements() const override { return word_elements(); }
-
 private:
     void frame(uint64_t& cycle) override;
     std::vector<int64_t> read_pixels(uint64_t pixels, uint64_t& cycle);
@@ -66,11 +56,6 @@ public:
     DwcNode(sc_core::sc_module_name name, DwcLayer layer, uint64_t frames, WordStream& in,
             WordStream& out);
 
-    uint64_t in_words_per_frame() const override;
-    uint64_t out_words_per_frame() const override;
-    uint64_t in_word_elements() const override { return m_layer.in_elements; }
-    uint64_t out_word_elements() const override { return m_layer.out_elements; }
-
 private:
     void frame(uint64_t& cycle) override;
 
@@ -82,11 +67,6 @@ class LabelSelectNode : public StreamNode {
 public:
     LabelSelectNode(sc_core::sc_module_name name, LabelSelectLayer layer, uint64_t frames,
                     WordStream& in, WordStream& out);
-
-    uint64_t in_words_per_frame() const override { return m_layer.labels / m_layer.pe; }
-    uint64_t out_words_per_frame() const override { return m_layer.k; }
-    uint64_t in_word_elements() const override { return m_layer.pe; }
-    uint64_t out_word_elements() const override { return 1; }
 
 private:
     void frame(uint64_t& cycle) override;

@@ -30,10 +30,6 @@ public:
 
     const char* op_type() const { return m_op_type; }             // FINN's, e.g. "MVAU"
     uint64_t formula_cycles() const { return m_formula_cycles; }  // a frame, finn_cost.h
-    virtual uint64_t in_words_per_frame() const = 0;
-    virtual uint64_t out_words_per_frame() const = 0;
-    virtual uint64_t in_word_elements() const = 0;
-    virtual uint64_t out_word_elements() const = 0;
 
     uint64_t frames() const { return m_frames; }
     const std::vector<uint64_t>& frame_starts() const { return m_frame_starts; }

@@ -21,10 +21,6 @@ public:
     MvauNode(sc_core::sc_module_name name, Mvau layer, uint64_t frames, WordStream& in,
              WordStream& out);
 
-    uint64_t in_words_per_frame() const override { return m_layer.vectors * sf(); }
-    uint64_t out_words_per_frame() const override { return m_layer.vectors * nf(); }
-    uint64_t in_word_elements() const override { return m_layer.simd; }
-    uint64_t out_word_elements() const override { return m_layer.pe; }
     uint64_t nf() const { return m_layer.mh / m_layer.pe; }
     uint64_t sf() const { return m_layer.mw / m_layer.simd; }
 
@@ -40,10 +36,6 @@ public:
     VvauNode(sc_core::sc_module_name name, Vvau layer, uint64_t frames, WordStream& in,
              WordStream& out);
 
-    uint64_t in_words_per_frame() const override { return m_layer.pixels * nf() * sf(); }
-    uint64_t out_words_per_frame() const override { return m_layer.pixels * nf(); }
-    uint64_t in_word_elements() const override { return uint64_t{m_layer.simd} * m_layer.pe; }
-    uint64_t out_word_elements() const override { return m_layer.pe; }
     uint64_t nf() const { return m_layer.channels / m_layer.pe; }
     uint64_t sf() const { return m_layer.k() / m_layer.simd; }
 
@@ -59,10 +51,6 @@ public:
     ThresholdingNode(sc_core::sc_module_name name, ThresholdingLayer layer, uint64_t frames,
                      WordStream& in, WordStream& out);
 
-    uint64_t in_words_per_frame() const override { return m_layer.vectors * folds(); }
-    uint64_t out_words_per_frame() const override { return m_layer.vectors * folds(); }
-    uint64_t in_word_elements() const override { return m_layer.pe; }
-    uint64_t out_word_elements() const override { return m_layer.pe; }
     uint64_t folds() const { return m_layer.channels / m_layer.pe; }
 
 private:

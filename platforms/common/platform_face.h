@@ -184,6 +184,9 @@ struct PlatformKind {
     bool plays_scripts = false;  // its run() takes RunRequest::script (npusim run --script)
     bool runs_firmware = false;  // its run() takes RunRequest::firmware (npusim run --firmware)
     bool takes_folding = false;  // run/estimate take --folding and run takes --size-fifos
+    // Its built-in config (configs/<file>), loaded when an option only it takes is given
+    // without --platform (e.g. --folding: "finn.yaml"); empty: none.
+    std::string builtin_config;
 };
 
 // Every registered kind, the built-in ones first (platforms/registry.cpp, library

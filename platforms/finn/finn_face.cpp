@@ -206,6 +206,7 @@ platform::PlatformKind finn_platform_kind() {
             return std::make_unique<FinnFace>(read_finn_platform(p), source);
         }};
     k.takes_folding = true;
+    k.builtin_config = "finn.yaml";
     return k;
 }
 

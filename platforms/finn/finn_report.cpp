@@ -9,19 +9,13 @@
 #include "sim/core/address_map.h"
 #include "sim/core/error.h"
 #include "sim/core/files.h"
+#include "sim/core/overload.h"
 #include "sim/core/tensor.h"
 #include "sim/core/version.h"
 
 namespace npu::finn {
 
 namespace {
-
-template <class... F>
-struct Overload : F... {
-    using F::operator()...;
-};
-template <class... F>
-Overload(F...) -> Overload<F...>;
 
 double per_second(uint64_t cycles, uint64_t clock_hz) {
     return cycles == 0 ? 0 : static_cast<double>(clock_hz) / static_cast<double>(cycles);
@@ -73,7 +67,7 @@ std::pair<std::string, std::string> folding_of(const LayerOp& op) {
         return std::to_string(v);
     };
     return std::visit(
-        Overload{
+        sim::Overload{
             [&](const Mvau& m) {
                 return std::pair{n(m.pe), n(m.simd)};
             },

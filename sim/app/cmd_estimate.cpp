@@ -18,7 +18,8 @@ int cmd_estimate(const EstimateOptions& opts) {
         throw sim::Error("estimate needs --layers FILE (layer configurations) or --model FILE");
     }
     const std::unique_ptr<platform::Platform> p = load_platform(
-        opts.platform, opts.set, opts.folding.empty() ? kDefaultPlatform : kFinnPlatform);
+        opts.platform, opts.set,
+        default_platform(!opts.folding.empty(), &platform::PlatformKind::takes_folding));
     if (!opts.folding.empty()) {
         check_kind_can(*p, &platform::PlatformKind::takes_folding, "--folding",
                        "folding configs apply");

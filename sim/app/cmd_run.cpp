@@ -44,9 +44,10 @@ void check_options(const RunOptions& opts) {
 
 int cmd_run(const RunOptions& opts) {
     check_options(opts);
-    const bool finn = !opts.folding.empty() || opts.size_fifos;
     const std::unique_ptr<platform::Platform> p =
-        load_platform(opts.platform, opts.set, finn ? kFinnPlatform : kDefaultPlatform);
+        load_platform(opts.platform, opts.set,
+                      default_platform(!opts.folding.empty() || opts.size_fifos,
+                                       &platform::PlatformKind::takes_folding));
     if (!opts.script.empty()) {
         check_kind_can(*p, &platform::PlatformKind::plays_scripts, "--script",
                        "register scripts play");

@@ -17,6 +17,17 @@ std::unique_ptr<platform::Platform> load_platform(const std::string& path,
                                    configs::embedded_source(builtin), settings);
 }
 
+std::string default_platform(bool wanted, bool platform::PlatformKind::*can) {
+    if (wanted) {
+        for (const platform::PlatformKind& k : platform::platform_kinds()) {
+            if (k.*can && !k.builtin_config.empty()) {
+                return k.builtin_config;
+            }
+        }
+    }
+    return kDefaultPlatform;
+}
+
 void check_kind_can(const platform::Platform& p, bool platform::PlatformKind::*can,
                     const char* option, const char* what) {
     std::string able;

@@ -11,14 +11,16 @@
 namespace npu::app {
 
 constexpr const char* kDefaultPlatform = "k210.yaml";
-// Without --platform, FINN's options (--folding, --size-fifos) mean the built-in FINN platform.
-constexpr const char* kFinnPlatform = "finn.yaml";
 
 // Throws sim::Error listing every problem in the file at once. `settings`: --set KEY=VALUE
 // values over the file's (platform_face.h).
 std::unique_ptr<platform::Platform> load_platform(const std::string& path,
                                                   const std::vector<std::string>& settings = {},
                                                   const std::string& builtin = kDefaultPlatform);
+
+// The built-in config to load without --platform: that of the first registered kind with the
+// ability `can` when `wanted` (an option only such kinds take was given), else k210.yaml.
+std::string default_platform(bool wanted, bool platform::PlatformKind::*can);
 
 // Throws sim::Error "OPTION: WHAT on the <kinds that can> platform; FILE is a KIND platform"
 // unless `p`'s kind has the ability `can` (PlatformKind::plays_scripts, runs_firmware,
