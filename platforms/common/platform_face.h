@@ -186,7 +186,7 @@ struct PlatformKind {
     bool takes_folding = false;  // run/estimate take --folding and run takes --size-fifos
     // Its built-in config (configs/<file>), loaded when an option only it takes is given
     // without --platform (e.g. --folding: "finn.yaml"); empty: none.
-    std::string builtin_config;
+    std::string builtin_config{};
 };
 
 // Every registered kind, the built-in ones first (platforms/registry.cpp, library
