@@ -68,8 +68,8 @@ private:
     void finish_layer(LayerRecord& rec, const LayerResult& r);
     void count_layer(const LayerRecord& rec, const LayerResult& r);
     // Fetches the layer's tables through `axi`; returns false (after a warning) on a bus error.
-    bool fetch(const LayerArgs& a, bool eight_bit, LayerParams& p, LayerCost& cost);
-    bool read(uint64_t addr, uint8_t* dst, size_t n, const char* what, uint64_t& cycles);
+    bool fetch(const LayerArgs& a, bool eight_bit, LayerParams& p);
+    bool read(uint64_t addr, uint8_t* dst, size_t n, const char* what);
     void problem(uint64_t layer, const std::string& what, bool fatal);
     void push_word(uint64_t w);
     uint64_t pop_output();
@@ -99,6 +99,7 @@ private:
     sim::Counter& m_busy_cycles;
     sim::Counter& m_compute_cycles;
     sim::Counter& m_exposed_fetch_cycles;
+    sim::Counter& m_output_stream_cycles;
     sim::Counter& m_weight_bytes;
     sim::Counter& m_param_bytes;
     sim::Counter& m_output_bytes;

@@ -17,6 +17,20 @@ void KpuConfig::validate() const {
     timing.bus.validate("kpu.bus");
 }
 
+void read_kpu_timing(const sim::ConfigNode& n, KpuTiming& t) {
+    t.layer_fixed_cycles =
+        n.get<uint64_t>("layer_fixed_cycles", t.layer_fixed_cycles, 0u, 1u << 30);
+    t.cycles_per_input_line =
+        n.get<double>("cycles_per_input_line", t.cycles_per_input_line, 0.0, 100.0);
+    t.cycles_per_pass = n.get<double>("cycles_per_pass", t.cycles_per_pass, 0.0, 1e6);
+    t.cycles_per_output_line =
+        n.get<double>("cycles_per_output_line", t.cycles_per_output_line, 0.0, 100.0);
+    t.fetch_cycles_per_byte =
+        n.get<double>("fetch_cycles_per_byte", t.fetch_cycles_per_byte, 0.0, 100.0);
+    t.output_cycles_per_word =
+        n.get<double>("output_cycles_per_word", t.output_cycles_per_word, 0.0, 1e6);
+}
+
 KpuConfig read_kpu_config(const sim::ConfigNode& n) {
     KpuConfig c;
     c.timing.clock_hz = n.get_hz("clock_hz", c.timing.clock_hz);
@@ -34,12 +48,7 @@ KpuConfig read_kpu_config(const sim::ConfigNode& n) {
                                      {{"keep64", Overflow::Keep64},
                                       {"wrap36", Overflow::Wrap36},
                                       {"saturate36", Overflow::Saturate36}});
-    c.timing.layer_overhead_cycles =
-        n.get<uint64_t>("layer_overhead_cycles", c.timing.layer_overhead_cycles, 0u, 1u << 30);
-    c.timing.cycles_per_lane_line =
-        n.get<double>("cycles_per_lane_line", c.timing.cycles_per_lane_line, 0.01, 100.0);
-    c.timing.cycles_per_lane_line_8bit =
-        n.get<double>("cycles_per_lane_line_8bit", c.timing.cycles_per_lane_line_8bit, 0.01, 100.0);
+    read_kpu_timing(n, c.timing);
     if (auto bus = n.optional_child("bus")) {
         c.timing.bus = sim::read_bus_config(*bus, c.timing.bus);
     }

@@ -24,5 +24,8 @@ struct KpuConfig {
 
 // Reads the keys of a `kpu:` map over the defaults; problems are recorded in the document.
 KpuConfig read_kpu_config(const sim::ConfigNode& node);
+// The timing model's fitted constants (docs/config.md), over the values in `t`: shared by the
+// platform file's `kpu:` section and a calibration file.
+void read_kpu_timing(const sim::ConfigNode& node, KpuTiming& t);
 
 }  // namespace npu::kpu

@@ -7,16 +7,27 @@
 
 namespace npu::kpu {
 
-uint64_t lane_lines(const LayerArgs& a, const KpuTiming& t) {
-    const RowLayout l = row_layout(a.in_width());
-    const uint64_t rows = uint64_t{l.row_lines} * static_cast<uint64_t>(a.in_height());
-    const uint64_t groups = (static_cast<uint64_t>(a.in_channels()) + l.groups - 1) / l.groups;
-    if (a.depth_wise_layer) {
-        return groups * rows;
-    }
-    const uint64_t per_pass =
-        a.kernel_size() == 1 ? std::max<uint32_t>(1, t.one_by_one_channels_per_pass) : 1;
-    return static_cast<uint64_t>(a.out_channels()) * ((groups + per_pass - 1) / per_pass) * rows;
+namespace {
+uint64_t div_up(uint64_t n, uint64_t d) {
+    return (n + d - 1) / d;
+}
+uint64_t cycles(double per, uint64_t n) {
+    return static_cast<uint64_t>(std::ceil(per * static_cast<double>(n) - 1e-9));
+}
+}  // namespace
+
+LayerWork layer_work(const LayerArgs& a) {
+    // The layout the layer words give: G channels share a 64-byte line (coef_group: 4, 2 or 1),
+    // a channel group spans channel_switch_addr lines (rows · row_switch_addr).
+    const uint64_t g = std::max<uint32_t>(1, a.coef_group);
+    const uint64_t lines = a.channel_switch_addr;
+    const uint64_t in_groups = div_up(static_cast<uint64_t>(a.in_channels()), g);
+    LayerWork w;
+    w.passes = a.depth_wise_layer ? in_groups : static_cast<uint64_t>(a.out_channels()) * in_groups;
+    w.input_lines = w.passes * lines;
+    w.output_lines = div_up(static_cast<uint64_t>(a.out_channels()), g) * lines;
+    w.output_words = a.send_data_out ? div_up(uint64_t{a.dma_total_byte} + 1, 8) : 0;
+    return w;
 }
 
 std::vector<uint64_t> weight_chunks(const LayerArgs& a, bool eight_bit) {
@@ -57,20 +68,9 @@ void pipeline(LayerCost& c, const std::vector<uint64_t>& fetch,
         exposed += next > comp ? next - comp : 0;
     }
     c.exposed_fetch_cycles = exposed;
-    c.total_cycles = c.fixed_cycles + c.param_fetch_cycles + c.compute_cycles + exposed;
+    c.total_cycles =
+        c.fixed_cycles + c.param_fetch_cycles + c.compute_cycles + exposed + c.output_cycles;
 }
-
-namespace {
-// Bus cycles (at the bus clock) as KPU cycles, rounded up.
-uint64_t to_kpu_cycles(uint64_t bus_cycles, const KpuTiming& t) {
-    if (t.bus.clock_hz == t.clock_hz) {
-        return bus_cycles;
-    }
-    const double c = static_cast<double>(bus_cycles) * static_cast<double>(t.clock_hz) /
-                     static_cast<double>(t.bus.clock_hz);
-    return static_cast<uint64_t>(std::ceil(c - 1e-9));
-}
-}  // namespace
 
 LayerCost layer_cost(const LayerArgs& a, bool eight_bit, const KpuTiming& t) {
     LayerCost c;
@@ -79,23 +79,21 @@ LayerCost layer_cost(const LayerArgs& a, bool eight_bit, const KpuTiming& t) {
              static_cast<uint64_t>(a.in_height()) * k2 *
              (a.depth_wise_layer ? 1u : static_cast<uint64_t>(a.in_channels()));
     c.weight_bytes = weight_bytes(a, eight_bit);
-    const uint64_t bn_bytes = static_cast<uint64_t>(a.out_channels()) * 8;
-    c.param_bytes = bn_bytes + kActTableBytes;
-    c.lane_lines = lane_lines(a, t);
-    c.fixed_cycles = t.layer_overhead_cycles;
-    c.param_fetch_cycles =
-        to_kpu_cycles(sim::transfer_cost(t.bus, a.bwsx_base_addr, bn_bytes).cycles +
-                          sim::transfer_cost(t.bus, a.active_addr, kActTableBytes).cycles,
-                      t);
-    const double per_line = eight_bit ? t.cycles_per_lane_line_8bit : t.cycles_per_lane_line;
-    c.compute_cycles =
-        static_cast<uint64_t>(std::ceil(per_line * static_cast<double>(c.lane_lines)));
+    c.param_bytes = static_cast<uint64_t>(a.out_channels()) * 8 + kActTableBytes;
+    c.work = layer_work(a);
+    c.fixed_cycles = t.layer_fixed_cycles;
+    c.param_fetch_cycles = cycles(t.fetch_cycles_per_byte, c.param_bytes);
+    c.compute_cycles = cycles(t.cycles_per_input_line, c.work.input_lines) +
+                       cycles(t.cycles_per_pass, c.work.passes) +
+                       cycles(t.cycles_per_output_line, c.work.output_lines);
+    c.output_cycles = cycles(t.output_cycles_per_word, c.work.output_words);
     std::vector<uint64_t> fetch;
-    uint64_t addr = a.para_start_addr;
     for (uint64_t bytes : weight_chunks(a, eight_bit)) {
-        fetch.push_back(to_kpu_cycles(sim::transfer_cost(t.bus, addr, bytes).cycles, t));
+        fetch.push_back(cycles(t.fetch_cycles_per_byte, bytes));
         c.weight_fetch_cycles += fetch.back();
-        addr += bytes;
+        if (c.first_chunk_bytes == 0) {
+            c.first_chunk_bytes = bytes;
+        }
     }
     pipeline(c, fetch, chunk_compute(a, c.compute_cycles));
     return c;

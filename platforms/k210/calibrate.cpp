@@ -45,8 +45,60 @@ double per_element(const CpuModel& c, const std::string& type) {
     return it == c.op_cycles_per_element.end() ? c.cycles_per_element : it->second;
 }
 
-double lane_rate(const K210Config& c, bool eight_bit) {
-    return eight_bit ? c.kpu.timing.cycles_per_lane_line_8bit : c.kpu.timing.cycles_per_lane_line;
+// The KPU's fitted constants, each with its regressor in LayerFeatures (one table: the
+// prediction, the fit's columns and the YAML all come from it).
+struct KpuConstant {
+    const char* key;  // under kpu:
+    double (*get)(const kpu::KpuTiming&);
+    void (*set)(kpu::KpuTiming&, double);
+    double (*units)(const LayerFeatures&);
+};
+
+double u64(uint64_t v) {
+    return static_cast<double>(v);
+}
+
+const KpuConstant kKpuConstants[] = {
+    {"layer_fixed_cycles", [](const kpu::KpuTiming& t) { return u64(t.layer_fixed_cycles); },
+     [](kpu::KpuTiming& t, double v) {
+         t.layer_fixed_cycles = static_cast<uint64_t>(std::llround(v));
+     },
+     [](const LayerFeatures& f) {
+         return u64(f.kpu_layers);
+     }},
+    {"cycles_per_input_line", [](const kpu::KpuTiming& t) { return t.cycles_per_input_line; },
+     [](kpu::KpuTiming& t, double v) { t.cycles_per_input_line = v; },
+     [](const LayerFeatures& f) {
+         return u64(f.input_lines);
+     }},
+    {"cycles_per_pass", [](const kpu::KpuTiming& t) { return t.cycles_per_pass; },
+     [](kpu::KpuTiming& t, double v) { t.cycles_per_pass = v; },
+     [](const LayerFeatures& f) {
+         return u64(f.passes);
+     }},
+    {"cycles_per_output_line", [](const kpu::KpuTiming& t) { return t.cycles_per_output_line; },
+     [](kpu::KpuTiming& t, double v) { t.cycles_per_output_line = v; },
+     [](const LayerFeatures& f) {
+         return u64(f.output_lines);
+     }},
+    {"fetch_cycles_per_byte", [](const kpu::KpuTiming& t) { return t.fetch_cycles_per_byte; },
+     [](kpu::KpuTiming& t, double v) { t.fetch_cycles_per_byte = v; },
+     [](const LayerFeatures& f) {
+         return u64(f.fetch_bytes);
+     }},
+    {"output_cycles_per_word", [](const kpu::KpuTiming& t) { return t.output_cycles_per_word; },
+     [](kpu::KpuTiming& t, double v) { t.output_cycles_per_word = v; },
+     [](const LayerFeatures& f) {
+         return u64(f.output_words);
+     }},
+};
+
+double linear_kpu_cycles(const LayerFeatures& f, const kpu::KpuTiming& t) {
+    double sum = 0;
+    for (const KpuConstant& k : kKpuConstants) {
+        sum += k.get(t) * k.units(f);
+    }
+    return sum;
 }
 
 }  // namespace
@@ -140,13 +192,10 @@ std::vector<MeasuredRow> parse_measured_csv(const std::string& text, const std::
     return rows;
 }
 
-double predicted_us(const LayerFeatures& f, const K210Config& cfg, bool eight_bit) {
+double predicted_us(const LayerFeatures& f, const K210Config& cfg, bool /*eight_bit*/) {
     const double kpu_hz = static_cast<double>(cfg.kpu.timing.clock_hz);
     const double cpu_hz = static_cast<double>(cfg.cpu.clock_hz);
-    const double kpu = static_cast<double>(cfg.kpu.timing.layer_overhead_cycles) *
-                           static_cast<double>(f.kpu_layers) +
-                       lane_rate(cfg, eight_bit) * static_cast<double>(f.lane_lines) +
-                       static_cast<double>(f.kpu_kept);
+    const double kpu = linear_kpu_cycles(f, cfg.kpu.timing) + f.kpu_kept;
     const double cpu =
         static_cast<double>(f.cpu_kept) +
         cfg.cpu.kpu_readback_cycles_per_byte * static_cast<double>(f.readback_bytes) +
@@ -168,29 +217,18 @@ struct Column {
 
 std::vector<Column> candidate_columns(const std::vector<MeasuredRow>& rows,
                                       const std::vector<LayerFeatures>& features,
-                                      const K210Config& base, bool eight_bit) {
+                                      const K210Config& base) {
     const double kpu_us = 1e6 / static_cast<double>(base.kpu.timing.clock_hz);
     const double cpu_us = 1e6 / static_cast<double>(base.cpu.clock_hz);
     std::vector<Column> cols;
-    cols.push_back(
-        {"kpu.layer_overhead_cycles",
-         [=](const LayerFeatures& f) { return kpu_us * static_cast<double>(f.kpu_layers); },
-         [](K210Config& c, double v) {
-             c.kpu.timing.layer_overhead_cycles = static_cast<uint64_t>(std::llround(v));
-         },
-         [](const K210Config& c) {
-             return static_cast<double>(c.kpu.timing.layer_overhead_cycles);
-         }});
-    cols.push_back(
-        {eight_bit ? "kpu.cycles_per_lane_line_8bit" : "kpu.cycles_per_lane_line",
-         [=](const LayerFeatures& f) { return kpu_us * static_cast<double>(f.lane_lines); },
-         [eight_bit](K210Config& c, double v) {
-             (eight_bit ? c.kpu.timing.cycles_per_lane_line_8bit
-                        : c.kpu.timing.cycles_per_lane_line) = v;
-         },
-         [eight_bit](const K210Config& c) {
-             return lane_rate(c, eight_bit);
-         }});
+    for (const KpuConstant& k : kKpuConstants) {
+        cols.push_back({std::string("kpu.") + k.key,
+                        [=](const LayerFeatures& f) { return kpu_us * k.units(f); },
+                        [=](K210Config& c, double v) { k.set(c.kpu.timing, v); },
+                        [=](const K210Config& c) {
+                            return k.get(c.kpu.timing);
+                        }});
+    }
     cols.push_back(
         {"cpu.kpu_readback_cycles_per_byte",
          [=](const LayerFeatures& f) { return cpu_us * static_cast<double>(f.readback_bytes); },
@@ -263,22 +301,27 @@ Fit fit_constants(const std::vector<MeasuredRow>& rows, const std::vector<LayerF
         types.push_back(f.type);
     }
     check_measured_rows(rows, types, csv_name);
-    std::vector<Column> cols = candidate_columns(rows, features, base, eight_bit);
+    std::vector<Column> cols = candidate_columns(rows, features, base);
     Fit fit{base, {}, {}};
     // Columns no row exercises, then, while the rows cannot tell the rest apart, the one whose
-    // rows least single it out: per MAC, the lane rate, the fixed cost, the read-back, then the
-    // per-op constants (each measured op type has rows of its own).
+    // rows least single it out: per MAC, the KPU's finer terms (output line, pass, fetch,
+    // output word), the line rate, the fixed cost, the read-back, then the per-op constants
+    // (each measured op type has rows of its own).
     for (size_t j = cols.size(); j-- > 0;) {
         if (design(rows, features, {cols[j]}).cwiseAbs().maxCoeff() == 0) {
             cols.erase(cols.begin() + static_cast<std::ptrdiff_t>(j));
         }
     }
     auto drop_rank = [](const std::string& key) {
-        return key == "cpu.cycles_per_mac"                             ? 0
-               : key.find("cycles_per_lane_line") != std::string::npos ? 1
-               : key == "kpu.layer_overhead_cycles"                    ? 2
-               : key == "cpu.kpu_readback_cycles_per_byte"             ? 3
-                                                                       : 4;
+        return key == "cpu.cycles_per_mac"                 ? 0
+               : key == "kpu.cycles_per_output_line"       ? 1
+               : key == "kpu.cycles_per_pass"              ? 2
+               : key == "kpu.fetch_cycles_per_byte"        ? 3
+               : key == "kpu.output_cycles_per_word"       ? 4
+               : key == "kpu.cycles_per_input_line"        ? 5
+               : key == "kpu.layer_fixed_cycles"           ? 6
+               : key == "cpu.kpu_readback_cycles_per_byte" ? 7
+                                                           : 8;
     };
     while (!cols.empty()) {
         const Eigen::MatrixXd a = design(rows, features, cols);
@@ -315,6 +358,18 @@ Fit fit_constants(const std::vector<MeasuredRow>& rows, const std::vector<LayerF
     return fit;
 }
 
+void add_kpu_features(LayerFeatures& f, const kpu::LayerCost& c, const kpu::KpuTiming& t) {
+    LayerFeatures one;
+    one.kpu_layers = 1;
+    one.input_lines = c.work.input_lines, one.passes = c.work.passes;
+    one.output_lines = c.work.output_lines, one.output_words = c.work.output_words;
+    one.fetch_bytes = c.param_bytes + c.first_chunk_bytes;
+    f.kpu_layers += 1;
+    f.input_lines += one.input_lines, f.passes += one.passes, f.output_lines += one.output_lines;
+    f.output_words += one.output_words, f.fetch_bytes += one.fetch_bytes;
+    f.kpu_kept += static_cast<double>(c.total_cycles) - linear_kpu_cycles(one, t);
+}
+
 std::string calibration_yaml(const Fit& fit, const std::string& header) {
     std::map<std::string, std::map<std::string, std::string>> groups;  // section -> key -> value
     const K210Config& c = fit.config;
@@ -322,12 +377,10 @@ std::string calibration_yaml(const Fit& fit, const std::string& header) {
         const size_t dot = key.find('.');
         const std::string section = key.substr(0, dot), rest = key.substr(dot + 1);
         std::string value;
-        if (rest == "layer_overhead_cycles") {
-            value = fmt::format("{}", c.kpu.timing.layer_overhead_cycles);
-        } else if (rest == "cycles_per_lane_line_8bit") {
-            value = fmt::format("{:.6g}", c.kpu.timing.cycles_per_lane_line_8bit);
-        } else if (rest == "cycles_per_lane_line") {
-            value = fmt::format("{:.6g}", c.kpu.timing.cycles_per_lane_line);
+        if (section == "kpu") {
+            for (const KpuConstant& k : kKpuConstants) {
+                value = rest == k.key ? fmt::format("{:.6g}", k.get(c.kpu.timing)) : value;
+            }
         } else if (rest == "kpu_readback_cycles_per_byte") {
             value = fmt::format("{:.6g}", c.cpu.kpu_readback_cycles_per_byte);
         } else if (rest == "cycles_per_mac") {

@@ -30,14 +30,20 @@ std::vector<MeasuredRow> parse_measured_csv(const std::string& text, const std::
 struct LayerFeatures {
     std::string type;
     double wall_us = 0;           // the layer's simulated time
-    uint64_t kpu_layers = 0;      // × layer_overhead_cycles
-    uint64_t lane_lines = 0;      // × cycles_per_lane_line(_8bit)
-    uint64_t kpu_kept = 0;        // KPU cycles not fitted: parameter fetch, exposed weight fetch
+    uint64_t kpu_layers = 0;      // × kpu.layer_fixed_cycles
+    uint64_t input_lines = 0;     // × kpu.cycles_per_input_line
+    uint64_t passes = 0;          // × kpu.cycles_per_pass
+    uint64_t output_lines = 0;    // × kpu.cycles_per_output_line
+    uint64_t fetch_bytes = 0;     // × kpu.fetch_cycles_per_byte: tables and weight chunk 0
+    uint64_t output_words = 0;    // × kpu.output_cycles_per_word
+    double kpu_kept = 0;          // KPU cycles not fitted: later weight chunks not hidden
     uint64_t readback_bytes = 0;  // × kpu_readback_cycles_per_byte
     uint64_t cpu_elements = 0;    // × op_cycles_per_element.<type>
     uint64_t cpu_macs = 0;        // × cycles_per_mac
     uint64_t cpu_kept = 0;        // CPU cycles not fitted: dispatch, interrupts
     double bus_dma_us = 0;        // not fitted: the bus transactions and DMA drains
+    uint64_t kpu_cycles = 0;      // Σ the KPU layers' total_cycles
+    std::vector<kpu::LayerArgs> kpu_args;  // the KPU layers as the runtime issued them
 };
 
 // Every row names a layer of the model (by index into `layer_types`) of the row's type; else one
@@ -47,7 +53,7 @@ void check_measured_rows(const std::vector<MeasuredRow>& rows,
 
 struct Fit {
     K210Config config;               // the base config with the fitted constants
-    std::vector<std::string> keys;   // the config keys fitted ("kpu.layer_overhead_cycles", ...)
+    std::vector<std::string> keys;   // the config keys fitted ("kpu.layer_fixed_cycles", ...)
     std::vector<std::string> notes;  // constants left as they were, and why
 };
 
@@ -58,6 +64,10 @@ Fit fit_constants(const std::vector<MeasuredRow>& rows, const std::vector<LayerF
 
 // The predicted time of a layer under `cfg` from its features (what the fit minimises).
 double predicted_us(const LayerFeatures& f, const K210Config& cfg, bool eight_bit);
+
+// The KPU part of a layer's features from its cost under `t` (kpu_kept: what the linear terms
+// do not give, i.e. later weight chunks not hidden behind compute, and rounding).
+void add_kpu_features(LayerFeatures& f, const kpu::LayerCost& c, const kpu::KpuTiming& t);
 
 // The fitted keys as a calibration YAML (`calibration:` of a k210 platform includes it).
 std::string calibration_yaml(const Fit& fit, const std::string& header);

@@ -130,16 +130,21 @@ std::string to_csv(const std::vector<EstimateRow>& rows, uint64_t clock_hz) {
     std::string s =
         "name,in_channels,height,width,out_channels,kernel,depthwise,pool,weight_bits,macs,"
         "total_cycles,fixed_cycles,param_fetch_cycles,compute_cycles,exposed_fetch_cycles,"
-        "weight_fetch_cycles,weight_bytes,param_bytes,time_us,utilization,error\n";
+        "weight_fetch_cycles,output_cycles,passes,input_lines,output_lines,weight_bytes,param_"
+        "bytes,"
+        "time_us,utilization,error\n";
     for (const EstimateRow& r : rows) {
         const kpu::LayerShape& p = r.shape;
         const kpu::LayerCost& c = r.cost;
         s += fmt::format(
-            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{:.3f},{:.4f},\"{}\"\n", r.name,
-            p.in_channels, p.in_height, p.in_width, p.out_channels, p.kernel, p.depthwise ? 1 : 0,
-            p.pool_type, p.eight_bit ? 8 : 16, c.macs, c.total_cycles, c.fixed_cycles,
-            c.param_fetch_cycles, c.compute_cycles, c.exposed_fetch_cycles, c.weight_fetch_cycles,
-            c.weight_bytes, c.param_bytes, us(c.total_cycles, clock_hz), c.utilization(), r.error);
+            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{:.3f},{:.4f},\"{}"
+            "\"\n",
+            r.name, p.in_channels, p.in_height, p.in_width, p.out_channels, p.kernel,
+            p.depthwise ? 1 : 0, p.pool_type, p.eight_bit ? 8 : 16, c.macs, c.total_cycles,
+            c.fixed_cycles, c.param_fetch_cycles, c.compute_cycles, c.exposed_fetch_cycles,
+            c.weight_fetch_cycles, c.output_cycles, c.work.passes, c.work.input_lines,
+            c.work.output_lines, c.weight_bytes, c.param_bytes, us(c.total_cycles, clock_hz),
+            c.utilization(), r.error);
     }
     return s;
 }
@@ -168,6 +173,10 @@ nlohmann::ordered_json to_json(const std::vector<EstimateRow>& rows, uint64_t cl
             j["compute_cycles"] = c.compute_cycles;
             j["exposed_fetch_cycles"] = c.exposed_fetch_cycles;
             j["weight_fetch_cycles"] = c.weight_fetch_cycles;
+            j["output_cycles"] = c.output_cycles;
+            j["passes"] = c.work.passes;
+            j["input_lines"] = c.work.input_lines;
+            j["output_lines"] = c.work.output_lines;
             j["weight_bytes"] = c.weight_bytes;
             j["param_bytes"] = c.param_bytes;
             j["time_us"] = us(c.total_cycles, clock_hz);

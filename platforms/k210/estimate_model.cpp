@@ -12,11 +12,7 @@
 namespace npu::k210 {
 
 kpu::KpuTiming fetch_timing(const K210Config& cfg) {
-    kpu::KpuTiming t = cfg.kpu.timing;
-    const double latency_ns = cfg.platform.memories.front().memory.read_latency_ns;
-    t.bus.burst_latency_cycles += static_cast<unsigned>(
-        std::ceil(latency_ns * static_cast<double>(t.bus.clock_hz) / 1e9 - 1e-9));
-    return t;
+    return cfg.kpu.timing;  // the fitted fetch rate already includes the memory's latency
 }
 
 namespace {
@@ -30,7 +26,10 @@ double at_clock_us(uint64_t cycles, uint64_t hz) {
 void kpu_layer(ModelEstimateRow& row, const Kmodel& m, const KpuConvLayer& c, const K210Config& cfg,
                const kpu::KpuTiming& t) {
     const uint64_t model_io = cfg.platform.memories.front().base_addr - cfg.io_offset;
-    const kpu::LayerArgs a = c.runtime_args(static_cast<uint32_t>(model_io));
+    kpu::LayerArgs a = c.runtime_args(static_cast<uint32_t>(model_io));
+    // As run_kpu_conv issues it: kmodel v3 streams a main-memory output through fifo_data_out
+    // (kpu.c's KLF_MAIN_MEM_OUT); v4 reads it back with the CPU.
+    a.send_data_out = m.version == 3 && c.main_mem_out;
     const kpu::LayerCost cost = kpu::layer_cost(a, m.eight_bit, t);
     const uint64_t n = m.version == 4 ? c.batches : 1;
     row.shape = kpu::shape_summary(a) + (n > 1 ? fmt::format(" x{}", n) : "");
@@ -39,6 +38,7 @@ void kpu_layer(ModelEstimateRow& row, const Kmodel& m, const KpuConvLayer& c, co
     row.kpu_fixed = cost.fixed_cycles * n;
     row.kpu_fetch = (cost.param_fetch_cycles + cost.exposed_fetch_cycles) * n;
     row.kpu_compute = cost.compute_cycles * n;
+    row.kpu_output = cost.output_cycles * n;
     row.cpu_overhead += cfg.cpu.interrupt_cycles * n;
     if (m.version == 4 && c.main_mem_out) {
         row.readback = cfg.cpu.readback_cycles(c.main_mem_out_size);
@@ -93,12 +93,14 @@ std::string model_estimate_table(const std::vector<ModelEstimateRow>& rows) {
 std::string model_estimate_csv(const std::vector<ModelEstimateRow>& rows) {
     std::string s =
         "index,type,shape,macs,kpu_cycles,kpu_fixed_cycles,kpu_fetch_cycles,kpu_compute_cycles,"
-        "cpu_cycles,cpu_work_cycles,cpu_overhead_cycles,readback_cycles,time_us\n";
+        "kpu_output_cycles,cpu_cycles,cpu_work_cycles,cpu_overhead_cycles,readback_cycles,time_"
+        "us\n";
     auto it = std::back_inserter(s);
     for (const ModelEstimateRow& r : rows) {
-        fmt::format_to(it, "{},{},\"{}\",{},{},{},{},{},{},{},{},{},{:.3f}\n", r.index, r.type,
+        fmt::format_to(it, "{},{},\"{}\",{},{},{},{},{},{},{},{},{},{},{:.3f}\n", r.index, r.type,
                        r.shape, r.macs, r.kpu_cycles, r.kpu_fixed, r.kpu_fetch, r.kpu_compute,
-                       r.cpu_cycles, r.cpu_work, r.cpu_overhead, r.readback, r.time_us);
+                       r.kpu_output, r.cpu_cycles, r.cpu_work, r.cpu_overhead, r.readback,
+                       r.time_us);
     }
     return s;
 }
@@ -114,6 +116,7 @@ nlohmann::ordered_json model_estimate_json(const std::vector<ModelEstimateRow>& 
                           {"kpu_fixed_cycles", r.kpu_fixed},
                           {"kpu_fetch_cycles", r.kpu_fetch},
                           {"kpu_compute_cycles", r.kpu_compute},
+                          {"kpu_output_cycles", r.kpu_output},
                           {"cpu_cycles", r.cpu_cycles},
                           {"cpu_work_cycles", r.cpu_work},
                           {"cpu_overhead_cycles", r.cpu_overhead},

@@ -17,16 +17,15 @@
 
 namespace npu::k210 {
 
-// The KPU timing the platform's parameter fetches see: the KPU bus plus the SRAM's read latency
-// per burst (rounded up to bus cycles; exact when it is a whole number of them, as the shipped
-// 5 ns at 400 MHz = 2 cycles).
+// The KPU timing a model estimate uses: the platform's, as the timed run's (the fitted fetch rate
+// stands for the bus and the SRAM's latency; docs/k210_kpu.md "Timing").
 kpu::KpuTiming fetch_timing(const K210Config& cfg);
 
 struct ModelEstimateRow {
     size_t index = 0;
     std::string type, shape;
     uint64_t macs = 0;
-    uint64_t kpu_cycles = 0, kpu_fixed = 0, kpu_fetch = 0, kpu_compute = 0;
+    uint64_t kpu_cycles = 0, kpu_fixed = 0, kpu_fetch = 0, kpu_compute = 0, kpu_output = 0;
     uint64_t cpu_cycles = 0, cpu_work = 0, cpu_overhead = 0, readback = 0;
     double time_us = 0;  // kpu at the KPU clock + cpu at the CPU clock
 };

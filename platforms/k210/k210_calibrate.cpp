@@ -44,11 +44,11 @@ std::vector<LayerFeatures> timed_features(const Kmodel& m, const K210Config& cfg
         for (int b = 0; l.kpu_layer >= 0 && b < l.kpu_layers; ++b) {
             const kpu::LayerCost& c =
                 soc.kpu.layers().at(static_cast<size_t>(l.kpu_layer + b)).cost;
-            ++f.kpu_layers;
-            f.lane_lines += c.lane_lines;
-            f.kpu_kept += c.param_fetch_cycles + c.exposed_fetch_cycles;
+            add_kpu_features(f, c, cfg.kpu.timing);
+            f.kpu_args.push_back(soc.kpu.layers().at(static_cast<size_t>(l.kpu_layer + b)).args);
             kpu_cycles += c.total_cycles;
         }
+        f.kpu_cycles = kpu_cycles;
         f.readback_bytes = l.readback_bytes;
         f.cpu_elements = l.cpu_elements, f.cpu_macs = l.cpu_macs;
         f.cpu_kept = l.cpu_overhead_cycles;

@@ -41,9 +41,9 @@ struct Row {
     uint64_t macs = 0, kpu_cycles = 0, cpu_cycles = 0, weight_bytes = 0, bus_bytes = 0;
     uint64_t start_ps = 0, end_ps = 0;
     double utilization = 0;
-    uint64_t kpu_fixed = 0, kpu_fetch = 0, kpu_compute = 0;  // KPU cycles
-    uint64_t cpu_work = 0, cpu_overhead = 0, readback = 0;   // CPU cycles
-    uint64_t kpu_ps = 0, cpu_ps = 0, bus_dma_ps = 0;         // wall time split
+    uint64_t kpu_fixed = 0, kpu_fetch = 0, kpu_compute = 0, kpu_output = 0;  // KPU cycles
+    uint64_t cpu_work = 0, cpu_overhead = 0, readback = 0;                   // CPU cycles
+    uint64_t kpu_ps = 0, cpu_ps = 0, bus_dma_ps = 0;                         // wall time split
 };
 
 uint64_t cycles_ps(uint64_t cycles, uint64_t hz) {
@@ -74,6 +74,7 @@ std::vector<Row> rows_of(const RunResult& r, const kpu::Kpu& kpu, uint64_t kpu_h
             row.kpu_fixed += k.cost.fixed_cycles;
             row.kpu_fetch += k.cost.param_fetch_cycles + k.cost.exposed_fetch_cycles;
             row.kpu_compute += k.cost.compute_cycles;
+            row.kpu_output += k.cost.output_cycles;
             row.weight_bytes += k.cost.weight_bytes + k.cost.param_bytes;
             busy += k.cost.utilization() * static_cast<double>(k.cost.total_cycles);
         }
@@ -90,16 +91,17 @@ std::vector<Row> rows_of(const RunResult& r, const kpu::Kpu& kpu, uint64_t kpu_h
 std::string layers_csv(const std::vector<Row>& rows) {
     std::string s =
         "index,type,shape,macs,kpu_cycles,cpu_cycles,param_bytes,cpu_bus_bytes,start_us,end_us,"
-        "utilization,kpu_fixed_cycles,kpu_fetch_cycles,kpu_compute_cycles,cpu_work_cycles,"
+        "utilization,kpu_fixed_cycles,kpu_fetch_cycles,kpu_compute_cycles,kpu_output_cycles,"
+        "cpu_work_cycles,"
         "cpu_overhead_cycles,readback_cycles,kpu_us,cpu_us,bus_dma_us\n";
     for (const Row& r : rows) {
         s += fmt::format(
-            "{},{},\"{}\",{},{},{},{},{},{:.3f},{:.3f},{:.4f},{},{},{},{},{},{},{:.3f},"
+            "{},{},\"{}\",{},{},{},{},{},{:.3f},{:.3f},{:.4f},{},{},{},{},{},{},{},{:.3f},"
             "{:.3f},{:.3f}\n",
             r.index, r.type, r.shape, r.macs, r.kpu_cycles, r.cpu_cycles, r.weight_bytes,
             r.bus_bytes, us(r.start_ps), us(r.end_ps), r.utilization, r.kpu_fixed, r.kpu_fetch,
-            r.kpu_compute, r.cpu_work, r.cpu_overhead, r.readback, us(r.kpu_ps), us(r.cpu_ps),
-            us(r.bus_dma_ps));
+            r.kpu_compute, r.kpu_output, r.cpu_work, r.cpu_overhead, r.readback, us(r.kpu_ps),
+            us(r.cpu_ps), us(r.bus_dma_ps));
     }
     return s;
 }
@@ -119,6 +121,7 @@ nlohmann::ordered_json layer_json(const Row& row) {
             {"kpu_fixed_cycles", row.kpu_fixed},
             {"kpu_fetch_cycles", row.kpu_fetch},
             {"kpu_compute_cycles", row.kpu_compute},
+            {"kpu_output_cycles", row.kpu_output},
             {"cpu_work_cycles", row.cpu_work},
             {"cpu_overhead_cycles", row.cpu_overhead},
             {"readback_cycles", row.readback},

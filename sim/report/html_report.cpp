@@ -42,9 +42,9 @@ std::vector<double> split(double total, const std::vector<double>& parts) {
 // parts, then bus and DMA (K210 reports); otherwise each layer's wall time.
 std::string time_bars(const Json& layers) {
     std::vector<std::string> labels;
-    const std::vector<std::string> names = {"KPU compute", "KPU fetch",     "KPU fixed",
-                                            "CPU work",    "CPU read-back", "CPU runtime",
-                                            "bus and DMA"};
+    const std::vector<std::string> names = {"KPU compute",       "KPU fetch",  "KPU fixed",
+                                            "KPU output stream", "CPU work",   "CPU read-back",
+                                            "CPU runtime",       "bus and DMA"};
     std::vector<Series> series;
     for (const std::string& n : names) {
         series.push_back({n, {}});
@@ -57,17 +57,19 @@ std::string time_bars(const Json& layers) {
             break;
         }
         const Json& t = l["time_ps"];
-        const std::vector<double> kpu = split(
-            num(t, "kpu") / 1e6,
-            {num(l, "kpu_compute_cycles"), num(l, "kpu_fetch_cycles"), num(l, "kpu_fixed_cycles")});
+        const std::vector<double> kpu =
+            split(num(t, "kpu") / 1e6, {num(l, "kpu_compute_cycles"), num(l, "kpu_fetch_cycles"),
+                                        num(l, "kpu_fixed_cycles"), num(l, "kpu_output_cycles")});
         const std::vector<double> cpu = split(
             num(t, "cpu") / 1e6,
             {num(l, "cpu_work_cycles"), num(l, "readback_cycles"), num(l, "cpu_overhead_cycles")});
-        for (size_t k = 0; k < 3; ++k) {
+        for (size_t k = 0; k < 4; ++k) {
             series[k].values.push_back(kpu[k]);
-            series[3 + k].values.push_back(cpu[k]);
         }
-        series[6].values.push_back(num(t, "bus_dma") / 1e6);
+        for (size_t k = 0; k < 3; ++k) {
+            series[4 + k].values.push_back(cpu[k]);
+        }
+        series[7].values.push_back(num(t, "bus_dma") / 1e6);
     }
     if (!split_known) {
         series = {{"time", {}}};

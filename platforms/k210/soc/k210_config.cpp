@@ -48,13 +48,7 @@ void read_calibration(const std::string& path, K210Config& c) {
     sim::ConfigDocument doc = sim::ConfigDocument::load_file(path);
     sim::ConfigNode root = doc.root();
     if (auto k = root.optional_child("kpu")) {
-        kpu::KpuTiming& t = c.kpu.timing;
-        t.layer_overhead_cycles =
-            k->get<uint64_t>("layer_overhead_cycles", t.layer_overhead_cycles, 0u, 1u << 30);
-        t.cycles_per_lane_line =
-            k->get<double>("cycles_per_lane_line", t.cycles_per_lane_line, 0.01, 100.0);
-        t.cycles_per_lane_line_8bit =
-            k->get<double>("cycles_per_lane_line_8bit", t.cycles_per_lane_line_8bit, 0.01, 100.0);
+        kpu::read_kpu_timing(*k, c.kpu.timing);
     }
     if (auto cpu = root.optional_child("cpu")) {
         read_cpu_model(*cpu, c.cpu);

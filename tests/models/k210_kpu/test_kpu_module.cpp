@@ -277,7 +277,7 @@ TEST_F(KpuModule, StrictModeTurnsProblemsIntoErrors) {
 }
 
 // npusim estimate and the timed module use one cost function: on a sweep of layer shapes the
-// module's cycles (measured fetches, zero-latency memory) equal the estimate's, exactly.
+// module's cycles (one layer_cost(); its reads only move the bytes) equal the estimate's.
 TEST_F(KpuModule, EstimateEqualsTimedSimulation) {
     auto doc = sim::ConfigDocument::parse(R"(layers:
   - name: mix

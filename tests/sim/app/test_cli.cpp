@@ -73,7 +73,8 @@ TEST_F(Cli, EveryLayersTimeSplitsIntoItsParts) {
         const auto u = [&](const char* k) {
             return l[k].get<uint64_t>();
         };
-        EXPECT_EQ(u("kpu_fixed_cycles") + u("kpu_fetch_cycles") + u("kpu_compute_cycles"),
+        EXPECT_EQ(u("kpu_fixed_cycles") + u("kpu_fetch_cycles") + u("kpu_compute_cycles") +
+                      u("kpu_output_cycles"),
                   u("kpu_cycles"));
         EXPECT_EQ(u("cpu_work_cycles") + u("cpu_overhead_cycles") + u("readback_cycles"),
                   u("cpu_cycles"));
@@ -88,7 +89,8 @@ TEST_F(Cli, EveryLayersTimeSplitsIntoItsParts) {
     EXPECT_NEAR(j["totals"]["layer_time"]["bus_dma_ms"].get<double>(), bus_ms, 1e-9);
     EXPECT_GT(bus_ms, 0.0);  // the DMA drains and the driver's register writes take time
     const std::string csv = slurp(dir / "edges" / "layers.csv");
-    EXPECT_NE(csv.find(",kpu_fixed_cycles,kpu_fetch_cycles,kpu_compute_cycles,cpu_work_cycles,"
+    EXPECT_NE(csv.find(",kpu_fixed_cycles,kpu_fetch_cycles,kpu_compute_cycles,kpu_output_cycles,"
+                       "cpu_work_cycles,"
                        "cpu_overhead_cycles,readback_cycles,kpu_us,cpu_us,bus_dma_us\n"),
               std::string::npos);
 }

@@ -113,6 +113,7 @@ TEST(HtmlReport, ARunPageDrawsEveryLayerAndRefusesAReportWithoutLayers) {
              {"kpu_fixed_cycles", 1},
              {"kpu_fetch_cycles", 1},
              {"kpu_compute_cycles", 2},
+             {"kpu_output_cycles", 0},
              {"cpu_work_cycles", 1},
              {"cpu_overhead_cycles", 1},
              {"readback_cycles", 0},
@@ -120,7 +121,7 @@ TEST(HtmlReport, ARunPageDrawsEveryLayerAndRefusesAReportWithoutLayers) {
     }
     const std::string html = report::html_report(r, nullptr, "report.json");
     EXPECT_NE(html.find("<title>npusim run: m.kmodel on k210</title>"), std::string::npos);
-    EXPECT_EQ(count(html, "class=\"bar\""), 4u * 7);  // 7 series per layer
+    EXPECT_EQ(count(html, "class=\"bar\""), 4u * 8);  // 8 series per layer
     EXPECT_EQ(count(html, "class=\"span\""), 4u);     // no trace: one span per layer
     EXPECT_EQ(html.find("<script"), std::string::npos);
     EXPECT_EQ(html.find("<link"), std::string::npos);  // nothing loaded from elsewhere

@@ -1,5 +1,5 @@
 // The default job's report.html in a real browser (Debian's chromium, headless): the page loads
-// without console errors, its DOM has the per-layer bars (5 layers x 7 series), the timeline's
+// without console errors, its DOM has the per-layer bars (5 layers x 8 series), the timeline's
 // spans and a roofline point per KPU layer, and its screenshot is not blank. `npusim report DIR`
 // draws the same page again. Skipped, saying why, when chromium is not installed
 // (scripts/install-deps installs it).
@@ -106,7 +106,7 @@ TEST(ReportBrowser, TheDefaultJobsPageRendersWithItsPlots) {
     const std::string &dom = r.dom, &log = r.log;
     EXPECT_EQ(count(log, "Uncaught"), 0u) << log;
     EXPECT_EQ(count(log, ":CONSOLE("), 0u) << log;
-    EXPECT_EQ(count(dom, "class=\"bar\""), 5u * 7);  // the digits CNN's 5 layers, 7 series
+    EXPECT_EQ(count(dom, "class=\"bar\""), 5u * 8);  // the digits CNN's 5 layers, 8 series
     EXPECT_GE(count(dom, "class=\"span\""), 5u);     // KPU layers, DMA, CPU layers
     // The interrupts the driver took: the KPU's after layers 0 and 1, the DMA's after layer 2.
     EXPECT_EQ(count(dom, "data-series=\"irq\""), 3u);
@@ -188,7 +188,7 @@ TEST(ReportBrowser, A99LayerModelsPageStaysSmall) {
     const Rendered r = render(chromium, page, dir);
     ASSERT_EQ(r.rc, 0) << r.log;
     EXPECT_EQ(count(r.log, ":CONSOLE("), 0u) << r.log;
-    EXPECT_EQ(count(r.dom, "class=\"bar\""), 99u * 7);
+    EXPECT_EQ(count(r.dom, "class=\"bar\""), 99u * 8);
     EXPECT_GE(count(r.dom, "class=\"span\""), 99u);
     fs::remove_all(dir);
 }

@@ -5,11 +5,13 @@
 // output is read back -> dequantize, with 16 output channels (nncase#95, 1,228,800 bytes) and 4
 // (nncase#96, 307,200 bytes: its size inferred from the same read-back/dequantize ratio).
 #include <cmath>
+#include <filesystem>
 
 #include <gtest/gtest.h>
 
 #include "models/k210_kpu/kpu_layer_builder.h"
 #include "models/k210_kpu/kpu_layout.h"
+#include "platforms/k210/k210_kpu_fit.h"
 #include "platforms/k210/kmodel/demo_model.h"
 #include "platforms/k210/kmodel/kmodel.h"
 #include "platforms/k210/kmodel/kmodel_runtime.h"
@@ -17,6 +19,7 @@
 #include "platforms/k210/soc/k210_config.h"
 #include "sim/core/config.h"
 #include "sim/core/error.h"
+#include "sim/core/files.h"
 #include "tests/platforms/k210/soc/board_models.h"
 #include "tests/platforms/k210/soc/soc_harness.h"
 #include "tests/sim/tlm/sc_harness.h"
@@ -79,26 +82,58 @@ k210::Kmodel kpu_layers_model() {
     return k210::parse_kmodel(k210::write_kmodel_v4(s), "kpu_layers.kmodel");
 }
 
-// Board (nncase#95/#96, NNCASE_DEBUG): the input upload 329 us, the first layer (3 -> 16, 3x3,
-// 320x240) 0.210 ms (#95) and 0.211 ms (#96), small layers 0.098-0.099 ms. The upload's cost
-// per element, the KPU's fixed cycles F and its 8-bit rate a₈ were fitted to #95's figures
-// (docs/k210_kpu.md "Calibration"), so those are checked within 5 %; #96's repeat of the first
-// layer within 5 % too.
+// Board (nncase#95/#96, NNCASE_DEBUG): the input upload 329 us and the first layer (3 -> 16,
+// 3x3, 320x240) 0.210 ms (#95), 0.211 ms (#96). The upload's cost per element was fitted to #95;
+// the layer was not: the KPU constants come from nncase#77 (the SDK's kpu.c, kmodel v3) and the
+// Sipeed table, so this checks them on the other runtime (nncase v0.2, kmodel v4), within 5 %.
+// (#96's 0.098-0.099 ms layers are not checked: their shapes are not known.)
 TEST_F(BoardTimings, KpuLayersAndUploadAsBoardsMeasure) {
     const Inference r = infer(kpu_layers_model(), random_image(2, {1, 3, 240, 320}));
     ASSERT_TRUE(r.result.done) << r.result.error;
     ASSERT_EQ(r.result.layers.size(), 6u);
     const auto& l = r.result.layers;
-    std::printf(
-        "upload %.3f ms (board 0.329), 3->16 320x240 %.3f ms (board 0.210, 0.211), "
-        "small %.3f %.3f %.3f ms (board 0.098-0.099)\n",
-        ms(l[0]), ms(l[1]), ms(l[2]), ms(l[3]), ms(l[4]));
+    std::printf("upload %.3f ms (board 0.329), 3->16 320x240 %.3f ms (board 0.210, 0.211)\n",
+                ms(l[0]), ms(l[1]));
     EXPECT_NEAR(ms(l[0]), 0.329, 0.05 * 0.329);
     EXPECT_NEAR(ms(l[1]), 0.210, 0.05 * 0.210);
     EXPECT_NEAR(ms(l[1]), 0.211, 0.05 * 0.211);
-    for (size_t i = 2; i < 5; ++i) {
-        EXPECT_NEAR(ms(l[i]), 0.0985, 0.05 * 0.0985) << "layer " << i;
+}
+
+// The KPU time model's calibration (docs/k210_kpu.md "Timing"): the doc's tables are what the fit
+// prints today, every shipped constant lies in its leave-one-out range, and the timed run of
+// face_detect_v3 meets the board (nncase#77) layer by layer: within 15 % (layers under 0.1 ms:
+// 25 % or 6 µs), the KPU sum and the model within 5 %; every Sipeed row within 10 %.
+TEST(KpuFit, DocTablesShippedConstantsAndBoardTolerances) {
+    const std::string shared = NPUSIM_SHARED_DIR, src = NPUSIM_SOURCE_DIR;
+    const std::string model = shared + "/k210/face_detect_v3.kmodel";
+    if (!std::filesystem::exists(model)) {
+        GTEST_SKIP() << model << " is absent (../shared not here)";
     }
+    sim::ConfigDocument doc = sim::ConfigDocument::load_file(src + "/configs/k210.yaml");
+    const k210::K210Config cfg = k210::read_k210_config(doc.root().child("platform"));
+    doc.finish();
+    const k210::KpuFitReport rep =
+        k210::kpu_fit_report({model, src + "/platforms/k210/data/nncase77_face_detect_v3.csv",
+                              src + "/platforms/k210/data/sipeed_691_conv3x3.csv"},
+                             cfg);
+    ASSERT_TRUE(rep.error.empty()) << rep.error;
+    const std::vector<uint8_t> bytes = sim::read_file(src + "/docs/k210_kpu.md");
+    const std::string text(bytes.begin(), bytes.end());
+    EXPECT_EQ(k210::with_fit_tables(text, rep.markdown), text)
+        << "docs/k210_kpu.md is not what the fit prints: run scripts/k210-kpu-fit --write";
+    EXPECT_TRUE(rep.shipped_match) << rep.markdown;
+    for (const k210::KpuFitRow& r : rep.rows) {
+        const double err = std::abs(r.sim_us / r.board_us - 1);
+        if (!r.face) {
+            EXPECT_LE(err, 0.10) << r.name;
+        } else if (r.board_us < 100) {
+            EXPECT_TRUE(err <= 0.25 || std::abs(r.sim_us - r.board_us) <= 6) << r.name;
+        } else {
+            EXPECT_LE(err, 0.15) << r.name;
+        }
+    }
+    EXPECT_NEAR(rep.sim_kpu_ms, rep.board_kpu_ms, 0.05 * rep.board_kpu_ms);
+    EXPECT_NEAR(rep.sim_model_ms, rep.board_model_ms, 0.05 * rep.board_model_ms);
 }
 
 // A KPU layer whose output the DMA drains to main memory: the words appear when the layer ends,
