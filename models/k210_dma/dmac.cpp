@@ -39,11 +39,12 @@ struct Dmac::Channel {
         , axi_id(reg(fmt::format("CH{}_AXI_ID", ch), b(ch) + regs::AXI_ID, Access::RW))
         , axi_qos(reg(fmt::format("CH{}_AXI_QOS", ch), b(ch) + regs::AXI_QOS, Access::RW))
         , intstatus_en(reg(fmt::format("CH{}_INTSTATUS_ENABLEREG", ch), b(ch) + regs::INTSTATUS_EN,
-                           Access::RW))
+                           Access::RW, regs::kChannelIntEnableReset))
         , intstatus(reg(fmt::format("CH{}_INTSTATUS", ch), b(ch) + regs::CH_INTSTATUS, Access::RO))
         , intsignal_en(reg(fmt::format("CH{}_INTSIGNAL_ENABLEREG", ch), b(ch) + regs::INTSIGNAL_EN,
-                           Access::RW))
-        , intclear(reg(fmt::format("CH{}_INTCLEARREG", ch), b(ch) + regs::INTCLEAR, Access::WO)) {}
+                           Access::RW, regs::kChannelIntEnableReset))
+        , intclear(
+              reg(fmt::format("CH{}_INTCLEARREG", ch), b(ch) + regs::INTCLEAR, Access::WO_RAZ)) {}
     static uint64_t b(unsigned ch) { return regs::channel_base(ch); }
 
     Register sar, dar, block_ts, ctl, cfg, llp, status, swhssrc, swhsdst, blk_tfr, axi_id, axi_qos,
@@ -58,7 +59,7 @@ Dmac::Dmac(sc_core::sc_module_name name, const DmacConfig& cfg, sim::TraceWriter
     , m_dmac_cfg(reg("CFG", regs::CFG, Access::RW))
     , m_chen(reg("CHEN", regs::CHEN, Access::RW))
     , m_intstatus(reg("INTSTATUS", regs::INTSTATUS, Access::RO))
-    , m_com_intclear(reg("COM_INTCLEAR", regs::COM_INTCLEAR, Access::WO))
+    , m_com_intclear(reg("COM_INTCLEAR", regs::COM_INTCLEAR, Access::WO_RAZ))  // SDK: RMW
     , m_com_intstatus_en(reg("COM_INTSTATUS_EN", regs::COM_INTSTATUS_EN, Access::RW))
     , m_com_intsignal_en(reg("COM_INTSIGNAL_EN", regs::COM_INTSIGNAL_EN, Access::RW))
     , m_com_intstatus(reg("COM_INTSTATUS", regs::COM_INTSTATUS, Access::RO))
@@ -96,6 +97,13 @@ Dmac::Dmac(sc_core::sc_module_name name, const DmacConfig& cfg, sim::TraceWriter
     }
     add_sysctl_registers();
     m_chen.on_write([this](uint64_t v) { write_chen(v); });
+    // dmac_rst: the whole DMAC returns to its reset values (channels stopped, enables as at reset)
+    // and the bit clears itself, which dmac_init polls for (SDK dmac.c).
+    m_reset.on_write([this](uint64_t v) {
+        if (regs::dmac_rst::get(v) != 0) {
+            software_reset();
+        }
+    });
     m_chen.on_read([this](uint64_t) {
         uint64_t v = 0;
         for (unsigned c = 0; c < regs::kChannels; ++c) {
@@ -159,6 +167,14 @@ const RequestSource* Dmac::request_for(unsigned interface) const {
         return nullptr;
     }
     return &m_sources[select];
+}
+
+void Dmac::software_reset() {
+    m_bank.reset();
+    for (unsigned c = 0; c < regs::kChannels; ++c) {
+        m_ch[c]->enabled = false;
+        update_irq(c);
+    }
 }
 
 void Dmac::write_chen(uint64_t v) {

@@ -69,6 +69,7 @@ private:
                         uint64_t width, bool src_fixed, bool dst_fixed, sc_core::sc_time& local);
     const RequestSource* request_for(unsigned interface) const;
     void write_chen(uint64_t v);
+    void software_reset();  // RESET.dmac_rst
     void finish(unsigned ch, uint64_t status_bits);
     void update_irq(unsigned ch);
     void add_sysctl_registers();

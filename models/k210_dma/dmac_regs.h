@@ -29,6 +29,12 @@ using dmac_en = Field<0, 1>;  // CFG
 using int_en = Field<1, 1>;
 using ch_en = Field<0, 6>;     // CHEN: one bit per channel
 using ch_en_we = Field<8, 6>;  // ... written only where the matching write-enable bit is 1
+using dmac_rst = Field<0, 1>;  // RESET: 1 resets the DMAC; reads 1 until the reset is done
+// CHx_INTSTATUS_ENABLEREG / CHx_INTSIGNAL_ENABLEREG reset value: every enable bit of the low word
+// set (bit 2 reserved), as DesignWare's DW_axi_dmac resets them (its register descriptions in
+// Espressif's ESP32-P4 and Intel's SEDI headers: "default: 1"). The Kendryte SDK never writes
+// INTSIGNAL_ENABLEREG, and its DMA-complete interrupts come on boards.
+constexpr uint64_t kChannelIntEnableReset = 0xfffffffb;
 
 // Channel registers (dmac_channel_t), at 0x100 + channel · 0x100.
 constexpr uint64_t channel_base(unsigned ch) {

@@ -94,7 +94,7 @@ Kpu::Kpu(sc_core::sc_module_name name, const KpuConfig& cfg, sim::TraceWriter* t
     if (m_trace != nullptr) {
         m_track = m_trace->track(this->name());
     }
-    update_interrupts();  // an empty FIFO is almost empty from reset on
+    update_interrupts();  // the empty FIFO at reset is no event: RAW stays 0
     SC_HAS_PROCESS(Kpu);
     SC_THREAD(run);
 }
@@ -146,16 +146,23 @@ void Kpu::set_raw(uint64_t bits) {
 }
 
 void Kpu::update_interrupts() {
-    // Almost-empty/full are levels of the FIFO in whole layers against the thresholds; they are
-    // re-raised as long as the condition holds, even right after a clear.
+    // Almost-empty/full are events: the FIFO's count of whole layers reaching the threshold
+    // (falling to <= empty, rising to >= full), not levels. The SDK's kpu_run_kmodel unmasks
+    // almost-empty with an empty FIFO before its input DMA: a level would step the model at once,
+    // before its input is there; on boards the first step comes from the DMA (kpu.c:1651-1676).
+    // kpu_data_ready's flow pushes 12 layers, then unmasks it to be called when the KPU has taken
+    // them down to the threshold.
     const uint64_t layers = m_layer_fifo.size() / kLayerWords;
+    const bool empty = layers <= regs::fifo_empty_threshold::get(m_threshold.value());
+    const bool full = layers >= regs::fifo_full_threshold::get(m_threshold.value());
     uint64_t raw = m_raw.value();
-    if (layers <= regs::fifo_empty_threshold::get(m_threshold.value())) {
+    if (empty && !m_was_almost_empty) {
         raw = regs::layer_cfg_almost_empty_int::set(raw, 1);
     }
-    if (layers >= regs::fifo_full_threshold::get(m_threshold.value())) {
+    if (full && !m_was_almost_full) {
         raw = regs::layer_cfg_almost_full_int::set(raw, 1);
     }
+    m_was_almost_empty = empty, m_was_almost_full = full;
     m_raw.set_value(raw);
     irq.set((raw & ~m_mask.value() & regs::kInterruptBits) != 0);
 }

@@ -83,6 +83,9 @@ private:
     sc_core::sc_time m_period;
     sim::QuantumKeeper m_qk;
     std::deque<uint64_t> m_layer_fifo;
+    // The FIFO's almost-empty/full conditions at the last update (their interrupts are the
+    // conditions' rising edges). Reset: empty, so almost empty already holds.
+    bool m_was_almost_empty = true, m_was_almost_full = false;
     // When each complete layer in the FIFO got its 12th word: the writer's own time (a CPU
     // running ahead of the kernel), so a layer never starts before its arguments were written.
     std::deque<sc_core::sc_time> m_layer_written;

@@ -13,8 +13,12 @@ const std::array<const char*, kKpuConstants> kKpuConstantNames = {
     "cycles_per_output_line", "fetch_cycles_per_byte", "output_cycles_per_word"};
 
 std::array<double, kKpuConstants> constants_of(const KpuTiming& t) {
-    return {static_cast<double>(t.layer_fixed_cycles), t.cycles_per_input_line, t.cycles_per_pass,
-            t.cycles_per_output_line,                   t.fetch_cycles_per_byte, t.output_cycles_per_word};
+    return {static_cast<double>(t.layer_fixed_cycles),
+            t.cycles_per_input_line,
+            t.cycles_per_pass,
+            t.cycles_per_output_line,
+            t.fetch_cycles_per_byte,
+            t.output_cycles_per_word};
 }
 
 void set_constants(KpuTiming& t, const std::array<double, kKpuConstants>& v) {
@@ -29,7 +33,11 @@ RowUnits row_units(const KpuRow& r, const KpuTiming& t) {
     // fetch-bound one the bytes of the chunk it waits for.
     const LayerCost c = layer_cost(r.args, r.eight_bit, t);
     RowUnits u;
-    u.units = {1.0, 0.0, 0.0, 0.0, static_cast<double>(c.param_bytes + c.first_chunk_bytes),
+    u.units = {1.0,
+               0.0,
+               0.0,
+               0.0,
+               static_cast<double>(c.param_bytes + c.first_chunk_bytes),
                static_cast<double>(c.work.output_words)};
     const std::array<double, 3> compute = {static_cast<double>(c.work.input_lines),
                                            static_cast<double>(c.work.passes),

@@ -19,9 +19,11 @@ Plic::Plic(sc_core::sc_module_name name, sc_core::sc_time access_latency)
         m_bank.add(m_regs.emplace_back(std::move(spec)));
         return m_regs.back();
     };
-    for (unsigned id = 0; id < kSources; ++id) {  // source 0 does not exist: its priority is 0
+    // Source 0 does not exist: its priority is hard-wired 0, and a write (plic_init writes every
+    // source's, 0 included: SDK plic.c) is ignored, not an error.
+    for (unsigned id = 0; id < kSources; ++id) {
         m_priority[id] = &add({fmt::format("source_priorities[{}]", id), 4 * id, 4, 0,
-                               id == 0 ? Access::RO : Access::RW, 7, true});
+                               id == 0 ? Access::RO_WI : Access::RW, 7, true});
     }
     for (unsigned w = 0; w < kWords; ++w) {
         add({fmt::format("pending[{}]", w), kPending + 4 * w, 4, 0, Access::RO, 0, true})

@@ -63,6 +63,8 @@ private:
     RegisterFile m_file;
     ByteSink m_sink;
     sim::Register* m_lcr = nullptr;
+    uint64_t m_ier = 0, m_dlh = 0;  // IER and DLH share offset 0x04 (LCR.DLAB picks DLH)
+    uint64_t m_fcr = 0;             // FCR (write only at 0x08, where IIR is read)
     sim::StatGroup m_stats;
     sim::Counter& m_sent;
 

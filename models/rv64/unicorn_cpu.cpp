@@ -6,8 +6,14 @@
 // - 8-byte MMIO accesses would be split in two 4-byte ones: devices are RAM-backed with memory
 //   hooks, which see whole accesses, and a read hook writes the value the load then returns;
 // - stopping inside a memory hook re-executes the block: stops are deferred to the next block;
-// - mcycle/minstret count host time: instructions are counted per translated block here.
+// - mcycle/minstret count host time: instructions are counted per translated block here;
+// - mip's MEIP, MTIP and MSIP cannot be written through the CSR path (QEMU lets software set only
+//   the delegable bits), yet firmware reads mip to see what is pending (the SDK's
+//   handle_irq_m_ext claims only when MEIP reads 1): the adapter writes them into the CPU
+//   state's mip word, found once by what a software-writable bit changes in a saved context.
+//   QEMU is not told (no interrupt request), so trap entry stays the adapter's.
 #include <algorithm>
+#include <cstring>
 #include <set>
 #include <unordered_map>
 #include <vector>
@@ -24,6 +30,8 @@ namespace {
 
 constexpr uint32_t kWfi = 0x10500073, kEbreak = 0x00100073;
 constexpr uint32_t kSemiBefore = 0x01f01013, kSemiAfter = 0x40705013;  // slli/srai x0 markers
+constexpr uint64_t kMipSsip = 1u << 1;
+constexpr uint64_t kMipHardware = (1u << 3) | (1u << 7) | (1u << 11);  // MSIP, MTIP, MEIP
 
 int csr_reg(Csr c) {
     switch (c) {
@@ -72,8 +80,14 @@ public:
         check(uc_hook_add(m_uc, &h, UC_HOOK_MEM_UNMAPPED, reinterpret_cast<void*>(&on_unmapped),
                           this, 1, 0),
               "unmapped hook");
+        find_mip_word();
     }
-    ~UnicornCpu() override { uc_close(m_uc); }
+    ~UnicornCpu() override {
+        if (m_ctx != nullptr) {
+            uc_context_free(m_ctx);
+        }
+        uc_close(m_uc);
+    }
     UnicornCpu(const UnicornCpu&) = delete;
     UnicornCpu& operator=(const UnicornCpu&) = delete;
 
@@ -113,7 +127,10 @@ public:
     }
 
     void stop_on_exceptions(bool on) override { m_stop_on_exceptions = on; }
-    void set_pending(uint64_t bits) override { m_pending = bits; }
+    void set_pending(uint64_t bits) override {
+        m_pending = bits;
+        show_in_mip(bits & kMipHardware);
+    }
     uint64_t run_cycles() const override { return m_done.cycles; }
 
     void set_cycle_model(const CycleModel& m) override {
@@ -312,6 +329,44 @@ private:
         return r;
     }
 
+    // The offset of the CPU state's mip word in a saved context: where setting SSIP (bit 1, which
+    // software may write) changes it.
+    void find_mip_word() {
+        check(uc_context_alloc(m_uc, &m_ctx), "context");
+        const size_t n = uc_context_size(m_uc);
+        std::vector<uint8_t> with(n), without(n);
+        set_csr(Csr::Mip, kMipSsip);
+        check(uc_context_save(m_uc, m_ctx), "context save");
+        std::memcpy(with.data(), m_ctx, n);
+        set_csr(Csr::Mip, 0);
+        check(uc_context_save(m_uc, m_ctx), "context save");
+        std::memcpy(without.data(), m_ctx, n);
+        for (size_t i = 0; i + 4 <= n; i += 4) {
+            uint32_t a = 0, b = 0;
+            std::memcpy(&a, with.data() + i, 4);
+            std::memcpy(&b, without.data() + i, 4);
+            if (a == (b | kMipSsip) && a != b) {
+                m_mip_offset = i;
+                return;
+            }
+        }
+        throw sim::Error("the RISC-V simulator (Unicorn): cannot find mip in the CPU state");
+    }
+
+    void show_in_mip(uint64_t bits) {
+        if (bits == m_mip_shown) {
+            return;
+        }
+        check(uc_context_save(m_uc, m_ctx), "context save");
+        auto* raw = reinterpret_cast<uint8_t*>(m_ctx) + m_mip_offset;
+        uint32_t mip = 0;
+        std::memcpy(&mip, raw, 4);
+        mip = static_cast<uint32_t>((mip & ~kMipHardware) | bits);
+        std::memcpy(raw, &mip, 4);
+        check(uc_context_restore(m_uc, m_ctx), "context restore");
+        m_mip_shown = bits;
+    }
+
     static void on_watch(uc_engine*, uc_mem_type type, uint64_t addr, int size, int64_t,
                          void* user) {
         static_cast<Watch*>(user)->on_access(addr, static_cast<unsigned>(size),
@@ -375,6 +430,9 @@ private:
     bool m_stop_requested = false, m_stopped_by_us = false, m_exception = false;
     bool m_stop_on_exceptions = false;
     uint64_t m_pending = 0;
+    uc_context* m_ctx = nullptr;  // for show_in_mip
+    size_t m_mip_offset = 0;
+    uint64_t m_mip_shown = 0;
     uint64_t m_exception_pc = 0;
     std::set<uint64_t> m_breakpoints;
     uint64_t m_skip_breakpoint = ~uint64_t{0}, m_debug_pc = 0;

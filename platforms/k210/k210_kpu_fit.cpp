@@ -189,8 +189,8 @@ std::string rows_table(const std::vector<kpu::KpuRow>& rows, const std::vector<s
                    "model {:.3f} ms, {:.3f} ms timed ({}).\nLargest error {:.1f} %, largest "
                    "leave-one-out error {:.1f} %.\n",
                    rep.board_kpu_ms, rep.sim_kpu_ms, pct(sim_kpu / board_kpu - 1),
-                   rep.board_model_ms, rep.sim_model_ms, pct(sim_all / board_all - 1),
-                   100 * worst, 100 * worst_loo);
+                   rep.board_model_ms, rep.sim_model_ms, pct(sim_all / board_all - 1), 100 * worst,
+                   100 * worst_loo);
 }
 
 }  // namespace
@@ -198,8 +198,7 @@ std::string rows_table(const std::vector<kpu::KpuRow>& rows, const std::vector<s
 KpuFitReport kpu_fit_report(const KpuFitInputs& in, const K210Config& cfg) {
     KpuFitReport rep;
     const Kmodel m = load_kmodel(in.face_model);
-    const std::vector<MeasuredRow> measured =
-        parse_measured_csv(slurp(in.face_csv), in.face_csv);
+    const std::vector<MeasuredRow> measured = parse_measured_csv(slurp(in.face_csv), in.face_csv);
     std::vector<std::string> types;
     for (const KmodelLayer& l : m.layers) {
         types.push_back(l.type_name);

@@ -28,8 +28,8 @@ struct KpuFitReport {
     std::vector<KpuFitRow> rows;
     double board_kpu_ms = 0, sim_kpu_ms = 0;      // nncase#77: Σ its KPU layers
     double board_model_ms = 0, sim_model_ms = 0;  // nncase#77: Σ every measured layer
-    std::string markdown;        // the tables, between the doc's markers
-    kpu::KpuTiming fitted;       // the constants the fit gives
+    std::string markdown;                         // the tables, between the doc's markers
+    kpu::KpuTiming fitted;                        // the constants the fit gives
     bool shipped_match = false;  // each platform constant lies in the fit's leave-one-out range
     std::string error;           // a problem met after a simulation ran
 };

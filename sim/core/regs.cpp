@@ -24,6 +24,8 @@ const char* to_string(Access a) {
     case Access::RO: return "RO";
     case Access::WO: return "WO";
     case Access::W1C: return "W1C";
+    case Access::WO_RAZ: return "WO (reads 0)";
+    case Access::RO_WI: return "RO (writes ignored)";
     }
     return "?";
 }
@@ -42,6 +44,10 @@ BankResult Register::bus_read(uint64_t& data) {
     if (m_spec.access == Access::WO) {
         return BankResult::ACCESS_ERROR;
     }
+    if (m_spec.access == Access::WO_RAZ) {
+        data = 0;
+        return BankResult::OK;
+    }
     data = m_value;
     if (m_on_read) {
         data = m_on_read(m_value) & size_mask();
@@ -53,8 +59,10 @@ BankResult Register::bus_write(uint64_t data, uint64_t byte_lanes_mask) {
     const uint64_t mask = m_spec.write_mask & byte_lanes_mask & size_mask();
     switch (m_spec.access) {
     case Access::RO: return BankResult::ACCESS_ERROR;
+    case Access::RO_WI: return BankResult::OK;
     case Access::RW:
-    case Access::WO: m_value = (m_value & ~mask) | (data & mask); break;
+    case Access::WO:
+    case Access::WO_RAZ: m_value = (m_value & ~mask) | (data & mask); break;
     case Access::W1C: m_value &= ~(data & mask); break;
     }
     if (m_on_write) {
@@ -196,7 +204,8 @@ BankResult RegisterBank::write(uint64_t offset, const uint8_t* data, size_t len)
     const unsigned shift = static_cast<unsigned>(8 * (offset - reg->offset()));
     const uint64_t lane_mask = lanes(len) << shift;
     // Partial write: the other bytes keep the register's current value (W1C: are written as 0).
-    const uint64_t keep = reg->access() == Access::W1C ? 0 : reg->value() & ~lane_mask;
+    const bool no_keep = reg->access() == Access::W1C || reg->access() == Access::WO_RAZ;
+    const uint64_t keep = no_keep ? 0 : reg->value() & ~lane_mask;
     const uint64_t merged = keep | ((load_le(data, len) << shift) & lane_mask);
     return reg->bus_write(merged, lane_mask);
 }

@@ -47,6 +47,12 @@ enum class Access {
     RO,   // read only: a write is an access error
     WO,   // write only: a read is an access error
     W1C,  // read; writing 1 to a bit clears it, writing 0 leaves it
+    // Write only, read as zero: nothing to read back, and a read is not an error (drivers
+    // read-modify-write such registers, e.g. the K210 SDK's DMAC COM_INTCLEAR).
+    WO_RAZ,
+    // Read only, writes ignored: a write changes nothing and is not an error (a hard-wired field
+    // the SDK writes anyway, e.g. PLIC source 0's priority, UARTHS ip).
+    RO_WI,
 };
 
 // Outcome of a bank access, mapped to TLM responses by sim/tlm/register_target.h.

@@ -43,12 +43,16 @@ int sc_main(int argc, char** argv) {
         if (mode == "--write") {
             sim::write_file_atomic(doc_path, want.data(), want.size());
         } else if (want != text) {
-            std::fprintf(stderr, "%s: its KPU fit tables differ from the fit; run scripts/k210-kpu-fit --write\n%s",
-                         doc_path.c_str(), rep.markdown.c_str());
+            std::fprintf(
+                stderr,
+                "%s: its KPU fit tables differ from the fit; run scripts/k210-kpu-fit --write\n%s",
+                doc_path.c_str(), rep.markdown.c_str());
             return 1;
         }
         if (!rep.shipped_match) {
-            std::fprintf(stderr, "a shipped KPU constant (models/k210_kpu/kpu_cost.h) is outside the fit's leave-one-out range:\n%s",
+            std::fprintf(stderr,
+                         "a shipped KPU constant (models/k210_kpu/kpu_cost.h) is outside the fit's "
+                         "leave-one-out range:\n%s",
                          rep.markdown.c_str());
             return 1;
         }

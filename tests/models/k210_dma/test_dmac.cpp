@@ -101,6 +101,38 @@ TEST_F(DmacTest, MemoryToMemoryWithCompletionInterrupt) {
     EXPECT_EQ(b.dmac.stats().to_json()["bytes"]["value"], 256);
 }
 
+// dmac_init (SDK dmac.c:611-627): RESET.rst set, polled until it clears; COM_INTCLEAR read,
+// modified and written back (write only: reads 0, no error). The reset returns every register to
+// its reset value: the channel interrupt enables all set, which is why the SDK's DMA-complete
+// interrupt comes although it never writes CHx_INTSIGNAL_ENABLEREG.
+TEST_F(DmacTest, SdkInitResetSelfClearsAndInterruptEnablesResetToOnes) {
+    Bench b("b");
+    elaborate();
+    const uint64_t ch5 = dr::channel_base(5);
+    EXPECT_EQ(b.get(ch5 + dr::INTSIGNAL_EN), 0xfffffffbu);
+    EXPECT_EQ(b.get(ch5 + dr::INTSTATUS_EN), 0xfffffffbu);
+    b.reg(ch5 + dr::INTSIGNAL_EN, 0);
+    b.reg(dr::CFG, dr::dmac_en::MASK);
+    b.reg(dr::RESET, b.get(dr::RESET) | dr::dmac_rst::MASK);
+    EXPECT_EQ(b.get(dr::RESET) & dr::dmac_rst::MASK, 0u);   // done: the poll ends
+    EXPECT_EQ(b.get(ch5 + dr::INTSIGNAL_EN), 0xfffffffbu);  // back to its reset value
+    EXPECT_EQ(b.get(dr::CFG), 0u);
+    EXPECT_EQ(b.get(dr::COM_INTCLEAR), 0u);
+    b.reg(dr::COM_INTCLEAR, b.get(dr::COM_INTCLEAR) | 0x1f);
+    EXPECT_EQ(b.get(ch5 + dr::INTCLEAR), 0u);
+    // A transfer on channel 5 with the enables left at reset interrupts on completion.
+    b.reg(dr::CFG, dr::dmac_en::MASK);
+    b.reg(ch5 + dr::SAR, kMem);
+    b.reg(ch5 + dr::DAR, kMem + 0x100);
+    b.reg(ch5 + dr::BLOCK_TS, 3);
+    b.reg(ch5 + dr::CTL, dr::src_tr_width::set(0, 3) | dr::dst_tr_width::set(0, 3));
+    b.reg(ch5 + dr::CH_CFG, 0);
+    b.reg(dr::CHEN, (uint64_t{1} << 5) | (uint64_t{1} << 13));
+    sc_core::sc_start();
+    EXPECT_TRUE(b.dmac.irq[5].level());
+    EXPECT_NE(b.get(ch5 + dr::CH_INTSTATUS) & dr::dma_tfr_done::MASK, 0u);
+}
+
 TEST_F(DmacTest, PeripheralToMemoryWaitsForTheHandshake) {
     Bench b("b");
     elaborate();

@@ -90,7 +90,7 @@ TEST_F(KpuModule, ResetValuesAndAccessRights) {
     Bench b("b", cfg);
     elaborate();
     EXPECT_EQ(b.reg(kpu::regs::INTERRUPT_MASK), 0xfu);
-    EXPECT_EQ(b.reg(kpu::regs::INTERRUPT_RAW), 0x2u);  // empty FIFO: almost empty
+    EXPECT_EQ(b.reg(kpu::regs::INTERRUPT_RAW), 0x0u);  // no event yet
     EXPECT_EQ(b.reg(kpu::regs::INTERRUPT_STATUS), 0x0u);
     EXPECT_EQ(b.reg(kpu::regs::FIFO_THRESHOLD), 0x1au);
     EXPECT_EQ(b.reg(kpu::regs::FIFO_CTRL), 0x1fu);
@@ -110,28 +110,34 @@ TEST_F(KpuModule, ResetValuesAndAccessRights) {
               "allowed by the register's access rights");
 }
 
-TEST_F(KpuModule, ClearIsWriteOneAndLevelsComeBack) {
+// Almost-empty and almost-full are events (the count reaching a threshold), cleared by writing 1:
+// the SDK's kpu_run_kmodel unmasks almost-empty with an empty FIFO and must not be interrupted
+// until its input DMA is done.
+TEST_F(KpuModule, FifoInterruptsAreEventsClearedByWritingOne) {
     Bench b("b", cfg);
     elaborate();
+    b.set(kpu::regs::INTERRUPT_CLEAR, 0x7);
     b.set(kpu::regs::INTERRUPT_MASK, 0b1101);  // almost-empty enabled (0 = enabled)
-    EXPECT_TRUE(b.kpu.irq.level());
-    EXPECT_EQ(b.reg(kpu::regs::INTERRUPT_STATUS), 0x2u);
-    // The FIFO is still empty: clearing the level condition raises it again at once.
-    b.set(kpu::regs::INTERRUPT_CLEAR, 0x2);
-    EXPECT_EQ(b.reg(kpu::regs::INTERRUPT_RAW), 0x2u);
-    // Two layers queued (the KPU thread has not run): 2 > empty threshold 1, so a clear sticks.
+    EXPECT_FALSE(b.kpu.irq.level());           // the FIFO was empty all along: no event
+    EXPECT_EQ(b.reg(kpu::regs::INTERRUPT_RAW), 0x0u);
+    // Two layers queued (the KPU thread has not run): 2 > empty threshold 1.
     kpu::Words w{};
     b.push(w);
     b.push(w);
-    b.set(kpu::regs::INTERRUPT_CLEAR, 0x7);
     EXPECT_EQ(b.reg(kpu::regs::INTERRUPT_RAW), 0x0u);
-    EXPECT_FALSE(b.kpu.irq.level());
-    // Full threshold 2 layers: pushing the third reaches 3 >= 2 -> almost full.
+    // Full threshold 2 layers: 2 >= 2 now holds -> almost full.
     b.set(kpu::regs::FIFO_THRESHOLD, 2 | (1 << 4));
     EXPECT_EQ(b.reg(kpu::regs::INTERRUPT_RAW), 0x4u);
-    // Flushing the configuration FIFO (cfg_fifo_flush_n written 0) empties it: almost empty again.
+    // Flushing the configuration FIFO (cfg_fifo_flush_n written 0) empties it: the count falls
+    // to the empty threshold, an almost-empty event; it interrupts (unmasked).
     b.set(kpu::regs::FIFO_CTRL, 0x1f & ~0x4);
-    EXPECT_EQ(b.reg(kpu::regs::INTERRUPT_RAW) & 0x2, 0x2u);
+    EXPECT_EQ(b.reg(kpu::regs::INTERRUPT_RAW), 0x6u);
+    EXPECT_TRUE(b.kpu.irq.level());
+    EXPECT_EQ(b.reg(kpu::regs::INTERRUPT_STATUS), 0x2u);
+    // A clear sticks: the FIFO is still empty, but that is no new event.
+    b.set(kpu::regs::INTERRUPT_CLEAR, 0x2);
+    EXPECT_EQ(b.reg(kpu::regs::INTERRUPT_RAW), 0x4u);
+    EXPECT_FALSE(b.kpu.irq.level());
 }
 
 TEST_F(KpuModule, LayerThroughRegistersMatchesPurePathAndCostModel) {

@@ -53,6 +53,24 @@ TEST(Register, RoWriteAndWoReadAreAccessErrors) {
     EXPECT_EQ(wo.bus_write(42, ~0ull), BankResult::OK);
 }
 
+// A write-only register that reads as zero (a driver read-modify-writes it) and a read-only one
+// whose writes are ignored (a hard-wired field a driver writes anyway): neither is an error.
+TEST(Register, WoRazReadsZeroAndRoWiIgnoresWrites) {
+    Register clear = make("COM_INTCLEAR", 0, Access::WO_RAZ);
+    Register wired = make("priority0", 8, Access::RO_WI, 0);
+    int writes = 0;
+    clear.on_write([&](uint64_t v) { writes += v == 0x1f ? 1 : 100; });
+    uint64_t v = 7;
+    EXPECT_EQ(clear.bus_write(0x1f, ~0ull), BankResult::OK);
+    EXPECT_EQ(writes, 1);  // the write still acts
+    EXPECT_EQ(clear.bus_read(v), BankResult::OK);
+    EXPECT_EQ(v, 0u);
+    EXPECT_EQ(wired.bus_write(5, ~0ull), BankResult::OK);
+    EXPECT_EQ(wired.value(), 0u);
+    EXPECT_EQ(wired.bus_read(v), BankResult::OK);
+    EXPECT_EQ(v, 0u);
+}
+
 TEST(Register, W1cClearsOnlyWrittenOnes) {
     Register r = make("IRQ", 0, Access::W1C, 0b1011);
     r.bus_write(0b0010, ~0ull);

@@ -161,6 +161,16 @@ TEST_F(Firmware, AMisprogrammedKpuGetsTheKpusErrorBehaviourNotACrash) {
     EXPECT_EQ(rep["layers"][0]["skipped"], true);
 }
 
+// mip.MEIP reads 1 while an external interrupt is pending (and 0 before): the SDK's
+// handle_irq_m_ext claims from the PLIC only when it does (tests/.../chip.c).
+TEST_F(Firmware, MipShowsAPendingExternalInterrupt) {
+    const std::string chip = NPUSIM_TEST_FIRMWARE "/chip.elf";
+    const Result r = run("run --firmware " + chip + " -- mip");
+    EXPECT_EQ(r.rc, 0) << r.out << r.err;
+    EXPECT_NE(r.out.find("mip.MEIP before: 0\nmip.MEIP while pending: 1\n"), std::string::npos)
+        << r.out;
+}
+
 // A free TCP port on 127.0.0.1 (the kernel's pick; closed again for npusim to take).
 int free_port() {
     const int s = ::socket(AF_INET, SOCK_STREAM, 0);
