@@ -100,6 +100,8 @@ public:
     // From a device callback during run(): the cycles of the blocks entered so far in this run
     // (the access's block included), to time the access within the run.
     virtual uint64_t run_cycles() const = 0;
+    // The same for instructions.
+    virtual uint64_t run_instructions() const = 0;
     // From a device callback: end the current run at the next block boundary.
     virtual void request_stop() = 0;
 

@@ -29,6 +29,11 @@ struct ElfFile {
 void read_symbols(Elf* elf, ElfImage& img) {
     for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn != nullptr; scn = elf_nextscn(elf, scn)) {
         GElf_Shdr sh;
+        if (gelf_getshdr(scn, &sh) != nullptr && sh.sh_type == SHT_PROGBITS &&
+            (sh.sh_flags & SHF_EXECINSTR) != 0 && (sh.sh_flags & SHF_ALLOC) != 0 &&
+            sh.sh_size > 0) {
+            img.code.emplace_back(sh.sh_addr, sh.sh_size);
+        }
         if (gelf_getshdr(scn, &sh) == nullptr || sh.sh_type != SHT_SYMTAB || sh.sh_entsize == 0) {
             continue;
         }

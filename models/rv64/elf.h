@@ -22,6 +22,8 @@ struct ElfImage {
     uint64_t entry = 0;
     std::vector<ElfSegment> segments;
     std::map<uint64_t, std::string> symbols;  // functions and objects by address
+    // The executable sections (SHF_EXECINSTR, loaded): address and size, for code rewrites.
+    std::vector<std::pair<uint64_t, uint64_t>> code;
 
     std::optional<uint64_t> symbol(const std::string& name) const;
     // "name+0x14" for the symbol at or below `addr` (or "name" at it), else "0x...".

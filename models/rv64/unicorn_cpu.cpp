@@ -132,6 +132,7 @@ public:
         show_in_mip(bits & kMipHardware);
     }
     uint64_t run_cycles() const override { return m_done.cycles; }
+    uint64_t run_instructions() const override { return m_done.instructions; }
 
     void set_cycle_model(const CycleModel& m) override {
         m_model = m;

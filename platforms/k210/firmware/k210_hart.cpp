@@ -10,6 +10,7 @@
 
 #include "models/k210_soc/clint.h"
 #include "models/k210_soc/plic.h"
+#include "models/rv64/counter_reads.h"
 #include "sim/core/bus_cost.h"
 #include "sim/core/error.h"
 
@@ -79,6 +80,17 @@ void K210Hart::load(const rv64::ElfImage& elf, HartOptions options) {
         }
         std::copy(s.bytes.begin(), s.bytes.end(), at);
     }
+    // Counter CSR reads become loads the hart answers with simulated values (counter_reads.h).
+    for (const auto& [addr, size] : elf.code) {
+        if (uint8_t* at = host(addr, size); at != nullptr) {
+            rv64::redirect_counter_reads(at, size);
+        }
+    }
+    m_cpu->map_device(rv64::kCounterPage, rv64::kCounterPageBytes,
+                      {[this](uint64_t off, unsigned n, uint64_t& v) { return counter(off, n, v); },
+                       [](uint64_t, unsigned, uint64_t) {
+                           return false;
+                       }});
     m_elf = elf;
     m_options = std::move(options);
     m_period = sc_time(1.0 / static_cast<double>(m_options.clock_hz), sc_core::SC_SEC);
@@ -122,6 +134,25 @@ uint8_t* K210Hart::host(uint64_t addr, size_t n) const {
 }
 
 // ---------------------------------------------------------------- accesses
+
+// The counters a rewritten CSR read loads (8 bytes at their offsets; anything else in the page
+// is a bus fault, as an unmapped address), at the access's time (the end of the block being run):
+// cycles = simulated time / the CPU clock's period (the clock runs through bus waits and wfi:
+// assumed, no K210 document says it stops), instructions retired, and the CLINT's mtime.
+bool K210Hart::counter(uint64_t offset, unsigned size, uint64_t& value) const {
+    if (size != 8) {
+        return false;
+    }
+    const sc_time at = sc_core::sc_time_stamp() + access_time();
+    switch (offset) {
+    case rv64::kCounterCycle: value = static_cast<uint64_t>(at / m_period); return true;
+    case rv64::kCounterInstret:
+        value = m_result.instructions + m_cpu->run_instructions();
+        return true;
+    case rv64::kCounterTime: value = m_clint.mtime(at); return true;
+    default: return false;
+    }
+}
 
 sc_time K210Hart::access_time() const {
     return m_run_base + m_period * static_cast<double>(m_cpu->run_cycles()) + m_bus_time;

@@ -104,6 +104,7 @@ private:
     void semihost();
     void fail(const std::string& what);
     bool device_access(size_t index, uint64_t offset, unsigned size, uint64_t& value, bool write);
+    bool counter(uint64_t offset, unsigned size, uint64_t& value) const;
     void uncached_access(uint64_t addr, unsigned size);
     uint8_t* host(uint64_t addr, size_t n) const;
     sc_core::sc_time now() const { return m_qk.get_current_time(); }

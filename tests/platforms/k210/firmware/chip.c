@@ -2,7 +2,9 @@
    word of the command line), printing what it saw:
    mip: mip.MEIP reads 1 while an external interrupt is pending (the SDK's handle_irq_m_ext claims
    from the PLIC only then, plic.c). With MIE clear, the KPU's almost-full event is made pending
-   through the PLIC, and mip is read until it shows MEIP (or 100,000 reads pass). */
+   through the PLIC, and mip is read until it shows MEIP (or 100,000 reads pass).
+   counters: mcycle, minstret and time read twice around a loop of 1000 iterations: simulated
+   values, the same on every run (Unicorn alone answers with the host's clock). */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -41,10 +43,29 @@ static int mip_case(void) {
     return 0;
 }
 
+static int counters_case(void) {
+    uint64_t c0, i0, t0, c1, i1, t1;
+    __asm__ volatile("csrr %0, mcycle" : "=r"(c0));
+    __asm__ volatile("csrr %0, minstret" : "=r"(i0));
+    __asm__ volatile("rdtime %0" : "=r"(t0));
+    for (volatile int i = 0; i < 1000; ++i) {
+    }
+    __asm__ volatile("rdcycle %0" : "=r"(c1));
+    __asm__ volatile("rdinstret %0" : "=r"(i1));
+    __asm__ volatile("csrr %0, time" : "=r"(t1));
+    printf("counters: mcycle %llu -> %llu, minstret %llu -> %llu, time %llu -> %llu\n",
+           (unsigned long long)c0, (unsigned long long)c1, (unsigned long long)i0,
+           (unsigned long long)i1, (unsigned long long)t0, (unsigned long long)t1);
+    return 0;
+}
+
 int main(int argc, char **argv) {
     const char *what = argv[argc - 1];
     if (strcmp(what, "mip") == 0) {
         return mip_case();
+    }
+    if (strcmp(what, "counters") == 0) {
+        return counters_case();
     }
     printf("chip: unknown case %s\n", what);
     return 2;

@@ -202,6 +202,28 @@ TEST_F(Firmware, SdkHelloWorldBuildsAndRunsUnmodified) {
     }
 }
 
+// mcycle, minstret and time read simulated values (the SDK's usleep and sysctl_get_time_us spin
+// and time on mcycle): mtime = cycles / 50, the loop's instructions and cycles counted, and the
+// same numbers on a second run.
+TEST_F(Firmware, CounterCsrsReadSimulatedValuesTheSameOnEveryRun) {
+    const std::string chip = NPUSIM_TEST_FIRMWARE "/chip.elf";
+    const Result a = run("run --firmware " + chip + " -- counters");
+    const Result b = run("run --firmware " + chip + " -- counters");
+    ASSERT_EQ(a.rc, 0) << a.out << a.err;
+    EXPECT_EQ(a.out, b.out);
+    unsigned long long c0, c1, i0, i1, t0, t1;
+    const size_t at = a.out.find("counters: ");
+    ASSERT_NE(at, std::string::npos) << a.out;
+    ASSERT_EQ(std::sscanf(a.out.c_str() + at,
+                          "counters: mcycle %llu -> %llu, minstret %llu -> %llu, time %llu -> %llu",
+                          &c0, &c1, &i0, &i1, &t0, &t1),
+              6);
+    EXPECT_GT(i1 - i0, 4000u);  // 1000 iterations of a volatile loop: ≥ 4 instructions each
+    EXPECT_GE(c1 - c0, i1 - i0);
+    EXPECT_EQ(t0, c0 / 50);  // the CLINT counts the CPU clock over 50
+    EXPECT_EQ(t1, c1 / 50);
+}
+
 // A free TCP port on 127.0.0.1 (the kernel's pick; closed again for npusim to take).
 int free_port() {
     const int s = ::socket(AF_INET, SOCK_STREAM, 0);
