@@ -124,6 +124,12 @@ platform::RunReport run_firmware(const K210Config& cfg, const std::string& sourc
         rep.files.push_back({port + ".txt", {text.begin(), text.end()}});
         files[port] = port + ".txt";
     }
+    if (const std::string& pins = soc.pin_log(); !pins.empty()) {
+        rep.files.push_back({"pins.txt", {pins.begin(), pins.end()}});
+        files["pins"] = "pins.txt";
+        rep.text += fmt::format("  GPIO pin changes: {} (pins.txt)\n",
+                                std::count(pins.begin(), pins.end(), '\n'));
+    }
     rep.json = {{"tool", "npusim"},
                 {"version", sim::npusim_version()},
                 {"command", "run"},

@@ -1,5 +1,7 @@
 #include "platforms/k210/firmware/firmware_soc.h"
 
+#include <fmt/format.h>
+
 #include "models/k210_dma/dmac_regs.h"
 #include "models/k210_kpu/kpu_regs.h"
 
@@ -29,6 +31,8 @@ FirmwareSoc::FirmwareSoc(sc_core::sc_module_name name, const K210Config& cfg,
     , uart2("uart2", register_latency(cfg), sink("uart2"))
     , uart3("uart3", register_latency(cfg), sink("uart3"))
     , fpioa("fpioa", register_latency(cfg))
+    , gpiohs("gpiohs", register_latency(cfg), pins("gpiohs"))
+    , gpio("gpio", register_latency(cfg), pins("gpio"))
     , hart("hart0", k210.cpu, plic, clint, trace)
     , m_output(std::move(output)) {
     sim::Router& r = k210.router;
@@ -39,6 +43,8 @@ FirmwareSoc::FirmwareSoc(sc_core::sc_module_name name, const K210Config& cfg,
     r.map("uart2", FirmwareMap::kUart2, 0x1000, r.bind_target(uart2.regs.socket));
     r.map("uart3", FirmwareMap::kUart3, 0x1000, r.bind_target(uart3.regs.socket));
     r.map("fpioa", FirmwareMap::kFpioa, 0x1000, r.bind_target(fpioa.regs.socket));
+    r.map("gpiohs", FirmwareMap::kGpiohs, 0x1000, r.bind_target(gpiohs.regs.socket));
+    r.map("gpio", FirmwareMap::kGpio, 0x1000, r.bind_target(gpio.regs.socket));
     plic.connect(FirmwareMap::kIrqKpu, k210.kpu.irq);
     for (unsigned ch = 0; ch < dma::regs::kChannels; ++ch) {
         plic.connect(FirmwareMap::kIrqDmac0 + ch, k210.dmac.irq[ch]);
@@ -56,6 +62,14 @@ soc::ByteSink FirmwareSoc::sink(const std::string& port) {
         if (m_output) {
             m_output(port, text);
         }
+    };
+}
+
+// A pin change, at the writing hart's time (the register access's own time).
+soc::PinSink FirmwareSoc::pins(const std::string& block) {
+    return [this, block](unsigned pin, bool level, sc_time at) {
+        const double us = at.to_seconds() * 1e6;
+        m_pin_log += fmt::format("{:.3f} {} {} {}\n", us, block, pin, level ? 1 : 0);
     };
 }
 
@@ -82,6 +96,8 @@ void FirmwareSoc::map_hart(const K210Config& cfg) {
         {"uart2", FirmwareMap::kUart2, 0x1000},
         {"uart3", FirmwareMap::kUart3, 0x1000},
         {"fpioa", FirmwareMap::kFpioa, 0x1000},
+        {"gpiohs", FirmwareMap::kGpiohs, 0x1000},
+        {"gpio", FirmwareMap::kGpio, 0x1000},
     };
     hart.map(std::move(mem), std::move(dev));
 }

@@ -10,6 +10,7 @@
 #include <systemc>
 
 #include "models/k210_soc/clint.h"
+#include "models/k210_soc/gpio.h"
 #include "models/k210_soc/plic.h"
 #include "models/k210_soc/uart.h"
 #include "platforms/k210/firmware/k210_hart.h"
@@ -21,7 +22,7 @@ namespace npu::k210 {
 struct FirmwareMap {
     static constexpr uint64_t kClint = 0x02000000, kPlic = 0x0C000000, kUartHs = 0x38000000;
     static constexpr uint64_t kUart1 = 0x50210000, kUart2 = 0x50220000, kUart3 = 0x50230000;
-    static constexpr uint64_t kFpioa = 0x502B0000;
+    static constexpr uint64_t kFpioa = 0x502B0000, kGpiohs = 0x38001000, kGpio = 0x50200000;
     static constexpr unsigned kIrqKpu = 25, kIrqDmac0 = 27;
     static constexpr unsigned kClintClockDiv = 50;  // CLINT_CLOCK_DIV: mtime = CPU clock / 50
 };
@@ -37,17 +38,23 @@ public:
     soc::UartHs uarths;
     soc::DwUart uart1, uart2, uart3;
     soc::Fpioa fpioa;
+    soc::Gpiohs gpiohs;
+    soc::DwGpio gpio;
     K210Hart hart;
 
     // Everything each port transmitted, by port ("uarths", "uart3", ...).
     const std::map<std::string, std::string>& uart_output() const { return m_uart_text; }
+    // Every level change of a driven GPIO/GPIOHS pin: "<time us> <block> <pin> <level>" lines.
+    const std::string& pin_log() const { return m_pin_log; }
 
 private:
     soc::ByteSink sink(const std::string& port);
+    soc::PinSink pins(const std::string& block);
     void map_hart(const K210Config& cfg);
 
     std::function<void(const std::string&, const std::string&)> m_output;
     std::map<std::string, std::string> m_uart_text;
+    std::string m_pin_log;
 };
 
 }  // namespace npu::k210

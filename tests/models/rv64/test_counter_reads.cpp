@@ -30,16 +30,15 @@ uint32_t word_at(const std::vector<uint8_t>& v, size_t at) {
 }
 
 TEST(CounterReads, CounterReadsBecomeLoadsAndNothingElseChanges) {
-    const uint32_t csrr_a0_mcycle = 0xB0002573;    // csrrs a0, mcycle, x0
-    const uint32_t rdtime_t1 = 0xC0102373;         // csrrs t1, time, x0
+    const uint32_t csrr_a0_mcycle = 0xB0002573;      // csrrs a0, mcycle, x0
+    const uint32_t rdtime_t1 = 0xC0102373;           // csrrs t1, time, x0
     const uint32_t csrrci_a1_minstret = 0xB02075F3;  // csrrci a1, minstret, 0
     const uint32_t csrrs_a0_mcycle_t0 = 0xB002A573;  // csrrs a0, mcycle, t0: also writes: kept
-    const uint32_t csrr_a0_mip = 0x34402573;       // mip: not a counter: kept
+    const uint32_t csrr_a0_mip = 0x34402573;         // mip: not a counter: kept
     const uint16_t c_nop = 0x0001;
-    std::vector<uint8_t> code =
-        bytes({c_nop, csrr_a0_mcycle, rdtime_t1, csrrci_a1_minstret, csrrs_a0_mcycle_t0,
-               csrr_a0_mip},
-              {2, 4, 4, 4, 4, 4});
+    std::vector<uint8_t> code = bytes(
+        {c_nop, csrr_a0_mcycle, rdtime_t1, csrrci_a1_minstret, csrrs_a0_mcycle_t0, csrr_a0_mip},
+        {2, 4, 4, 4, 4, 4});
     EXPECT_EQ(redirect_counter_reads(code.data(), code.size()), 3u);
     EXPECT_EQ(word_at(code, 2), 0x7E003503u);   // ld a0, 0x7e0(x0)
     EXPECT_EQ(word_at(code, 6), 0x7E803303u);   // ld t1, 0x7e8(x0)

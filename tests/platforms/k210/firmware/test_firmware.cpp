@@ -202,6 +202,48 @@ TEST_F(Firmware, SdkHelloWorldBuildsAndRunsUnmodified) {
     }
 }
 
+// The SDK's gpio_led and gpiohs_led demos, unmodified (pins.txt: time in µs, block, pin, level).
+// gpio_led: GPIO pin 3 becomes an output (driven low), is set high, and toggles after a sleep
+// (usleep on mcycle; its period follows the CPU clock the SDK computes from SYSCTL's PLL
+// registers, which the model does not take over yet: docs/firmware.md). gpiohs_led: GPIOHS pin 3
+// driven low, then high; it then waits for a key on pin 2 (inputs are not settable yet).
+TEST_F(Firmware, SdkGpioDemosDriveTheirPins) {
+    const std::string sdk = NPUSIM_SHARED_DIR "/vendor/kendryte-standalone-sdk";
+    const std::string demos = NPUSIM_SHARED_DIR "/vendor/kendryte-standalone-demo/";
+    if (!fs::exists(sdk) || !fs::exists(demos)) {
+        GTEST_SKIP() << "../shared/vendor is absent";
+    }
+    const auto pins_of = [&](const std::string& demo, uint64_t budget) {
+        const fs::path elf = dir / (demo + ".elf");
+        const Result b = shell(std::string(NPUSIM_SOURCE_DIR "/scripts/k210-sdk-app --sdk ") + sdk +
+                               " " + demos + demo + " -o " + elf.string());
+        EXPECT_EQ(b.rc, 0) << b.out << b.err;
+        run("run --firmware " + elf.string() + " --max-instructions " + std::to_string(budget) +
+            " --out " + (dir / demo).string());
+        return slurp(dir / demo / "pins.txt");
+    };
+    const std::string gpio = pins_of("gpio_led", 20'000'000);
+    double t[3] = {};
+    char block[3][16] = {};
+    unsigned pin[3] = {}, level[3] = {9, 9, 9};
+    ASSERT_EQ(std::sscanf(gpio.c_str(), "%lf %15s %u %u\n%lf %15s %u %u\n%lf %15s %u %u", &t[0],
+                          block[0], &pin[0], &level[0], &t[1], block[1], &pin[1], &level[1], &t[2],
+                          block[2], &pin[2], &level[2]),
+              12)
+        << gpio;
+    for (int i = 0; i < 3; ++i) {
+        EXPECT_EQ(std::string(block[i]), "gpio");
+        EXPECT_EQ(pin[i], 3u);
+    }
+    EXPECT_EQ(level[0] * 100 + level[1] * 10 + level[2], 10u);  // low, high, toggled low
+    EXPECT_GT(t[0], 0.0);
+    EXPECT_GT(t[2], t[1] + 1000.0) << "a sleep between the toggles";
+    const std::string hs = pins_of("gpiohs_led", 2'000'000);
+    EXPECT_EQ(hs.substr(hs.find(' ')),
+              " gpiohs 3 0\n" + hs.substr(0, hs.find(' ')) + " gpiohs 3 1\n")
+        << hs;
+}
+
 // mcycle, minstret and time read simulated values (the SDK's usleep and sysctl_get_time_us spin
 // and time on mcycle): mtime = cycles / 50, the loop's instructions and cycles counted, and the
 // same numbers on a second run.
