@@ -26,14 +26,13 @@ Gpiohs::Gpiohs(sc_core::sc_module_name name, sc_core::sc_time access_latency, Pi
     , m_file("gpiohs", kBytes)
     , m_pins(std::move(sink))
     , regs("regs", m_file.bank, access_latency) {
-    static const char* const kNames[] = {"input_val", "input_en", "output_en", "output_val",
-                                         "pullup_en", "drive",    "rise_ie",   "rise_ip",
-                                         "fall_ie",   "fall_ip",  "high_ie",   "high_ip",
-                                         "low_ie",    "low_ip",   "iof_en",    "iof_sel",
-                                         "output_xor"};
+    static const char* const kNames[] = {
+        "input_val", "input_en", "output_en", "output_val", "pullup_en", "drive",
+        "rise_ie",   "rise_ip",  "fall_ie",   "fall_ip",    "high_ie",   "high_ip",
+        "low_ie",    "low_ip",   "iof_en",    "iof_sel",    "output_xor"};
     for (uint64_t i = 0; i < std::size(kNames); ++i) {
-        sim::Register& r = m_file.add({kNames[i], 4 * i, 4, 0, i == 0 ? Access::RO_WI : Access::RW,
-                                       kFull32, true});
+        sim::Register& r = m_file.add(
+            {kNames[i], 4 * i, 4, 0, i == 0 ? Access::RO_WI : Access::RW, kFull32, true});
         if (i == 0) {  // what the enabled inputs see: with no external levels, what the pin drives
             r.on_read([this](uint64_t) {
                 return (m_output_val->value() ^ m_output_xor->value()) & m_output_en->value();
@@ -65,9 +64,8 @@ DwGpio::DwGpio(sc_core::sc_module_name name, sc_core::sc_time access_latency, Pi
     m_direction = &m_file.add({"direction", 0x04, 4, 0, Access::RW, 0xff, true});
     m_file.add({"source", 0x08, 4, 0, Access::RW, kFull32, true});
     static const char* const kInterrupt[] = {
-        "interrupt_enable",     "interrupt_mask",       "interrupt_level",
-        "interrupt_polarity",   "interrupt_status",     "interrupt_status_raw",
-        "interrupt_debounce",   "interrupt_clear"};
+        "interrupt_enable", "interrupt_mask",       "interrupt_level",    "interrupt_polarity",
+        "interrupt_status", "interrupt_status_raw", "interrupt_debounce", "interrupt_clear"};
     for (uint64_t i = 0; i < std::size(kInterrupt); ++i) {
         m_file.add({kInterrupt[i], 0x30 + 4 * i, 4, 0, Access::RW, kFull32, true});
     }

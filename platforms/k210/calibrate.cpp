@@ -1,6 +1,7 @@
 #include "platforms/k210/calibrate.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <functional>
 #include <iterator>
@@ -11,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "models/k210_kpu/kpu_fit.h"
 #include "sim/core/error.h"
 #include "sim/core/nnls.h"
 
@@ -45,58 +47,22 @@ double per_element(const CpuModel& c, const std::string& type) {
     return it == c.op_cycles_per_element.end() ? c.cycles_per_element : it->second;
 }
 
-// The KPU's fitted constants, each with its regressor in LayerFeatures (one table: the
-// prediction, the fit's columns and the YAML all come from it).
-struct KpuConstant {
-    const char* key;  // under kpu:
-    double (*get)(const kpu::KpuTiming&);
-    void (*set)(kpu::KpuTiming&, double);
-    double (*units)(const LayerFeatures&);
-};
-
 double u64(uint64_t v) {
     return static_cast<double>(v);
 }
 
-const KpuConstant kKpuConstants[] = {
-    {"layer_fixed_cycles", [](const kpu::KpuTiming& t) { return u64(t.layer_fixed_cycles); },
-     [](kpu::KpuTiming& t, double v) {
-         t.layer_fixed_cycles = static_cast<uint64_t>(std::llround(v));
-     },
-     [](const LayerFeatures& f) {
-         return u64(f.kpu_layers);
-     }},
-    {"cycles_per_input_line", [](const kpu::KpuTiming& t) { return t.cycles_per_input_line; },
-     [](kpu::KpuTiming& t, double v) { t.cycles_per_input_line = v; },
-     [](const LayerFeatures& f) {
-         return u64(f.input_lines);
-     }},
-    {"cycles_per_pass", [](const kpu::KpuTiming& t) { return t.cycles_per_pass; },
-     [](kpu::KpuTiming& t, double v) { t.cycles_per_pass = v; },
-     [](const LayerFeatures& f) {
-         return u64(f.passes);
-     }},
-    {"cycles_per_output_line", [](const kpu::KpuTiming& t) { return t.cycles_per_output_line; },
-     [](kpu::KpuTiming& t, double v) { t.cycles_per_output_line = v; },
-     [](const LayerFeatures& f) {
-         return u64(f.output_lines);
-     }},
-    {"fetch_cycles_per_byte", [](const kpu::KpuTiming& t) { return t.fetch_cycles_per_byte; },
-     [](kpu::KpuTiming& t, double v) { t.fetch_cycles_per_byte = v; },
-     [](const LayerFeatures& f) {
-         return u64(f.fetch_bytes);
-     }},
-    {"output_cycles_per_word", [](const kpu::KpuTiming& t) { return t.output_cycles_per_word; },
-     [](kpu::KpuTiming& t, double v) { t.output_cycles_per_word = v; },
-     [](const LayerFeatures& f) {
-         return u64(f.output_words);
-     }},
-};
+// A layer's units of the KPU's constants, in kpu_fit.h's order (F, a, s, w, p, d): one table for
+// the prediction, the fit's columns and the YAML.
+std::array<double, kpu::kKpuConstants> kpu_units(const LayerFeatures& f) {
+    return {u64(f.kpu_layers),   u64(f.input_lines), u64(f.passes),
+            u64(f.output_lines), u64(f.fetch_bytes), u64(f.output_words)};
+}
 
 double linear_kpu_cycles(const LayerFeatures& f, const kpu::KpuTiming& t) {
+    const auto units = kpu_units(f), k = kpu::constants_of(t);
     double sum = 0;
-    for (const KpuConstant& k : kKpuConstants) {
-        sum += k.get(t) * k.units(f);
+    for (size_t j = 0; j < kpu::kKpuConstants; ++j) {
+        sum += k[j] * units[j];
     }
     return sum;
 }
@@ -221,12 +187,16 @@ std::vector<Column> candidate_columns(const std::vector<MeasuredRow>& rows,
     const double kpu_us = 1e6 / static_cast<double>(base.kpu.timing.clock_hz);
     const double cpu_us = 1e6 / static_cast<double>(base.cpu.clock_hz);
     std::vector<Column> cols;
-    for (const KpuConstant& k : kKpuConstants) {
-        cols.push_back({std::string("kpu.") + k.key,
-                        [=](const LayerFeatures& f) { return kpu_us * k.units(f); },
-                        [=](K210Config& c, double v) { k.set(c.kpu.timing, v); },
+    for (size_t j = 0; j < kpu::kKpuConstants; ++j) {
+        cols.push_back({std::string("kpu.") + kpu::kKpuConstantNames[j],
+                        [=](const LayerFeatures& f) { return kpu_us * kpu_units(f)[j]; },
+                        [=](K210Config& c, double v) {
+                            auto k = kpu::constants_of(c.kpu.timing);
+                            k[j] = v;
+                            kpu::set_constants(c.kpu.timing, k);
+                        },
                         [=](const K210Config& c) {
-                            return k.get(c.kpu.timing);
+                            return kpu::constants_of(c.kpu.timing)[j];
                         }});
     }
     cols.push_back(
@@ -378,8 +348,9 @@ std::string calibration_yaml(const Fit& fit, const std::string& header) {
         const std::string section = key.substr(0, dot), rest = key.substr(dot + 1);
         std::string value;
         if (section == "kpu") {
-            for (const KpuConstant& k : kKpuConstants) {
-                value = rest == k.key ? fmt::format("{:.6g}", k.get(c.kpu.timing)) : value;
+            const auto k = kpu::constants_of(c.kpu.timing);
+            for (size_t j = 0; j < kpu::kKpuConstants; ++j) {
+                value = rest == kpu::kKpuConstantNames[j] ? fmt::format("{:.6g}", k[j]) : value;
             }
         } else if (rest == "kpu_readback_cycles_per_byte") {
             value = fmt::format("{:.6g}", c.cpu.kpu_readback_cycles_per_byte);
