@@ -13,6 +13,9 @@ namespace {
 sc_time register_latency(const K210Config& cfg) {
     return sc_time(cfg.dmac.register_latency_ns, sc_core::SC_NS);
 }
+sc_time timer_tick() {
+    return sc_time(1.0 / static_cast<double>(FirmwareMap::kTimerClockHz), sc_core::SC_SEC);
+}
 }  // namespace
 
 FirmwareSoc::FirmwareSoc(sc_core::sc_module_name name, const K210Config& cfg,
@@ -33,6 +36,9 @@ FirmwareSoc::FirmwareSoc(sc_core::sc_module_name name, const K210Config& cfg,
     , fpioa("fpioa", register_latency(cfg))
     , gpiohs("gpiohs", register_latency(cfg), pins("gpiohs"))
     , gpio("gpio", register_latency(cfg), pins("gpio"))
+    , timer0("timer0", timer_tick(), register_latency(cfg))
+    , timer1("timer1", timer_tick(), register_latency(cfg))
+    , timer2("timer2", timer_tick(), register_latency(cfg))
     , hart("hart0", k210.cpu, plic, clint, trace)
     , m_output(std::move(output)) {
     sim::Router& r = k210.router;
@@ -45,6 +51,13 @@ FirmwareSoc::FirmwareSoc(sc_core::sc_module_name name, const K210Config& cfg,
     r.map("fpioa", FirmwareMap::kFpioa, 0x1000, r.bind_target(fpioa.regs.socket));
     r.map("gpiohs", FirmwareMap::kGpiohs, 0x1000, r.bind_target(gpiohs.regs.socket));
     r.map("gpio", FirmwareMap::kGpio, 0x1000, r.bind_target(gpio.regs.socket));
+    soc::DwTimer* timers[] = {&timer0, &timer1, &timer2};
+    for (unsigned i = 0; i < 3; ++i) {
+        r.map(fmt::format("timer{}", i), FirmwareMap::kTimer0 + i * FirmwareMap::kTimerStride,
+              0x1000, r.bind_target(timers[i]->regs.socket));
+        plic.connect(FirmwareMap::kIrqTimer0A + 2 * i, timers[i]->irq_a);
+        plic.connect(FirmwareMap::kIrqTimer0A + 2 * i + 1, timers[i]->irq_b);
+    }
     plic.connect(FirmwareMap::kIrqKpu, k210.kpu.irq);
     for (unsigned ch = 0; ch < dma::regs::kChannels; ++ch) {
         plic.connect(FirmwareMap::kIrqDmac0 + ch, k210.dmac.irq[ch]);
@@ -98,6 +111,9 @@ void FirmwareSoc::map_hart(const K210Config& cfg) {
         {"fpioa", FirmwareMap::kFpioa, 0x1000},
         {"gpiohs", FirmwareMap::kGpiohs, 0x1000},
         {"gpio", FirmwareMap::kGpio, 0x1000},
+        {"timer0", FirmwareMap::kTimer0, 0x1000},
+        {"timer1", FirmwareMap::kTimer0 + FirmwareMap::kTimerStride, 0x1000},
+        {"timer2", FirmwareMap::kTimer0 + 2 * FirmwareMap::kTimerStride, 0x1000},
     };
     hart.map(std::move(mem), std::move(dev));
 }

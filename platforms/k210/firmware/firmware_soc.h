@@ -12,6 +12,7 @@
 #include "models/k210_soc/clint.h"
 #include "models/k210_soc/gpio.h"
 #include "models/k210_soc/plic.h"
+#include "models/k210_soc/timer.h"
 #include "models/k210_soc/uart.h"
 #include "platforms/k210/firmware/k210_hart.h"
 #include "platforms/k210/soc/k210_platform.h"
@@ -23,7 +24,13 @@ struct FirmwareMap {
     static constexpr uint64_t kClint = 0x02000000, kPlic = 0x0C000000, kUartHs = 0x38000000;
     static constexpr uint64_t kUart1 = 0x50210000, kUart2 = 0x50220000, kUart3 = 0x50230000;
     static constexpr uint64_t kFpioa = 0x502B0000, kGpiohs = 0x38001000, kGpio = 0x50200000;
-    static constexpr unsigned kIrqKpu = 25, kIrqDmac0 = 27;
+    static constexpr uint64_t kTimer0 = 0x502D0000, kTimerStride = 0x10000;  // TIMER0-2
+    static constexpr unsigned kIrqKpu = 25, kIrqDmac0 = 27, kIrqTimer0A = 14;
+    // The timers' clock: what the SDK's sysctl_clock_get_freq(SYSCTL_CLOCK_TIMERn) computes from
+    // SYSCTL's registers as the model holds them (reset values: 13 MHz), so that its
+    // timer_set_interval gives the intervals it asks for. SYSCTL's clock tree does not drive the
+    // models' clocks yet (docs/firmware.md).
+    static constexpr uint64_t kTimerClockHz = 13'000'000;
     static constexpr unsigned kClintClockDiv = 50;  // CLINT_CLOCK_DIV: mtime = CPU clock / 50
 };
 
@@ -40,6 +47,7 @@ public:
     soc::Fpioa fpioa;
     soc::Gpiohs gpiohs;
     soc::DwGpio gpio;
+    soc::DwTimer timer0, timer1, timer2;
     K210Hart hart;
 
     // Everything each port transmitted, by port ("uarths", "uart3", ...).

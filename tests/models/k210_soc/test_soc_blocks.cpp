@@ -11,6 +11,7 @@
 #include "models/k210_soc/clint.h"
 #include "models/k210_soc/gpio.h"
 #include "models/k210_soc/plic.h"
+#include "models/k210_soc/timer.h"
 #include "models/k210_soc/uart.h"
 #include "sim/core/error.h"
 #include "tests/sim/tlm/sc_harness.h"
@@ -109,6 +110,42 @@ TEST_F(ScTest, GpioBlocksReportDrivenPinChanges) {
     };
     sc_core::sc_start();
     EXPECT_EQ(log, "hs 5 0\nhs 5 1\nhs 5 0\ngp 3 0\ngp 3 1\ngp 3 0\n");
+}
+
+// A DW_apb_timers channel as the SDK's timer.c drives it, at a 1 µs tick: load_count 9, enabled in
+// user-defined mode (timer_set_enable: control = USER_MODE | ENABLE) at t = 0: it expires every
+// 10 counts (10 µs); current_value counts down; the interrupt (line A for channels 0-1) stays
+// until the channel's eoi is read; a masked channel raises nothing; the block's eoi clears all.
+TEST_F(ScTest, TimerChannelExpiresEveryLoadCountPlusOneTicks) {
+    soc::DwTimer t("t", sc_time(1, sc_core::SC_US), sc_time(0, SC_NS));
+    TestInitiator a("a");
+    a.socket.bind(t.regs.socket);
+    Runner r("r");
+    r.body = [&] {
+        wr32(a, 0x00, 9);                           // channel 0 load_count
+        wr32(a, 0x14 * 2 + 0x00, 4);                // channel 2 load_count
+        wr32(a, 0x14 * 2 + 0x08, 0x2 | 0x1 | 0x4);  // channel 2 enabled but masked
+        wr32(a, 0x08, 0x2 | 0x1);                   // channel 0: user mode, enabled
+        sc_core::wait(sc_time(3, sc_core::SC_US));
+        EXPECT_EQ(rd32(a, 0x04), 7u);  // 10 µs period: 7 counts left at 3 µs
+        EXPECT_FALSE(t.irq_a.level());
+        sc_core::wait(sc_time(7, sc_core::SC_US));  // t = 10 µs: expired
+        EXPECT_TRUE(t.irq_a.level());
+        EXPECT_EQ(rd32(a, 0x10), 1u);    // channel 0 intr_stat
+        EXPECT_EQ(rd32(a, 0xa0), 1u);    // block intr_stat (channel 2 masked)
+        EXPECT_EQ(rd32(a, 0xa8), 0x5u);  // raw: channels 0 and 2
+        EXPECT_FALSE(t.irq_b.level());
+        EXPECT_EQ(rd32(a, 0x0c), 0u);  // channel 0 eoi: acknowledged
+        EXPECT_FALSE(t.irq_a.level());
+        sc_core::wait(sc_time(10, sc_core::SC_US));  // t = 20 µs: reloaded and expired again
+        EXPECT_TRUE(t.irq_a.level());
+        EXPECT_EQ(rd32(a, 0xa4), 0u);  // block eoi: all acknowledged
+        EXPECT_FALSE(t.irq_a.level());
+        EXPECT_EQ(rd32(a, 0xa8), 0x0u);
+        wr32(a, 0x08, 0x4);  // disabled (timer_set_enable(.., 0))
+        EXPECT_EQ(rd32(a, 0x04), 9u);
+    };
+    sc_core::sc_start(sc_time(100, sc_core::SC_US));
 }
 
 // plic_init writes every source's priority, source 0's included: hard-wired 0, the write is

@@ -1,0 +1,54 @@
+// A K210 TIMER block (TIMER0-2: DesignWare DW_apb_timers, 4 channels; the SDK's kendryte_timer_t)
+// as the SDK's timer.c drives it: load_count, current_value counting down from it at the timer
+// clock, control (enable, user-defined/free-running mode, interrupt mask), and the interrupt
+// status and end-of-interrupt reads per channel and for the block. A channel expires every
+// load_count + 1 counts (user-defined mode; free-running after the first expiry: 2^32); its
+// interrupt stays until its eoi (or the block's) is read. Channels 0-1 raise line A, 2-3 line B
+// (PLIC 14 + 2n and 15 + 2n). docs/firmware.md.
+#pragma once
+
+#include <array>
+
+#include <systemc>
+
+#include "models/k210_soc/uart.h"
+#include "sim/tlm/irq.h"
+#include "sim/tlm/register_target.h"
+
+namespace npu::soc {
+
+class DwTimer : public sc_core::sc_module {
+public:
+    static constexpr uint64_t kBytes = 0xc0;
+    static constexpr unsigned kChannels = 4;
+    // `tick`: one count of the timer clock.
+    DwTimer(sc_core::sc_module_name name, sc_core::sc_time tick, sc_core::sc_time access_latency);
+
+    sim::IrqLine irq_a, irq_b;  // channels 0-1, 2-3
+
+private:
+    struct Channel {
+        sim::Register *load_count = nullptr, *current_value = nullptr, *control = nullptr;
+        bool raw = false;        // expired, not yet acknowledged
+        bool running = false;
+        sc_core::sc_time start;  // when it (re)started counting from load_count
+        sc_core::sc_time due;    // its next expiry
+    };
+    void add_channel(unsigned c);
+    void control_written(unsigned c);
+    uint64_t current(unsigned c, const sc_core::sc_time& at) const;
+    sc_core::sc_time period(unsigned c, bool first) const;
+    uint64_t status(bool masked) const;
+    void update_lines();
+    void expire();  // SC_METHOD: raises the channels due now, waits for the next
+
+    sc_core::sc_time m_tick;
+    RegisterFile m_file;
+    std::array<Channel, kChannels> m_ch{};
+    sc_core::sc_event m_wake;
+
+public:
+    sim::RegisterTarget regs;
+};
+
+}  // namespace npu::soc
