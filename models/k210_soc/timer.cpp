@@ -39,8 +39,8 @@ DwTimer::DwTimer(sc_core::sc_module_name name, sc_time tick, sc_time access_late
     });
     m_file.add({"comp_version", 0xac, 4, 0, Access::RO_WI, 0, true});
     for (unsigned c = 0; c < kChannels; ++c) {
-        m_file.add({fmt::format("load_count2[{}]", c), 0xb0 + 4 * c, 4, 0, Access::RW, kFull32,
-                    true});
+        m_file.add(
+            {fmt::format("load_count2[{}]", c), 0xb0 + 4 * c, 4, 0, Access::RW, kFull32, true});
     }
     SC_HAS_PROCESS(DwTimer);
     SC_METHOD(expire);
@@ -56,8 +56,8 @@ void DwTimer::add_channel(unsigned c) {
     ch.current_value = &m_file.add(
         {fmt::format("channel[{}].current_value", c), base + 4, 4, 0, Access::RO_WI, 0, true});
     ch.current_value->on_read([this, c](uint64_t) { return current(c, regs.access_time()); });
-    ch.control = &m_file.add(
-        {fmt::format("channel[{}].control", c), base + 8, 4, 0, Access::RW, 0xf, true});
+    ch.control =
+        &m_file.add({fmt::format("channel[{}].control", c), base + 8, 4, 0, Access::RW, 0xf, true});
     ch.control->on_write([this, c](uint64_t) { control_written(c); });
     m_file.add({fmt::format("channel[{}].eoi", c), base + 12, 4, 0, Access::RW, 0, true})
         .on_read([this, c](uint64_t) {

@@ -29,7 +29,7 @@ public:
 private:
     struct Channel {
         sim::Register *load_count = nullptr, *current_value = nullptr, *control = nullptr;
-        bool raw = false;        // expired, not yet acknowledged
+        bool raw = false;  // expired, not yet acknowledged
         bool running = false;
         sc_core::sc_time start;  // when it (re)started counting from load_count
         sc_core::sc_time due;    // its next expiry

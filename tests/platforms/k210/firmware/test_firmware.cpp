@@ -45,6 +45,20 @@ protected:
         sim::write_npy((dir / "in.npy").string(), t);
     }
     json report(const std::string& out) { return json::parse(slurp(dir / out / "report.json")); }
+    // The Kendryte SDK demo `demo` of ../shared/vendor, built unmodified by scripts/k210-sdk-app
+    // into the test's folder; empty when ../shared/vendor is absent (the caller skips).
+    fs::path sdk_demo(const std::string& demo) {
+        const std::string sdk = NPUSIM_SHARED_DIR "/vendor/kendryte-standalone-sdk";
+        const std::string app = NPUSIM_SHARED_DIR "/vendor/kendryte-standalone-demo/" + demo;
+        if (!fs::exists(sdk) || !fs::exists(app)) {
+            return {};
+        }
+        const fs::path elf = dir / (demo + ".elf");
+        const Result b = shell(std::string(NPUSIM_SOURCE_DIR "/scripts/k210-sdk-app --sdk ") + sdk +
+                               " " + app + " -o " + elf.string());
+        EXPECT_EQ(b.rc, 0) << b.out << b.err;
+        return elf;
+    }
 };
 
 // The data of an .npy file, as bytes.
@@ -178,15 +192,10 @@ TEST_F(Firmware, MipShowsAPendingExternalInterrupt) {
 // with the same console, instruction count and simulated time. (Core 1's line needs the second
 // hart, not modelled yet.)
 TEST_F(Firmware, SdkHelloWorldBuildsAndRunsUnmodified) {
-    const std::string sdk = NPUSIM_SHARED_DIR "/vendor/kendryte-standalone-sdk";
-    const std::string app = NPUSIM_SHARED_DIR "/vendor/kendryte-standalone-demo/hello_world";
-    if (!fs::exists(sdk) || !fs::exists(app)) {
+    const fs::path elf = sdk_demo("hello_world");
+    if (elf.empty()) {
         GTEST_SKIP() << "../shared/vendor is absent";
     }
-    const fs::path elf = dir / "hello_world.elf";
-    const Result b = shell(std::string(NPUSIM_SOURCE_DIR "/scripts/k210-sdk-app --sdk ") + sdk +
-                           " " + app + " -o " + elf.string());
-    ASSERT_EQ(b.rc, 0) << b.out << b.err;
     std::string first;
     for (int i = 0; i < 2; ++i) {
         const Result r = run("run --firmware " + elf.string() + " --max-instructions 300000");
@@ -208,16 +217,11 @@ TEST_F(Firmware, SdkHelloWorldBuildsAndRunsUnmodified) {
 // registers, which the model does not take over yet: docs/firmware.md). gpiohs_led: GPIOHS pin 3
 // driven low, then high; it then waits for a key on pin 2 (inputs are not settable yet).
 TEST_F(Firmware, SdkGpioDemosDriveTheirPins) {
-    const std::string sdk = NPUSIM_SHARED_DIR "/vendor/kendryte-standalone-sdk";
-    const std::string demos = NPUSIM_SHARED_DIR "/vendor/kendryte-standalone-demo/";
-    if (!fs::exists(sdk) || !fs::exists(demos)) {
+    if (sdk_demo("gpio_led").empty()) {
         GTEST_SKIP() << "../shared/vendor is absent";
     }
     const auto pins_of = [&](const std::string& demo, uint64_t budget) {
-        const fs::path elf = dir / (demo + ".elf");
-        const Result b = shell(std::string(NPUSIM_SOURCE_DIR "/scripts/k210-sdk-app --sdk ") + sdk +
-                               " " + demos + demo + " -o " + elf.string());
-        EXPECT_EQ(b.rc, 0) << b.out << b.err;
+        const fs::path elf = sdk_demo(demo);
         run("run --firmware " + elf.string() + " --max-instructions " + std::to_string(budget) +
             " --out " + (dir / demo).string());
         return slurp(dir / demo / "pins.txt");
@@ -248,15 +252,10 @@ TEST_F(Firmware, SdkGpioDemosDriveTheirPins) {
 // intervals (timer_set_interval at the timer clock the SDK computes), interrupts through the PLIC
 // (sources 14-19), its callbacks counting to 12: it prints its own "[PASS]".
 TEST_F(Firmware, SdkTimerDemoPassesItsSingleShotTest) {
-    const std::string sdk = NPUSIM_SHARED_DIR "/vendor/kendryte-standalone-sdk";
-    const std::string app = NPUSIM_SHARED_DIR "/vendor/kendryte-standalone-demo/timer";
-    if (!fs::exists(sdk) || !fs::exists(app)) {
+    const fs::path elf = sdk_demo("timer");
+    if (elf.empty()) {
         GTEST_SKIP() << "../shared/vendor is absent";
     }
-    const fs::path elf = dir / "timer.elf";
-    const Result b = shell(std::string(NPUSIM_SOURCE_DIR "/scripts/k210-sdk-app --sdk ") + sdk +
-                           " " + app + " -o " + elf.string());
-    ASSERT_EQ(b.rc, 0) << b.out << b.err;
     const Result r = run("run --firmware " + elf.string() + " --max-instructions 160000000 --out " +
                          (dir / "o").string());
     const std::string console = slurp(dir / "o" / "uart3.txt");
