@@ -58,9 +58,8 @@ RowUnits row_units(const KpuRow& r, const KpuTiming& t) {
             u.units[4] += next_bytes;
         }
     }
-    // The fit leaves out the cycle rounding of the cost function (under one cycle a term), so
-    // that the same regimes give the same solution and the alternation stops.
-    u.rest = 0;
+    // The cost function's rounding (under one cycle a term) is left out, so that the same
+    // regimes give the same solution and the alternation stops.
     return u;
 }
 
@@ -70,7 +69,7 @@ double predicted_cycles(const KpuRow& r, const KpuTiming& t) {
 
 namespace {
 
-// One solve under the regimes of `t`: min Σ ((units·x + rest + other − measured) / measured)²,
+// One solve under the regimes of `t`: min Σ ((units·x + other − measured) / measured)²,
 // x ≥ 0, over the constants some row exercises.
 KpuTiming solve_once(const std::vector<KpuRow>& rows, const KpuTiming& t) {
     std::vector<RowUnits> u;
@@ -92,7 +91,7 @@ KpuTiming solve_once(const std::vector<KpuRow>& rows, const KpuTiming& t) {
         for (size_t j = 0; j < cols.size(); ++j) {
             a(i, static_cast<Eigen::Index>(j)) = x.units[cols[j]] / r.measured_cycles;
         }
-        b(i) = (r.measured_cycles - r.other_cycles - x.rest) / r.measured_cycles;
+        b(i) = (r.measured_cycles - r.other_cycles) / r.measured_cycles;
     }
     const Eigen::VectorXd sol = sim::nnls(a, b);
     std::array<double, kKpuConstants> k = constants_of(t);

@@ -33,7 +33,6 @@ void set_constants(KpuTiming& t, const std::array<double, kKpuConstants>& v);
 // function's rounding to whole cycles is left out).
 struct RowUnits {
     std::array<double, kKpuConstants> units{};
-    double rest = 0;  // cycles the linear terms do not give (0 today)
 };
 RowUnits row_units(const KpuRow& r, const KpuTiming& t);
 
