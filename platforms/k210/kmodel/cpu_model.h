@@ -16,18 +16,24 @@ struct CpuModel {
     uint64_t clock_hz = 400'000'000;
     double cycles_per_element = 4;  // a CPU layer's work unit (docs/k210_cpu_ops.md), assumed
     double cycles_per_mac = 3;      // per multiply-accumulate (load, load, fmadd), assumed
-    // Per work unit for the layer types and opcodes measured on boards, by type name: v4
-    // `dequantize` 2.19 (nncase#95: 9.357 ms for 1,228,800 elements at 400 MHz, less the 2.64 ms
-    // the bus model charges for its 1.2 MB read and 4.9 MB write); `kpu_upload` and v3
-    // `K210_UPLOAD` 0.234 (nncase#95: 329 us for the 230,400-byte input at 400 MHz, less the
-    // 0.19 ms of bus transfers and dispatch; the two runtimes copy rows with the same loop).
-    std::map<std::string, double> op_cycles_per_element{
-        {"dequantize", 2.19}, {"kpu_upload", 0.234}, {"K210_UPLOAD", 0.234}};
-    // nncase v0.2 reads a KPU output bound for main memory back with the CPU through the AI
-    // SRAM's uncached window (kpu_download): per byte, on top of the bus transfers (nncase#95:
-    // 26.563 ms for the last layer's 1,228,800 bytes, less the 1.23 ms the KPU and the bus model
-    // take for that layer).
-    double kpu_readback_cycles_per_byte = 8.244;
+    // Per work unit of the kmodel v4 nodes whose cost boards show (docs/k210_platform.md "CPU
+    // time model": nncase v0.2's NNCASE_DEBUG per node at 400 MHz, on models rebuilt with their
+    // 160x120 maps; fitted by `npusim calibrate`, less what the bus model charges):
+    // `dequantize` 11.323 (nncase#95: 9.357 ms for 307,200 elements); `quantize` the same
+    // (inferred: nncase's riscv kernels run both as one hand-pipelined two-element loop; no board
+    // figure); `quantized_binary` 75.914 (nncase#97: 58.699 ms for a 307,200-element add);
+    // `kpu_upload` 26.171 per byte (nncase#97: 20.367 ms for 307,200 bytes stored into the
+    // uncached KPU RAM); kmodel v3's `DEQUANTIZE` 17.040 (nncase#77: the SDK's kpu.c, 0.404 ms
+    // for face_detect_v3's 9,000 elements in its one-element loop).
+    std::map<std::string, double> op_cycles_per_element{{"DEQUANTIZE", 17.040},
+                                                        {"dequantize", 11.323},
+                                                        {"quantize", 11.323},
+                                                        {"quantized_binary", 75.914},
+                                                        {"kpu_upload", 26.171}};
+    // nncase v0.2 reads a KPU output bound for main memory back with the CPU, byte by byte
+    // through the AI SRAM's uncached window (kpu_download): per byte, on top of the bus transfers
+    // (nncase#95: 26.563 ms for the last layer's 307,200 bytes, less the KPU layer and the bus).
+    double kpu_readback_cycles_per_byte = 33.894;
     uint64_t interrupt_cycles = 200;       // entering and leaving an interrupt handler, assumed
     uint64_t layer_dispatch_cycles = 500;  // per layer: decode the body, set up the next step
     // Values, not time: a·b + c in CPU layers is one fused fmadd.s, as GCC compiles the K210

@@ -355,6 +355,20 @@ RawLayerSpec v4_node(const V4Transpose& t) {
     return {0x0C, o.bytes};
 }
 
+RawLayerSpec v4_node(const V4QuantizedBinary& q) {
+    Out o;
+    range(o, q.a);
+    range(o, q.b);
+    range(o, q.out);
+    o.u32(static_cast<uint32_t>(q.op));
+    shape(o, q.a_shape);
+    shape(o, q.b_shape);
+    shape(o, q.out_shape);
+    i32s(o, {q.a_offset, q.a_mul, q.a_shift, q.b_offset, q.b_mul, q.b_shift, q.out_offset,
+             q.out_mul, q.out_shift});
+    return {0x11, o.bytes};
+}
+
 RawLayerSpec v4_node(const V4Concat& c) {
     Out o;
     range(o, c.out);

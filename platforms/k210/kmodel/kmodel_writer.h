@@ -94,6 +94,7 @@ RawLayerSpec v4_node(const V4ReduceWindow2d& w);
 RawLayerSpec v4_node(const V4Softmax& s);
 RawLayerSpec v4_node(const V4Concat& c);
 RawLayerSpec v4_node(const V4Transpose& t);
+RawLayerSpec v4_node(const V4QuantizedBinary& q);
 
 struct V4ModelSpec {
     uint32_t main_mem = 0;

@@ -288,7 +288,7 @@ TEST_F(Cli, TenThousandConfigurationSweepMergesTheSameWhereverItRan) {
 
 // configs/campaigns/k210_shared_kmodels.yaml on the real kmodels of ../shared/k210: every job
 // passes, and each model's timed runs (400 and 200 MHz) write the values-only run's outputs bit
-// for bit, with the same MACs; the 200 MHz run takes longer.
+// for bit, with the same MACs; the 200 MHz run is longer by the KPU's time.
 TEST_F(Cli, SharedKmodelsCampaignRunsEveryModelThreeWays) {
     if (!fs::exists(NPUSIM_SHARED_DIR "/k210/yolo20_v3.kmodel")) {
         GTEST_SKIP() << "../shared/k210 is not here";
@@ -310,8 +310,12 @@ TEST_F(Cli, SharedKmodelsCampaignRunsEveryModelThreeWays) {
                 << (*t)["name"];
             EXPECT_EQ((*t)["metrics"]["totals.macs"], f["metrics"]["totals.macs"]);
         }
-        EXPECT_GT(t200["metrics"]["totals.inference_ms"].get<double>(),
-                  t400["metrics"]["totals.inference_ms"].get<double>() * 1.3)
+        // The KPU's layers take twice as long; the CPU's work (the v4 models' read-back and
+        // CPU nodes) does not change: the run is longer by about the KPU's time at 400 MHz.
+        const double kpu_ms = t400["metrics"]["totals.kpu_cycles"].get<double>() / 400e3;
+        EXPECT_GT(t200["metrics"]["totals.inference_ms"].get<double>() -
+                      t400["metrics"]["totals.inference_ms"].get<double>(),
+                  0.9 * kpu_ms)
             << t200["name"];
     }
 }
