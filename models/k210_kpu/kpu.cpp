@@ -319,6 +319,28 @@ void Kpu::count_layer(const LayerRecord& rec, const LayerResult& r) {
                            {"shape", fmt::format("{}x{}x{} -> {}x{}x{}", a.in_channels(),
                                                  a.in_height(), a.in_width(), a.out_channels(),
                                                  a.out_height(), a.out_width())}});
+        trace_parts(rec);
+    }
+}
+
+// The layer's time as the cost model composes it (docs/k210_kpu.md "Timing"), one span per part
+// inside the layer's span, in order: fixed cost, exposed fetch (tables, weight chunk 0 and any
+// later chunk compute does not hide), compute, output stream.
+void Kpu::trace_parts(const LayerRecord& rec) {
+    const LayerCost& c = rec.cost;
+    const uint64_t period_ps = to_ps(m_period);
+    uint64_t t = rec.start_ps;
+    const std::pair<const char*, uint64_t> parts[] = {
+        {"fixed", c.fixed_cycles},
+        {"fetch", c.param_fetch_cycles + c.exposed_fetch_cycles},
+        {"compute", c.compute_cycles},
+        {"output stream", c.output_cycles}};
+    for (const auto& [name, cycles] : parts) {
+        const uint64_t d = std::min(cycles * period_ps, rec.end_ps > t ? rec.end_ps - t : 0);
+        if (d > 0) {
+            m_trace->complete(m_track, name, "kpu parts", t, d, {{"cycles", cycles}});
+            t += d;
+        }
     }
 }
 

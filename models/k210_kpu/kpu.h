@@ -77,6 +77,8 @@ private:
     void update_interrupts();
     void set_raw(uint64_t bits);
 
+    void trace_parts(const LayerRecord& rec);
+
     KpuConfig m_cfg;
     sim::TraceWriter* m_trace;
     int m_track = 0;

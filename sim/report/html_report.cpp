@@ -85,7 +85,9 @@ std::string engine_timeline(const Json& layers, const nlohmann::json* trace) {
     std::vector<Span> spans;
     if (trace != nullptr && trace->contains("traceEvents")) {
         for (const auto& e : (*trace)["traceEvents"]) {
-            if (e.value("ph", "") == "X") {
+            // A layer's parts (K210 "kpu parts") nest inside its span: Perfetto shows them,
+            // a lane per category here would repeat the stacked bars in one colour.
+            if (e.value("ph", "") == "X" && e.value("cat", "") != "kpu parts") {
                 const double ts = e.value("ts", 0.0), dur = e.value("dur", 0.0);
                 spans.push_back({e.value("cat", "?"), e.value("name", ""), ts, ts + dur});
             }

@@ -297,8 +297,13 @@ void K210Driver::run_layers() {
             const KpuConvLayer& c = m_model->convs.at(conv++);
             run_kpu_conv(*m_model, c, mem, *m_kpu);
             if (m_model->version == 4 && c.main_mem_out) {  // nncase's kpu_download by the CPU
+                const uint64_t from_ps = to_ps(now());
                 cpu(m_p.config().cpu.readback_cycles(c.main_mem_out_size), CpuWork::readback);
                 m_current.readback_bytes = c.main_mem_out_size;
+                m_trace.complete(m_track, fmt::format("{} kpu_download", i), "cpu", from_ps,
+                                 to_ps(now()) - from_ps,
+                                 {{"bytes", c.main_mem_out_size},
+                                  {"readback_cycles", m_current.readback_cycles}});
             }
         } else {
             cpu_layer(i, mem);

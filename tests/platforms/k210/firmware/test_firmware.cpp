@@ -115,15 +115,18 @@ TEST_F(Firmware, KmodelRunMatchesTheDriverOnFaceDetectAndYolo) {
             }
         }
         EXPECT_EQ(kpu_writes, 4 + (n - 1) * 16 + 13);
-        // The trace: a span per KPU layer, a marker per interrupt naming the interrupted code,
-        // and the CPU's stretches named by firmware symbols.
+        // The trace: a span per KPU layer (and its parts), a marker per interrupt naming the
+        // interrupted code, and the CPU's stretches named by firmware symbols.
         const json trace = json::parse(slurp(dir / "fw" / "trace.json"));
         std::map<int, std::string> tracks;
         std::map<std::string, uint64_t> spans;
+        uint64_t parts = 0;  // the KPU layers' fixed, fetch, compute (and output stream) spans
         bool symbol_named = false;
         for (const json& e : trace["traceEvents"]) {
             if (e["ph"] == "M" && e["name"] == "thread_name") {
                 tracks[e["tid"].get<int>()] = e["args"]["name"];
+            } else if (e["ph"] == "X" && e["cat"] == "kpu parts") {
+                ++parts;
             } else if (e["ph"] == "X") {
                 const std::string track = tracks[e["tid"].get<int>()];
                 ++spans[track];
@@ -133,6 +136,7 @@ TEST_F(Firmware, KmodelRunMatchesTheDriverOnFaceDetectAndYolo) {
             }
         }
         EXPECT_EQ(spans["soc.k210.kpu"], n);
+        EXPECT_GE(parts, 3 * n);
         EXPECT_EQ(spans["irq"], n);
         EXPECT_EQ(spans["soc.k210.dmac"], 1u);
         EXPECT_GT(spans["cpu"], n);
