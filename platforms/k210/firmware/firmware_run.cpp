@@ -90,6 +90,8 @@ platform::RunReport run_firmware(const K210Config& cfg, const std::string& sourc
     o.args.insert(o.args.begin(), request.firmware);
     o.clock_hz = cfg.cpu.clock_hz;
     o.cpi = cfg.cpi;
+    o.uncached_load_cycles = cfg.uncached_load_cycles;
+    o.uncached_store_cycles = cfg.uncached_store_cycles;
     o.max_instructions = request.max_instructions;
     o.output = output;
     o.gdb = gdb.get();

@@ -55,7 +55,7 @@ void K210Hart::map(std::vector<HartMemory> memories, std::vector<HartDevice> dev
         m_cpu->map_ram(m.addr, m.size, m.host);
         if (m.uncached) {
             m_cpu->watch(m.addr, m.size,
-                         [this](uint64_t a, unsigned n, bool) { uncached_access(a, n); });
+                         [this](uint64_t a, unsigned n, bool w) { uncached_access(a, n, w); });
         }
     }
     for (size_t i = 0; i < m_devices.size(); ++i) {
@@ -174,9 +174,11 @@ bool K210Hart::device_access(size_t index, uint64_t offset, unsigned size, uint6
     return s == tlm::TLM_OK_RESPONSE;
 }
 
-void K210Hart::uncached_access(uint64_t addr, unsigned size) {
+void K210Hart::uncached_access(uint64_t addr, unsigned size, bool write) {
     const sim::TransferCost c = sim::transfer_cost(m_port.bus(), addr, size);
-    m_bus_time += m_port.clock_period() * static_cast<double>(c.cycles);
+    m_bus_time +=
+        m_port.clock_period() * static_cast<double>(c.cycles) +
+        m_period * (write ? m_options.uncached_store_cycles : m_options.uncached_load_cycles);
     ++m_result.uncached_accesses;
 }
 

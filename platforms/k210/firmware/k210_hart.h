@@ -35,6 +35,8 @@ struct HartOptions {
     std::vector<std::string> args;  // argv: the program's name first
     uint64_t clock_hz = 400'000'000;
     rv64::CycleModel cpi;
+    // CPU cycles per access to an uncached window beyond its bus transfer (K210Config).
+    double uncached_load_cycles = 0, uncached_store_cycles = 0;
     uint64_t max_instructions = 2'000'000'000;
     bool trap_exceptions = false;  // illegal instructions enter the firmware's handler
     GdbLink* gdb = nullptr;        // a connected debugger: the hart starts stopped at the entry
@@ -105,7 +107,7 @@ private:
     void fail(const std::string& what);
     bool device_access(size_t index, uint64_t offset, unsigned size, uint64_t& value, bool write);
     bool counter(uint64_t offset, unsigned size, uint64_t& value) const;
-    void uncached_access(uint64_t addr, unsigned size);
+    void uncached_access(uint64_t addr, unsigned size, bool write);
     uint8_t* host(uint64_t addr, size_t n) const;
     sc_core::sc_time now() const { return m_qk.get_current_time(); }
     sc_core::sc_time access_time() const;

@@ -104,6 +104,10 @@ K210Config read_k210_config(const sim::ConfigNode& p) {
         if (auto cpi = cpu->optional_child("cpi")) {
             read_cpi(*cpi, c.cpi);
         }
+        c.uncached_load_cycles =
+            cpu->get<double>("uncached_load_cycles", c.uncached_load_cycles, 0.0, 1e6);
+        c.uncached_store_cycles =
+            cpu->get<double>("uncached_store_cycles", c.uncached_store_cycles, 0.0, 1e6);
     }
     const std::string calibration = p.get<std::string>("calibration", "");
     if (!calibration.empty()) {

@@ -28,6 +28,12 @@ struct K210Config {
     // for a single-issue in-order core, not yet fitted to a board.
     rv64::CycleModel cpi = default_cpi();
     static rv64::CycleModel default_cpi();
+    // Firmware runs: CPU cycles an access through an uncached window (SRAM or AI SRAM alias) costs
+    // beyond its bus transfer, per access whatever its width (cpu.uncached_load_cycles,
+    // cpu.uncached_store_cycles): what makes the hart's byte loops over the AI SRAM take the
+    // boards' 34.24 (nncase#95's read-back) and 26.52 (nncase#97's upload) cycles per byte
+    // (docs/firmware.md "Time").
+    double uncached_load_cycles = 23.24, uncached_store_cycles = 15.52;
 };
 
 // Reads a `platform:` map of kind k210; problems are recorded in the document (call finish()).

@@ -4,7 +4,10 @@
    from the PLIC only then, plic.c). With MIE clear, the KPU's almost-full event is made pending
    through the PLIC, and mip is read until it shows MEIP (or 100,000 reads pass).
    counters: mcycle, minstret and time read twice around a loop of 1000 iterations: simulated
-   values, the same on every run (Unicorn alone answers with the host's clock). */
+   values, the same on every run (Unicorn alone answers with the host's clock).
+   uncached: mcycle around nncase v0.2's two byte loops over the AI SRAM's uncached window
+   (k210_kernels.h: kpu_download reads a KPU map byte by byte into main memory; the upload node's
+   row copy stores it back), 4096 bytes each, written here as the same loops in C. */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -59,6 +62,27 @@ static int counters_case(void) {
     return 0;
 }
 
+static uint8_t main_buffer[4096];
+
+static int uncached_case(void) {
+    enum { kBytes = 4096 };
+    const volatile uint8_t *kpu_in = (const volatile uint8_t *)0x40600000u;
+    volatile uint8_t *kpu_out = (volatile uint8_t *)0x40610000u;
+    uint64_t c0, c1, c2;
+    __asm__ volatile("csrr %0, mcycle" : "=r"(c0));
+    for (int x = 0; x < kBytes; ++x) {
+        main_buffer[x] = kpu_in[x];
+    }
+    __asm__ volatile("csrr %0, mcycle" : "=r"(c1));
+    for (int x = 0; x < kBytes; ++x) {
+        kpu_out[x] = main_buffer[x];
+    }
+    __asm__ volatile("csrr %0, mcycle" : "=r"(c2));
+    printf("uncached: %d bytes read in %llu cycles, stored in %llu cycles\n", kBytes,
+           (unsigned long long)(c1 - c0), (unsigned long long)(c2 - c1));
+    return 0;
+}
+
 int main(int argc, char **argv) {
     const char *what = argv[argc - 1];
     if (strcmp(what, "mip") == 0) {
@@ -66,6 +90,9 @@ int main(int argc, char **argv) {
     }
     if (strcmp(what, "counters") == 0) {
         return counters_case();
+    }
+    if (strcmp(what, "uncached") == 0) {
+        return uncached_case();
     }
     printf("chip: unknown case %s\n", what);
     return 2;
