@@ -62,7 +62,7 @@ tlm::tlm_response_status AxiPort::transfer(tlm::tlm_command cmd, uint64_t addr, 
     sc_time target_latency = sc_core::SC_ZERO_TIME;
     tlm::tlm_response_status status = tlm::TLM_OK_RESPONSE;
     if (!(m_use_dmi && try_dmi(cmd, addr, buf, len, cost.bursts, target_latency))) {
-        status = by_bursts(cmd, addr, buf, len, target_latency);
+        status = by_bursts(cmd, addr, buf, len, start - sc_core::sc_time_stamp(), target_latency);
     } else {
         ++m_dmi_transfers;
     }
@@ -110,8 +110,11 @@ bool AxiPort::try_dmi(tlm::tlm_command cmd, uint64_t addr, uint8_t* buf, size_t 
     return false;
 }
 
+// Each burst goes out with the transfer's start as its annotated delay (the LT convention: a
+// target sees sc_time_stamp() + delay as the access's time), and what the target adds to it is
+// its latency.
 tlm::tlm_response_status AxiPort::by_bursts(tlm::tlm_command cmd, uint64_t addr, uint8_t* buf,
-                                            size_t len, sc_time& target_latency) {
+                                            size_t len, sc_time offset, sc_time& target_latency) {
     const uint64_t w = m_bus.data_width_bytes;
     const uint64_t max_burst_bytes = w * m_bus.max_burst_beats;
     bool dmi_hint = false;
@@ -132,9 +135,9 @@ tlm::tlm_response_status AxiPort::by_bursts(tlm::tlm_command cmd, uint64_t addr,
         m_tx.set_byte_enable_length(0);
         m_tx.set_dmi_allowed(false);
         m_tx.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-        sc_time delay = sc_core::SC_ZERO_TIME;
+        sc_time delay = offset;
         socket->b_transport(m_tx, delay);
-        target_latency += delay;
+        target_latency += delay - offset;
         if (m_tx.get_response_status() != tlm::TLM_OK_RESPONSE) {
             return m_tx.get_response_status();
         }

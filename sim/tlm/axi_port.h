@@ -3,7 +3,9 @@
 // give the same time. Time follows transfer_cost (docs/counters.md, "Bus transfers"): the
 // port is busy from the later of the request time and the end of its previous transfer until the
 // last beat, so transfers through one port serialize. Callers pass their quantum-keeper local time;
-// the port never calls wait().
+// the port never calls wait(). A burst reaches its target annotated with the transfer's start
+// (sc_time_stamp() + delay is when it happens: a register's side effects, a GPIO pin's change or
+// a KPU layer's 12th word, take that time, not the caller's last synchronisation).
 #pragma once
 
 #include <cstdint>
@@ -53,7 +55,8 @@ private:
     bool try_dmi(tlm::tlm_command cmd, uint64_t addr, uint8_t* buf, size_t len, uint64_t bursts,
                  sc_core::sc_time& target_latency);
     tlm::tlm_response_status by_bursts(tlm::tlm_command cmd, uint64_t addr, uint8_t* buf,
-                                       size_t len, sc_core::sc_time& target_latency);
+                                       size_t len, sc_core::sc_time offset,
+                                       sc_core::sc_time& target_latency);
     void invalidate_direct_mem_ptr(sc_dt::uint64 start, sc_dt::uint64 end);
 
     BusConfig m_bus;

@@ -247,9 +247,14 @@ TEST_F(Firmware, SdkGpioDemosDriveTheirPins) {
     EXPECT_GT(t[0], 0.0);
     EXPECT_GT(t[2], t[1] + 1000.0) << "a sleep between the toggles";
     const std::string hs = pins_of("gpiohs_led", 2'000'000);
-    EXPECT_EQ(hs.substr(hs.find(' ')),
-              " gpiohs 3 0\n" + hs.substr(0, hs.find(' ')) + " gpiohs 3 1\n")
+    double low = 0, high = 0;
+    unsigned l0 = 9, l1 = 9;
+    ASSERT_EQ(std::sscanf(hs.c_str(), "%lf gpiohs 3 %u\n%lf gpiohs 3 %u\n", &low, &l0, &high, &l1),
+              4)
         << hs;
+    EXPECT_EQ(l0 * 10 + l1, 1u);  // driven low (output enabled), then set high
+    EXPECT_GT(high, low) << "each change at its own write's time";
+    EXPECT_LT(high, low + 1.0) << "a few instructions apart";
 }
 
 // The SDK's timer demo, unmodified: twelve channels of TIMER0-2 in single-shot mode with 500 ms
