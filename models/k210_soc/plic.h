@@ -1,6 +1,7 @@
 // The K210's platform-level interrupt controller, as the Kendryte SDK's plic.h lays it out (the
-// SiFive PLIC): 65 sources (0 means none; KPU 25, DMAC channels 27-32), priorities 0-7, one
-// context per hart (machine mode) with enable bits, a threshold and claim/complete. Level
+// SiFive PLIC): 65 sources (0 means none; KPU 25, DMAC channels 27-32), priorities 0-7, four
+// contexts (each core's machine and supervisor mode: the SDK's target[core] is context 2·core,
+// enables 0x100 and targets 0x2000 apart) with enable bits, a threshold and claim/complete. Level
 // gateways: a source is pending while its line is high and it is not claimed; completing it lets
 // a line still high pend again. docs/firmware.md, "The SoC".
 #pragma once
@@ -20,10 +21,13 @@ namespace npu::soc {
 
 class Plic : public sc_core::sc_module {
 public:
-    static constexpr unsigned kSources = 65, kContexts = 2, kWords = (kSources + 31) / 32;
+    static constexpr unsigned kSources = 65, kContexts = 4, kWords = (kSources + 31) / 32;
     static constexpr uint64_t kBytes = 0x4000000;
     static constexpr uint64_t kPending = 0x1000, kEnables = 0x2000, kEnableStride = 0x80;
     static constexpr uint64_t kTargets = 0x200000, kTargetStride = 0x1000;
+
+    // The machine-mode context of hart `hart`.
+    static constexpr unsigned machine_context(unsigned hart) { return 2 * hart; }
 
     Plic(sc_core::sc_module_name name, sc_core::sc_time access_latency);
 

@@ -18,6 +18,8 @@ uint64_t counter_offset(uint32_t csr) {
     case 0xC02:  // instret
     case 0xB02:  // minstret
         return kCounterInstret;
+    case 0xF14:  // mhartid
+        return kCounterHartId;
     default: return 0;
     }
 }
@@ -39,7 +41,7 @@ uint32_t rewrite(uint32_t insn) {
 
 }  // namespace
 
-size_t redirect_counter_reads(uint8_t* code, size_t size) {
+size_t redirect_counter_reads(uint8_t* code, size_t size, size_t* hartid_reads) {
     size_t patched = 0;
     for (size_t at = 0; at + 2 <= size;) {
         uint16_t low = 0;
@@ -53,6 +55,9 @@ size_t redirect_counter_reads(uint8_t* code, size_t size) {
         if (const uint32_t ld = rewrite(insn); ld != 0) {
             std::memcpy(code + at, &ld, 4);
             ++patched;
+            if (hartid_reads != nullptr && (insn >> 20) == 0xF14) {
+                ++*hartid_reads;
+            }
         }
         at += 4;
     }

@@ -41,13 +41,16 @@ nlohmann::ordered_json devices_json(const std::vector<HartDevice>& devices) {
     return out;
 }
 
-// Why the run failed, or "" when the firmware exited with 0.
+// Why the run failed, or "" when the firmware exited with 0 (on either hart: the first end of a
+// hart ends the run).
 std::string failure(const FirmwareSoc& soc, const std::string& file) {
-    const HartResult& h = soc.hart.result();
-    if (!h.error.empty()) {
-        return h.error;
+    for (const K210Hart* k : {&soc.hart, &soc.hart1}) {
+        if (!k->result().error.empty()) {
+            return k->result().error;
+        }
     }
-    if (soc.hart.running()) {
+    const HartResult& h = soc.hart1.result().exited ? soc.hart1.result() : soc.hart.result();
+    if (!h.exited && soc.hart.running()) {
         const uint64_t pc = soc.hart.pc();
         return fmt::format(
             "firmware {}: waits for an interrupt (wfi) at pc {:#x} ({}) that nothing left in the "
@@ -95,7 +98,15 @@ platform::RunReport run_firmware(const K210Config& cfg, const std::string& sourc
     o.max_instructions = request.max_instructions;
     o.output = output;
     o.gdb = gdb.get();
+    HartOptions o1 = o;
+    o1.gdb = nullptr;  // the debugger sees hart 0
     soc.hart.load(elf, std::move(o));
+    // Both cores leave reset at the entry on a K210 (the SDK's crt.S parks core 1 by mhartid);
+    // a firmware that never reads mhartid cannot tell them apart: hart 1 stays in reset.
+    const bool two_harts = soc.hart.hartid_reads() > 0;
+    if (two_harts) {
+        soc.hart1.load(elf, std::move(o1));
+    }
     sc_core::sc_start();
     const HartResult& h = soc.hart.result();
     const uint64_t end_ps = static_cast<uint64_t>(sc_core::sc_time_stamp().value());
@@ -114,6 +125,14 @@ platform::RunReport run_firmware(const K210Config& cfg, const std::string& sourc
         h.cpu_cycles, cfg.cpu.clock_hz / 1'000'000, static_cast<double>(h.sleep_ps) / 1e6,
         h.irq_external, h.irq_timer, h.irq_software, soc.k210.kpu.layers().size(), kpu_cycles,
         static_cast<double>(end_ps) / 1e6);
+    const HartResult& h1 = soc.hart1.result();
+    rep.text += two_harts
+                    ? fmt::format(
+                          "  hart 1: {} instructions, {} CPU cycles; asleep (wfi) "
+                          "{:.3f} us{}\n",
+                          h1.instructions, h1.cpu_cycles, static_cast<double>(h1.sleep_ps) / 1e6,
+                          h1.budget_spent ? "; stopped at --max-instructions" : "")
+                    : "  hart 1: held in reset (the firmware never reads mhartid)\n";
     if (!why.empty()) {
         rep.text += why + "\n";
     }
@@ -155,6 +174,12 @@ platform::RunReport run_firmware(const K210Config& cfg, const std::string& sourc
                   {"kpu_layers", soc.k210.kpu.layers().size()},
                   {"kpu_cycles", kpu_cycles},
                   {"end_ps", end_ps}}},
+                {"hart1", two_harts ? nlohmann::ordered_json{{"instructions", h1.instructions},
+                                                             {"cpu_cycles", h1.cpu_cycles},
+                                                             {"sleep_ps", h1.sleep_ps},
+                                                             {"exited", h1.exited},
+                                                             {"budget_spent", h1.budget_spent}}
+                                    : nlohmann::ordered_json("held in reset")},
                 {"devices", devices_json(soc.hart.devices())},
                 {"layers", layers},
                 {"outputs", files},

@@ -39,9 +39,12 @@ FirmwareSoc::FirmwareSoc(sc_core::sc_module_name name, const K210Config& cfg,
     , timer0("timer0", timer_tick(), register_latency(cfg))
     , timer1("timer1", timer_tick(), register_latency(cfg))
     , timer2("timer2", timer_tick(), register_latency(cfg))
-    , hart("hart0", k210.cpu, plic, clint, trace)
+    , cpu1("cpu1", cfg.platform.bus)
+    , hart("hart0", k210.cpu, plic, clint, trace, 0)
+    , hart1("hart1", cpu1, plic, clint, trace, 1)
     , m_output(std::move(output)) {
     sim::Router& r = k210.router;
+    cpu1.socket.bind(r.target_socket);
     r.map("plic", FirmwareMap::kPlic, soc::Plic::kBytes, r.bind_target(plic.regs.socket));
     r.map("clint", FirmwareMap::kClint, soc::Clint::kBytes, r.bind_target(clint.regs.socket));
     r.map("uarths", FirmwareMap::kUartHs, 0x1000, r.bind_target(uarths.regs.socket));
@@ -86,8 +89,8 @@ soc::PinSink FirmwareSoc::pins(const std::string& block) {
     };
 }
 
-// The hart reaches SRAM and AI SRAM directly (their uncached windows at bus cost), everything
-// else through the CPU's port.
+// The harts reach SRAM and AI SRAM directly (their uncached windows at bus cost), everything
+// else through its own port into the SoC's router.
 void FirmwareSoc::map_hart(const K210Config& cfg) {
     const platform::MemoryRegion& sram = cfg.platform.memories.front();
     std::vector<HartMemory> mem{
@@ -115,7 +118,8 @@ void FirmwareSoc::map_hart(const K210Config& cfg) {
         {"timer1", FirmwareMap::kTimer0 + FirmwareMap::kTimerStride, 0x1000},
         {"timer2", FirmwareMap::kTimer0 + 2 * FirmwareMap::kTimerStride, 0x1000},
     };
-    hart.map(std::move(mem), std::move(dev));
+    hart.map(mem, dev);
+    hart1.map(std::move(mem), std::move(dev));
 }
 
 }  // namespace npu::k210

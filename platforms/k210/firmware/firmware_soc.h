@@ -1,7 +1,7 @@
 // The K210 SoC a firmware runs on: the KPU's SoC (soc/k210_platform.h: SRAM, AI SRAM, KPU, DMAC,
 // SYSCTL DMA selectors) plus the blocks firmware touches around it (PLIC with the KPU on source
 // 25 and the DMAC channels on 27-32, CLINT, UARTHS, UART1-3, FPIOA) at the Kendryte SDK's
-// addresses (lib/bsp/include/platform.h), and hart 0 running the ELF. docs/firmware.md.
+// addresses (lib/bsp/include/platform.h), and the two harts running the ELF. docs/firmware.md.
 #pragma once
 
 #include <map>
@@ -48,7 +48,11 @@ public:
     soc::Gpiohs gpiohs;
     soc::DwGpio gpio;
     soc::DwTimer timer0, timer1, timer2;
-    K210Hart hart;
+    // Hart 1's data port (hart 0 uses k210.cpu): each core has its own timeline under temporal
+    // decoupling, so one port's busy time must not make the other wait.
+    sim::AxiPort cpu1;
+    K210Hart hart;   // hart 0: runs the ELF from its entry
+    K210Hart hart1;  // hart 1: starts at the same entry when the firmware reads mhartid
 
     // Everything each port transmitted, by port ("uarths", "uart3", ...).
     const std::map<std::string, std::string>& uart_output() const { return m_uart_text; }

@@ -19,7 +19,6 @@ namespace npu::k210 {
 using sc_core::sc_time;
 
 namespace {
-constexpr unsigned kHart = 0, kContext = 0;  // hart 0, its machine-mode PLIC context
 constexpr uint64_t kMeip = uint64_t{1} << rv64::kIrqExternal;
 constexpr uint64_t kMtip = uint64_t{1} << rv64::kIrqTimer;
 constexpr uint64_t kMsip = uint64_t{1} << rv64::kIrqSoftware;
@@ -30,14 +29,15 @@ uint64_t to_ps(const sc_time& t) {
 }  // namespace
 
 K210Hart::K210Hart(sc_core::sc_module_name name, sim::AxiPort& port, soc::Plic& plic,
-                   soc::Clint& clint, sim::TraceWriter& trace)
+                   soc::Clint& clint, sim::TraceWriter& trace, unsigned hart)
     : sc_module(name)
+    , m_hart(hart)
     , m_port(port)
     , m_plic(plic)
     , m_clint(clint)
     , m_trace(trace)
-    , m_track(trace.track("cpu"))
-    , m_irq_track(trace.track("irq"))
+    , m_track(trace.track(hart == 0 ? "cpu" : fmt::format("cpu{}", hart)))
+    , m_irq_track(trace.track(hart == 0 ? "irq" : fmt::format("irq{}", hart)))
     , m_cpu(rv64::make_unicorn_cpu()) {
     SC_HAS_PROCESS(K210Hart);
     SC_THREAD(run);
@@ -83,7 +83,7 @@ void K210Hart::load(const rv64::ElfImage& elf, HartOptions options) {
     // Counter CSR reads become loads the hart answers with simulated values (counter_reads.h).
     for (const auto& [addr, size] : elf.code) {
         if (uint8_t* at = host(addr, size); at != nullptr) {
-            rv64::redirect_counter_reads(at, size);
+            rv64::redirect_counter_reads(at, size, &m_hartid_reads);
         }
     }
     m_cpu->map_device(rv64::kCounterPage, rv64::kCounterPageBytes,
@@ -118,7 +118,8 @@ void K210Hart::load(const rv64::ElfImage& elf, HartOptions options) {
         wake.set_sensitivity(&line->changed_event());
     }
     wake.set_sensitivity(&m_clint.changed());
-    sc_core::sc_spawn([this] { m_wake.notify(sc_core::SC_ZERO_TIME); }, "wake", &wake);
+    sc_core::sc_spawn([this] { m_wake.notify(sc_core::SC_ZERO_TIME); },
+                      fmt::format("wake{}", m_hart).c_str(), &wake);
     if (m_options.gdb != nullptr) {
         attach_debugger();
     }
@@ -150,6 +151,7 @@ bool K210Hart::counter(uint64_t offset, unsigned size, uint64_t& value) const {
         value = m_result.instructions + m_cpu->run_instructions();
         return true;
     case rv64::kCounterTime: value = m_clint.mtime(at); return true;
+    case rv64::kCounterHartId: value = m_hart; return true;
     default: return false;
     }
 }
@@ -195,11 +197,17 @@ void K210Hart::run() {
     m_qk.sync();
     m_result.end_ps = to_ps(sc_core::sc_time_stamp());
     m_done = true;
-    sc_core::sc_stop();
+    if (!m_result.budget_spent) {
+        sc_core::sc_stop();  // an exit or a failure ends the run, whichever hart meets it
+    }
 }
 
 bool K210Hart::step() {
     if (m_result.instructions >= m_options.max_instructions) {
+        if (m_hart != 0) {  // hart 1 parks: the run is hart 0's to end (or the SoC's to idle)
+            m_result.budget_spent = true;
+            return false;
+        }
         fail(
             fmt::format("did not finish within its budget of {} instructions "
                         "(--max-instructions)",
@@ -249,14 +257,15 @@ bool K210Hart::after_run(const rv64::RunResult& r) {
 
 void K210Hart::fail(const std::string& what) {
     const uint64_t pc = m_cpu->pc();
-    m_result.error = fmt::format("firmware {}: {} at pc {:#x} ({}), after {} instructions",
-                                 m_elf.file, what, pc, m_elf.describe(pc), m_result.instructions);
+    m_result.error = fmt::format("firmware {}: {}{} at pc {:#x} ({}), after {} instructions",
+                                 m_elf.file, m_hart == 0 ? "" : fmt::format("hart {}: ", m_hart),
+                                 what, pc, m_elf.describe(pc), m_result.instructions);
 }
 
 uint64_t K210Hart::pending_bits(const sc_time& at) const {
-    return (m_plic.interrupt_pending(kContext) ? kMeip : 0) |
-           (m_clint.timer_pending(kHart, at) ? kMtip : 0) |
-           (m_clint.software_pending(kHart) ? kMsip : 0);
+    return (m_plic.interrupt_pending(soc::Plic::machine_context(m_hart)) ? kMeip : 0) |
+           (m_clint.timer_pending(m_hart, at) ? kMtip : 0) |
+           (m_clint.software_pending(m_hart) ? kMsip : 0);
 }
 
 void K210Hart::deliver_interrupts() {
@@ -292,7 +301,7 @@ void K210Hart::sleep() {
     close_segment(start);
     while ((pending_bits(sc_core::sc_time_stamp()) & m_cpu->csr(rv64::Csr::Mie)) == 0) {
         const sc_time due = (m_cpu->csr(rv64::Csr::Mie) & kMtip) != 0
-                                ? m_clint.timer_due(kHart, sc_core::sc_time_stamp())
+                                ? m_clint.timer_due(m_hart, sc_core::sc_time_stamp())
                                 : sc_core::sc_max_time();
         if (due == sc_core::sc_max_time()) {
             sc_core::wait(m_wake);  // no timer: an interrupt line or a CLINT write must come

@@ -60,7 +60,8 @@ struct HartDevice {
 };
 
 struct HartResult {
-    bool exited = false;  // the firmware ended by semihosting SYS_EXIT
+    bool exited = false;        // the firmware ended by semihosting SYS_EXIT
+    bool budget_spent = false;  // hart 1 ran --max-instructions and stopped (hart 0 fails)
     int exit_code = 0;
     std::string error;  // why the run ended otherwise: the cause, pc and symbol
     uint64_t instructions = 0, cpu_cycles = 0;
@@ -73,14 +74,20 @@ struct HartResult {
 
 class K210Hart : public sc_core::sc_module {
 public:
+    // Hart `hart` (mhartid; its PLIC machine-mode context and CLINT registers are the same
+    // number, as the Kendryte SDK addresses them by current_coreid()).
     K210Hart(sc_core::sc_module_name name, sim::AxiPort& port, soc::Plic& plic, soc::Clint& clint,
-             sim::TraceWriter& trace);
+             sim::TraceWriter& trace, unsigned hart = 0);
     ~K210Hart() override;
 
     // Before sc_start(). Throws sim::Error when a segment lies outside the memories.
     void map(std::vector<HartMemory> memories, std::vector<HartDevice> devices);
     void load(const rv64::ElfImage& elf, HartOptions options);
     const HartResult& result() const { return m_result; }
+    unsigned hart() const { return m_hart; }
+    // After load(): how many instructions of the firmware read mhartid (none: it cannot tell
+    // harts apart, so it cannot be written for a second one).
+    size_t hartid_reads() const { return m_hartid_reads; }
     const std::vector<HartDevice>& devices() const { return m_devices; }
     // After sc_start(): a firmware that neither exited nor failed is still waiting.
     bool running() const { return m_started && !m_done; }
@@ -112,6 +119,8 @@ private:
     sc_core::sc_time now() const { return m_qk.get_current_time(); }
     sc_core::sc_time access_time() const;
 
+    unsigned m_hart;
+    size_t m_hartid_reads = 0;
     sim::AxiPort& m_port;
     soc::Plic& m_plic;
     soc::Clint& m_clint;

@@ -62,10 +62,16 @@ TEST_F(ScTest, PlicClaimsTheHighestPriorityAboveTheThresholdAndGatesLevels) {
         EXPECT_EQ(rd32(cpu, soc::Plic::kPending), 1u << 25);
         EXPECT_EQ(rd32(cpu, soc::Plic::kPending + 4), 1u);
         EXPECT_TRUE(plic.interrupt_pending(0));
-        EXPECT_FALSE(plic.interrupt_pending(1));  // hart 1 enabled nothing
-        EXPECT_EQ(rd32(cpu, kClaim), 32u);        // priority 3 before 1
-        EXPECT_EQ(rd32(cpu, kClaim), 25u);        // 32 is in service now
-        EXPECT_EQ(rd32(cpu, kClaim), 0u);         // nothing left
+        EXPECT_FALSE(plic.interrupt_pending(1));  // core 0's supervisor context enabled nothing
+        EXPECT_FALSE(plic.interrupt_pending(2));  // nor core 1's machine context
+        // Core 1's machine context where the SDK's plic_t puts target[1]: enables at 0x2100.
+        wr32(cpu, 0x2100, 1u << 25);
+        EXPECT_TRUE(plic.interrupt_pending(soc::Plic::machine_context(1)));
+        wr32(cpu, 0x202000, 1);  // its threshold (targets 0x2000 apart): priority 1 is not above
+        EXPECT_FALSE(plic.interrupt_pending(soc::Plic::machine_context(1)));
+        EXPECT_EQ(rd32(cpu, kClaim), 32u);  // priority 3 before 1
+        EXPECT_EQ(rd32(cpu, kClaim), 25u);  // 32 is in service now
+        EXPECT_EQ(rd32(cpu, kClaim), 0u);   // nothing left
         EXPECT_FALSE(plic.interrupt_pending(0));
         wr32(cpu, kClaim, 25);  // complete with the line still high: pending again
         EXPECT_TRUE(plic.interrupt_pending(0));

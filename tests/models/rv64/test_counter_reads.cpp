@@ -47,6 +47,19 @@ TEST(CounterReads, CounterReadsBecomeLoadsAndNothingElseChanges) {
     EXPECT_EQ(word_at(code, 18), csrr_a0_mip);
 }
 
+// mhartid (0xF14) becomes a load too, and the reads of it are counted: a firmware that never
+// reads it cannot tell two harts apart.
+TEST(CounterReads, HartIdReadsBecomeLoadsAndAreCounted) {
+    const uint32_t csrr_a0_mhartid = 0xF1402573;  // csrrs a0, mhartid, x0
+    const uint32_t csrr_a1_mcycle = 0xB00025F3;   // csrrs a1, mcycle, x0
+    std::vector<uint8_t> code = bytes({csrr_a0_mhartid, csrr_a1_mcycle}, {4, 4});
+    size_t hartid_reads = 0;
+    EXPECT_EQ(redirect_counter_reads(code.data(), code.size(), &hartid_reads), 2u);
+    EXPECT_EQ(hartid_reads, 1u);
+    EXPECT_EQ(word_at(code, 0), 0x7F803503u);  // ld a0, 0x7f8(x0)
+    EXPECT_EQ(word_at(code, 4), 0x7E003583u);  // ld a1, 0x7e0(x0)
+}
+
 TEST(CounterReads, DecodingFollowsInstructionLengths) {
     // The bytes of a counter read starting at a halfword that is the second half of a 32-bit
     // instruction are not an instruction: not rewritten. addi x0, x0, 0 with its upper half
