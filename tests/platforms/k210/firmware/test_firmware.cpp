@@ -7,6 +7,7 @@
 #include <map>
 
 #include <arpa/inet.h>
+#include <fmt/format.h>
 #include <netinet/in.h>
 #include <nlohmann/json.hpp>
 #include <sys/socket.h>
@@ -214,6 +215,70 @@ TEST_F(Firmware, SdkHelloWorldBuildsAndRunsUnmodified) {
         } else {
             EXPECT_EQ(r.out, first);  // console, instructions, cycles, simulated time
         }
+    }
+}
+
+// FNV-1a 64 of `bytes`, as the SDK program of sdk_kmodel/main.c prints it.
+std::string fnv1a64(const std::string& bytes) {
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (unsigned char c : bytes) {
+        h = (h ^ c) * 0x100000001b3ull;
+    }
+    return fmt::format("{:016x}", h);
+}
+
+// An SDK application of ours (sdk_kmodel/main.c) runs face_detect_v3 and yolo20_v3 through the
+// SDK's own kpu_load_kmodel and kpu_run_kmodel (kpu.c's interrupt-chained ai_step, its input DMA,
+// its DMA-drained last layer): each output equals `npusim run --model`'s byte for byte (by hash)
+// and every KPU layer has the driver's cycles. The SDK's start-up and its first iomem_malloc
+// (which zeroes the uncached I/O heap byte by byte: ~0.4 s simulated) come first; main returns
+// into the SDK's sys_exit, which spins, so the run ends at its budget.
+TEST_F(Firmware, SdkProgramRunsKmodelsAsTheDriverDoes) {
+    const std::string sdk = NPUSIM_SHARED_DIR "/vendor/kendryte-standalone-sdk";
+    if (!fs::exists(sdk)) {
+        GTEST_SKIP() << "../shared/vendor is absent";
+    }
+    for (const std::string name : {"face_detect_v3", "yolo20_v3"}) {
+        SCOPED_TRACE(name);
+        const fs::path app = dir / ("app_" + name);
+        fs::create_directories(app);
+        fs::copy_file(NPUSIM_SOURCE_DIR "/tests/platforms/k210/firmware/sdk_kmodel/main.c",
+                      app / "main.c");
+        fs::copy_file(NPUSIM_SHARED_DIR "/k210/" + name + ".kmodel", app / "model.kmodel");
+        const fs::path elf = dir / (name + ".elf");
+        const Result b = shell(std::string(NPUSIM_SOURCE_DIR "/scripts/k210-sdk-app --sdk ") + sdk +
+                               " " + app.string() + " -o " + elf.string());
+        ASSERT_EQ(b.rc, 0) << b.out << b.err;
+        const std::string fw_out = "fw_" + name;
+        run("run --firmware " + elf.string() + " --max-instructions 45000000 --out " +
+            (dir / fw_out).string());
+        const std::string console = slurp(dir / fw_out / "uart3.txt");
+        // The same input the program makes: (i * 7 + i / 256) mod 256.
+        sim::Tensor t(sim::DType::u8, {1, 3, 240, 320});
+        for (uint32_t i = 0; i < t.numel(); ++i) {
+            t.data<uint8_t>()[i] = static_cast<uint8_t>(i * 7u + (i >> 8));
+        }
+        sim::write_npy((dir / "sdk_in.npy").string(), t);
+        const std::string drv_out = "drv_" + name;
+        const Result drv =
+            run("run --model " NPUSIM_SHARED_DIR "/k210/" + name + ".kmodel --input " +
+                (dir / "sdk_in.npy").string() + " --out " + (dir / drv_out).string());
+        ASSERT_EQ(drv.rc, 0) << drv.err;
+        const std::string expected = npy_data(dir / drv_out / "output_0.npy");
+        EXPECT_NE(console.find(fmt::format("output 0: {} bytes, fnv1a64 {}\n", expected.size(),
+                                           fnv1a64(expected))),
+                  std::string::npos)
+            << console;
+        std::vector<uint64_t> fw_cycles, drv_cycles;
+        for (const json& l : report(fw_out)["layers"]) {
+            fw_cycles.push_back(l["kpu_cycles"]);
+        }
+        for (const json& l : report(drv_out)["layers"]) {
+            if (l["type"] == "K210_CONV") {
+                drv_cycles.push_back(l["kpu_cycles"]);
+            }
+        }
+        EXPECT_EQ(fw_cycles, drv_cycles);
     }
 }
 
