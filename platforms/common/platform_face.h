@@ -30,6 +30,7 @@ struct RunRequest {
     std::string firmware;  // --firmware: an ELF to run on the platform's CPU (platforms that can)
     std::vector<std::string> firmware_args;     // its arguments (argv[1..])
     uint64_t max_instructions = 2'000'000'000;  // its instruction budget
+    uint64_t max_time_ps = 0;                   // its simulated-time budget (0: none)
     int gdb_port = 0;  // --gdb: wait for a debugger on 127.0.0.1:port before running (0: none)
     // What the firmware prints (source: "console" for semihosting, else the UART), as it prints.
     std::function<void(const std::string& source, const std::string& text)> firmware_output;

@@ -52,6 +52,11 @@ void add_firmware_options(CLI::App* run, RunOptions& run_opts) {
                     "With --firmware: stop a firmware that has not exited after this many "
                     "instructions (a runaway loop is an error naming its pc)")
         ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 50));
+    run->add_option("--max-time", run_opts.max_time,
+                    "With --firmware: stop a firmware that has not exited after this much "
+                    "simulated time, a duration with its unit (e.g. 2s, 500ms), as "
+                    "--max-instructions does")
+        ->needs(run->get_option("--firmware"));
     run->add_option("--gdb", run_opts.gdb_port,
                     "With --firmware: wait for GDB on 127.0.0.1:PORT (gdb-multiarch: target "
                     "remote :PORT), the firmware stopped at its entry; the SoC's time stands "

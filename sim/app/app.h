@@ -29,6 +29,7 @@ struct RunOptions {
     std::string firmware;          // --firmware: a RISC-V ELF to run on the SoC (K210)
     std::vector<std::string> firmware_args;     // after --: the firmware's argv[1..]
     uint64_t max_instructions = 2'000'000'000;  // --max-instructions: the firmware's budget
+    std::string max_time;     // --max-time: its simulated-time budget, a duration with its unit
     int gdb_port = 0;         // --gdb PORT: debug the firmware with GDB (0: no debugger)
     std::string folding;      // --folding: a FINN folding config (JSON)
     bool size_fifos = false;  // --size-fifos: the smallest FIFO depths keeping the rate (FINN)

@@ -10,6 +10,7 @@
 #include "sim/app/platform_loader.h"
 #include "sim/app/progress.h"
 #include "sim/app/report_writer.h"
+#include "sim/core/config.h"
 #include "sim/core/error.h"
 #include "sim/core/files.h"
 #include "sim/core/trace.h"
@@ -80,6 +81,14 @@ int cmd_run(const RunOptions& opts) {
     req.firmware = opts.firmware;
     req.firmware_args = opts.firmware_args;
     req.max_instructions = opts.max_instructions;
+    if (!opts.max_time.empty()) {
+        std::string why;
+        const auto ps = sim::parse_duration(opts.max_time, why);
+        if (!ps) {
+            throw sim::Error(fmt::format("--max-time: {}, got '{}'", why, opts.max_time));
+        }
+        req.max_time_ps = *ps;
+    }
     req.gdb_port = opts.gdb_port;
     req.firmware_output = [](const std::string&, const std::string& text) {
         std::fwrite(text.data(), 1, text.size(), stdout);

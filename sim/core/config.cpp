@@ -182,6 +182,25 @@ std::optional<uint64_t> parse_frequency(std::string_view text, std::string& why)
     return std::nullopt;
 }
 
+std::optional<uint64_t> parse_duration(std::string_view text, std::string& why) {
+    auto [num, suffix] = split_suffix(trim(text));
+    static const std::pair<std::string_view, double> kUnits[] = {
+        {"ps", 1.0}, {"ns", 1e3}, {"us", 1e6}, {"ms", 1e9}, {"s", 1e12}};
+    for (const auto& [unit, scale] : kUnits) {
+        if (suffix != unit) {
+            continue;
+        }
+        std::string ignored;
+        const auto v = parse_f64(num, ignored);
+        if (v && *v > 0 && *v * scale <= 1e18) {
+            return static_cast<uint64_t>(std::llround(*v * scale));
+        }
+        break;
+    }
+    why = "expected a duration: a positive number with its unit ps, ns, us, ms or s (e.g. 2s)";
+    return std::nullopt;
+}
+
 namespace config_detail {
 
 template <typename T>

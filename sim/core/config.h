@@ -26,6 +26,8 @@ std::optional<int64_t> parse_i64(std::string_view text, std::string& why);
 std::optional<double> parse_f64(std::string_view text, std::string& why);
 std::optional<uint64_t> parse_size(std::string_view text, std::string& why);       // bytes
 std::optional<uint64_t> parse_frequency(std::string_view text, std::string& why);  // Hz
+// A duration with its unit (ps, ns, us, ms or s), e.g. "2s", "500 ms": picoseconds.
+std::optional<uint64_t> parse_duration(std::string_view text, std::string& why);
 
 class ConfigDocument;
 

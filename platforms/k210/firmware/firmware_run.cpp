@@ -96,6 +96,7 @@ platform::RunReport run_firmware(const K210Config& cfg, const std::string& sourc
     o.uncached_load_cycles = cfg.uncached_load_cycles;
     o.uncached_store_cycles = cfg.uncached_store_cycles;
     o.max_instructions = request.max_instructions;
+    o.max_time_ps = request.max_time_ps;
     o.output = output;
     o.gdb = gdb.get();
     HartOptions o1 = o;

@@ -203,6 +203,15 @@ void K210Hart::run() {
 }
 
 bool K210Hart::step() {
+    if (m_options.max_time_ps != 0 && to_ps(now()) >= m_options.max_time_ps) {
+        if (m_hart != 0) {  // as with the instruction budget: the run is hart 0's to end
+            m_result.budget_spent = true;
+            return false;
+        }
+        fail(fmt::format("did not finish within its --max-time of {:.6g} ms (simulated)",
+                         static_cast<double>(m_options.max_time_ps) / 1e9));
+        return false;
+    }
     if (m_result.instructions >= m_options.max_instructions) {
         if (m_hart != 0) {  // hart 1 parks: the run is hart 0's to end (or the SoC's to idle)
             m_result.budget_spent = true;
@@ -299,10 +308,16 @@ void K210Hart::sleep() {
     m_qk.sync();
     const uint64_t start = to_ps(sc_core::sc_time_stamp());
     close_segment(start);
-    while ((pending_bits(sc_core::sc_time_stamp()) & m_cpu->csr(rv64::Csr::Mie)) == 0) {
-        const sc_time due = (m_cpu->csr(rv64::Csr::Mie) & kMtip) != 0
-                                ? m_clint.timer_due(m_hart, sc_core::sc_time_stamp())
-                                : sc_core::sc_max_time();
+    const sc_time deadline =
+        m_options.max_time_ps == 0
+            ? sc_core::sc_max_time()
+            : sc_time(static_cast<double>(m_options.max_time_ps), sc_core::SC_PS);
+    while ((pending_bits(sc_core::sc_time_stamp()) & m_cpu->csr(rv64::Csr::Mie)) == 0 &&
+           sc_core::sc_time_stamp() < deadline) {
+        const sc_time due =
+            std::min(deadline, (m_cpu->csr(rv64::Csr::Mie) & kMtip) != 0
+                                   ? m_clint.timer_due(m_hart, sc_core::sc_time_stamp())
+                                   : sc_core::sc_max_time());
         if (due == sc_core::sc_max_time()) {
             sc_core::wait(m_wake);  // no timer: an interrupt line or a CLINT write must come
         } else {

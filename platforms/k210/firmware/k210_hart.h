@@ -38,6 +38,7 @@ struct HartOptions {
     // CPU cycles per access to an uncached window beyond its bus transfer (K210Config).
     double uncached_load_cycles = 0, uncached_store_cycles = 0;
     uint64_t max_instructions = 2'000'000'000;
+    uint64_t max_time_ps = 0;      // the simulated-time budget (0: none)
     bool trap_exceptions = false;  // illegal instructions enter the firmware's handler
     GdbLink* gdb = nullptr;        // a connected debugger: the hart starts stopped at the entry
     // What the firmware prints (semihosting console, UARTs), as it prints it.

@@ -54,6 +54,21 @@ TEST(ValueSyntax, Frequencies) {
     EXPECT_FALSE(parse_frequency("5 mhz", why));
 }
 
+// Durations carry their unit (--max-time): picoseconds out.
+TEST(ValueSyntax, Durations) {
+    std::string why;
+    EXPECT_EQ(parse_duration("2s", why), 2'000'000'000'000u);
+    EXPECT_EQ(parse_duration("500 ms", why), 500'000'000'000u);
+    EXPECT_EQ(parse_duration("1.5us", why), 1'500'000u);
+    EXPECT_EQ(parse_duration("10ns", why), 10'000u);
+    EXPECT_EQ(parse_duration("7ps", why), 7u);
+    for (const char* bad : {"2", "2 sec", "-1s", "0s", "1e7s", "s", "2S"}) {
+        EXPECT_FALSE(parse_duration(bad, why)) << bad;
+    }
+    EXPECT_EQ(why,
+              "expected a duration: a positive number with its unit ps, ns, us, ms or s (e.g. 2s)");
+}
+
 // Reads a small platform the way platform code does, so the tests see every kind of problem.
 struct Reader {
     std::string name;

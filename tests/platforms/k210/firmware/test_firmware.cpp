@@ -218,6 +218,30 @@ TEST_F(Firmware, SdkHelloWorldBuildsAndRunsUnmodified) {
     }
 }
 
+// --max-time bounds a firmware that never exits in simulated time: hello_world (both cores print,
+// then spin) stops at 2 ms, saying so; a duration without its unit is one error.
+TEST_F(Firmware, MaxTimeStopsAFirmwareAtItsSimulatedTime) {
+    const fs::path elf = sdk_demo("hello_world");
+    if (elf.empty()) {
+        GTEST_SKIP() << "../shared/vendor is absent";
+    }
+    const Result r = run("run --firmware " + elf.string() + " --max-time 2ms");
+    EXPECT_EQ(r.rc, 1) << r.out << r.err;
+    EXPECT_NE(r.out.find("Core 1 Hello world\n"), std::string::npos) << r.out;
+    EXPECT_NE((r.out + r.err).find("did not finish within its --max-time of 2 ms (simulated)"),
+              std::string::npos)
+        << r.out << r.err;
+    double us = 0;
+    const size_t at = r.out.find("simulated time ");
+    ASSERT_NE(at, std::string::npos) << r.out;
+    ASSERT_EQ(std::sscanf(r.out.c_str() + at, "simulated time %lf us", &us), 1);
+    EXPECT_GE(us, 2000.0);
+    EXPECT_LT(us, 2002.0);  // within a quantum (1 µs) and the piece that crossed it
+    const Result bad = run("run --firmware " + elf.string() + " --max-time 2");
+    EXPECT_EQ(bad.rc, 2);
+    EXPECT_NE(bad.err.find("--max-time: expected a duration"), std::string::npos) << bad.err;
+}
+
 // FNV-1a 64 of `bytes`, as the SDK program of sdk_kmodel/main.c prints it.
 std::string fnv1a64(const std::string& bytes) {
     uint64_t h = 0xcbf29ce484222325ull;
