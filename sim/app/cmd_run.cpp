@@ -41,37 +41,9 @@ void check_options(const RunOptions& opts) {
     }
 }
 
-}  // namespace
-
-int cmd_run(const RunOptions& opts) {
-    check_options(opts);
-    const std::unique_ptr<platform::Platform> p =
-        load_platform(opts.platform, opts.set,
-                      default_platform(!opts.folding.empty() || opts.size_fifos,
-                                       &platform::PlatformKind::takes_folding));
-    if (!opts.script.empty()) {
-        check_kind_can(*p, &platform::PlatformKind::plays_scripts, "--script",
-                       "register scripts play");
-    }
-    if (!opts.firmware.empty()) {
-        check_kind_can(*p, &platform::PlatformKind::runs_firmware, "--firmware", "firmware runs");
-    }
-    if (!opts.folding.empty() || opts.size_fifos) {
-        check_kind_can(*p, &platform::PlatformKind::takes_folding,
-                       opts.folding.empty() ? "--size-fifos" : "--folding",
-                       "folding configs and FIFO sizing apply");
-    }
-    if (opts.size_fifos && opts.out.empty()) {
-        throw sim::Error(
-            "--size-fifos writes folding_sized.json into the output directory: add "
-            "--out DIR");
-    }
-    std::unique_ptr<sim::OutputDir> out;  // first: a bad --out fails before any work
-    if (!opts.out.empty()) {
-        out = std::make_unique<sim::OutputDir>(opts.out);
-    }
-    sim::TraceWriter trace(opts.trace);
-    Progress progress(opts.progress);
+// The request of `npusim run` from its options (what the platform needs to know; the trace and
+// progress are the caller's).
+platform::RunRequest run_request(const RunOptions& opts) {
     platform::RunRequest req;
     req.model = opts.model;
     req.network = opts.network;
@@ -99,6 +71,41 @@ int cmd_run(const RunOptions& opts) {
     req.functional = opts.functional;
     req.dump_all = opts.dump_all;
     req.verbose = opts.verbose;
+    return req;
+}
+
+}  // namespace
+
+int cmd_run(const RunOptions& opts) {
+    check_options(opts);
+    platform::RunRequest req = run_request(opts);  // a bad value fails before any work
+    const std::unique_ptr<platform::Platform> p =
+        load_platform(opts.platform, opts.set,
+                      default_platform(!opts.folding.empty() || opts.size_fifos,
+                                       &platform::PlatformKind::takes_folding));
+    if (!opts.script.empty()) {
+        check_kind_can(*p, &platform::PlatformKind::plays_scripts, "--script",
+                       "register scripts play");
+    }
+    if (!opts.firmware.empty()) {
+        check_kind_can(*p, &platform::PlatformKind::runs_firmware, "--firmware", "firmware runs");
+    }
+    if (!opts.folding.empty() || opts.size_fifos) {
+        check_kind_can(*p, &platform::PlatformKind::takes_folding,
+                       opts.folding.empty() ? "--size-fifos" : "--folding",
+                       "folding configs and FIFO sizing apply");
+    }
+    if (opts.size_fifos && opts.out.empty()) {
+        throw sim::Error(
+            "--size-fifos writes folding_sized.json into the output directory: add "
+            "--out DIR");
+    }
+    std::unique_ptr<sim::OutputDir> out;  // first: a bad --out fails before any work
+    if (!opts.out.empty()) {
+        out = std::make_unique<sim::OutputDir>(opts.out);
+    }
+    sim::TraceWriter trace(opts.trace);
+    Progress progress(opts.progress);
     req.trace = &trace;
     req.progress = [&](size_t done, size_t total, const std::string& what) {
         progress.update(done, total, what);
