@@ -282,8 +282,10 @@ RawLayerSpec v4_upload_node(const MemoryRange& in, const MemoryRange& out, const
     return {0x2001, o.bytes};
 }
 
-RawLayerSpec v4_node(const V4Binary& b) {
-    Out o;
+namespace {
+// The fields binary and quantized_binary start with: the three ranges, the op, the three shapes.
+template <typename B>
+void binary_head(Out& o, const B& b) {
     range(o, b.a);
     range(o, b.b);
     range(o, b.out);
@@ -291,6 +293,12 @@ RawLayerSpec v4_node(const V4Binary& b) {
     shape(o, b.a_shape);
     shape(o, b.b_shape);
     shape(o, b.out_shape);
+}
+}  // namespace
+
+RawLayerSpec v4_node(const V4Binary& b) {
+    Out o;
+    binary_head(o, b);
     value_range(o, b.act);
     return {0x00, o.bytes};
 }
@@ -357,13 +365,7 @@ RawLayerSpec v4_node(const V4Transpose& t) {
 
 RawLayerSpec v4_node(const V4QuantizedBinary& q) {
     Out o;
-    range(o, q.a);
-    range(o, q.b);
-    range(o, q.out);
-    o.u32(static_cast<uint32_t>(q.op));
-    shape(o, q.a_shape);
-    shape(o, q.b_shape);
-    shape(o, q.out_shape);
+    binary_head(o, q);
     i32s(o, {q.a_offset, q.a_mul, q.a_shift, q.b_offset, q.b_mul, q.b_shift, q.out_offset,
              q.out_mul, q.out_shift});
     return {0x11, o.bytes};
