@@ -35,7 +35,53 @@ InsnClass classify16(uint32_t h) {
     return InsnClass::Jump;  // c.jr, c.jalr
 }
 
+int64_t sext(uint32_t v, unsigned bits) {
+    const uint32_t m = 1u << (bits - 1);
+    return static_cast<int64_t>(static_cast<int32_t>((v ^ m) - m));
+}
+
+// Compressed loads and stores: c.lw/c.ld/c.fld/c.sw/c.sd/c.fsd (rs1' + scaled offset) and the
+// sp-relative ones; nothing for other instructions.
+std::optional<uint64_t> access_address16(uint32_t h, const std::array<uint64_t, 32>& x) {
+    const uint32_t quadrant = h & 3, f3 = (h >> 13) & 7;
+    if (quadrant == 0 && f3 != 0 && f3 != 4) {
+        const uint64_t base = x[8 + ((h >> 7) & 7)];
+        const bool word = f3 == 2 || f3 == 6;  // c.lw, c.sw; else 8-byte: c.ld/c.fld/c.sd/c.fsd
+        const uint32_t off = word ? ((h >> 7) & 0x38) | ((h << 1) & 0x40) | ((h >> 4) & 4)
+                                  : ((h >> 7) & 0x38) | ((h << 1) & 0xc0);
+        return base + off;
+    }
+    if (quadrant == 2 && f3 != 0 && f3 != 4) {
+        const bool load = f3 < 4, word = f3 == 2 || f3 == 6;
+        uint32_t off = 0;
+        if (load) {
+            off = word ? ((h >> 7) & 0x20) | ((h >> 2) & 0x1c) | ((h << 4) & 0xc0)
+                       : ((h >> 7) & 0x20) | ((h >> 2) & 0x18) | ((h << 4) & 0x1c0);
+        } else {
+            off = word ? ((h >> 7) & 0x3c) | ((h >> 1) & 0xc0)
+                       : ((h >> 7) & 0x38) | ((h >> 1) & 0x1c0);
+        }
+        return x[2] + off;
+    }
+    return std::nullopt;
+}
+
 }  // namespace
+
+std::optional<uint64_t> access_address(uint32_t insn, const std::array<uint64_t, 32>& x) {
+    if (insn_bytes(insn) == 2) {
+        return access_address16(insn & 0xffff, x);
+    }
+    const uint64_t base = x[(insn >> 15) & 31];
+    switch (insn & 0x7f) {
+    case 0x03:
+    case 0x07: return base + static_cast<uint64_t>(sext(insn >> 20, 12));  // I-type loads
+    case 0x23:
+    case 0x27:  // S-type stores
+        return base + static_cast<uint64_t>(sext(((insn >> 20) & 0xfe0) | ((insn >> 7) & 31), 12));
+    default: return std::nullopt;
+    }
+}
 
 InsnClass classify(uint32_t insn) {
     if (insn_bytes(insn) == 2) {

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 namespace npu::rv64 {
@@ -49,6 +50,9 @@ constexpr size_t kInsnClasses = 10;
 const char* to_string(InsnClass c);
 // The class of the instruction whose first 16 or 32 bits are `insn` (16-bit ones: low half).
 InsnClass classify(uint32_t insn);
+// The address a load or store (32-bit or compressed, integer or FP) whose first 16 or 32 bits are
+// `insn` accesses, with registers `x` (x[0] = 0); nothing for any other instruction.
+std::optional<uint64_t> access_address(uint32_t insn, const std::array<uint64_t, 32>& x);
 // Bytes of the instruction whose first 16 bits are `low16`: 2 (compressed) or 4.
 constexpr unsigned insn_bytes(uint32_t low16) {
     return (low16 & 3) == 3 ? 4 : 2;
@@ -65,8 +69,13 @@ struct RunResult {
     uint64_t instructions = 0;  // retired in this run
     uint64_t cycles = 0;        // their cycles under the CycleModel
     uint64_t fault_addr = 0;    // Stop::Fault: the address
-    uint64_t cause = 0;         // Stop::Exception: mcause
-    uint64_t tval = 0;          // Stop::Exception: mtval (the instruction)
+    // Stop::Fault by a device's bus error (not an unmapped address): the access and the pc of the
+    // instruction that made it (the run itself stops at the end of its block).
+    bool device_error = false, fault_write = false;
+    unsigned fault_size = 0;
+    uint64_t fault_pc = 0;
+    uint64_t cause = 0;  // Stop::Exception: mcause
+    uint64_t tval = 0;   // Stop::Exception: mtval (the instruction)
 };
 
 class Cpu {

@@ -292,6 +292,27 @@ private:
         c->m_block = {addr, n};
     }
 
+    // Inside a memory hook, pc is where the translated block began (Unicorn syncs it there), and
+    // the registers are as the accessing instruction found them: the first load or store from pc
+    // on whose address is `addr` made the access (an earlier one to the same address would have
+    // been refused first). pc itself when none of the next 64 instructions matches.
+    uint64_t accessing_pc(uint64_t addr) const {
+        std::array<uint64_t, 32> regs{};
+        for (unsigned r = 1; r < 32; ++r) {
+            regs[r] = x(r);
+        }
+        const uint64_t start = pc();
+        uint64_t a = start;
+        for (int i = 0; i < 64; ++i) {
+            const uint32_t w = word(a);
+            if (const auto ea = access_address(w, regs); ea && *ea == addr) {
+                return a;
+            }
+            a += insn_bytes(w);
+        }
+        return start;
+    }
+
     // Breakpoints are found at block entry (a code hook would do it per instruction, and with
     // one installed Unicorn 2.0.1 re-executes an instruction when a block hook stops a run):
     // the first breakpoint inside the block being entered, other than the run's starting pc.
@@ -412,9 +433,13 @@ private:
         } else {
             ok = d->device.write(off, n, static_cast<uint64_t>(value));
         }
-        if (!ok) {
+        if (!ok && !c->m_result.device_error) {  // the first refusal of the run is the cause
             c->m_result.stop = Stop::Fault;
             c->m_result.fault_addr = addr;
+            c->m_result.device_error = true;
+            c->m_result.fault_write = type != UC_MEM_READ;
+            c->m_result.fault_size = n;
+            c->m_result.fault_pc = c->accessing_pc(addr);
             c->m_stop_requested = true;
         }
     }

@@ -257,15 +257,32 @@ bool K210Hart::after_run(const rv64::RunResult& r) {
         fail(fmt::format("illegal instruction {:#010x} (mcause {})", r.tval, r.cause));
         return m_gdb != nullptr && (debug_stop(4), true);  // SIGILL
     case rv64::Stop::Fault:
-        fail(fmt::format("bus fault: an access to {:#x}, where no memory or device answers",
-                         r.fault_addr));
+        if (r.device_error) {
+            fail(fmt::format("bus error: the {} answered a {}-byte {} at {:#x} with an error (a "
+                             "warning above names the register)",
+                             device_name(r.fault_addr), r.fault_size,
+                             r.fault_write ? "write" : "read", r.fault_addr),
+                 r.fault_pc);
+        } else {
+            fail(fmt::format("bus fault: an access to {:#x}, where no memory or device answers",
+                             r.fault_addr));
+        }
         return m_gdb != nullptr && (debug_stop(11), true);  // SIGSEGV
     }
     return false;
 }
 
-void K210Hart::fail(const std::string& what) {
-    const uint64_t pc = m_cpu->pc();
+std::string K210Hart::device_name(uint64_t addr) const {
+    for (const HartDevice& d : m_devices) {
+        if (addr >= d.addr && addr - d.addr < d.size) {
+            return d.name;
+        }
+    }
+    return "device";
+}
+
+void K210Hart::fail(const std::string& what, uint64_t at_pc) {
+    const uint64_t pc = at_pc != 0 ? at_pc : m_cpu->pc();
     m_result.error = fmt::format("firmware {}: {}{} at pc {:#x} ({}), after {} instructions",
                                  m_elf.file, m_hart == 0 ? "" : fmt::format("hart {}: ", m_hart),
                                  what, pc, m_elf.describe(pc), m_result.instructions);

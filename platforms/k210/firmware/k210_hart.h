@@ -112,7 +112,9 @@ private:
     void sleep();
     void close_segment(uint64_t end_ps);
     void semihost();
-    void fail(const std::string& what);
+    // The run's end for `what`, at `at_pc` (0: the hart's pc now).
+    void fail(const std::string& what, uint64_t at_pc = 0);
+    std::string device_name(uint64_t addr) const;
     bool device_access(size_t index, uint64_t offset, unsigned size, uint64_t& value, bool write);
     bool counter(uint64_t offset, unsigned size, uint64_t& value) const;
     void uncached_access(uint64_t addr, unsigned size, bool write);

@@ -143,6 +143,33 @@ TEST(UnicornCpu, BreakpointsStopBeforeTheirInstructionAndStepsRunOne) {
     EXPECT_EQ(h.cpu->x(A0), 5u);
 }
 
+// The address of a load or store, from encodings worked by hand from the ISA manual (a refused
+// device access is reported at the instruction that made it).
+TEST(AccessAddress, EveryLoadAndStoreFormAddressesWhatTheManualSays) {
+    std::array<uint64_t, 32> x{};
+    x[2] = 0x1000;   // sp
+    x[10] = 0x2000;  // a0
+    x[11] = 0x3000;  // a1
+    x[15] = 0x4000;  // a5
+    const std::pair<uint32_t, uint64_t> cases[] = {
+        {0xffc12503, 0x0ffc},  // lw a0, -4(sp)
+        {0x00b53823, 0x2010},  // sd a1, 16(a0)
+        {0xfeb52c23, 0x1ff8},  // sw a1, -8(a0)
+        {0x00052507, 0x2000},  // flw fa0, 0(a0)
+        {0xc398, 0x4000},      // c.sw a4, 0(a5)
+        {0x4148, 0x2004},      // c.lw a0, 4(a0)
+        {0x6588, 0x3008},      // c.ld a0, 8(a1)
+        {0x6522, 0x1008},      // c.ldsp a0, 8(sp)
+        {0xe82a, 0x1010},      // c.sdsp a0, 16(sp)
+        {0xc22a, 0x1004},      // c.swsp a0, 4(sp)
+    };
+    for (const auto& [insn, want] : cases) {
+        EXPECT_EQ(access_address(insn, x), std::optional<uint64_t>(want)) << std::hex << insn;
+    }
+    EXPECT_FALSE(access_address(0x00b50533, x));  // add a0, a0, a1
+    EXPECT_FALSE(access_address(0x0505, x));      // c.addi a0, 1
+}
+
 TEST(InsnClass, EncodingsFromTheIsaManualFallInTheirClasses) {
     EXPECT_EQ(classify(0x02b50533), InsnClass::Mul);    // mul a0, a0, a1
     EXPECT_EQ(classify(0x02b54533), InsnClass::Div);    // div a0, a0, a1

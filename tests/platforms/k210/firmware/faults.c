@@ -1,7 +1,8 @@
 /* Firmware that goes wrong on purpose, one way per argument (the last word of the command line):
    illegal (an instruction that does not exist), fault (a load where nothing is mapped), loop (never
    ends), sleep (waits for an interrupt nothing raises), kpu (a layer whose arguments the KPU
-   refuses: its error path, then a clean exit), exit3 (exits with 3). */
+   refuses: its error path, then a clean exit), exit3 (exits with 3), refused (a store the PLIC
+   answers with a bus error: no register at that offset). */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -29,6 +30,10 @@ int main(int argc, char **argv) {
         }
         printf("kpu: status %llu\n",
                (unsigned long long)mmio_read64(K210_KPU_BASE + KPU_INTERRUPT_STATUS));
+        return 0;
+    } else if (strcmp(what, "refused") == 0) {
+        mmio_write32(0x0C003000u, 1);
+        printf("refused: went on\n");
         return 0;
     } else if (strcmp(what, "exit3") == 0) {
         return 3;

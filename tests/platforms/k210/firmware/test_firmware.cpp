@@ -152,6 +152,8 @@ TEST_F(Firmware, FaultsEndTheRunWithTheCausePcAndSymbol) {
     for (const Case& c :
          {Case{"illegal", "illegal instruction 0xffffffff (mcause 2) at pc 0x"},
           Case{"fault", "bus fault: an access to 0x60000000"},
+          // A device that answers with an error: named, with the access and the storing pc.
+          Case{"refused", "bus error: the plic answered a 4-byte write at 0xc003000 with an error"},
           Case{"loop", "did not finish within its budget of 100000 instructions"},
           Case{"sleep", "waits for an interrupt (wfi) at pc 0x"}, Case{"exit3", "exited with 3"}}) {
         SCOPED_TRACE(c.arg);
