@@ -247,8 +247,8 @@ TEST_F(Firmware, MaxTimeStopsAFirmwareAtItsSimulatedTime) {
 // FNV-1a 64 of `bytes`, as the SDK program of sdk_kmodel/main.c prints it.
 std::string fnv1a64(const std::string& bytes) {
     uint64_t h = 0xcbf29ce484222325ull;
-    for (unsigned char c : bytes) {
-        h = (h ^ c) * 0x100000001b3ull;
+    for (const char c : bytes) {
+        h = (h ^ static_cast<unsigned char>(c)) * 0x100000001b3ull;
     }
     return fmt::format("{:016x}", h);
 }
