@@ -296,10 +296,11 @@ TEST_F(Firmware, SdkProgramRunsKmodelsAsTheDriverDoes) {
                   std::string::npos)
             << console;
         std::vector<uint64_t> fw_cycles, drv_cycles;
-        for (const json& l : report(fw_out)["layers"]) {
+        const json fw_report = report(fw_out), drv_report = report(drv_out);
+        for (const json& l : fw_report["layers"]) {
             fw_cycles.push_back(l["kpu_cycles"]);
         }
-        for (const json& l : report(drv_out)["layers"]) {
+        for (const json& l : drv_report["layers"]) {
             if (l["type"] == "K210_CONV") {
                 drv_cycles.push_back(l["kpu_cycles"]);
             }
