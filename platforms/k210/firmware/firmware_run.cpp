@@ -132,7 +132,7 @@ platform::RunReport run_firmware(const K210Config& cfg, const std::string& sourc
                           "  hart 1: {} instructions, {} CPU cycles; asleep (wfi) "
                           "{:.3f} us{}\n",
                           h1.instructions, h1.cpu_cycles, static_cast<double>(h1.sleep_ps) / 1e6,
-                          h1.budget_spent ? "; stopped at --max-instructions" : "")
+                          h1.budget_spent ? "; stopped at its budget" : "")
                     : "  hart 1: held in reset (the firmware never reads mhartid)\n";
     if (!why.empty()) {
         rep.text += why + "\n";

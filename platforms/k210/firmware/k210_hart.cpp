@@ -202,25 +202,28 @@ void K210Hart::run() {
     }
 }
 
-bool K210Hart::step() {
+// Which budget the hart has spent ("" while it has time and instructions left).
+std::string K210Hart::spent_budget() {
     if (m_options.max_time_ps != 0 && to_ps(now()) >= m_options.max_time_ps) {
-        if (m_hart != 0) {  // as with the instruction budget: the run is hart 0's to end
-            m_result.budget_spent = true;
-            return false;
-        }
-        fail(fmt::format("did not finish within its --max-time of {:.6g} ms (simulated)",
-                         static_cast<double>(m_options.max_time_ps) / 1e9));
-        return false;
+        return fmt::format("did not finish within its --max-time of {:.6g} ms (simulated)",
+                           static_cast<double>(m_options.max_time_ps) / 1e9);
     }
     if (m_result.instructions >= m_options.max_instructions) {
+        return fmt::format(
+            "did not finish within its budget of {} instructions "
+            "(--max-instructions)",
+            m_options.max_instructions);
+    }
+    return "";
+}
+
+bool K210Hart::step() {
+    if (const std::string spent = spent_budget(); !spent.empty()) {
         if (m_hart != 0) {  // hart 1 parks: the run is hart 0's to end (or the SoC's to idle)
             m_result.budget_spent = true;
-            return false;
+        } else {
+            fail(spent);
         }
-        fail(
-            fmt::format("did not finish within its budget of {} instructions "
-                        "(--max-instructions)",
-                        m_options.max_instructions));
         return false;
     }
     if (m_gdb != nullptr && !debug_turn()) {

@@ -62,7 +62,7 @@ struct HartDevice {
 
 struct HartResult {
     bool exited = false;        // the firmware ended by semihosting SYS_EXIT
-    bool budget_spent = false;  // hart 1 ran --max-instructions and stopped (hart 0 fails)
+    bool budget_spent = false;  // hart 1 met --max-instructions or --max-time and stopped
     int exit_code = 0;
     std::string error;  // why the run ended otherwise: the cause, pc and symbol
     uint64_t instructions = 0, cpu_cycles = 0;
@@ -85,7 +85,6 @@ public:
     void map(std::vector<HartMemory> memories, std::vector<HartDevice> devices);
     void load(const rv64::ElfImage& elf, HartOptions options);
     const HartResult& result() const { return m_result; }
-    unsigned hart() const { return m_hart; }
     // After load(): how many instructions of the firmware read mhartid (none: it cannot tell
     // harts apart, so it cannot be written for a second one).
     size_t hartid_reads() const { return m_hartid_reads; }
@@ -98,6 +97,7 @@ public:
 private:
     void run();
     bool step();  // one run of the hart; false when the firmware is done
+    std::string spent_budget();
     bool after_run(const rv64::RunResult& r);  // false when the firmware is done
     void account(const rv64::RunResult& r);
     // The debugger (k210_hart_debug.cpp): its turn before each run (false: it ended the run),
