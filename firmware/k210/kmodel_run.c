@@ -2,7 +2,10 @@
    the Kendryte SDK's kpu_run_kmodel does, reading the model and its input from the host and
    writing the output back (semihosting):
 
-     npusim run --firmware kmodel_run.elf --out out -- MODEL.kmodel INPUT.bin OUTPUT.bin
+     npusim run --firmware kmodel_run.elf --out out --semihosting -- MODEL.kmodel INPUT.bin OUTPUT.bin
+
+   (--semihosting: MODEL and INPUT are read from the working folder, OUTPUT is written into
+   out/files/; docs/firmware.md "Semihosting and trust".)
 
    INPUT.bin: the first layer's u8 input, C x H x W bytes (NCHW). OUTPUT.bin: output 0's bytes.
    Prints the layers, the interrupts taken and the time by the CLINT's mtime. */

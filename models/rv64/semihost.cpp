@@ -1,6 +1,8 @@
 #include "models/rv64/semihost.h"
 
+#include <algorithm>
 #include <cerrno>
+#include <filesystem>
 
 #include <fmt/format.h>
 
@@ -42,6 +44,23 @@ bool guest_string(const GuestMemory& mem, uint64_t at, size_t len, std::string& 
     }
     s.assign(len, '\0');
     return mem.read(at, s.data(), len);
+}
+
+// Whether `p` is `root` or lies below it (both canonical).
+bool inside(const std::filesystem::path& p, const std::filesystem::path& root) {
+    const auto [r, q] = std::mismatch(root.begin(), root.end(), p.begin(), p.end());
+    return r == root.end();
+}
+
+// `s` for a message: control and non-ASCII bytes as \xNN (a name from the firmware cannot
+// rewrite the terminal or the report's lines).
+std::string printable(const std::string& s) {
+    std::string out;
+    for (const char c : s) {
+        const auto u = static_cast<unsigned char>(c);
+        out += u >= 0x20 && u < 0x7f && c != '\\' ? std::string(1, c) : fmt::format("\\x{:02x}", u);
+    }
+    return out;
 }
 
 }  // namespace
@@ -163,12 +182,48 @@ uint64_t Semihost::open(const std::vector<uint64_t>& f, const GuestMemory& mem) 
     if (!name.empty() && name[0] == ':') {
         return fail(ENOENT);  // e.g. ":semihosting-features": none offered
     }
-    std::FILE* file = std::fopen(name.c_str(), kModes[f[1]]);
+    const std::string path = confined(name, kModes[f[1]]);
+    if (path.empty()) {
+        return fail(EACCES);
+    }
+    std::FILE* file = std::fopen(path.c_str(), kModes[f[1]]);
     if (file == nullptr) {
         return fail(errno);
     }
     m_files[m_next] = file;
     return m_next++;
+}
+
+std::string Semihost::confined(const std::string& name, const char* mode) {
+    namespace fs = std::filesystem;
+    const bool writes = mode[0] != 'r' || std::string(mode).find('+') != std::string::npos;
+    const std::string& root = writes ? m_o.write_root : m_o.read_root;
+    std::string why;
+    std::error_code ec;
+    if (root.empty()) {
+        why = fmt::format("the firmware may not {} files{}", writes ? "write" : "read",
+                          m_o.no_root_hint.empty() ? "" : " (" + m_o.no_root_hint + ")");
+    } else if (name.empty() || std::any_of(name.begin(), name.end(), [](char c) {
+                   return static_cast<unsigned char>(c) < 0x20 || c == 0x7f;
+               })) {
+        why = "not a file name (empty, or with control characters)";
+    } else {
+        const fs::path base = fs::canonical(root, ec);
+        const fs::path p = ec ? fs::path() : fs::weakly_canonical(base / name, ec);
+        if (!ec && inside(p, base) && p != base) {
+            return p.string();
+        }
+        why = ec ? fmt::format("{}: {}", root, ec.message())
+                 : fmt::format("outside {}, the folder it may {}", base.string(),
+                               writes ? "write into" : "read from");
+    }
+    const std::string line =
+        fmt::format("semihosting: open(\"{}\", \"{}\") refused: {}", printable(name), mode, why);
+    m_refused.push_back(line);
+    if (m_o.refused) {
+        m_o.refused(line);
+    }
+    return "";
 }
 
 uint64_t Semihost::write(const std::vector<uint64_t>& f, const GuestMemory& mem) {

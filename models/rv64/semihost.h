@@ -3,6 +3,10 @@
 // semihosting spec and ARM's "Semihosting for AArch32 and AArch64"), as picolibc's libsemihost
 // uses it: console output, files of the host, the command line, the clock and exit. Pure C++:
 // the hart's memory comes through callbacks, the clock from the caller's simulated time.
+// Trust: the console, the command line, the clock and exit touch nothing of the host. Files do,
+// so they are confined: a file opened for reading must resolve (symlinks followed) inside
+// `read_root`, one opened for writing inside `write_root`; an empty root refuses them all. A
+// refused open fails in the firmware (-1, errno EACCES) and is reported, one line naming it.
 #pragma once
 
 #include <cstdint>
@@ -25,6 +29,10 @@ public:
         std::vector<std::string> args;                    // argv, the program's name first
         std::function<void(const std::string&)> console;  // what the firmware prints
         std::function<uint64_t()> centiseconds;           // SYS_CLOCK: simulated time since start
+        std::string read_root;     // files opened for reading resolve inside it ("": none)
+        std::string write_root;    // files opened for writing (w, a, r+) inside it ("": none)
+        std::string no_root_hint;  // said when a root is empty: how to give one
+        std::function<void(const std::string&)> refused;  // one line per refused open
     };
     explicit Semihost(Options o);
     ~Semihost();
@@ -40,9 +48,13 @@ public:
     const std::string& exit_reason() const { return m_exit_reason; }
     // Operations the firmware asked for that are not supported, one line each.
     const std::vector<std::string>& unsupported() const { return m_unsupported; }
+    // Files the firmware tried to open outside its roots, one line each.
+    const std::vector<std::string>& refused() const { return m_refused; }
 
 private:
     uint64_t open(const std::vector<uint64_t>& f, const GuestMemory& mem);
+    // The host path of `name` inside the root for `mode`, or "" (and the refusal said).
+    std::string confined(const std::string& name, const char* mode);
     uint64_t console(uint64_t op, uint64_t param, const GuestMemory& mem);
     uint64_t on_file(uint64_t op, const std::vector<uint64_t>& f);
     uint64_t cmdline(uint64_t buf, uint64_t size, uint64_t param, const GuestMemory& mem);
@@ -59,6 +71,7 @@ private:
     int m_exit_code = 0;
     std::string m_exit_reason;
     std::vector<std::string> m_unsupported;
+    std::vector<std::string> m_refused;
 };
 
 }  // namespace npu::rv64

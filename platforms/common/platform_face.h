@@ -31,6 +31,10 @@ struct RunRequest {
     std::vector<std::string> firmware_args;     // its arguments (argv[1..])
     uint64_t max_instructions = 2'000'000'000;  // its instruction budget
     uint64_t max_time_ps = 0;                   // its simulated-time budget (0: none)
+    // Semihosting files (the firmware's fopen): reads resolve inside the first folder, writes
+    // inside the second; "" refuses them (the console, arguments, clock and exit always work).
+    std::string semihost_read_root, semihost_write_root;
+    std::string semihost_hint;  // how a user gives the firmware files, for a refusal's message
     int gdb_port = 0;  // --gdb: wait for a debugger on 127.0.0.1:port before running (0: none)
     // What the firmware prints (source: "console" for semihosting, else the UART), as it prints.
     std::function<void(const std::string& source, const std::string& text)> firmware_output;

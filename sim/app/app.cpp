@@ -63,6 +63,14 @@ void add_firmware_options(CLI::App* run, RunOptions& run_opts) {
                     "still while GDB has control")
         ->check(CLI::Range(1, 65535))
         ->needs(run->get_option("--firmware"));
+    run->add_option("--semihosting", run_opts.semihost_dir,
+                    "With --firmware: let it open host files by semihosting, confined to a "
+                    "folder (paths that leave it are refused): --semihosting reads from the "
+                    "working folder and writes into --out DIR/files/ (whole at the end); "
+                    "--semihosting=DIR reads and writes in DIR. Without it the firmware's "
+                    "console, arguments, clock and exit work, its files do not")
+        ->expected(0, 1)
+        ->needs(run->get_option("--firmware"));
     run->add_option("args", run_opts.firmware_args,
                     "After --: the firmware's arguments (argv[1..] through semihosting)");
 }
@@ -461,8 +469,10 @@ struct Command {
 };
 
 std::vector<Command> commands(CLI::App& app, Options& o) {
-    return {{add_run(app, o.run),
-             [&o] {
+    CLI::App* run = add_run(app, o.run);
+    return {{run,
+             [&o, run] {
+                 o.run.semihosting = run->get_option("--semihosting")->count() > 0;
                  return cmd_run(o.run);
              }},
             {add_info(app, o.info),

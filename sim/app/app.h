@@ -29,14 +29,16 @@ struct RunOptions {
     std::string firmware;          // --firmware: a RISC-V ELF to run on the SoC (K210)
     std::vector<std::string> firmware_args;     // after --: the firmware's argv[1..]
     uint64_t max_instructions = 2'000'000'000;  // --max-instructions: the firmware's budget
-    std::string max_time;     // --max-time: its simulated-time budget, a duration with its unit
-    int gdb_port = 0;         // --gdb PORT: debug the firmware with GDB (0: no debugger)
-    std::string folding;      // --folding: a FINN folding config (JSON)
-    bool size_fifos = false;  // --size-fifos: the smallest FIFO depths keeping the rate (FINN)
-    bool trace = false;       // write trace.json (Chrome trace events) into --out
-    bool functional = false;  // values only: no SystemC, no time (k210)
-    bool dump_all = false;    // every layer's result into --out (k210)
-    bool progress = false;    // always show the progress line (else: long runs on a terminal)
+    std::string max_time;      // --max-time: its simulated-time budget, a duration with its unit
+    int gdb_port = 0;          // --gdb PORT: debug the firmware with GDB (0: no debugger)
+    bool semihosting = false;  // --semihosting[=DIR]: the firmware may open files
+    std::string semihost_dir;  // its DIR: reads and writes there (else: . and --out DIR/files)
+    std::string folding;       // --folding: a FINN folding config (JSON)
+    bool size_fifos = false;   // --size-fifos: the smallest FIFO depths keeping the rate (FINN)
+    bool trace = false;        // write trace.json (Chrome trace events) into --out
+    bool functional = false;   // values only: no SystemC, no time (k210)
+    bool dump_all = false;     // every layer's result into --out (k210)
+    bool progress = false;     // always show the progress line (else: long runs on a terminal)
     bool verbose = false;
 };
 

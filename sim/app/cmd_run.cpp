@@ -2,6 +2,7 @@
 // to run the program on the input, prints the summary and writes the report (and optionally the
 // trace) into --out, whole or not at all.
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 
 #include <fmt/format.h>
@@ -62,7 +63,11 @@ platform::RunRequest run_request(const RunOptions& opts) {
         req.max_time_ps = *ps;
     }
     req.gdb_port = opts.gdb_port;
-    req.firmware_output = [](const std::string&, const std::string& text) {
+    req.firmware_output = [](const std::string& from, const std::string& text) {
+        if (from == "npusim") {  // a line of ours about the firmware
+            std::fprintf(stderr, "npusim: %s", text.c_str());
+            return;
+        }
         std::fwrite(text.data(), 1, text.size(), stdout);
         std::fflush(stdout);
     };
@@ -72,6 +77,28 @@ platform::RunRequest run_request(const RunOptions& opts) {
     req.dump_all = opts.dump_all;
     req.verbose = opts.verbose;
     return req;
+}
+
+// Where the firmware's semihosting files may be (docs/firmware.md "Semihosting and trust"):
+// nowhere unless --semihosting; DIR for both with --semihosting=DIR; else reads from the working
+// folder and writes into --out DIR/files/, staged with the run's other outputs.
+void semihost_roots(const RunOptions& opts, sim::OutputDir* out, platform::RunRequest& req) {
+    if (!opts.semihosting) {
+        req.semihost_hint = "run with --semihosting to give it a folder";
+        return;
+    }
+    if (!opts.semihost_dir.empty()) {
+        if (!std::filesystem::is_directory(opts.semihost_dir)) {
+            throw sim::Error(fmt::format("--semihosting={}: not a folder", opts.semihost_dir));
+        }
+        req.semihost_read_root = req.semihost_write_root = opts.semihost_dir;
+        return;
+    }
+    req.semihost_read_root = std::filesystem::current_path().string();
+    if (out != nullptr) {
+        req.semihost_write_root = out->staged_folder("files").string();
+    }
+    req.semihost_hint = "writes go into --out DIR/files/: add --out DIR";
 }
 
 }  // namespace
@@ -104,6 +131,7 @@ int cmd_run(const RunOptions& opts) {
     if (!opts.out.empty()) {
         out = std::make_unique<sim::OutputDir>(opts.out);
     }
+    semihost_roots(opts, out.get(), req);
     sim::TraceWriter trace(opts.trace);
     Progress progress(opts.progress);
     req.trace = &trace;

@@ -8,6 +8,7 @@
 #include <system_error>
 
 #include <fmt/format.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include "sim/core/error.h"
@@ -68,6 +69,33 @@ void write_text_atomic(const std::string& path, std::string_view text) {
     write_file_atomic(path, text.data(), text.size());
 }
 
+namespace {
+
+// Staging folders of runs that were killed (their process is gone): removed, so a kill -9 leaves
+// nothing behind once the next run writes into the same folder.
+void remove_stale_staging(const fs::path& dir) {
+    std::error_code ec;
+    const std::string prefix = ".npusim-staging-";
+    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+        const std::string name = it->path().filename().string();
+        if (name.rfind(prefix, 0) != 0) {
+            continue;
+        }
+        const std::string digits = name.substr(prefix.size());
+        if (digits.empty() || digits.size() > 9 ||
+            digits.find_first_not_of("0123456789") != std::string::npos) {
+            continue;
+        }
+        const auto pid = static_cast<pid_t>(std::stol(digits));
+        if (pid != ::getpid() && ::kill(pid, 0) != 0 && errno == ESRCH) {
+            std::error_code rec;
+            fs::remove_all(it->path(), rec);
+        }
+    }
+}
+
+}  // namespace
+
 OutputDir::OutputDir(fs::path dir)
     : m_dir(std::move(dir)) {
     std::error_code ec;
@@ -85,6 +113,7 @@ OutputDir::OutputDir(fs::path dir)
         throw Error(fmt::format("{}: cannot create output directory{}", m_dir.string(),
                                 ec ? ": " + ec.message() : ""));
     }
+    remove_stale_staging(m_dir);
     m_staging = m_dir / fmt::format(".npusim-staging-{}", ::getpid());
     fs::remove_all(m_staging, ec);
     fs::create_directory(m_staging, ec);
@@ -122,6 +151,22 @@ void OutputDir::write_bytes(const std::string& name, const std::vector<uint8_t>&
     write_file_atomic(staged(name).string(), bytes);
 }
 
+fs::path OutputDir::staged_folder(const std::string& name) {
+    NPU_ASSERT(!m_committed, "output directory {} already committed", m_dir.string());
+    NPU_ASSERT(name.find('/') == std::string::npos && !name.empty() && name[0] != '.',
+               "output folder name '{}' must be a plain name", name);
+    std::error_code ec;
+    fs::create_directory(m_staging / name, ec);
+    if (ec) {
+        throw Error(
+            fmt::format("{}: cannot create {}: {}", m_staging.string(), name, ec.message()));
+    }
+    if (std::find(m_folders.begin(), m_folders.end(), name) == m_folders.end()) {
+        m_folders.push_back(name);
+    }
+    return m_staging / name;
+}
+
 void OutputDir::commit() {
     for (const std::string& name : m_files) {
         std::error_code ec;
@@ -130,6 +175,25 @@ void OutputDir::commit() {
             throw Error(fmt::format("{}: cannot move {} into place: {}", m_dir.string(), name,
                                     ec.message()));
         }
+    }
+    for (const std::string& name : m_folders) {
+        std::error_code ec;
+        if (fs::is_empty(m_staging / name, ec)) {
+            continue;
+        }
+        // An earlier run's folder goes only once the new one can take its place.
+        const fs::path old = m_staging / (name + ".old");
+        if (fs::exists(m_dir / name, ec)) {
+            fs::rename(m_dir / name, old, ec);
+        }
+        if (!ec) {
+            fs::rename(m_staging / name, m_dir / name, ec);
+        }
+        if (ec) {
+            throw Error(fmt::format("{}: cannot move {}/ into place: {}", m_dir.string(), name,
+                                    ec.message()));
+        }
+        m_files.push_back(name + "/");
     }
     m_committed = true;
 }

@@ -36,6 +36,9 @@ public:
     std::filesystem::path staged(const std::string& name);
     void write_text(const std::string& name, std::string_view text);
     void write_bytes(const std::string& name, const std::vector<uint8_t>& bytes);
+    // A folder `name` (a plain name) staged as a whole: what is written into it appears as
+    // DIR/name at commit (replacing an earlier run's), unless it stays empty.
+    std::filesystem::path staged_folder(const std::string& name);
     // Names staged so far, in the order they were first written.
     const std::vector<std::string>& files() const { return m_files; }
     void commit();
@@ -45,6 +48,7 @@ private:
     std::filesystem::path m_staging;
     std::vector<std::filesystem::path> m_created;  // made by the constructor, innermost first
     std::vector<std::string> m_files;
+    std::vector<std::string> m_folders;
     bool m_committed = false;
 };
 

@@ -115,6 +115,8 @@ void firmware(benchmark::State& state, const char* name) {
     platform::RunRequest req;
     req.firmware = elf;
     req.firmware_args = {model_path(name), in, in + ".out"};
+    req.semihost_read_root = "/";  // the bench's own files, named in full
+    req.semihost_write_root = std::filesystem::temp_directory_path().string();
     uint64_t instructions = 0;
     double sim_ms = 0;
     for (auto _ : state) {

@@ -98,6 +98,9 @@ platform::RunReport run_firmware(const K210Config& cfg, const std::string& sourc
     o.max_instructions = request.max_instructions;
     o.max_time_ps = request.max_time_ps;
     o.output = output;
+    o.read_root = request.semihost_read_root;
+    o.write_root = request.semihost_write_root;
+    o.files_hint = request.semihost_hint;
     o.gdb = gdb.get();
     HartOptions o1 = o;
     o1.gdb = nullptr;  // the debugger sees hart 0
@@ -185,6 +188,7 @@ platform::RunReport run_firmware(const K210Config& cfg, const std::string& sourc
                 {"layers", layers},
                 {"outputs", files},
                 {"semihosting_unsupported", h.unsupported},
+                {"semihosting_refused", h.refused},
                 {"passed", rep.passed},
                 {"stats", soc.k210.stats().to_json()}};
     return rep;

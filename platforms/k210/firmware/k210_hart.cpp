@@ -107,6 +107,15 @@ void K210Hart::load(const rv64::ElfImage& elf, HartOptions options) {
     so.centiseconds = [this] {
         return to_ps(now()) / 10'000'000'000;
     };
+    so.read_root = m_options.read_root;
+    so.write_root = m_options.write_root;
+    so.no_root_hint = m_options.files_hint;
+    so.refused = [this](const std::string& line) {
+        m_result.refused.push_back(line);
+        if (m_options.output) {
+            m_options.output("npusim", line + "\n");
+        }
+    };
     m_semihost = std::make_unique<rv64::Semihost>(std::move(so));
     m_started = true;
     // What can wake a wfi, gathered into one event by a method (a list of events built on the

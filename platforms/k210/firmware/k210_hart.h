@@ -41,8 +41,10 @@ struct HartOptions {
     uint64_t max_time_ps = 0;      // the simulated-time budget (0: none)
     bool trap_exceptions = false;  // illegal instructions enter the firmware's handler
     GdbLink* gdb = nullptr;        // a connected debugger: the hart starts stopped at the entry
-    // What the firmware prints (semihosting console, UARTs), as it prints it.
+    // What the firmware prints (semihosting console, UARTs), as it prints it; source "npusim":
+    // a line of ours about the firmware (a refused file).
     std::function<void(const std::string& source, const std::string& text)> output;
+    std::string read_root, write_root, files_hint;  // semihosting files (rv64::Semihost)
 };
 
 // Memory the hart reaches directly: host bytes at an address; uncached windows cost bus time.
@@ -71,6 +73,7 @@ struct HartResult {
     uint64_t uncached_accesses = 0;
     uint64_t end_ps = 0;
     std::vector<std::string> unsupported;  // semihosting operations refused
+    std::vector<std::string> refused;      // files opened outside the semihosting roots
 };
 
 class K210Hart : public sc_core::sc_module {

@@ -48,11 +48,16 @@ struct Ram {
 
 TEST(Semihost, OperationsOnHandLaidParameterBlocks) {
     std::string printed;
-    Semihost sh({{"fw", "in.bin", "out.txt"},
-                 [&](const std::string& s) { printed += s; },
-                 [] {
-                     return uint64_t{1234};
-                 }});
+    Semihost::Options so;
+    so.args = {"fw", "in.bin", "out.txt"};
+    so.console = [&](const std::string& s) {
+        printed += s;
+    };
+    so.centiseconds = [] {
+        return uint64_t{1234};
+    };
+    so.read_root = so.write_root = fs::temp_directory_path().string();
+    Semihost sh(so);
     Ram ram(4096);
     const GuestMemory mem = ram.memory();
     ram.put(kBase + 0x100, "hi\n", 4);
@@ -106,6 +111,55 @@ TEST(Semihost, OperationsOnHandLaidParameterBlocks) {
     EXPECT_EQ(sh.exit_code(), 0);
 }
 
+// open(name, mode) by a parameter block at 0x200 and the name at 0x300; the handle or -1.
+uint64_t open_file(Semihost& sh, Ram& ram, const std::string& name, uint64_t mode) {
+    ram.put(kBase + 0x300, name.data(), name.size());
+    ram.fields(kBase + 0x200, {kBase + 0x300, mode, name.size()});
+    return sh.call(0x01, kBase + 0x200, ram.memory());
+}
+
+// Files resolve inside their root or are refused: absolute paths elsewhere, `..`, a symlink out,
+// a write with no write root; each refusal fails with EACCES and is one line naming the file.
+TEST(Semihost, FilesAreConfinedToTheirRoots) {
+    const fs::path dir = fs::temp_directory_path() / ("npusim-jail-" + std::to_string(::getpid()));
+    fs::create_directories(dir / "in");
+    std::ofstream(dir / "in" / "a.bin") << "abc";
+    std::ofstream(dir / "secret") << "x";
+    fs::create_symlink(dir / "secret", dir / "in" / "link");
+    std::vector<std::string> said;
+    Semihost::Options so;
+    so.read_root = (dir / "in").string();
+    so.no_root_hint = "give --semihosting";
+    so.refused = [&](const std::string& line) {
+        said.push_back(line);
+    };
+    Semihost sh(so);
+    Ram ram(4096);
+    constexpr uint64_t kRb = 1, kWb = 5, kRPlus = 2;
+    const uint64_t fail = ~uint64_t{0};
+    EXPECT_LT(open_file(sh, ram, "a.bin", kRb), fail);
+    EXPECT_LT(open_file(sh, ram, (dir / "in" / "a.bin").string(), kRb), fail);  // inside
+    EXPECT_LT(open_file(sh, ram, "sub/../a.bin", kRb), fail);
+    EXPECT_TRUE(said.empty());
+    const std::vector<std::string> bad_names = {
+        "/etc/passwd", "../secret", "link", (dir / "secret").string(), "", "a\nb"};
+    for (const std::string& bad : bad_names) {
+        EXPECT_EQ(open_file(sh, ram, bad, kRb), fail) << bad;
+    }
+    EXPECT_EQ(sh.call(0x13, 0, ram.memory()), static_cast<uint64_t>(EACCES));
+    EXPECT_EQ(open_file(sh, ram, "a.bin", kWb), fail);     // no write root
+    EXPECT_EQ(open_file(sh, ram, "a.bin", kRPlus), fail);  // r+ writes too
+    ASSERT_EQ(said.size(), 8u);
+    EXPECT_EQ(said[0], "semihosting: open(\"/etc/passwd\", \"rb\") refused: outside " +
+                           fs::canonical(dir / "in").string() + ", the folder it may read from");
+    EXPECT_NE(said[5].find("a\\x0ab"), std::string::npos) << said[5];  // no raw newline
+    EXPECT_EQ(said[6],
+              "semihosting: open(\"a.bin\", \"wb\") refused: the firmware may not "
+              "write files (give --semihosting)");
+    EXPECT_EQ(sh.refused(), said);
+    fs::remove_all(dir);
+}
+
 // The run loop the firmware path uses, without the SoC: run, answer semihosting calls, resume
 // past the ebreak and its marker, until the firmware exits.
 struct Outcome {
@@ -113,8 +167,8 @@ struct Outcome {
     int exit_code = -1;
     uint64_t instructions = 0;
 };
-Outcome run_firmware(const std::string& elf, std::vector<std::string> args,
-                     uint64_t breakpoint = 0) {
+Outcome run_firmware(const std::string& elf, std::vector<std::string> args, uint64_t breakpoint = 0,
+                     const std::string& root = "") {
     const ElfImage img = load_elf(elf);
     Ram ram(6 << 20);
     for (const ElfSegment& s : img.segments) {
@@ -127,7 +181,13 @@ Outcome run_firmware(const std::string& elf, std::vector<std::string> args,
         cpu->add_breakpoint(breakpoint);  // where the firmware never goes: nothing may change
     }
     Outcome o;
-    Semihost sh({std::move(args), [&](const std::string& s) { o.console += s; }, {}});
+    Semihost::Options so;
+    so.args = std::move(args);
+    so.console = [&](const std::string& s) {
+        o.console += s;
+    };
+    so.read_root = so.write_root = root;
+    Semihost sh(so);
     const GuestMemory mem = ram.memory();
     for (int guard = 0; guard < 100000 && !sh.exited(); ++guard) {
         const RunResult r = cpu->run(breakpoint != 0 ? 400 : 10'000'000);
@@ -156,7 +216,7 @@ TEST(Semihost, PicolibcFirmwarePrintsReadsWritesAndExits) {
     const fs::path dir = fs::temp_directory_path() / ("npusim-fw-" + std::to_string(::getpid()));
     fs::create_directories(dir);
     std::ofstream(dir / "in.bin", std::ios::binary) << std::string("\x01\x02\x03\xff", 4);
-    o = run_firmware(elf, {"hello", (dir / "in.bin").string(), (dir / "out.txt").string()});
+    o = run_firmware(elf, {"hello", "in.bin", (dir / "out.txt").string()}, 0, dir.string());
     EXPECT_EQ(o.exit_code, 0) << o.console;
     EXPECT_EQ(o.console, "hello from the firmware: 4 arguments\nread 4 bytes; 65.250 per byte\n");
     std::ifstream out(dir / "out.txt");
@@ -165,8 +225,8 @@ TEST(Semihost, PicolibcFirmwarePrintsReadsWritesAndExits) {
     EXPECT_EQ(text.str(), "4 bytes, sum 261\n");  // 1 + 2 + 3 + 255
     EXPECT_GT(o.instructions, 1000u);
     // A debugger's breakpoint where the firmware never goes changes nothing.
-    const Outcome b = run_firmware(
-        elf, {"hello", (dir / "in.bin").string(), (dir / "out.txt").string()}, 0x80100000 - 4);
+    const Outcome b = run_firmware(elf, {"hello", "in.bin", (dir / "out.txt").string()},
+                                   0x80100000 - 4, dir.string());
     EXPECT_EQ(b.console, o.console);
     EXPECT_EQ(b.instructions, o.instructions);
     fs::remove_all(dir);

@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "sim/core/error.h"
@@ -44,6 +45,45 @@ TEST_F(Files, OutputAppearsOnlyOnCommit) {
     }
     EXPECT_EQ(listing(), (std::vector<std::string>{"report.json", "trace.json"}));
     EXPECT_EQ(read_text_file((dir / "report.json").string()), "{}\n");
+}
+
+// A staged folder appears whole at commit, replacing an earlier run's; an empty one does not.
+TEST_F(Files, StagedFolderAppearsWholeOnCommit) {
+    fs::create_directories(dir / "files");
+    write_text_atomic((dir / "files" / "old.txt").string(), "old\n");
+    {
+        OutputDir out(dir);
+        write_text_atomic((out.staged_folder("files") / "a.txt").string(), "a\n");
+        out.staged_folder("empty");
+        EXPECT_FALSE(fs::exists(dir / "files" / "a.txt"));
+        out.commit();
+        EXPECT_EQ(out.files(), (std::vector<std::string>{"files/"}));
+    }
+    EXPECT_EQ(listing(), (std::vector<std::string>{"files"}));
+    EXPECT_EQ(read_text_file((dir / "files" / "a.txt").string()), "a\n");
+    EXPECT_FALSE(fs::exists(dir / "files" / "old.txt"));
+}
+
+// A run killed before it committed (kill -9) leaves its staging folder; the next run into the
+// same folder removes it, but not a staging folder of a process still alive.
+TEST_F(Files, StagingOfAKilledRunIsRemovedByTheNext) {
+    const pid_t child = ::fork();
+    if (child == 0) {
+        ::_exit(0);
+    }
+    int status = 0;
+    ::waitpid(child, &status, 0);  // a pid that is gone now
+    const fs::path stale = dir / (".npusim-staging-" + std::to_string(child));
+    const fs::path alive = dir / (".npusim-staging-" + std::to_string(::getppid()));
+    fs::create_directories(stale);
+    fs::create_directories(alive);
+    write_text_atomic((stale / "report.json").string(), "half\n");
+    {
+        OutputDir out(dir);
+        out.commit();
+    }
+    EXPECT_FALSE(fs::exists(stale));
+    EXPECT_TRUE(fs::exists(alive));
 }
 
 TEST_F(Files, AbandonedRunLeavesNothing) {

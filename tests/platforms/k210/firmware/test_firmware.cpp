@@ -88,9 +88,9 @@ TEST_F(Firmware, KmodelRunMatchesTheDriverOnFaceDetectAndYolo) {
             GTEST_SKIP() << "../shared/k210 is not here";
         }
         make_input(3, 240, 320);
-        const Result fw =
-            run("run --firmware " + kKit + " --trace --out " + (dir / "fw").string() + " -- " +
-                model + " " + (dir / "in.bin").string() + " " + (dir / "out.bin").string());
+        fs::copy_file(model, dir / "m.kmodel", fs::copy_options::overwrite_existing);
+        const Result fw = run("run --firmware " + kKit + " --trace --out " + (dir / "fw").string() +
+                              " --semihosting=" + dir.string() + " -- m.kmodel in.bin out.bin");
         ASSERT_EQ(fw.rc, 0) << fw.out << fw.err;
         const Result drv = run("run --model " + model + " --input " + (dir / "in.npy").string() +
                                " --out " + (dir / "drv").string());
@@ -434,9 +434,10 @@ TEST_F(Firmware, GdbBreaksInTheKpuInterruptHandlerStepsAndContinuesToTheEnd) {
     }
     make_input(3, 240, 320);
     const int port = free_port();
+    fs::copy_file(model, dir / "m.kmodel", fs::copy_options::overwrite_existing);
+    const std::string files = " --semihosting=" + dir.string() + " -- m.kmodel in.bin out.bin";
     const std::string npusim = std::string(NPUSIM_BIN) + " run --firmware " + kKit + " --gdb " +
-                               std::to_string(port) + " -- " + model + " " +
-                               (dir / "in.bin").string() + " " + (dir / "out.bin").string();
+                               std::to_string(port) + files;
     // npusim in the background, its exit code into a file; then GDB, which connects to it.
     ASSERT_EQ(std::system(("(timeout 120 " + npusim + " >" + (dir / "npusim.out").string() +
                            " 2>&1; echo $? >" + (dir / "npusim.rc").string() + ") &")
@@ -466,12 +467,44 @@ TEST_F(Firmware, GdbBreaksInTheKpuInterruptHandlerStepsAndContinuesToTheEnd) {
     EXPECT_EQ(slurp(dir / "npusim.rc"), "0\n") << slurp(dir / "npusim.out");
     // The same output bytes as a run without the debugger.
     const std::string with_gdb = slurp(dir / "out.bin");
-    ASSERT_EQ(run("run --firmware " + kKit + " -- " + model + " " + (dir / "in.bin").string() +
-                  " " + (dir / "out.bin").string())
-                  .rc,
-              0);
+    ASSERT_EQ(run("run --firmware " + kKit + files).rc, 0);
     EXPECT_FALSE(with_gdb.empty());
     EXPECT_EQ(with_gdb, slurp(dir / "out.bin"));
+}
+
+// Semihosting files through npusim (docs/firmware.md "Semihosting and trust"): refused without
+// --semihosting; with it, reads in the working folder and writes into --out DIR/files/; with
+// --semihosting=DIR, both in DIR; a name leaving the folder is refused and reported.
+TEST_F(Firmware, SemihostingFilesNeedTheFlagAndStayInTheirFolders) {
+    const std::string hello = NPUSIM_TEST_FIRMWARE "/hello.elf";
+    fs::create_directories(dir / "work");
+    write("work/in.bin", "\x01\x02\x03");
+    write("secret.bin", "\x05");
+    const std::string cd = "cd " + (dir / "work").string() + " && " + NPUSIM_BIN;
+    Result r = shell(cd + " run --firmware " + hello + " -- in.bin out.txt");
+    EXPECT_EQ(r.rc, 1);  // the firmware's own exit 4: it could not open in.bin
+    EXPECT_NE(r.err.find("npusim: semihosting: open(\"in.bin\", \"r\") refused: the firmware "
+                         "may not read files (run with --semihosting to give it a folder)"),
+              std::string::npos)
+        << r.err;
+    r = shell(cd + " run --firmware " + hello + " --semihosting --out o -- in.bin out.txt");
+    ASSERT_EQ(r.rc, 0) << r.out << r.err;
+    EXPECT_EQ(slurp(dir / "work" / "o" / "files" / "out.txt"), "3 bytes, sum 6\n");
+    EXPECT_FALSE(fs::exists(dir / "work" / "out.txt"));
+    r = shell(cd + " run --firmware " + hello + " --semihosting --out o -- ../secret.bin x.txt");
+    EXPECT_EQ(r.rc, 1);
+    EXPECT_NE(r.err.find("refused: outside " + fs::canonical(dir / "work").string()),
+              std::string::npos)
+        << r.err;
+    EXPECT_EQ(report("work/o")["semihosting_refused"].size(), 1u);
+    r = shell(cd + " run --firmware " + hello + " --semihosting --out o -- in.bin ../escape.txt");
+    EXPECT_EQ(r.rc, 1);  // the write leaves out/files/
+    EXPECT_FALSE(fs::exists(dir / "work" / "o" / "escape.txt"));
+    EXPECT_FALSE(fs::exists(dir / "work" / "escape.txt"));
+    r = shell(cd + " run --firmware " + hello + " --semihosting=" + dir.string() +
+              " -- secret.bin " + (dir / "sum.txt").string());
+    ASSERT_EQ(r.rc, 0) << r.out << r.err;
+    EXPECT_EQ(slurp(dir / "sum.txt"), "1 bytes, sum 5\n");
 }
 
 TEST_F(Firmware, BadFirmwareFilesAndArgumentsAreOneError) {
