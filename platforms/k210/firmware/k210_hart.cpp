@@ -97,26 +97,7 @@ void K210Hart::load(const rv64::ElfImage& elf, HartOptions options) {
     m_cpu->set_cycle_model(m_options.cpi);
     m_cpu->stop_on_exceptions(!m_options.trap_exceptions);
     m_cpu->set_pc(elf.entry);
-    rv64::Semihost::Options so;
-    so.args = m_options.args;
-    so.console = [this](const std::string& text) {
-        if (m_options.output) {
-            m_options.output("console", text);
-        }
-    };
-    so.centiseconds = [this] {
-        return to_ps(now()) / 10'000'000'000;
-    };
-    so.read_root = m_options.read_root;
-    so.write_root = m_options.write_root;
-    so.no_root_hint = m_options.files_hint;
-    so.refused = [this](const std::string& line) {
-        m_result.refused.push_back(line);
-        if (m_options.output) {
-            m_options.output("npusim", line + "\n");
-        }
-    };
-    m_semihost = std::make_unique<rv64::Semihost>(std::move(so));
+    start_semihosting();
     m_started = true;
     // What can wake a wfi, gathered into one event by a method (a list of events built on the
     // waiting thread's stack would outlive the simulation there, unreachable).
@@ -358,6 +339,29 @@ void K210Hart::sleep() {
     m_trace.complete(m_track, "wfi", "sleep", start, end - start);
     m_segment_start_ps = end;
     m_segment_pc = m_cpu->pc();
+}
+
+void K210Hart::start_semihosting() {
+    rv64::Semihost::Options so;
+    so.args = m_options.args;
+    so.console = [this](const std::string& text) {
+        if (m_options.output) {
+            m_options.output("console", text);
+        }
+    };
+    so.centiseconds = [this] {
+        return to_ps(now()) / 10'000'000'000;
+    };
+    so.read_root = m_options.read_root;
+    so.write_root = m_options.write_root;
+    so.no_root_hint = m_options.files_hint;
+    so.refused = [this](const std::string& line) {
+        m_result.refused.push_back(line);
+        if (m_options.output) {
+            m_options.output("npusim", line + "\n");
+        }
+    };
+    m_semihost = std::make_unique<rv64::Semihost>(std::move(so));
 }
 
 void K210Hart::semihost() {
