@@ -31,7 +31,7 @@ int plan(const CampaignOptions& o) {
         std::string line = "npusim";
         for (const std::string& a :
              campaign::command_line(c, j, "DIR/jobs/" + campaign::job_dir_name(j))) {
-            line += " " + a;
+            line += " " + campaign::shell_word(a);  // a line to copy: each word quoted
         }
         fmt::print("{:>5}  {}\n       {}\n", j.id, j.name, line);
     }

@@ -1,5 +1,6 @@
 #include "sim/campaign/campaign.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <optional>
@@ -19,6 +20,19 @@ namespace fs = std::filesystem;
 const std::set<std::string>& commands() {
     static const std::set<std::string> c{"run", "estimate", "regress"};
     return c;
+}
+
+// A campaign's words reach command lines, scripts and terminals: no control characters.
+std::string words(const sim::ConfigNode& node, const std::string& key, std::string value) {
+    const auto control = std::find_if(value.begin(), value.end(), [](char ch) {
+        return static_cast<unsigned char>(ch) < 0x20 || ch == 0x7f;
+    });
+    if (control != value.end()) {
+        node.error_at(key, fmt::format("control character {:#04x} in a campaign value (a name, "
+                                       "option or setting): not allowed",
+                                       static_cast<unsigned char>(*control)));
+    }
+    return value;
 }
 
 // A value that names a file: it has a '/' or ends in an extension npusim reads.
@@ -50,12 +64,13 @@ std::vector<Option> read_options(const std::optional<sim::ConfigNode>& node,
         return out;
     }
     for (const std::string& key : map.keys()) {
+        words(map, key, key);
         if (key.empty() || key[0] == '-' || key == "out") {
             map.error_at(key, key == "out" ? "the campaign chooses each job's --out"
                                            : "expected an option name without dashes");
             continue;
         }
-        std::string v = map.get<std::string>(key, "");
+        std::string v = words(map, key, map.get<std::string>(key, ""));
         if (v == "false") {
             continue;
         }
@@ -78,7 +93,8 @@ std::vector<Option> read_settings(const std::optional<sim::ConfigNode>& node) {
         return out;
     }
     for (const std::string& key : node->keys()) {
-        out.emplace_back("set", key + "=" + node->get<std::string>(key, ""));
+        words(*node, key, key);
+        out.emplace_back("set", key + "=" + words(*node, key, node->get<std::string>(key, "")));
     }
     return out;
 }
@@ -97,7 +113,7 @@ Campaign read(sim::ConfigDocument& doc, const std::string& base_dir) {
     const sim::ConfigNode root = doc.root().child("campaign");
     Campaign c;
     c.file = doc.name();
-    c.name = root.get<std::string>("name");
+    c.name = words(root, "name", root.get<std::string>("name"));
     c.command = root.get<std::string>("command");
     if (!c.command.empty() && commands().count(c.command) == 0) {
         root.error_at("command",
@@ -111,14 +127,14 @@ Campaign read(sim::ConfigDocument& doc, const std::string& base_dir) {
     std::set<std::string> axis_names;
     for (const sim::ConfigNode& a : root.items("axes")) {
         Axis axis;
-        axis.name = a.get<std::string>("name");
+        axis.name = words(a, "name", a.get<std::string>("name"));
         if (!axis_names.insert(axis.name).second) {
             a.error_at("name", fmt::format("axis '{}' is named twice", axis.name));
         }
         std::set<std::string> value_names;
         for (const sim::ConfigNode& v : a.items("values")) {
             AxisValue av;
-            av.name = v.get<std::string>("name");
+            av.name = words(v, "name", v.get<std::string>("name"));
             if (!value_names.insert(av.name).second) {
                 v.error_at("name", fmt::format("value '{}' is named twice in axis '{}'", av.name,
                                                axis.name));

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <string>
+#include <vector>
 
 #include "sim/campaign/campaign.h"
 
@@ -20,7 +21,17 @@ struct SlurmRun {
     bool wait = true;                  // sbatch --wait: return when every task has ended
 };
 
-// The sbatch script of the array.
+// `s` as one word for sh: as it is when it holds only letters, digits and @%+=:,./_-, else in
+// single quotes (for command lines npusim prints or writes; what it runs gets argument lists).
+std::string shell_word(const std::string& s);
+
+// The sbatch command (an argument list, run without a shell): the array's options, each value
+// checked (partition, time and mem to Slurm's forms, paths without control characters; the
+// job name made of safe characters), then the script. Throws sim::Error naming a bad value.
+std::vector<std::string> sbatch_args(const Campaign& c, const SlurmRun& o);
+
+// The script each array task runs: the sbatch command as a comment, then the shard's npusim
+// command, every word quoted for sh.
 std::string array_script(const Campaign& c, const SlurmRun& o);
 
 struct Submitted {
@@ -28,7 +39,7 @@ struct Submitted {
     bool ended_clean;  // with --wait: every task ended with exit 0 (else some failed or never ran)
 };
 
-// Writes DIR/slurm/array.sh, submits it with `sbatch --parsable` (and --wait); returns the job
+// Writes DIR/slurm/array.sh, submits it with sbatch_args (no shell); returns the job
 // id. Throws sim::Error with sbatch's own message when it refuses the array (no job id).
 Submitted submit_array(const Campaign& c, const SlurmRun& o);
 

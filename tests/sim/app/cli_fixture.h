@@ -63,15 +63,16 @@ protected:
     }
     // dir/c.yaml: a regress campaign of the digits CNN at the given LSB tolerances (axis "tol",
     // values named by the number) x functional/timed (axis "timing": f, t).
-    fs::path digits_campaign(const std::string& km, const std::vector<std::string>& lsbs) {
+    fs::path digits_campaign(const std::string& km, const std::vector<std::string>& lsbs,
+                             const std::string& name = "digits") {
         std::string values;
         for (const std::string& l : lsbs) {
             values += (values.empty() ? "" : ", ") + std::string("{name: '") + l +
                       "', options: {max-lsb: " + l + "}}";
         }
         return write("c.yaml",
-                     "campaign:\n  name: digits\n  command: regress\n  options: {onnx: " + kDigits +
-                         "digits_cnn.onnx, model: " + km + ", inputs: " + kDigits +
+                     "campaign:\n  name: " + name + "\n  command: regress\n  options: {onnx: " +
+                         kDigits + "digits_cnn.onnx, model: " + km + ", inputs: " + kDigits +
                          "test_images.npy}\n  axes:\n    - name: tol\n"
                          "      values: [" +
                          values +

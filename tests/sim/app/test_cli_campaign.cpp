@@ -97,6 +97,8 @@ TEST_F(Cli, CampaignRunsLocallyAndAsShardsWithTheSameMergedReport) {
 // The same campaign on a real one-node Slurm (scripts/slurm-local: Debian's slurmctld, slurmd and
 // munge on 127.0.0.1) as a 3-task job array merges to the local run's bytes. Skipped, with the
 // reason the cluster gave, where the daemons cannot start.
+// Hostile words on the way (issue #33): a campaign name with shell syntax and quotes, a campaign
+// folder named like a command substitution; nothing they contain runs, the array still merges.
 TEST_F(Cli, CampaignOnSlurmMergesToTheLocalRunsBytes) {
     const SlurmCluster cluster(dir);
     if (!cluster.up) {
@@ -104,10 +106,20 @@ TEST_F(Cli, CampaignOnSlurmMergesToTheLocalRunsBytes) {
     }
     std::string km;
     ASSERT_NO_FATAL_FAILURE(compile_digits(km));
-    const fs::path file = digits_campaign(km, {"8", "1"});
+    const std::string pwned = (dir / "pwned").string();
+    const fs::path file =
+        digits_campaign(km, {"8", "1"}, "\"d; touch " + pwned + " $(touch " + pwned + ") 'x\"");
     ASSERT_EQ(run("campaign run " + file.string() + " --out " + (dir / "local").string()).rc, 1);
+    const fs::path out = dir / ("slurm $(touch " + pwned + ") ';x");
+    const auto quoted = [](const std::string& s) {  // one word for sh, by hand
+        std::string q = "'";
+        for (const char ch : s) {
+            q += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
+        }
+        return q + "'";
+    };
     const std::string cmd = cluster.env() + NPUSIM_BIN + " campaign run " + file.string() +
-                            " --backend slurm --shards 3 --out " + (dir / "slurm").string() + " >" +
+                            " --backend slurm --shards 3 --out " + quoted(out.string()) + " >" +
                             (dir / "slurm.out").string() + " 2>&1";
     const int status = std::system(cmd.c_str());
     ASSERT_TRUE(WIFEXITED(status)) << slurp(dir / "slurm.out");
@@ -115,9 +127,17 @@ TEST_F(Cli, CampaignOnSlurmMergesToTheLocalRunsBytes) {
     EXPECT_NE(slurp(dir / "slurm.out").find("(3 array tasks) ended"), std::string::npos)
         << slurp(dir / "slurm.out");
     for (const char* f : {"campaign.xml", "campaign.csv", "campaign.json", "summary.txt"}) {
-        EXPECT_EQ(slurp(dir / "slurm" / f), slurp(dir / "local" / f)) << f;
+        EXPECT_EQ(slurp(out / f), slurp(dir / "local" / f)) << f;
     }
-    EXPECT_TRUE(fs::exists(dir / "slurm" / "slurm" / "task-2.out"));
+    EXPECT_TRUE(fs::exists(out / "slurm" / "task-2.out"));
+    EXPECT_FALSE(fs::exists(pwned));
+    // A newline in a value never gets that far: the campaign file is refused.
+    const fs::path bad = digits_campaign(km, {"8"}, "\"x\\n touch " + pwned + "\"");
+    const Result r =
+        run("campaign run " + bad.string() + " --backend slurm --out " + (dir / "bad").string());
+    EXPECT_EQ(r.rc, 2);
+    EXPECT_NE(r.err.find("control character 0x0a"), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(pwned));
 }
 
 // sbatch as a stand-in script: one that refuses the array is one error with its message; one

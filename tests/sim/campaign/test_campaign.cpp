@@ -138,18 +138,92 @@ TEST(Campaign, EveryMistakeIsOneErrorWithItsLine) {
               std::string::npos);
 }
 
-// The job array's script, worked by hand: N tasks, each one shard, the folder absolute.
+// The job array's submission and script, worked by hand: N tasks, each one shard, the folder
+// absolute; sbatch gets an argument list, the script quotes every word.
 TEST(Campaign, SlurmArrayScriptRunsOneShardPerTask) {
     const Campaign c = parse(kGood, "c.yaml", "/base");
     SlurmRun s;
     s.out_dir = "/shared/camp", s.program = "/opt/npusim", s.campaign_file = "/shared/c.yaml";
     s.shards = 4, s.partition = "batch", s.mem = "2G";
+    const std::vector<std::string> args = {"sbatch",
+                                           "--parsable",
+                                           "--wait",
+                                           "--job-name=npusim-demo",
+                                           "--array=0-3",
+                                           "--output=/shared/camp/slurm/task-%a.out",
+                                           "--ntasks=1",
+                                           "--no-requeue",
+                                           "--partition=batch",
+                                           "--mem=2G",
+                                           "/shared/camp/slurm/array.sh"};
+    EXPECT_EQ(sbatch_args(c, s), args);
     EXPECT_EQ(array_script(c, s),
-              "#!/bin/sh\n#SBATCH --job-name=npusim-demo\n#SBATCH --array=0-3\n"
-              "#SBATCH --output=/shared/camp/slurm/task-%a.out\n#SBATCH --ntasks=1\n"
-              "#SBATCH --no-requeue\n#SBATCH --partition=batch\n#SBATCH --mem=2G\n"
-              "exec '/opt/npusim' campaign run '/shared/c.yaml' --shard \"$SLURM_ARRAY_TASK_ID/4\" "
-              "--jobs 1 --out '/shared/camp'\n");
+              "#!/bin/sh\n# npusim campaign: one shard per array task, submitted (no shell) as\n"
+              "#   sbatch --parsable --wait --job-name=npusim-demo --array=0-3 "
+              "--output=/shared/camp/slurm/task-%a.out --ntasks=1 --no-requeue --partition=batch "
+              "--mem=2G /shared/camp/slurm/array.sh\n"
+              "exec /opt/npusim campaign run /shared/c.yaml --shard \"$SLURM_ARRAY_TASK_ID/4\" "
+              "--jobs 1 --out /shared/camp\n");
+}
+
+// Hostile values (issue #33): a campaign name with shell syntax becomes a plain job name; sbatch
+// options outside Slurm's forms and paths with control characters are one error each; words
+// with quotes are quoted for sh.
+TEST(Campaign, SlurmValuesAreCheckedAndQuoted) {
+    Campaign c = parse(kGood, "c.yaml", "/base");
+    c.name = "x; touch /tmp/p $(id) 'q\"";
+    SlurmRun s;
+    s.out_dir = "/shared/it's here", s.program = "/opt/npusim", s.campaign_file = "/c.yaml";
+    s.shards = 2;
+    const std::vector<std::string> args = sbatch_args(c, s);
+    EXPECT_EQ(args[3], "--job-name=npusim-x__touch__tmp_p___id___q_");
+    EXPECT_NE(array_script(c, s).find("--out '/shared/it'\\''s here'\n"), std::string::npos)
+        << array_script(c, s);
+    const auto error_of = [&](SlurmRun r) {
+        try {
+            sbatch_args(c, r);
+        } catch (const sim::Error& e) {
+            return std::string(e.what());
+        }
+        return std::string("no error");
+    };
+    SlurmRun bad = s;
+    bad.partition = "batch\n#SBATCH --wrap=x";
+    EXPECT_EQ(error_of(bad),
+              "--partition 'batch\n#SBATCH --wrap=x': expected partition names "
+              "(letters, digits, . _ - ,)");
+    bad = s, bad.time = "1:00;reboot";
+    EXPECT_NE(error_of(bad).find("expected a Slurm time limit"), std::string::npos);
+    bad = s, bad.mem = "2G --uid=0";
+    EXPECT_NE(error_of(bad).find("expected a size"), std::string::npos);
+    bad = s, bad.out_dir = "/x\ny";
+    EXPECT_NE(error_of(bad).find("control characters"), std::string::npos);
+    bad = s, bad.time = "2-12:30:00";
+    EXPECT_EQ(error_of(bad), "no error");
+    EXPECT_EQ(shell_word("a b"), "'a b'");
+    EXPECT_EQ(shell_word("--set=kpu.clock_hz=200MHz"), "--set=kpu.clock_hz=200MHz");
+    EXPECT_EQ(shell_word(""), "''");
+    EXPECT_EQ(shell_word("$(x);"), "'$(x);'");
+}
+
+// Control characters in a campaign's words are refused where they are written.
+TEST(Campaign, ControlCharactersInValuesAreRefused) {
+    const auto error_of = [](const std::string& yaml) {
+        try {
+            parse(yaml, "c.yaml", "/b");
+        } catch (const sim::Error& e) {
+            return std::string(e.what());
+        }
+        return std::string("no error");
+    };
+    EXPECT_NE(error_of("campaign:\n  name: \"x\\n touch p\"\n  command: run\n  axes: []\n")
+                  .find("c.yaml:2:9: campaign.name: control character 0x0a"),
+              std::string::npos)
+        << error_of("campaign:\n  name: \"x\\n touch p\"\n  command: run\n  axes: []\n");
+    EXPECT_NE(error_of("campaign:\n  name: x\n  command: run\n  options: {model: \"a\\tb\"}\n"
+                       "  axes: []\n")
+                  .find("control character 0x09"),
+              std::string::npos);
 }
 
 // Seeded mutations of a good file (bytes flipped, dropped, duplicated): every one parses or is
