@@ -87,22 +87,46 @@ uint64_t le_value(const std::vector<uint8_t>& b, size_t at, unsigned bytes) {
     return v;
 }
 
+// A hex number at the start of `s` (1 to 16 digits: no overflow); `s` moves past it.
+bool hex_number(std::string_view& s, uint64_t& v) {
+    size_t n = 0;
+    v = 0;
+    for (; n < s.size() && hex_digit(s[n]) >= 0; ++n) {
+        if (n == 16) {
+            return false;  // over 64 bits
+        }
+        v = v << 4 | static_cast<uint64_t>(hex_digit(s[n]));
+    }
+    s.remove_prefix(n);
+    return n > 0;
+}
+
 // "addr,len" (hex) with what follows in `rest`; false if malformed.
 bool addr_len(std::string_view s, uint64_t& addr, uint64_t& len, std::string_view* rest = nullptr) {
-    unsigned long long a = 0, l = 0;
-    int used = 0;
-    const std::string str(s);
-    if (std::sscanf(str.c_str(), "%llx,%llx%n", &a, &l, &used) != 2) {
+    if (!hex_number(s, addr) || s.empty() || s[0] != ',') {
         return false;
     }
-    addr = a, len = l;
+    s.remove_prefix(1);
+    if (!hex_number(s, len)) {
+        return false;
+    }
     if (rest != nullptr) {
-        *rest = s.substr(static_cast<size_t>(used));
+        *rest = s;
     }
     return true;
 }
 
-constexpr size_t kMaxMemory = 0x4000;  // PacketSize: what one m/M packet moves at most
+// The register number of a p/P packet (hex up to `end`), if it is one of ours.
+bool register_number(std::string_view s, unsigned& n) {
+    uint64_t v = 0;
+    if (!hex_number(s, v) || !(s.empty() || s[0] == '=') || v >= kGdbRegs) {
+        return false;
+    }
+    n = static_cast<unsigned>(v);
+    return true;
+}
+
+constexpr size_t kMaxMemory = (kGdbMaxPacket - 32) / 2;  // what one m/M packet moves at most
 
 }  // namespace
 
@@ -130,26 +154,38 @@ std::string GdbServer::feed(const std::string& bytes, GdbAction& action) {
     action = GdbAction::None;
     m_in += bytes;
     std::string out;
-    while (!m_in.empty() && action == GdbAction::None) {
-        const char c = m_in.front();
+    size_t at = 0;  // consumed so far: erased once at the end (linear in the input)
+    while (at < m_in.size() && action == GdbAction::None) {
+        const char c = m_in[at];
         if (c == '\x03') {
             m_interrupted = true;
-            m_in.erase(0, 1);
+            ++at;
             continue;
         }
         if (c != '$') {
-            m_in.erase(0, 1);  // acks (+/-) and noise between packets
+            ++at;  // acks (+/-) and noise between packets
             continue;
         }
-        const size_t hash = m_in.find('#');
+        const size_t from = at + 1 + m_scanned;
+        const size_t hash = m_in.find('#', from);
         if (hash == std::string::npos || hash + 2 >= m_in.size()) {
+            m_scanned = (hash == std::string::npos ? m_in.size() : hash) - at - 1;
+            if (m_scanned > kGdbMaxPacket) {  // too long: dropped, resynchronise at the next '$'
+                out += '-';
+                const size_t next = m_in.find('$', at + 1);
+                at = next == std::string::npos ? m_in.size() : next;
+                m_scanned = 0;
+                continue;
+            }
             break;  // incomplete: wait for more bytes
         }
-        const std::string payload = m_in.substr(1, hash - 1);
+        m_scanned = 0;
+        const std::string payload = m_in.substr(at + 1, hash - at - 1);
         const std::string sum = m_in.substr(hash + 1, 2);
-        m_in.erase(0, hash + 3);
-        if (rsp_frame(payload).substr(payload.size() + 2) != sum && !m_no_ack) {
-            out += '-';  // checksum mismatch: the debugger resends
+        at = hash + 3;
+        if (payload.size() > kGdbMaxPacket ||
+            (rsp_frame(payload).substr(payload.size() + 2) != sum && !m_no_ack)) {
+            out += '-';  // too long, or a checksum mismatch: the debugger resends
             continue;
         }
         if (!m_no_ack) {
@@ -160,6 +196,7 @@ std::string GdbServer::feed(const std::string& bytes, GdbAction& action) {
             out += rsp_frame(reply);
         }
     }
+    m_in.erase(0, at);
     return out;
 }
 
@@ -172,14 +209,17 @@ std::string GdbServer::handle(const std::string& p, GdbAction& action) {
     case 'g': return registers();
     case 'G': return set_registers(p.substr(1));
     case 'p': {
-        const unsigned n = static_cast<unsigned>(std::strtoul(p.c_str() + 1, nullptr, 16));
-        return n < kGdbRegs ? hex_le(m_t.reg(n), reg_bytes(n)) : "E01";
+        unsigned n = 0;
+        return register_number(std::string_view(p).substr(1), n) && p.find('=') == std::string::npos
+                   ? hex_le(m_t.reg(n), reg_bytes(n))
+                   : "E01";
     }
     case 'P': {
         const size_t eq = p.find('=');
         std::vector<uint8_t> b;
-        const unsigned n = static_cast<unsigned>(std::strtoul(p.c_str() + 1, nullptr, 16));
-        if (eq == std::string::npos || n >= kGdbRegs || !unhex(p.substr(eq + 1), b)) {
+        unsigned n = 0;
+        if (eq == std::string::npos || !register_number(std::string_view(p).substr(1), n) ||
+            !unhex(p.substr(eq + 1), b) || b.size() != reg_bytes(n)) {
             return "E01";
         }
         m_t.set_reg(n, le_value(b, 0, reg_bytes(n)));
@@ -204,7 +244,7 @@ std::string GdbServer::handle(const std::string& p, GdbAction& action) {
 
 std::string GdbServer::query(const std::string& p) {
     if (p.rfind("qSupported", 0) == 0) {
-        return fmt::format("PacketSize={:x};qXfer:features:read+;QStartNoAckMode+", kMaxMemory * 2);
+        return fmt::format("PacketSize={:x};qXfer:features:read+;QStartNoAckMode+", kGdbMaxPacket);
     }
     if (p == "QStartNoAckMode") {
         m_no_ack = true;
@@ -289,10 +329,23 @@ std::string GdbServer::breakpoint(const std::string& p) {
         return "";  // watchpoints: not supported
     }
     uint64_t addr = 0, kind = 0;
-    if (!addr_len(std::string_view(p).substr(3), addr, kind)) {
+    std::string_view rest;
+    if (!addr_len(std::string_view(p).substr(3), addr, kind, &rest) || !rest.empty()) {
         return "E01";
     }
-    (p[0] == 'Z' ? m_t.add_breakpoint : m_t.remove_breakpoint)(addr);
+    if (p[0] == 'z') {
+        if (m_breakpoints.erase(addr) != 0) {
+            m_t.remove_breakpoint(addr);
+        }
+        return "OK";
+    }
+    const bool starts = m_t.instruction_at ? m_t.instruction_at(addr) : addr % 2 == 0;
+    if (!starts || (m_breakpoints.size() >= kGdbMaxBreakpoints && m_breakpoints.count(addr) == 0)) {
+        return "E01";  // not an instruction's first byte, or one too many
+    }
+    if (m_breakpoints.insert(addr).second) {
+        m_t.add_breakpoint(addr);
+    }
     return "OK";
 }
 

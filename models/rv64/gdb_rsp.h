@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <set>
 #include <string>
 
 namespace npu::rv64 {
@@ -20,11 +21,16 @@ struct GdbTarget {
     std::function<bool(uint64_t addr, const uint8_t* src, size_t n)> write_mem;
     std::function<void(uint64_t addr)> add_breakpoint;
     std::function<void(uint64_t addr)> remove_breakpoint;
+    // Whether an instruction starts at `addr` (a breakpoint elsewhere would never be reached and
+    // would hide the ones after it); absent: every even address.
+    std::function<bool(uint64_t addr)> instruction_at;
 };
 
 enum class GdbAction { None, Continue, Step, Kill, Detach };
 
 constexpr unsigned kGdbRegs = 68;
+constexpr size_t kGdbMaxPacket = 0x8000;    // PacketSize: the longest packet taken (bytes)
+constexpr size_t kGdbMaxBreakpoints = 256;  // more are refused (E01), as a debug unit's are
 constexpr int kSigInt = 2, kSigTrap = 5;
 
 // "$payload#checksum".
@@ -36,9 +42,11 @@ public:
 
     // Bytes from the debugger. Returns the bytes to send back (acks and replies); `action` is
     // set by a packet that resumes or ends the target (its reply comes later: stop_reply).
-    // A ^C (0x03) sets interrupted().
+    // A ^C (0x03) sets interrupted(). Work is linear in the bytes fed; a packet longer than
+    // kGdbMaxPacket is dropped (answered '-') and the input resynchronises at the next '$'.
     std::string feed(const std::string& bytes, GdbAction& action);
     bool interrupted() const { return m_interrupted; }
+    size_t buffered() const { return m_in.size(); }  // bytes held for an incomplete packet
     void clear_interrupt() { m_interrupted = false; }
     // The target stopped with `signal` (kSigTrap: breakpoint or step, kSigInt: ^C).
     std::string stop_reply(int signal) { return rsp_frame(fmt_stop(signal)); }
@@ -58,6 +66,8 @@ private:
 
     GdbTarget m_t;
     std::string m_in;
+    size_t m_scanned = 0;  // bytes of m_in (after its '$') already searched for '#'
+    std::set<uint64_t> m_breakpoints;
     bool m_no_ack = false;
     bool m_interrupted = false;
     int m_last_signal = kSigTrap;

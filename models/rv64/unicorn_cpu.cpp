@@ -146,8 +146,13 @@ public:
         return run_for(budget, m_counted ? budget : 0);
     }
     RunResult step() override {
+        // Unicorn 2.0.1 counts instructions by a hook compiled into each translated block: a
+        // block at pc translated before counting began would run on uncounted (with the old
+        // budget of ~0, a step that never ended). Retranslate it; and budget 1: should the
+        // count fail anyway, the next block's entry stops the run.
+        uc_ctl_remove_cache(m_uc, pc(), pc() + 4);
         m_counted = true;
-        return run_for(~uint64_t{0}, 1);
+        return run_for(1, 1);
     }
 
     void add_breakpoint(uint64_t addr) override { m_breakpoints.insert(addr); }

@@ -114,7 +114,8 @@ private:
     uint64_t pending_bits(const sc_core::sc_time& at) const;
     void sleep();
     void close_segment(uint64_t end_ps);
-    void start_semihosting();  // the semihosting server, with the options' roots
+    bool instruction_at(uint64_t addr);  // for the debugger's breakpoints
+    void start_semihosting();            // the semihosting server, with the options' roots
     void semihost();
     // The run's end for `what`, at `at_pc` (0: the hart's pc now).
     void fail(const std::string& what, uint64_t at_pc = 0);

@@ -56,7 +56,37 @@ rv64::GdbTarget K210Hart::debug_target() {
     t.remove_breakpoint = [this](uint64_t a) {
         m_cpu->remove_breakpoint(a);
     };
+    t.instruction_at = [this](uint64_t a) {
+        return instruction_at(a);
+    };
     return t;
+}
+
+// Whether an instruction starts at `a`: in the ELF's code, decoded by length (16 or 32 bits)
+// from the symbol at or below it (else the section's start); elsewhere in memory, any halfword.
+bool K210Hart::instruction_at(uint64_t a) {
+    if (a % 2 != 0 || host(a, 2) == nullptr) {
+        return false;
+    }
+    for (const auto& [start, size] : m_elf.code) {
+        if (a < start || a - start >= size) {
+            continue;
+        }
+        uint64_t from = start;
+        if (auto it = m_elf.symbols.upper_bound(a); it != m_elf.symbols.begin()) {
+            --it;
+            from = it->first >= start && it->first % 2 == 0 ? it->first : start;
+        }
+        while (from < a) {
+            const uint8_t* op = host(from, 2);
+            if (op == nullptr) {
+                return false;
+            }
+            from += (op[0] & 3) == 3 ? 4 : 2;
+        }
+        return from == a;
+    }
+    return true;
 }
 
 void K210Hart::attach_debugger() {

@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "models/rv64/gdb_rsp.h"
+#include "tests/fuzz/fuzz_gdb_targets.h"
 
 namespace npu::rv64 {
 namespace {
@@ -142,6 +143,71 @@ TEST(GdbRsp, RandomBytesNeverCrashTheServer) {
         GdbAction a;
         s.feed(junk, a);
         s.feed(rsp_frame(junk), a);
+    }
+    SUCCEED();
+}
+
+// What a hostile client tried (issue #33): register numbers past 32 bits (p100000021 read
+// register 0x21), numbers over 64 bits, breakpoints inside an instruction or without end,
+// a packet without '#' growing the input for ever.
+TEST(GdbRsp, HostileClientsAreBounded) {
+    Pretend p;
+    GdbTarget t = p.target();
+    t.instruction_at = [](uint64_t a) {
+        return a % 4 == 0;  // pretend: 32-bit instructions only
+    };
+    GdbServer s(t);
+    GdbAction a;
+    s.feed(rsp_frame("QStartNoAckMode"), a);
+    p.regs[0x21] = 7;
+    EXPECT_EQ(s.feed(rsp_frame("p100000021"), a), rsp_frame("E01"));
+    EXPECT_EQ(s.feed(rsp_frame("p21"), a), rsp_frame("0700000000000000"));
+    EXPECT_EQ(s.feed(rsp_frame("P100000001=0100000000000000"), a), rsp_frame("E01"));
+    EXPECT_EQ(s.feed(rsp_frame("P1=01"), a), rsp_frame("E01"));  // not the register's size
+    EXPECT_EQ(s.feed(rsp_frame("m11000000000000000,4"), a), rsp_frame("E01"));  // 68 bits
+    EXPECT_EQ(s.feed(rsp_frame("Z0,80000002,2"), a), rsp_frame("E01"));  // inside an instruction
+    for (uint64_t i = 0; i < kGdbMaxBreakpoints; ++i) {
+        ASSERT_EQ(s.feed(rsp_frame("Z0," + hex(0x80000000 + 4 * i) + ",4"), a), rsp_frame("OK"));
+    }
+    EXPECT_EQ(s.feed(rsp_frame("Z0,90000000,4"), a), rsp_frame("E01"));  // one too many
+    EXPECT_EQ(s.feed(rsp_frame("Z0,80000000,4"), a), rsp_frame("OK"));   // already there
+    EXPECT_EQ(s.feed(rsp_frame("z0,80000000,4"), a), rsp_frame("OK"));
+    EXPECT_EQ(s.feed(rsp_frame("Z0,90000000,4"), a), rsp_frame("OK"));  // room again
+    EXPECT_EQ(p.added.size(), kGdbMaxBreakpoints + 1);
+    EXPECT_EQ(p.removed, std::vector<uint64_t>{0x80000000});
+    // 64 MB after a '$' and no '#': dropped once past PacketSize, never held.
+    const std::string mb(1 << 20, 'a');
+    std::string replies;
+    replies += s.feed("$", a);
+    for (int i = 0; i < 64; ++i) {
+        replies += s.feed(mb, a);
+        ASSERT_LE(s.buffered(), kGdbMaxPacket + 1);
+    }
+    EXPECT_EQ(replies, "-");
+    EXPECT_EQ(s.feed(rsp_frame("p21"), a), rsp_frame("0700000000000000"));  // in step again
+    EXPECT_NE(s.feed(rsp_frame("qSupported"), a).find("PacketSize=8000"), std::string::npos);
+}
+
+// Seeded mutations of a debugging session, through both fuzz entry points (the libFuzzer targets
+// explore further): the packet layer and a running hart.
+TEST(GdbRsp, MutatedSessionsNeverCrashTheServerOrTheHart) {
+    std::string seed;
+    for (const char* pk : {"qSupported", "?", "g", "p20", "Z0,80000002,2", "Z0,80000004,4", "c",
+                           "s", "m80000000,10", "M80000100,2:0102", "z0,80000002,2",
+                           "Z0,80000001,2", "c", "vCont;s:1", "P20=0200008000000000", "c"}) {
+        const std::string f = rsp_frame(pk);
+        seed += static_cast<char>(f.size() - 1);
+        seed += f;
+    }
+    std::mt19937 rng(33);
+    for (int i = 0; i < 400; ++i) {
+        std::string in = seed;
+        for (int k = 0; k < 1 + static_cast<int>(rng() % 6); ++k) {
+            in[rng() % in.size()] = static_cast<char>(rng());
+        }
+        const auto* d = reinterpret_cast<const uint8_t*>(in.data());
+        fuzz::gdb_packets(d, in.size());
+        fuzz::gdb_session(d, in.size());
     }
     SUCCEED();
 }

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <sys/socket.h>
 
+#include "models/rv64/elf.h"
 #include "sim/core/npy.h"
 #include "sim/core/tensor.h"
 #include "tests/sim/app/cli_fixture.h"
@@ -505,6 +506,81 @@ TEST_F(Firmware, SemihostingFilesNeedTheFlagAndStayInTheirFolders) {
               " -- secret.bin " + (dir / "sum.txt").string());
     ASSERT_EQ(r.rc, 0) << r.out << r.err;
     EXPECT_EQ(slurp(dir / "sum.txt"), "1 bytes, sum 5\n");
+}
+
+// A hostile debugger client (issue #33), by raw packets: a breakpoint at every halfword from the
+// entry (5,000 asked: those inside an instruction and those past 256 refused), continue (the
+// first breakpoint stops it), all removed, continue to the exit; then 64 MB of a packet without
+// its '#' and a register number past 32 bits. npusim neither crashes nor grows nor misreads.
+TEST_F(Firmware, GdbStubSurvivesAHostileClient) {
+    const std::string hello = NPUSIM_TEST_FIRMWARE "/hello.elf";
+    const int port = free_port();
+    ASSERT_EQ(std::system(("(timeout 120 " + std::string(NPUSIM_BIN) + " run --firmware " + hello +
+                           " --gdb " + std::to_string(port) + " >" + (dir / "npusim.out").string() +
+                           " 2>&1; echo $? >" + (dir / "npusim.rc").string() + ") &")
+                              .c_str()),
+              0);
+    int sock = -1;
+    for (int attempt = 0; attempt < 100 && sock < 0; ++attempt) {
+        sock = ::socket(AF_INET, SOCK_STREAM, 0);
+        sockaddr_in a{};
+        a.sin_family = AF_INET;
+        a.sin_port = htons(static_cast<uint16_t>(port));
+        a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        if (::connect(sock, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) {
+            ::close(sock), sock = -1;
+            ::usleep(50000);
+        }
+    }
+    ASSERT_GE(sock, 0) << slurp(dir / "npusim.out");
+    timeval tv{20, 0};  // a wall-clock bound on every reply
+    ::setsockopt(sock, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    // One packet out (no-ack mode once set), its whole reply back.
+    const auto ask = [&](const std::string& payload) {
+        unsigned sum = 0;
+        for (const char c : payload) {
+            sum += static_cast<unsigned char>(c);
+        }
+        const std::string f = fmt::format("${}#{:02x}", payload, sum & 0xff);
+        ::send(sock, f.data(), f.size(), MSG_NOSIGNAL);
+        std::string in;
+        char buf[4096];
+        while (in.find('#') == std::string::npos || in.size() < in.find('#') + 3) {
+            const ssize_t n = ::recv(sock, buf, sizeof buf, 0);
+            if (n <= 0) {
+                return std::string("(no reply)");
+            }
+            in.append(buf, static_cast<size_t>(n));
+        }
+        const size_t start = in.find('$');
+        return start == std::string::npos ? in : in.substr(start + 1, in.find('#') - start - 1);
+    };
+    ask("QStartNoAckMode");
+    const rv64::ElfImage elf = rv64::load_elf(hello);
+    size_t ok = 0, refused = 0;
+    for (uint64_t i = 0; i < 5000; ++i) {
+        const std::string r = ask(fmt::format("Z0,{:x},2", elf.entry + 2 + 2 * i));
+        ok += r == "OK", refused += r == "E01";
+    }
+    EXPECT_EQ(ok, 256u);
+    EXPECT_EQ(ok + refused, 5000u);
+    EXPECT_EQ(ask("c"), "S05");  // the first breakpoint reached
+    for (uint64_t i = 0; i < 5000; ++i) {
+        ask(fmt::format("z0,{:x},2", elf.entry + 2 + 2 * i));
+    }
+    EXPECT_EQ(ask("p100000021"), "E01");
+    const std::string mb(1 << 20, 'a');
+    ::send(sock, "$", 1, MSG_NOSIGNAL);
+    for (int i = 0; i < 64; ++i) {
+        ::send(sock, mb.data(), mb.size(), MSG_NOSIGNAL);
+    }
+    EXPECT_EQ(ask("p20").size(), 16u);  // the pc: the stub is in step again
+    EXPECT_EQ(ask("c"), "W03");         // hello.elf's own exit code without its files
+    ::close(sock);
+    for (int i = 0; i < 600 && !fs::exists(dir / "npusim.rc"); ++i) {
+        ::usleep(100000);
+    }
+    EXPECT_EQ(slurp(dir / "npusim.rc"), "1\n") << slurp(dir / "npusim.out");
 }
 
 TEST_F(Firmware, BadFirmwareFilesAndArgumentsAreOneError) {
