@@ -301,6 +301,9 @@ std::string GdbServer::memory(const std::string& args) {
     if (!addr_len(args, addr, len) || len > kMaxMemory) {
         return "E01";
     }
+    if (len == 0) {
+        return "";  // nothing to read (and no null buffer handed to the target)
+    }
     std::vector<uint8_t> b(len);
     if (!m_t.read_mem(addr, b.data(), b.size())) {
         return "E14";  // EFAULT
@@ -319,6 +322,9 @@ std::string GdbServer::write_memory(const std::string& args) {
     if (!addr_len(args, addr, len, &rest) || rest.empty() || rest[0] != ':' ||
         !unhex(rest.substr(1), b) || b.size() != len) {
         return "E01";
+    }
+    if (len == 0) {
+        return "OK";
     }
     return m_t.write_mem(addr, b.data(), b.size()) ? "OK" : "E14";
 }

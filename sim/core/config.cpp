@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <sstream>
@@ -459,20 +460,64 @@ ConfigDocument::ConfigDocument(YAML::Node root, std::string name)
     , m_name(std::move(name)) {
 }
 
+namespace {
+
+// The nodes under `node` with aliases expanded, counted once per distinct collection (an alias
+// is the anchored node itself: same text position), up to `limit`.
+size_t expanded_nodes(const YAML::Node& node, std::map<int, size_t>& memo, size_t limit) {
+    if (!node.IsMap() && !node.IsSequence()) {
+        return 1;
+    }
+    const int pos = node.Mark().is_null() ? -1 : node.Mark().pos;
+    if (const auto it = memo.find(pos); pos >= 0 && it != memo.end()) {
+        return it->second;
+    }
+    size_t n = 1;
+    for (auto it = node.begin(); it != node.end() && n <= limit; ++it) {
+        n += node.IsMap()
+                 ? expanded_nodes(it->first, memo, limit) + expanded_nodes(it->second, memo, limit)
+                 : expanded_nodes(*it, memo, limit);
+    }
+    n = std::min(n, limit + 1);
+    if (pos >= 0) {
+        memo[pos] = n;
+    }
+    return n;
+}
+
+}  // namespace
+
 ConfigDocument ConfigDocument::parse(const std::string& text, const std::string& name) {
+    if (text.size() > kMaxConfigBytes) {
+        throw Error(fmt::format("{}: {} bytes: a configuration holds at most {} MiB", name,
+                                text.size(), kMaxConfigBytes >> 20));
+    }
+    YAML::Node root;
     try {
-        YAML::Node root = YAML::Load(text);
-        return ConfigDocument(root, name);
+        root = YAML::Load(text);
     } catch (const YAML::Exception& e) {
         throw Error(fmt::format("{}:{}:{}: YAML syntax error: {}", name, e.mark.line + 1,
                                 e.mark.column + 1, e.msg));
     }
+    std::map<int, size_t> memo;
+    if (expanded_nodes(root, memo, kMaxConfigNodes) > kMaxConfigNodes) {
+        throw Error(
+            fmt::format("{}: over {} nodes with its aliases expanded (aliases of "
+                        "aliases?): refused",
+                        name, kMaxConfigNodes));
+    }
+    return ConfigDocument(root, name);
 }
 
 ConfigDocument ConfigDocument::load_file(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
     if (!in) {
         throw Error(fmt::format("{}: cannot open configuration file", path));
+    }
+    std::error_code ec;
+    if (const auto size = std::filesystem::file_size(path, ec); !ec && size > kMaxConfigBytes) {
+        throw Error(fmt::format("{}: {} bytes: a configuration file holds at most {} MiB", path,
+                                size, kMaxConfigBytes >> 20));
     }
     std::ostringstream buf;
     buf << in.rdbuf();
@@ -515,6 +560,12 @@ std::string ConfigDocument::key_location(const YAML::Node& key, const std::strin
 }
 
 void ConfigDocument::check_unread(const YAML::Node& node, const std::string& path) {
+    // A collection reached again through an alias was checked the first time (each alias would
+    // otherwise check it again: exponential in nested aliases).
+    if ((node.IsSequence() || node.IsMap()) && !node.Mark().is_null() &&
+        !m_checked.insert(node.Mark().pos).second) {
+        return;
+    }
     if (node.IsSequence()) {
         for (size_t i = 0; i < node.size(); ++i) {
             check_unread(node[i], fmt::format("{}[{}]", path, i));
@@ -552,6 +603,7 @@ void ConfigDocument::check_unread(const YAML::Node& node, const std::string& pat
 }
 
 void ConfigDocument::finish() {
+    m_checked.clear();
     check_unread(m_root, "");
     if (m_problems.empty()) {
         return;

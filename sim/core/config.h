@@ -105,10 +105,16 @@ private:
     std::string m_path;
 };
 
+// Bounds on what a configuration may be (a file is someone's text): its bytes, and its nodes
+// counted with every alias expanded (a "billion laughs" of nested aliases is a few lines).
+constexpr size_t kMaxConfigBytes = 16u << 20;
+constexpr size_t kMaxConfigNodes = 1'000'000;
+
 // A parsed YAML file plus the bookkeeping of what has been read and what went wrong.
 class ConfigDocument {
 public:
-    // Throws sim::Error "file:line:col: YAML syntax error: ..." or "cannot read file".
+    // Throws sim::Error "file:line:col: YAML syntax error: ..." or "cannot read file", and for a
+    // file over kMaxConfigBytes or over kMaxConfigNodes nodes with its aliases expanded.
     static ConfigDocument load_file(const std::string& path);
     // `name` stands in for the file name in messages (e.g. "<built-in selfcheck.yaml>").
     static ConfigDocument parse(const std::string& text, const std::string& name);
@@ -150,6 +156,7 @@ private:
     std::set<std::string> m_read;                          // paths of keys that were read
     std::map<std::string, std::set<std::string>> m_asked;  // map path -> keys asked for
     std::map<std::string, std::string> m_overrides;        // path set() replaced -> its origin
+    std::set<int> m_checked;  // collections check_unread has been through, by text position
 };
 
 // ---- template implementations ----

@@ -1,4 +1,5 @@
-// libFuzzer target for the GDB stub's packet layer: cmake --preset fuzz && build/fuzz/tests/fuzz_gdb_rsp
+// libFuzzer target for the GDB stub's packet layer: cmake --preset fuzz &&
+// build/fuzz/tests/fuzz_gdb_rsp
 #include "tests/fuzz/fuzz_gdb_targets.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

@@ -71,8 +71,7 @@ inline void gdb_packets(const uint8_t* data, size_t size) {
     for (const std::string& chunk : gdb_chunks(data, size)) {
         rv64::GdbAction a = rv64::GdbAction::None;
         s.feed(chunk, a);
-        if (s.buffered() > rv64::kGdbMaxPacket + 512 ||
-            p.breakpoints > rv64::kGdbMaxBreakpoints) {
+        if (s.buffered() > rv64::kGdbMaxPacket + 512 || p.breakpoints > rv64::kGdbMaxBreakpoints) {
             __builtin_trap();  // a bound broken
         }
     }
@@ -94,7 +93,10 @@ inline void gdb_session(const uint8_t* data, size_t size) {
         return n < 32 ? cpu->x(n) : n == 32 ? cpu->pc() : n < 65 ? cpu->f(n - 33) : 0;
     };
     t.set_reg = [&](unsigned n, uint64_t v) {
-        n < 32 ? cpu->set_x(n, v) : n == 32 ? cpu->set_pc(v) : n < 65 ? cpu->set_f(n - 33, v) : void();
+        n < 32    ? cpu->set_x(n, v)
+        : n == 32 ? cpu->set_pc(v)
+        : n < 65  ? cpu->set_f(n - 33, v)
+                  : void();
     };
     const auto inside = [&](uint64_t a, size_t n) {
         return a >= kBase && a - kBase <= ram.size() && n <= ram.size() - (a - kBase);

@@ -165,6 +165,8 @@ TEST(GdbRsp, HostileClientsAreBounded) {
     EXPECT_EQ(s.feed(rsp_frame("P100000001=0100000000000000"), a), rsp_frame("E01"));
     EXPECT_EQ(s.feed(rsp_frame("P1=01"), a), rsp_frame("E01"));  // not the register's size
     EXPECT_EQ(s.feed(rsp_frame("m11000000000000000,4"), a), rsp_frame("E01"));  // 68 bits
+    EXPECT_EQ(s.feed(rsp_frame("m1000,0"), a), rsp_frame(""));           // nothing: no null buffer
+    EXPECT_EQ(s.feed(rsp_frame("M1000,0:"), a), rsp_frame("OK"));        // (UBSan, by the fuzzer)
     EXPECT_EQ(s.feed(rsp_frame("Z0,80000002,2"), a), rsp_frame("E01"));  // inside an instruction
     for (uint64_t i = 0; i < kGdbMaxBreakpoints; ++i) {
         ASSERT_EQ(s.feed(rsp_frame("Z0," + hex(0x80000000 + 4 * i) + ",4"), a), rsp_frame("OK"));

@@ -1,6 +1,10 @@
 // Typed configuration: the value syntax, key tracking, and problems reported all at once with
 // file:line:column and key path.
+#include <cstdio>
+
+#include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include "sim/core/config.h"
 #include "sim/core/error.h"
@@ -232,6 +236,67 @@ TEST(ConfigDocument, MissingFile) {
     } catch (const Error& e) {
         EXPECT_STREQ(e.what(), "/nonexistent/x.yaml: cannot open configuration file");
     }
+}
+
+// The "billion laughs" (issue #33): nine levels of nine aliases each, 9^9 nodes expanded from 11
+// lines. Refused at once, naming the file (it used to take over a minute in the unread-key check).
+TEST(ConfigDocument, AliasBombIsRefused) {
+    std::string y = "a: &a [x, x, x, x, x, x, x, x, x]\n";
+    for (char c = 'b'; c <= 'i'; ++c) {
+        const char p = static_cast<char>(c - 1);
+        y +=
+            fmt::format("{0}: &{0} [*{1}, *{1}, *{1}, *{1}, *{1}, *{1}, *{1}, *{1}, *{1}]\n", c, p);
+    }
+    y += "platform: {name: *i}\n";
+    try {
+        ConfigDocument::parse(y, "bomb.yaml");
+        FAIL();
+    } catch (const Error& e) {
+        EXPECT_STREQ(e.what(),
+                     "bomb.yaml: over 1000000 nodes with its aliases expanded (aliases of "
+                     "aliases?): refused");
+    }
+}
+
+// Aliases within the bound are fine; a collection reached through several aliases is checked for
+// unknown keys once (the check follows aliases; without memory it was exponential).
+TEST(ConfigDocument, AnAliasedCollectionIsCheckedOnce) {
+    auto doc =
+        ConfigDocument::parse("base: &b {known: 1, typo: 2}\nitems: [*b, *b, *b]\n", "alias.yaml");
+    ConfigNode root = doc.root();
+    root.get<int>("base.known", 0);
+    for (const ConfigNode& item : root.items("items")) {
+        item.get<int>("known");
+    }
+    root.child("base").get<int>("known");
+    try {
+        doc.finish();
+        FAIL();
+    } catch (const Error& e) {
+        EXPECT_STREQ(e.what(),
+                     "alias.yaml: 1 configuration problem:\n  alias.yaml:1:21: base.typo: "
+                     "unknown key");
+    }
+}
+
+// Size: a 100 MB file is refused before it is read; so is a text over 16 MiB.
+TEST(ConfigDocument, HugeFilesAreRefusedUnread) {
+    const std::string path = ::testing::TempDir() + "npusim-huge.yaml";
+    {
+        std::FILE* f = std::fopen(path.c_str(), "wb");
+        ASSERT_NE(f, nullptr);
+        ASSERT_EQ(::ftruncate(::fileno(f), 100'000'000), 0);  // sparse: nothing written
+        std::fclose(f);
+    }
+    try {
+        ConfigDocument::load_file(path);
+        FAIL();
+    } catch (const Error& e) {
+        EXPECT_EQ(std::string(e.what()),
+                  path + ": 100000000 bytes: a configuration file holds at most 16 MiB");
+    }
+    std::remove(path.c_str());
+    EXPECT_THROW(ConfigDocument::parse(std::string(kMaxConfigBytes + 1, ' '), "big.yaml"), Error);
 }
 
 }  // namespace
