@@ -1,6 +1,8 @@
 // npusim infer: an ONNX model on the float reference evaluator: outputs (and, on request, every
 // intermediate) as .npy, and a report with each node's output shapes and host time.
 #include <chrono>
+#include <map>
+#include <set>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -49,14 +51,29 @@ sim::Tensor to_tensor(const onnx::Value& v) {
     return t;
 }
 
-std::string file_name(const std::string& tensor) {
-    std::string s;
-    for (char c : tensor) {
-        s += std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.' ? c
-                                                                                             : '_';
+// File names for tensors whose names are the model's (any text): other characters than letters,
+// digits, '_', '-' and '.' as '_', at most 100 of them, and a number added when two names come
+// out the same ("a/b" and "a_b": output_a_b.npy, output_a_b_2.npy). report.json maps each
+// tensor to its file.
+class FileNames {
+public:
+    std::string take(const std::string& prefix, const std::string& tensor) {
+        std::string s = prefix;
+        for (const char c : tensor.substr(0, 100)) {
+            const bool ok = std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' ||
+                            c == '.';
+            s += ok ? c : '_';
+        }
+        std::string name = s + ".npy";
+        for (int k = 2; !m_taken.insert(name).second; ++k) {
+            name = fmt::format("{}_{}.npy", s, k);
+        }
+        return name;
     }
-    return s + ".npy";
-}
+
+private:
+    std::set<std::string> m_taken;
+};
 
 // The --input files as the graph's inputs, each checked against its declared shape.
 std::map<std::string, onnx::Value> read_inputs(const InferOptions& opts, const onnx::Graph& g) {
@@ -117,14 +134,23 @@ int cmd_infer(const InferOptions& opts) {
     }
     if (!opts.out.empty()) {
         sim::OutputDir dir(opts.out);
+        FileNames names;
         nlohmann::ordered_json outs = nlohmann::ordered_json::array();
         for (const auto& [name, v] : out) {
-            dir.write_bytes("output_" + file_name(name), sim::encode_npy(to_tensor(v)));
-            outs.push_back(
-                {{"name", name}, {"file", "output_" + file_name(name)}, {"shape", v.shape}});
+            const std::string file = names.take("output_", name);
+            dir.write_bytes(file, sim::encode_npy(to_tensor(v)));
+            outs.push_back({{"name", name}, {"file", file}, {"shape", v.shape}});
         }
+        std::map<std::string, std::string> node_files;
         for (const auto& [name, v] : dumped) {
-            dir.write_bytes("node_" + file_name(name), sim::encode_npy(to_tensor(v)));
+            node_files[name] = names.take("node_", name);
+            dir.write_bytes(node_files[name], sim::encode_npy(to_tensor(v)));
+        }
+        for (auto& n : nodes) {
+            if (const auto it = node_files.find(n["output"].get<std::string>());
+                it != node_files.end()) {
+                n["file"] = it->second;
+            }
         }
         nlohmann::ordered_json j;
         j["tool"] = "npusim";

@@ -3,11 +3,14 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <map>
+#include <set>
 #include <string>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
+#include <onnx/onnx_pb.h>
 
 #include "sim/core/npy.h"
 #include "sim/onnx/onnx_import.h"
@@ -190,6 +193,57 @@ TEST_F(Cli, InferRunsAnOnnxModelOnTheReferenceEvaluator) {
     EXPECT_EQ(bad.rc, 2);
     EXPECT_NE(bad.err.find("takes 2 input(s); --input was given 1 time(s)"), std::string::npos)
         << bad.err;
+}
+
+// Output names that clean to the same file name ("a/b" and "a_b": issue #33, where one file was
+// lost and both listed) get files of their own, and report.json says which is which.
+TEST_F(Cli, InferGivesTensorsWhoseNamesCollideFilesOfTheirOwn) {
+    ::onnx::ModelProto m;
+    m.set_ir_version(7);
+    m.add_opset_import()->set_version(13);
+    ::onnx::GraphProto* g = m.mutable_graph();
+    g->set_name("g");
+    const auto io = [](::onnx::ValueInfoProto* v, const std::string& name) {
+        v->set_name(name);
+        auto* t = v->mutable_type()->mutable_tensor_type();
+        t->set_elem_type(::onnx::TensorProto::FLOAT);
+        t->mutable_shape()->add_dim()->set_dim_value(2);
+    };
+    io(g->add_input(), "x");
+    for (const auto& [op, out] : {std::pair{"Relu", "a/b"}, {"Neg", "a_b"}}) {
+        ::onnx::NodeProto* n = g->add_node();
+        n->set_op_type(op);
+        n->add_input("x");
+        n->add_output(out);
+        io(g->add_output(), out);
+    }
+    std::string bytes;
+    ASSERT_TRUE(m.SerializeToString(&bytes));
+    const fs::path model = write("collide.onnx", bytes);
+    npu::sim::Tensor x(npu::sim::DType::f32, {2});
+    x.data<float>()[0] = -1.0f, x.data<float>()[1] = 2.0f;
+    const std::vector<uint8_t> npy = npu::sim::encode_npy(x);
+    const fs::path in = write("x.npy", std::string(npy.begin(), npy.end()));
+    const Result r = run("infer --onnx " + model.string() + " --input " + in.string() + " --out " +
+                         (dir / "out").string() + " --dump-all");
+    ASSERT_EQ(r.rc, 0) << r.err;
+    const auto j = nlohmann::json::parse(slurp(dir / "out" / "report.json"));
+    std::map<std::string, std::string> file_of;
+    for (const auto& o : j["outputs"]) {
+        file_of[o["name"]] = o["file"];
+    }
+    ASSERT_EQ(file_of.size(), 2u);
+    EXPECT_NE(file_of["a/b"], file_of["a_b"]);
+    const auto value = [&](const std::string& name) {
+        return npu::sim::read_npy((dir / "out" / file_of[name]).string()).data<float>()[0];
+    };
+    EXPECT_EQ(value("a/b"), 0.0f);  // Relu(-1)
+    EXPECT_EQ(value("a_b"), 1.0f);  // Neg(-1)
+    std::set<std::string> node_files;
+    for (const auto& n : j["nodes"]) {
+        node_files.insert(n["file"].get<std::string>());
+    }
+    EXPECT_EQ(node_files.size(), 2u);
 }
 
 }  // namespace
