@@ -60,8 +60,8 @@ public:
     std::string take(const std::string& prefix, const std::string& tensor) {
         std::string s = prefix;
         for (const char c : tensor.substr(0, 100)) {
-            const bool ok = std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' ||
-                            c == '.';
+            const bool ok =
+                std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.';
             s += ok ? c : '_';
         }
         std::string name = s + ".npy";

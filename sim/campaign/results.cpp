@@ -29,6 +29,42 @@ std::string csv_cell(const Json& v) {
     return s;
 }
 
+// A job folder as records name it: relative, inside the campaign folder, no scheme (a page links
+// to it).
+bool relative_dir(const std::string& d) {
+    if (d.empty() || d[0] == '/' || d.find_first_of(":\\") != std::string::npos) {
+        return false;
+    }
+    const fs::path p(d);
+    return std::none_of(p.begin(), p.end(), [](const fs::path& part) { return part == ".."; });
+}
+
+// The keys the merge reads, each of the type it reads (a hand-edited record is one error naming
+// the file and the key, not an internal error).
+void check_types(const Json& j, const fs::path& p) {
+    const auto expect = [&](const char* key, bool ok, const char* what) {
+        if (j.contains(key) && !j[key].is_null() && !ok) {  // null: as if absent
+            throw sim::Error(
+                fmt::format("{}: not a job record: '{}' must be {}", p.string(), key, what));
+        }
+    };
+    const auto is = [&](const char* key, Json::value_t t) {
+        return j.contains(key) && j[key].type() == t;
+    };
+    for (const char* key : {"name", "status", "campaign", "command", "message", "dir"}) {
+        expect(key, is(key, Json::value_t::string), "a string");
+    }
+    expect("exit_code", j.value("exit_code", Json()).is_number_integer(), "an integer");
+    expect("axes", is("axes", Json::value_t::object), "an object");
+    expect("metrics", is("metrics", Json::value_t::object), "an object");
+    const bool rows_ok = is("rows", Json::value_t::array) &&
+                         std::all_of(j["rows"].begin(), j["rows"].end(),
+                                     [](const Json& r) { return r.is_object(); });
+    expect("rows", rows_ok, "a list of objects");
+    expect("dir", relative_dir(j.value("dir", std::string())),
+           "a folder relative to the campaign folder");
+}
+
 Json read_record(const fs::path& p) {
     const std::vector<uint8_t> bytes = sim::read_file(p.string());
     Json j;
@@ -41,6 +77,7 @@ Json read_record(const fs::path& p) {
         !j.contains("name") || !j.contains("status")) {
         throw sim::Error(p.string() + ": not a job record (expected id, name and status)");
     }
+    check_types(j, p);
     return j;
 }
 

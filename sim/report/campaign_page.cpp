@@ -69,8 +69,12 @@ std::string campaign_html(const Json& records,
         const std::string status = r.value("status", std::string());
         const std::string dir = r.value("dir", std::string());
         const std::string name = escape(r.value("name", std::string()));
+        // Links only to a relative folder of the campaign (a record is a file someone may edit).
+        const bool relative = !dir.empty() && dir[0] != '/' &&
+                              dir.find_first_of(":\\") == std::string::npos &&
+                              dir.find("..") == std::string::npos;
         const std::string link =
-            !dir.empty() && has_page(dir)
+            relative && has_page(dir)
                 ? fmt::format("<a class=\"job-page\" href=\"{}/report.html\">{}</a>", escape(dir),
                               name)
                 : name;

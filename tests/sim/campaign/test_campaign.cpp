@@ -399,3 +399,46 @@ TEST(Campaign, AKilledRunIsCompletedByTheNextOne) {
 
 }  // namespace
 }  // namespace npu::campaign
+
+namespace npu::campaign {
+namespace {
+
+// Hand-edited records (issue #33): a key of the wrong type is one error naming the file and the
+// key (it was an internal error, exit 3); a job folder that is not a relative path (a
+// `javascript:` link on the page) is refused.
+TEST(Campaign, MergeChecksEveryRecordsTypes) {
+    const fs::path dir = fs::temp_directory_path() / ("npusim-records-" + std::to_string(getpid()));
+    fs::create_directories(dir / "results");
+    const auto merge_error = [&](const std::string& record) {
+        std::ofstream(dir / "results" / "00000.json") << record;
+        try {
+            merge({dir.string()});
+        } catch (const sim::Error& e) {
+            return std::string(e.what());
+        }
+        return std::string("no error");
+    };
+    const std::string head = R"({"id": 0, "name": "a=x", "status": "passed")";
+    EXPECT_EQ(merge_error(head + "}"), "no error");
+    const std::string file = (dir / "results" / "00000.json").string();
+    EXPECT_EQ(merge_error(head + R"(, "exit_code": "zero"})"),
+              file + ": not a job record: 'exit_code' must be an integer");
+    EXPECT_EQ(merge_error(R"({"id": 0, "name": 7, "status": "passed"})"),
+              file + ": not a job record: 'name' must be a string");
+    EXPECT_EQ(merge_error(head + R"(, "metrics": [1]})"),
+              file + ": not a job record: 'metrics' must be an object");
+    EXPECT_EQ(merge_error(head + R"(, "rows": [1, 2]})"),
+              file + ": not a job record: 'rows' must be a list of objects");
+    for (const char* d : {"javascript:alert(1)", "/etc", "../elsewhere", "jobs/../../x"}) {
+        EXPECT_EQ(merge_error(head + R"(, "dir": ")" + d + "\"}"),
+                  file +
+                      ": not a job record: 'dir' must be a folder relative to the campaign "
+                      "folder")
+            << d;
+    }
+    EXPECT_EQ(merge_error(head + R"(, "dir": "jobs/00000_a=x"})"), "no error");
+    fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace npu::campaign
