@@ -103,6 +103,45 @@ std::map<std::string, onnx::Value> read_inputs(const InferOptions& opts, const o
     return inputs;
 }
 
+// The outputs (and with --dump-all every node's value) as .npy files and report.json, written
+// whole into --out.
+void write_outputs(const InferOptions& opts, int64_t opset,
+                   const std::map<std::string, onnx::Value>& out,
+                   const std::map<std::string, onnx::Value>& dumped, nlohmann::ordered_json nodes,
+                   double ms) {
+    sim::OutputDir dir(opts.out);
+    FileNames names;
+    nlohmann::ordered_json outs = nlohmann::ordered_json::array();
+    for (const auto& [name, v] : out) {
+        const std::string file = names.take("output_", name);
+        dir.write_bytes(file, sim::encode_npy(to_tensor(v)));
+        outs.push_back({{"name", name}, {"file", file}, {"shape", v.shape}});
+    }
+    std::map<std::string, std::string> node_files;
+    for (const auto& [name, v] : dumped) {
+        node_files[name] = names.take("node_", name);
+        dir.write_bytes(node_files[name], sim::encode_npy(to_tensor(v)));
+    }
+    for (auto& n : nodes) {
+        if (const auto it = node_files.find(n["output"].get<std::string>());
+            it != node_files.end()) {
+            n["file"] = it->second;
+        }
+    }
+    nlohmann::ordered_json j;
+    j["tool"] = "npusim";
+    j["version"] = version();
+    j["command"] = "infer";
+    j["model"] = opts.onnx;
+    j["opset"] = opset;
+    j["outputs"] = outs;
+    j["nodes"] = nodes;
+    j["host_ms"] = ms;
+    dir.write_text("report.json", j.dump(2) + "\n");
+    dir.commit();
+    fmt::print("wrote {} files to {}\n", dir.files().size(), dir.dir().string());
+}
+
 }  // namespace
 
 int cmd_infer(const InferOptions& opts) {
@@ -133,37 +172,7 @@ int cmd_infer(const InferOptions& opts) {
         fmt::print("output {}: ({})\n", name, fmt::join(v.shape, ", "));
     }
     if (!opts.out.empty()) {
-        sim::OutputDir dir(opts.out);
-        FileNames names;
-        nlohmann::ordered_json outs = nlohmann::ordered_json::array();
-        for (const auto& [name, v] : out) {
-            const std::string file = names.take("output_", name);
-            dir.write_bytes(file, sim::encode_npy(to_tensor(v)));
-            outs.push_back({{"name", name}, {"file", file}, {"shape", v.shape}});
-        }
-        std::map<std::string, std::string> node_files;
-        for (const auto& [name, v] : dumped) {
-            node_files[name] = names.take("node_", name);
-            dir.write_bytes(node_files[name], sim::encode_npy(to_tensor(v)));
-        }
-        for (auto& n : nodes) {
-            if (const auto it = node_files.find(n["output"].get<std::string>());
-                it != node_files.end()) {
-                n["file"] = it->second;
-            }
-        }
-        nlohmann::ordered_json j;
-        j["tool"] = "npusim";
-        j["version"] = version();
-        j["command"] = "infer";
-        j["model"] = opts.onnx;
-        j["opset"] = g.opset;
-        j["outputs"] = outs;
-        j["nodes"] = nodes;
-        j["host_ms"] = ms;
-        dir.write_text("report.json", j.dump(2) + "\n");
-        dir.commit();
-        fmt::print("wrote {} files to {}\n", dir.files().size(), dir.dir().string());
+        write_outputs(opts, g.opset, out, dumped, std::move(nodes), ms);
     }
     return kExitOk;
 }

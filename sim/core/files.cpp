@@ -137,9 +137,13 @@ fs::path OutputDir::staged(const std::string& name) {
     NPU_ASSERT(!m_committed, "output directory {} already committed", m_dir.string());
     NPU_ASSERT(name.find('/') == std::string::npos && !name.empty() && name[0] != '.',
                "output file name '{}' must be a plain name", name);
-    if (std::find(m_files.begin(), m_files.end(), name) == m_files.end()) {
-        m_files.push_back(name);
+    if (std::find(m_files.begin(), m_files.end(), name) != m_files.end() ||
+        std::find(m_folders.begin(), m_folders.end(), name) != m_folders.end()) {
+        // Two outputs of one run with one name: the second would replace the first unseen.
+        throw Error(fmt::format("{}: two outputs of this run are named {}: nothing written",
+                                m_dir.string(), name));
     }
+    m_files.push_back(name);
     return m_staging / name;
 }
 

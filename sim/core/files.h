@@ -32,7 +32,8 @@ public:
     OutputDir& operator=(const OutputDir&) = delete;
 
     const std::filesystem::path& dir() const { return m_dir; }
-    // Where to write `name` (a plain file name) before commit.
+    // Where to write `name` (a plain file name) before commit. A name asked for twice is a
+    // sim::Error (two outputs with one name: the second would replace the first unseen).
     std::filesystem::path staged(const std::string& name);
     void write_text(const std::string& name, std::string_view text);
     void write_bytes(const std::string& name, const std::vector<uint8_t>& bytes);

@@ -1,6 +1,7 @@
 #include "platforms/k210/soc/trace_player.h"
 
 #include <filesystem>
+#include <set>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -55,6 +56,7 @@ bool plain_name(const std::string& n) {
 std::vector<TraceStep> parse_lines(const std::vector<std::vector<std::string>>& lines,
                                    const std::string& source, const Blobs& blobs) {
     std::vector<TraceStep> steps;
+    std::set<std::string> dump_names;
     for (int n = 1; n <= static_cast<int>(lines.size()); ++n) {
         const std::vector<std::string>& t = lines[static_cast<size_t>(n - 1)];
         if (t.empty()) {
@@ -108,6 +110,10 @@ std::vector<TraceStep> parse_lines(const std::vector<std::vector<std::string>>& 
             if (s.value == 0 || s.value > (64u << 20)) {
                 throw sim::Error(
                     fmt::format("{}: dump_mem LEN {}: expected 1 to 64 MiB", where, s.value));
+            }
+            if (!dump_names.insert(s.name).second) {
+                throw sim::Error(fmt::format(
+                    "{}: dump_mem NAME '{}': already the name of an earlier dump", where, s.name));
             }
             if (!plain_name(s.name)) {
                 throw sim::Error(fmt::format(

@@ -681,6 +681,13 @@ TEST_F(Cli, RegisterScriptRunsOneKpuLayer) {
     EXPECT_EQ(r.rc, 2);
     EXPECT_NE(r.err.find(":1: dump_mem NAME '../x': expected a plain file name"), std::string::npos)
         << r.err;
+    r = run("run --script " +
+            write("bad3.script", "dump_mem 0x40600000 64 a.bin\ndump_mem 0x40600040 64 a.bin\n")
+                .string());
+    EXPECT_EQ(r.rc, 2);  // the second dump would replace the first unseen
+    EXPECT_NE(r.err.find(":2: dump_mem NAME 'a.bin': already the name of an earlier dump"),
+              std::string::npos)
+        << r.err;
     r = run("run --script " + bad1.string() + " --model " + bad1.string());
     EXPECT_EQ(r.rc, 2);
     r = run("run --script " + bad1.string() + kSelfcheck);

@@ -86,6 +86,21 @@ TEST_F(Files, StagingOfAKilledRunIsRemovedByTheNext) {
     EXPECT_TRUE(fs::exists(alive));
 }
 
+// Two outputs of one run with one name: an error, and nothing written (not the second silently
+// replacing the first).
+TEST_F(Files, AnOutputNamedTwiceIsAnError) {
+    try {
+        OutputDir out(dir);
+        out.write_text("a.json", "1\n");
+        out.write_text("a.json", "2\n");
+        FAIL();
+    } catch (const Error& e) {
+        EXPECT_EQ(std::string(e.what()),
+                  dir.string() + ": two outputs of this run are named a.json: nothing written");
+    }
+    EXPECT_FALSE(fs::exists(dir));
+}
+
 TEST_F(Files, AbandonedRunLeavesNothing) {
     fs::create_directories(dir);
     write_text_atomic((dir / "report.json").string(), "old\n");
