@@ -173,6 +173,33 @@ TEST_F(Cli, SlurmArraysThatFailOrNeverRunAreReported) {
     EXPECT_NE(r.err.find("2 of 2 jobs have no result"), std::string::npos) << r.err;
 }
 
+// `campaign plan` prints each job's command as a line to copy: every word quoted for sh, so a
+// value with ';' or '$(...)' is a value there too (issue #33). The printed line, run by sh with a
+// stand-in npusim that prints its arguments one per line, gives back the very words.
+TEST_F(Cli, CampaignPlanQuotesEveryWord) {
+    const fs::path file = write(
+        "q.yaml",
+        "campaign:\n  name: q\n  command: estimate\n  options: {layers: \"a b;touch x "
+        "$(id).yaml\"}\n"
+        "  set: {kpu.clock_hz: \"200MHz'; echo\"}\n  axes:\n    - name: v\n      values: [{name: "
+        "a}]\n");
+    const Result r = run("campaign plan " + file.string());
+    ASSERT_EQ(r.rc, 0) << r.err;
+    const size_t at = r.out.rfind("npusim estimate");  // the job's line, after the header
+    ASSERT_NE(at, std::string::npos) << r.out;
+    const std::string line = r.out.substr(at, r.out.find('\n', at) - at);
+    fs::create_directories(dir / "bin");
+    write("bin/npusim", "#!/bin/sh\nfor a in \"$@\"; do echo \"[$a]\"; done\n");
+    fs::permissions(dir / "bin" / "npusim", fs::perms::owner_all);
+    const Result echo =
+        shell("cd " + dir.string() + " && PATH=" + (dir / "bin").string() + ":$PATH " + line);
+    EXPECT_EQ(echo.out, "[estimate]\n[--layers]\n[" + (dir / "a b;touch x $(id).yaml").string() +
+                            "]\n[--set]\n[kpu.clock_hz=200MHz'; echo]\n[--out]\n[DIR/jobs/"
+                            "00000_v-a]\n")
+        << line;
+    EXPECT_FALSE(fs::exists(dir / "x"));
+}
+
 // The example campaigns expand to the jobs their comments promise.
 TEST_F(Cli, ExampleCampaignsPlanTheirJobs) {
     const struct {
