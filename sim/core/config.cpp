@@ -463,20 +463,23 @@ ConfigDocument::ConfigDocument(YAML::Node root, std::string name)
 namespace {
 
 // The nodes under `node` with aliases expanded, counted once per distinct collection (an alias
-// is the anchored node itself: same text position), up to `limit`.
-size_t expanded_nodes(const YAML::Node& node, std::map<int, size_t>& memo, size_t limit) {
+// is the anchored node itself: same text position), up to `limit` (limit + 1: more). An alias
+// inside the collection it names (`c: &c [*c]`, which yaml-cpp accepts) is a cycle: endless.
+size_t expanded(const YAML::Node& node, std::map<int, size_t>& memo, size_t limit) {
     if (!node.IsMap() && !node.IsSequence()) {
         return 1;
     }
     const int pos = node.Mark().is_null() ? -1 : node.Mark().pos;
-    if (const auto it = memo.find(pos); pos >= 0 && it != memo.end()) {
-        return it->second;
+    if (pos >= 0) {
+        const auto [it, first] = memo.emplace(pos, limit + 1);  // limit + 1 while in progress
+        if (!first) {
+            return it->second;
+        }
     }
     size_t n = 1;
     for (auto it = node.begin(); it != node.end() && n <= limit; ++it) {
-        n += node.IsMap()
-                 ? expanded_nodes(it->first, memo, limit) + expanded_nodes(it->second, memo, limit)
-                 : expanded_nodes(*it, memo, limit);
+        n += node.IsMap() ? expanded(it->first, memo, limit) + expanded(it->second, memo, limit)
+                          : expanded(*it, memo, limit);
     }
     n = std::min(n, limit + 1);
     if (pos >= 0) {
@@ -486,6 +489,11 @@ size_t expanded_nodes(const YAML::Node& node, std::map<int, size_t>& memo, size_
 }
 
 }  // namespace
+
+size_t ConfigDocument::expanded_nodes(const YAML::Node& node, size_t limit) {
+    std::map<int, size_t> memo;
+    return expanded(node, memo, limit);
+}
 
 ConfigDocument ConfigDocument::parse(const std::string& text, const std::string& name) {
     if (text.size() > kMaxConfigBytes) {
@@ -499,11 +507,10 @@ ConfigDocument ConfigDocument::parse(const std::string& text, const std::string&
         throw Error(fmt::format("{}:{}:{}: YAML syntax error: {}", name, e.mark.line + 1,
                                 e.mark.column + 1, e.msg));
     }
-    std::map<int, size_t> memo;
-    if (expanded_nodes(root, memo, kMaxConfigNodes) > kMaxConfigNodes) {
+    if (expanded_nodes(root, kMaxConfigNodes) > kMaxConfigNodes) {
         throw Error(
-            fmt::format("{}: over {} nodes with its aliases expanded (aliases of "
-                        "aliases?): refused",
+            fmt::format("{}: over {} nodes with its aliases expanded (aliases of aliases, "
+                        "or an alias inside its own anchor): refused",
                         name, kMaxConfigNodes));
     }
     return ConfigDocument(root, name);
@@ -562,8 +569,9 @@ std::string ConfigDocument::key_location(const YAML::Node& key, const std::strin
 void ConfigDocument::check_unread(const YAML::Node& node, const std::string& path) {
     // A collection reached again through an alias was checked the first time (each alias would
     // otherwise check it again: exponential in nested aliases).
+    // (Not inside a --set value: its positions are in its own text, not the file's.)
     if ((node.IsSequence() || node.IsMap()) && !node.Mark().is_null() &&
-        !m_checked.insert(node.Mark().pos).second) {
+        origin_of(path) == nullptr && !m_checked.insert(node.Mark().pos).second) {
         return;
     }
     if (node.IsSequence()) {

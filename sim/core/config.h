@@ -145,6 +145,8 @@ private:
     friend class ConfigNode;
     ConfigDocument(YAML::Node root, std::string name);
     void check_unread(const YAML::Node& node, const std::string& path);
+    // The nodes of `node` with aliases expanded, up to limit (limit + 1: more, or a cycle).
+    static size_t expanded_nodes(const YAML::Node& node, size_t limit);
     std::string location(const YAML::Mark& mark) const;
     // The origin of the override that `path` lies in, if any.
     const std::string* origin_of(const std::string& path) const;

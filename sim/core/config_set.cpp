@@ -75,6 +75,12 @@ void ConfigDocument::set(std::string_view path, std::string_view value, const st
     } catch (const YAML::Exception& e) {
         throw Error(fmt::format("{}: the value '{}' is not YAML: {}", origin, value, e.msg));
     }
+    if (expanded_nodes(parsed, 100'000) > 100'000) {
+        throw Error(
+            fmt::format("{}: the value expands to over 100000 nodes (aliases of aliases, "
+                        "or an alias inside its own anchor)",
+                        origin));
+    }
     YAML::Node cur = m_root;
     std::string walked;
     for (size_t i = 0; i < steps.size(); ++i) {

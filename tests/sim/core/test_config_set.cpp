@@ -46,6 +46,20 @@ TEST(ConfigSet, ReplacesAddsAndReachesListItems) {
     EXPECT_EQ(message_of(doc), "");
 }
 
+// A --set value is YAML too, and a campaign's `set:` is someone's file: a cycle of aliases in
+// it is refused like one in a file.
+TEST(ConfigSet, AnAliasCycleInAValueIsRefused) {
+    auto doc = ConfigDocument::parse("platform: {name: x}\n", "p.yaml");
+    try {
+        doc.set("platform.name", "&a [*a, *a]", "--set platform.name=...");
+        FAIL();
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("--set platform.name=...: the value expands to over"),
+                  std::string::npos)
+            << e.what();
+    }
+}
+
 TEST(ConfigSet, TheLastOfTwoOverridesWinsAndAMapReplacesAWholeSection) {
     ConfigDocument doc = ConfigDocument::parse(kYaml, "p.yaml");
     doc.set("platform.kpu.clock_hz", "200MHz", "a");
