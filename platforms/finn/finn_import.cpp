@@ -285,7 +285,10 @@ LayerOp read_maxpool(const NodeReader& r) {
     const std::vector<uint64_t> k = r.integers("PoolDim", 2);
     p.ifm_h = img[0], p.ifm_w = img[1], p.k = k[1];
     p.channels = r.integer("NumChannels");
-    p.pe = r.integer("PE", 0, 0);
+    // FINN folds only a single row's channels by PE; a 2D pool streams whole pixels whatever PE
+    // says (streamingmaxpool.py, get_folded_input_shape), and InferStreamingMaxPool writes PE 1.
+    const uint64_t pe = r.integer("PE", 0, 0);
+    p.pe = p.is_1d() ? pe : 0;
     if (r.integer("CeilMode", 0, 0) != 0) {
         r.fail("CeilMode 1 is not modelled (floor mode is)");
     }

@@ -17,6 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "sim/campaign/argv.h"
 #include "sim/campaign/results.h"
 #include "sim/core/error.h"
 #include "sim/core/files.h"
@@ -38,14 +39,9 @@ struct Running {
 
 pid_t spawn(const std::string& program, const std::vector<std::string>& args,
             const std::string& log) {
-    std::vector<char*> argv;
-    std::string prog = program;
-    argv.push_back(prog.data());
-    std::vector<std::string> copy = args;
-    for (std::string& a : copy) {
-        argv.push_back(a.data());
-    }
-    argv.push_back(nullptr);
+    std::vector<std::string> words{program};
+    words.insert(words.end(), args.begin(), args.end());
+    const std::vector<char*> argv = argv_of(words);
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);

@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "sim/campaign/argv.h"
 #include "sim/core/error.h"
 #include "sim/core/files.h"
 
@@ -60,12 +61,8 @@ int run_capturing(const std::vector<std::string>& args, std::string& out) {
     if (::pipe2(pipe_fds, O_CLOEXEC) != 0) {
         throw sim::Error(fmt::format("cannot make a pipe: {}", std::strerror(errno)));
     }
-    std::vector<std::string> copy = args;
-    std::vector<char*> argv;
-    for (std::string& a : copy) {
-        argv.push_back(a.data());
-    }
-    argv.push_back(nullptr);
+    std::vector<std::string> words = args;
+    const std::vector<char*> argv = argv_of(words);
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);

@@ -208,6 +208,25 @@ TEST(FinnImport, AnRtlWindowUsesTheRtlSchedule) {
               std::string::npos);
 }
 
+// A 2D StreamingMaxPool as FINN's InferStreamingMaxPool writes it, PE 1 (issue #38): FINN
+// ignores PE there (whole pixels stream), and so does the importer; a single row folds by PE.
+TEST(FinnImport, A2dMaxPoolIgnoresPeAsFinnDoes) {
+    const auto pool = [](int64_t h, int64_t pe) {
+        FinnBuilder b({1, h, 4, 8});
+        ::onnx::NodeProto* n = b.layer("StreamingMaxPool_hls", "StreamingMaxPool_hls_0");
+        FinnBuilder::set(n, "ImgDim", std::vector<int64_t>{h, 4});
+        FinnBuilder::set(n, "PoolDim", std::vector<int64_t>{h == 1 ? 1 : 2, 2});
+        FinnBuilder::set(n, "NumChannels", 8), FinnBuilder::set(n, "PE", pe);
+        FinnBuilder::set(n, "dataType", std::string("UINT4"));
+        return b.bytes({1, h == 1 ? 1 : h / 2, 2, 8});
+    };
+    const finn::FinnModel two_d = import(pool(4, 1));
+    EXPECT_EQ(std::get<finn::PoolShape>(two_d.design.layers[0].op).pe, 0u);  // whole pixels
+    const finn::FinnModel row = import(pool(1, 2));
+    EXPECT_EQ(std::get<finn::PoolShape>(row.design.layers[0].op).pe, 2u);
+    EXPECT_NE(error_of(pool(1, 3)).find("NumChannels % PE == 0"), std::string::npos);
+}
+
 TEST(FinnImport, EachBrokenGraphIsOneMessageNamingNodeAndRule) {
     const std::pair<Edit, std::string> cases[] = {
         {[](auto& m) {
