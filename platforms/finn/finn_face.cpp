@@ -47,7 +47,7 @@ std::vector<int64_t> read_inputs(const std::string& path, const FinnModel& m,
         described = fmt::format("pseudo-random {} (seed {})", t.name(), cfg.seed);
         return x;
     }
-    const sim::Tensor t = sim::read_npy(path);
+    const sim::Tensor t = sim::read_npy_narrowing(path);  // numpy's default int64 too
     const auto n = static_cast<size_t>(t.numel());
     if (n == 0 || n % m.in_elements != 0) {
         throw sim::Error(

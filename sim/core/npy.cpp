@@ -168,7 +168,21 @@ const char* descr_of(DType t) {
 
 }  // namespace
 
-Tensor parse_npy(const uint8_t* data, size_t size, const std::string& name) {
+namespace {
+
+// Element `i` of `width` bytes (4 or 8), signed or not, from little-endian data.
+int64_t wide_element(const uint8_t* p, size_t width, bool is_signed, size_t i, bool& fits) {
+    uint64_t u = 0;
+    for (size_t b = 0; b < width; ++b) {
+        u |= uint64_t{p[i * width + b]} << (8 * b);
+    }
+    const bool negative = is_signed && width == 8 && (u >> 63) != 0;
+    const int64_t v = negative ? -static_cast<int64_t>(~u) - 1 : static_cast<int64_t>(u);
+    fits = negative ? v >= INT32_MIN : u <= static_cast<uint64_t>(INT32_MAX);
+    return v;
+}
+
+Tensor parse(const uint8_t* data, size_t size, const std::string& name, bool narrow) {
     if (size < 10 || std::memcmp(data, kMagic, 6) != 0) {
         throw Error(fmt::format("{}: not a .npy file (expected the magic bytes \\x93NUMPY)", name));
     }
@@ -198,7 +212,9 @@ Tensor parse_npy(const uint8_t* data, size_t size, const std::string& name) {
     bool fortran = false;
     Shape shape;
     DictParser(header, name).parse(descr, fortran, shape);
-    const DType dtype = dtype_from_descr(descr, name);
+    const bool wide = narrow && (descr == "<i8" || descr == "<u4" || descr == "<u8");
+    const DType dtype = wide ? DType::i32 : dtype_from_descr(descr, name);
+    const size_t width = wide ? (descr == "<u4" ? 4 : 8) : dtype_size(dtype);
     if (fortran) {
         throw Error(
             fmt::format("{}: Fortran-order .npy arrays are not supported: save "
@@ -208,16 +224,40 @@ Tensor parse_npy(const uint8_t* data, size_t size, const std::string& name) {
     // Check the declared size against the data before allocating anything: a tiny file must not
     // make us allocate what its header claims (found by fuzz_npy).
     const size_t payload = size - header_start - header_len;
-    const uint64_t needed = static_cast<uint64_t>(shape_numel(shape)) * dtype_size(dtype);
+    const uint64_t needed = static_cast<uint64_t>(shape_numel(shape)) * width;
     if (payload != needed) {
         throw Error(fmt::format("{}: .npy data is {} bytes, but shape {} of {} needs {} bytes",
-                                name, payload, shape_str(shape), dtype_name(dtype), needed));
+                                name, payload, shape_str(shape), wide ? descr : dtype_name(dtype),
+                                needed));
     }
     Tensor t(dtype, shape);
-    if (payload > 0) {
+    for (size_t i = 0; wide && i < t.numel(); ++i) {
+        bool fits = true;
+        const int64_t v =
+            wide_element(data + header_start + header_len, width, descr == "<i8", i, fits);
+        if (!fits) {
+            throw Error(
+                fmt::format("{}: element {} is {}: outside int32, the widest integer the "
+                            "input is read as",
+                            name, i, v));
+        }
+        t.data<int32_t>()[i] = static_cast<int32_t>(v);
+    }
+    if (payload > 0 && !wide) {
         std::memcpy(t.bytes(), data + header_start + header_len, payload);
     }
     return t;
+}
+
+}  // namespace
+
+Tensor parse_npy(const uint8_t* data, size_t size, const std::string& name) {
+    return parse(data, size, name, false);
+}
+
+Tensor read_npy_narrowing(const std::string& path) {
+    const std::vector<uint8_t> bytes = read_file(path);
+    return parse(bytes.data(), bytes.size(), path, true);
 }
 
 Tensor read_npy(const std::string& path) {

@@ -15,6 +15,9 @@ namespace npu::sim {
 // Parses a whole .npy image; `name` is used in messages. Trailing or missing data is an error.
 Tensor parse_npy(const uint8_t* data, size_t size, const std::string& name);
 Tensor read_npy(const std::string& path);
+// Like read_npy, but integers wider than we hold (int64, numpy's default, and uint32/uint64)
+// come as int32 when every value fits; the first that does not is one sim::Error naming it.
+Tensor read_npy_narrowing(const std::string& path);
 
 // Encodes as format 1.0 (2.0 when the header would not fit 64 KiB).
 std::vector<uint8_t> encode_npy(const Tensor& t);

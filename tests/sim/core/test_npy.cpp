@@ -1,9 +1,13 @@
 // .npy files. The golden bytes were produced by NumPy 1.24 (Debian python3-numpy):
 //   import numpy as np, io; b = io.BytesIO(); np.save(b, a); b.getvalue().hex()
 // so these tests check our reader and writer against an independent implementation.
+#include <cstdint>
+#include <cstdio>
+
 #include <gtest/gtest.h>
 
 #include "sim/core/error.h"
+#include "sim/core/files.h"
 #include "sim/core/npy.h"
 
 namespace npu::sim {
@@ -119,6 +123,37 @@ TEST(Npy, ClearErrors) {
 
 // Found by fuzz_npy: a header claiming 10^10 bytes over 4 bytes of data must be refused before
 // anything is allocated.
+// numpy's default int64 (np.array([-3, 7]), and uint32), as FINN inputs come (issue #38): read as
+// int32 where every value fits; a value that does not is one error naming the element.
+TEST(Npy, WideIntegersNarrowToInt32WhenTheyFit) {
+    const std::string path = ::testing::TempDir() + "npusim-i64.npy";
+    const auto save = [&](const char* descr, const std::vector<uint8_t>& data, int n) {
+        const std::vector<uint8_t> b =
+            numpy_file(std::string("{'descr': '") + descr +
+                           "', 'fortran_order': False, 'shape': (" + std::to_string(n) + ",), }",
+                       data);
+        write_file_atomic(path, b);
+    };
+    save("<i8", {0xfd, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 7, 0, 0, 0, 0, 0, 0, 0}, 2);
+    Tensor t = read_npy_narrowing(path);
+    EXPECT_EQ(t.dtype(), DType::i32);
+    EXPECT_EQ(t.data<int32_t>()[0], -3);
+    EXPECT_EQ(t.data<int32_t>()[1], 7);
+    EXPECT_THROW(read_npy(path), Error);  // the plain reader still says what to convert
+    save("<u4", {0xff, 0xff, 0xff, 0x7f}, 1);
+    EXPECT_EQ(read_npy_narrowing(path).data<int32_t>()[0], INT32_MAX);
+    save("<i8", {0, 0, 0, 0x80, 0, 0, 0, 0}, 1);  // 2^31
+    try {
+        read_npy_narrowing(path);
+        FAIL();
+    } catch (const Error& e) {
+        EXPECT_EQ(std::string(e.what()), path +
+                                             ": element 0 is 2147483648: outside int32, the "
+                                             "widest integer the input is read as");
+    }
+    std::remove(path.c_str());
+}
+
 TEST(Npy, HugeDeclaredShapeIsRefusedWithoutAllocating) {
     const auto bytes = numpy_file(
         "{'descr': '|u1', 'fortran_order': False, 'shape': (100000, 100000), }", {1, 2, 3, 4});
