@@ -182,6 +182,22 @@ int64_t wide_element(const uint8_t* p, size_t width, bool is_signed, size_t i, b
     return v;
 }
 
+// The wide integers at `p` into the int32 tensor `t`, each range-checked.
+void narrow_into(Tensor& t, const uint8_t* p, size_t width, bool is_signed,
+                 const std::string& name) {
+    for (size_t i = 0; i < t.numel(); ++i) {
+        bool fits = true;
+        const int64_t v = wide_element(p, width, is_signed, i, fits);
+        if (!fits) {
+            throw Error(
+                fmt::format("{}: element {} is {}: outside int32, the widest integer the "
+                            "input is read as",
+                            name, i, v));
+        }
+        t.data<int32_t>()[i] = static_cast<int32_t>(v);
+    }
+}
+
 Tensor parse(const uint8_t* data, size_t size, const std::string& name, bool narrow) {
     if (size < 10 || std::memcmp(data, kMagic, 6) != 0) {
         throw Error(fmt::format("{}: not a .npy file (expected the magic bytes \\x93NUMPY)", name));
@@ -231,17 +247,8 @@ Tensor parse(const uint8_t* data, size_t size, const std::string& name, bool nar
                                 needed));
     }
     Tensor t(dtype, shape);
-    for (size_t i = 0; wide && i < t.numel(); ++i) {
-        bool fits = true;
-        const int64_t v =
-            wide_element(data + header_start + header_len, width, descr == "<i8", i, fits);
-        if (!fits) {
-            throw Error(
-                fmt::format("{}: element {} is {}: outside int32, the widest integer the "
-                            "input is read as",
-                            name, i, v));
-        }
-        t.data<int32_t>()[i] = static_cast<int32_t>(v);
+    if (wide) {
+        narrow_into(t, data + header_start + header_len, width, descr == "<i8", name);
     }
     if (payload > 0 && !wide) {
         std::memcpy(t.bytes(), data + header_start + header_len, payload);
