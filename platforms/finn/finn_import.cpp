@@ -47,6 +47,16 @@ public:
     [[noreturn]] void fail(const std::string& what) const {
         throw sim::Error(m_where + ": " + what);
     }
+    // A problem with attribute `a`: named at the file that gave its value (a folding config) when
+    // that is not the model.
+    [[noreturn]] void fail_attribute(const std::string& a, const std::string& what) const {
+        const auto it = m_node.attributes.find(a);
+        if (it != m_node.attributes.end() && !it->second.origin.empty()) {
+            throw sim::Error(fmt::format("{}: {} (node '{}', {})", it->second.origin, what,
+                                         m_node.name, m_node.op_type));
+        }
+        fail(what);
+    }
     const std::string& where() const { return m_where; }
     const onnx::Node& node() const { return m_node; }
 
@@ -58,7 +68,7 @@ public:
         expect_kind(a, onnx::Attribute::Kind::i, "an integer");
         const int64_t v = m_node.has(a) ? m_node.attributes.at(a).i : fallback;
         if (v < min || v > (int64_t{1} << 32)) {
-            fail(fmt::format("attribute {} is {}, expected {}..2^32", a, v, min));
+            fail_attribute(a, fmt::format("attribute {} is {}, expected {}..2^32", a, v, min));
         }
         return static_cast<uint64_t>(v);
     }
@@ -71,12 +81,14 @@ public:
             fail(fmt::format("attribute {} is missing (expected {} integers)", a, n));
         }
         if (n != 0 && v.size() != n) {
-            fail(fmt::format("attribute {} has {} values, expected {}", a, v.size(), n));
+            fail_attribute(a,
+                           fmt::format("attribute {} has {} values, expected {}", a, v.size(), n));
         }
         std::vector<uint64_t> out;
         for (int64_t x : v) {
             if (x < 1 || x > (int64_t{1} << 32)) {
-                fail(fmt::format("attribute {} holds {}, expected positive integers", a, x));
+                fail_attribute(
+                    a, fmt::format("attribute {} holds {}, expected positive integers", a, x));
             }
             out.push_back(static_cast<uint64_t>(x));
         }
@@ -100,7 +112,7 @@ public:
         try {
             return DataType::parse(name);
         } catch (const sim::Error& e) {
-            fail(fmt::format("attribute {}: {}", a, e.what()));
+            fail_attribute(a, fmt::format("attribute {}: {}", a, e.what()));
         }
     }
     // Initializer input `i` as integers, with its shape; `what` names it in messages. Values are
@@ -135,7 +147,7 @@ private:
     // An attribute that is there must be of `kind` (`what` names it in the message).
     void expect_kind(const std::string& a, onnx::Attribute::Kind kind, const char* what) const {
         if (m_node.has(a) && m_node.attributes.at(a).kind != kind) {
-            fail(fmt::format("attribute {} must be {}", a, what));
+            fail_attribute(a, fmt::format("attribute {} must be {}", a, what));
         }
     }
 
@@ -527,7 +539,8 @@ void apply_defaults(onnx::Graph& g, const nlohmann::json& defaults, const nlohma
         if (!spec.is_array() || spec.size() != 2 || !(spec[1].is_array() || spec[1] == "all")) {
             throw sim::Error(where + ": expected [value, [op types]] or [value, \"all\"]");
         }
-        const onnx::Attribute a = attribute_of(spec[0], where);
+        onnx::Attribute a = attribute_of(spec[0], where);
+        a.origin = fmt::format("{}: Defaults", source);
         for (onnx::Node& n : g.nodes) {
             const auto& ops = spec[1];
             const bool listed = ops == "all" ||
@@ -565,6 +578,7 @@ void apply_folding(onnx::Graph& g, const nlohmann::json& config, const std::stri
         for (const auto& [attr, value] : entry.items()) {
             node->attributes[attr] =
                 attribute_of(value, fmt::format("{}: {}: {}", source, name, attr));
+            node->attributes[attr].origin = fmt::format("{}: {}", source, name);
         }
     }
     if (config.contains("Defaults")) {

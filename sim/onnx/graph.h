@@ -33,6 +33,9 @@ struct Attribute {
     std::vector<float> fs;
     std::vector<int64_t> is;
     std::vector<std::string> ss;
+    // Where the value came from when not the model file (e.g. "folding.json: MVAU_hls_0"): a
+    // problem with it names that place.
+    std::string origin;
 };
 
 struct Node {

@@ -288,8 +288,16 @@ TEST(FinnImport, EachBrokenFoldingConfigIsOneMessage) {
         {R"({"Defaults": {"PE": 4}})",
          "folding.json: Defaults: PE: expected [value, [op types]] or [value, \"all\"]"},
         {R"([1, 2])", "folding.json: expected a JSON object of node names"},
+        // Values the folding file gave are its problems, not the model's (issue #38).
         {R"({"MVAU_hls_0": {"PE": 0}})",
-         "tfc.onnx: node 'MVAU_hls_0' (MVAU_hls): attribute PE is 0, expected 1..2^32"},
+         "folding.json: MVAU_hls_0: attribute PE is 0, expected 1..2^32 (node 'MVAU_hls_0', "
+         "MVAU_hls)"},
+        {R"({"MVAU_hls_0": {"PE": -8}})",
+         "folding.json: MVAU_hls_0: attribute PE is -8, expected 1..2^32"},
+        {R"({"MVAU_hls_0": {"PE": "8"}})",
+         "folding.json: MVAU_hls_0: attribute PE must be an integer"},
+        {R"({"Defaults": {"SIMD": [0, ["MVAU_hls"]]}})",
+         "folding.json: Defaults: attribute SIMD is 0, expected 1..2^32 (node 'MVAU_hls_0'"},
     };
     for (const auto& [text, want] : cases) {
         const nlohmann::json f = nlohmann::json::parse(text);
