@@ -47,6 +47,18 @@ public:
     [[noreturn]] void fail(const std::string& what) const {
         throw sim::Error(m_where + ": " + what);
     }
+    // A rule of the layer broken: the node and the rule, and which of its values a folding
+    // config gave ("(PE, SIMD from folding.json: MVAU_hls_0)").
+    [[noreturn]] void fail_rule(const std::string& what) const {
+        std::string from, origin;
+        for (const auto& [name, a] : m_node.attributes) {
+            if (!a.origin.empty()) {
+                from += (from.empty() ? "" : ", ") + name;
+                origin = a.origin;
+            }
+        }
+        fail(from.empty() ? what : fmt::format("{} ({} from {})", what, from, origin));
+    }
     // A problem with attribute `a`: named at the file that gave its value (a folding config) when
     // that is not the model.
     [[noreturn]] void fail_attribute(const std::string& a, const std::string& what) const {
@@ -484,6 +496,9 @@ FinnModel import_finn(const onnx::Graph& g, const std::string& source) {
         }
         stream_type = *op.out_type == '\0' ? in : r.type(op.out_type);
         LayerOp layer = op.read(r);
+        if (const std::vector<std::string> own = check(layer); !own.empty()) {
+            r.fail_rule(own.front());  // before a converter is inserted for it (issue #38)
+        }
         if (!m.design.layers.empty()) {
             insert_converter(m.design, layer, depths);
         }

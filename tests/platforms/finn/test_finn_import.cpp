@@ -234,7 +234,7 @@ TEST(FinnImport, EachBrokenGraphIsOneMessageNamingNodeAndRule) {
          },
          "tfc.onnx: node 'MVAU_hls_0' (MVAU_hls): attribute MW is missing"},
         {[](auto& m) { attribute(m, 0, "PE")->set_i(3); },
-         "tfc.onnx: MVAU_hls_0: MH % PE == 0: MH 4 is not a multiple of PE 3"},
+         "tfc.onnx: node 'MVAU_hls_0' (MVAU_hls): MH % PE == 0: MH 4 is not a multiple of PE 3"},
         {[](auto& m) { attribute(m, 1, "MW")->set_i(5); },
          "tfc.onnx: node 'MVAU_hls_1' (MVAU_hls): weights have shape [4, 3], expected [MW, MH] = "
          "[5, 3]"},
@@ -246,7 +246,7 @@ TEST(FinnImport, EachBrokenGraphIsOneMessageNamingNodeAndRule) {
         {[](auto& m) { m.mutable_graph()->mutable_initializer(0)->set_float_data(3, 0.5f); },
          "tfc.onnx: node 'MVAU_hls_0' (MVAU_hls): weights value 3 is 0.5: not an integer"},
         {[](auto& m) { m.mutable_graph()->mutable_initializer(0)->set_float_data(3, 2.0f); },
-         "tfc.onnx: MVAU_hls_0: weight 24 is 2: not a INT2 value"},
+         "tfc.onnx: node 'MVAU_hls_0' (MVAU_hls): weight 24 is 2: not a INT2 value"},
         {[](auto& m) {
              m.mutable_graph()->mutable_initializer(0)->set_dims(0, 4);
              m.mutable_graph()->mutable_initializer(0)->set_dims(1, 8);
@@ -296,6 +296,11 @@ TEST(FinnImport, EachBrokenFoldingConfigIsOneMessage) {
          "folding.json: MVAU_hls_0: attribute PE is -8, expected 1..2^32"},
         {R"({"MVAU_hls_0": {"PE": "8"}})",
          "folding.json: MVAU_hls_0: attribute PE must be an integer"},
+        // A rule broken by a folding value names the user's node and the rule, not a converter
+        // npusim would insert after it (issue #38).
+        {R"({"MVAU_hls_1": {"SIMD": 3}})",
+         "tfc.onnx: node 'MVAU_hls_1' (MVAU_hls): MW % SIMD == 0: MW 4 is not a multiple of SIMD 3 "
+         "(SIMD from folding.json: MVAU_hls_1)"},
         {R"({"Defaults": {"SIMD": [0, ["MVAU_hls"]]}})",
          "folding.json: Defaults: attribute SIMD is 0, expected 1..2^32 (node 'MVAU_hls_0'"},
     };

@@ -177,8 +177,9 @@ TEST_F(Cli, FinnMistakesAreOneLine) {
             pe.string());
     EXPECT_EQ(r.rc, 2);
     EXPECT_EQ(r.err, "npusim: error: " TFC
-                     "tfc_digits.onnx: MVAU_hls_0: MH % PE == 0: MH 64 is not a multiple of PE "
-                     "5\n");
+                     "tfc_digits.onnx: node 'MVAU_hls_0' (MVAU_hls): MH % PE == 0: MH 64 is not a "
+                     "multiple of PE 5 (PE from " +
+                         pe.string() + ": MVAU_hls_0)\n");
     r = run(kRun + " --input " TFC "test_labels.npy");  // 297 values: not frames of 64
     EXPECT_EQ(r.rc, 2);
     EXPECT_NE(r.err.find("test_labels.npy: 297 values, expected whole frames of 64"),
