@@ -442,6 +442,16 @@ std::vector<int64_t> end_shape(const std::vector<onnx::ValueInfo>& infos, const 
     return info->shape;
 }
 
+// The layer a node describes with its own rules checked, before a converter is inserted for it
+// (so that a broken rule names the user's node, issue #38).
+LayerOp read_checked(const FinnOp& op, const NodeReader& r) {
+    LayerOp layer = op.read(r);
+    if (const std::vector<std::string> own = check(layer); !own.empty()) {
+        r.fail_rule(own.front());
+    }
+    return layer;
+}
+
 // Where `next` reads words of another width than the chain's last layer writes (and the same
 // frame), a StreamingDataWidthConverter between them, as FINN's InsertDWC adds one.
 void insert_converter(Design& d, const LayerOp& next, std::vector<uint64_t>& depths) {
@@ -495,10 +505,7 @@ FinnModel import_finn(const onnx::Graph& g, const std::string& source) {
                                m.design.layers.back().name, stream_type.name()));
         }
         stream_type = *op.out_type == '\0' ? in : r.type(op.out_type);
-        LayerOp layer = op.read(r);
-        if (const std::vector<std::string> own = check(layer); !own.empty()) {
-            r.fail_rule(own.front());  // before a converter is inserted for it (issue #38)
-        }
+        LayerOp layer = read_checked(op, r);
         if (!m.design.layers.empty()) {
             insert_converter(m.design, layer, depths);
         }
