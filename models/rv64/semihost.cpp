@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "sim/core/text.h"
+
 namespace npu::rv64 {
 
 namespace {
@@ -203,9 +205,7 @@ std::string Semihost::confined(const std::string& name, const char* mode) {
     if (root.empty()) {
         why = fmt::format("the firmware may not {} files{}", writes ? "write" : "read",
                           m_o.no_root_hint.empty() ? "" : " (" + m_o.no_root_hint + ")");
-    } else if (name.empty() || std::any_of(name.begin(), name.end(), [](char c) {
-                   return static_cast<unsigned char>(c) < 0x20 || c == 0x7f;
-               })) {
+    } else if (name.empty() || sim::control_char_at(name) != std::string::npos) {
         why = "not a file name (empty, or with control characters)";
     } else {
         const fs::path base = fs::canonical(root, ec);

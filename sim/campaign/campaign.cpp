@@ -10,6 +10,7 @@
 
 #include "sim/core/config.h"
 #include "sim/core/error.h"
+#include "sim/core/text.h"
 
 namespace npu::campaign {
 
@@ -24,13 +25,10 @@ const std::set<std::string>& commands() {
 
 // A campaign's words reach command lines, scripts and terminals: no control characters.
 std::string words(const sim::ConfigNode& node, const std::string& key, std::string value) {
-    const auto control = std::find_if(value.begin(), value.end(), [](char ch) {
-        return static_cast<unsigned char>(ch) < 0x20 || ch == 0x7f;
-    });
-    if (control != value.end()) {
+    if (const size_t at = sim::control_char_at(value); at != std::string::npos) {
         node.error_at(key, fmt::format("control character {:#04x} in a campaign value (a name, "
                                        "option or setting): not allowed",
-                                       static_cast<unsigned char>(*control)));
+                                       static_cast<unsigned char>(value[at])));
     }
     return value;
 }

@@ -15,6 +15,7 @@
 #include "sim/campaign/argv.h"
 #include "sim/core/error.h"
 #include "sim/core/files.h"
+#include "sim/core/text.h"
 
 extern char** environ;
 
@@ -47,8 +48,7 @@ const std::string& checked(const char* option, const std::string& value, const c
 
 // A path given to the tasks: any characters but control characters.
 const std::string& checked_path(const char* what, const std::string& path) {
-    if (std::any_of(path.begin(), path.end(),
-                    [](char ch) { return static_cast<unsigned char>(ch) < 0x20 || ch == 0x7f; })) {
+    if (sim::control_char_at(path) != std::string::npos) {
         throw sim::Error(fmt::format("{} {}: a path with control characters cannot go to Slurm",
                                      what, shell_word(path)));
     }
