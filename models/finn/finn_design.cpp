@@ -120,30 +120,6 @@ NodeReport node_report(StreamNode& node, uint64_t cycles) {
     return r;
 }
 
-// Words in the FIFO over time from its write and read cycles (a read before a write in the same
-// cycle, as the stream frees a slot), one point per change.
-std::vector<std::pair<uint64_t, uint64_t>> occupancy(const WordStream& s) {
-    const std::vector<uint64_t>& w = s.write_times();
-    const std::vector<uint64_t>& r = s.read_times();
-    std::vector<std::pair<uint64_t, uint64_t>> points;
-    size_t wi = 0, ri = 0;
-    while (wi < w.size() || ri < r.size()) {
-        const uint64_t t =
-            std::min(wi < w.size() ? w[wi] : UINT64_MAX, ri < r.size() ? r[ri] : UINT64_MAX);
-        while (ri < r.size() && r[ri] == t) {
-            ++ri;
-        }
-        while (wi < w.size() && w[wi] == t) {
-            ++wi;
-        }
-        const uint64_t n = wi - std::min(wi, ri);
-        if (points.empty() || points.back().second != n) {
-            points.emplace_back(t, n);
-        }
-    }
-    return points;
-}
-
 DesignRun collect(Chain& chain, const Design& d) {
     DesignRun run;
     run.output = std::move(chain.m_output);
@@ -157,7 +133,8 @@ DesignRun collect(Chain& chain, const Design& d) {
         const WordStream& stream = *chain.m_streams[i];
         run.fifos.push_back({fifo_name(d, i), stream.depth(), st.max_occupancy, st.words,
                              st.write_stall_cycles, st.read_stall_cycles, stream.write_times(),
-                             stream.read_times(), occupancy(stream)});
+                             stream.read_times(),
+                             sim::occupancy_curve(stream.write_times(), stream.read_times())});
     }
     return run;
 }

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <deque>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <systemc>
@@ -25,6 +26,13 @@ struct StreamStats {
     uint64_t read_stall_cycles = 0;   // the reader waited for a word
     uint64_t max_occupancy = 0;       // words in the FIFO just after a write, at its time
 };
+
+// Words in a FIFO over time from its write and read cycles (each in time order), one point
+// (cycle, words) per change: the occupancy at a cycle counts the reads of that cycle before its
+// writes, as the stream frees a slot. Its largest value is StreamStats::max_occupancy (the same
+// definition; tests/sim/tlm/test_stream.cpp checks the two agree in any event order).
+std::vector<std::pair<uint64_t, uint64_t>> occupancy_curve(const std::vector<uint64_t>& writes,
+                                                           const std::vector<uint64_t>& reads);
 
 template <typename T>
 class Stream : public sc_core::sc_object {
@@ -60,7 +68,7 @@ public:
             m_write_log.push_back(cycle);
         }
         m_words.push_back({std::move(value), cycle});
-        m_pending_writes.push_back({m_written, cycle});
+        record_occupancy(cycle);
         ++m_written;
         m_write_event.notify(sc_core::SC_ZERO_TIME);
     }
@@ -77,7 +85,7 @@ public:
             cycle = e.cycle;
         }
         settle_occupancy(cycle);
-        ++m_read;
+        m_unsettled_reads.push_back(cycle);
         ++m_stats.words;
         m_read_times.push_back(cycle);
         if (m_record) {
@@ -102,24 +110,46 @@ private:
         uint64_t index, cycle;
     };
 
-    // Occupancy just after write k (at cycle w_k) = k + 1 − reads at or before w_k (a read frees
-    // its slot before a write in the same cycle; a word read in the cycle it was written never
-    // counts). Reads come in time order, so a write is settled by the first read after it:
-    // reads 0..m_read − 1 are then the ones at or before it.
+    // Occupancy just after write k (at cycle w_k) = k + 1 − (reads at a cycle <= w_k): a read frees
+    // its slot before a write in the same cycle, so a word read in the cycle it was written never
+    // counts. Both sides' cycles grow, but the two threads run in event order, not in cycle order:
+    // when write k happens the reader may have run ahead (reads after w_k already done) or lag
+    // (reads at or before w_k still to come). Reads at or before a settled write's cycle are
+    // counted once in m_reads_before (every later write is at a later or equal cycle); the others
+    // wait in m_unsettled_reads. A write is settled at once when a read after its cycle is known,
+    // else by the first read after it (every read between was at or before it).
+    void record_occupancy(uint64_t cycle) {
+        if (!m_unsettled_reads.empty() && m_unsettled_reads.back() > cycle) {
+            settle(m_written, cycle);
+        } else {
+            m_pending_writes.push_back({m_written, cycle});
+        }
+    }
     void settle_occupancy(uint64_t read_cycle) {
         while (!m_pending_writes.empty() && m_pending_writes.front().cycle < read_cycle) {
-            const uint64_t occupancy = m_pending_writes.front().index + 1 - m_read;
-            m_stats.max_occupancy = std::max(m_stats.max_occupancy, occupancy);
+            settle(m_pending_writes.front().index, m_pending_writes.front().cycle);
             m_pending_writes.pop_front();
+        }
+    }
+    void settle(uint64_t index, uint64_t cycle) {
+        while (!m_unsettled_reads.empty() && m_unsettled_reads.front() <= cycle) {
+            m_unsettled_reads.pop_front();
+            ++m_reads_before;
+        }
+        // Reads in this cycle may include words written later in it: only the cycle's last write
+        // sees the cycle's whole count, the earlier ones a lower one (or none).
+        if (index + 1 > m_reads_before) {
+            m_stats.max_occupancy = std::max(m_stats.max_occupancy, index + 1 - m_reads_before);
         }
     }
 
     uint64_t m_depth;
     unsigned m_width;
     std::deque<Entry> m_words;
-    std::deque<uint64_t> m_read_times;  // read cycles of words [written − depth, read)
-    std::deque<Written> m_pending_writes;
-    uint64_t m_written = 0, m_read = 0;
+    std::deque<uint64_t> m_read_times;       // read cycles of words [written − depth, read)
+    std::deque<Written> m_pending_writes;    // writes whose later reads are not known yet
+    std::deque<uint64_t> m_unsettled_reads;  // reads after the last settled write's cycle
+    uint64_t m_written = 0, m_reads_before = 0;
     StreamStats m_stats;
     bool m_record = false;
     std::vector<uint64_t> m_write_log, m_read_log;

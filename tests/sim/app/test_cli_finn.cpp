@@ -4,7 +4,9 @@
 // 2-deep FIFOs it runs a cycle slower than its slowest layer, and --size-fifos finds the one
 // deeper FIFO that restores the rate and writes it as a folding config; --functional gives the
 // same values; estimate gives FINN's own formulas; mistakes are one line each.
+#include <algorithm>
 #include <filesystem>
+#include <map>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -72,6 +74,25 @@ TEST_F(Cli, FinnTfcIsBitExactAndFifoSizingRestoresItsRate) {
         16);
 }
 
+// Every FIFO's largest occupancy in report.json is the largest value of its counter in the
+// trace, and the counter never exceeds the FIFO's depth.
+void expect_fifos_match_trace(const nlohmann::json& report, const nlohmann::json& trace) {
+    std::map<std::string, double> peak;
+    for (const auto& e : trace["traceEvents"]) {
+        if (e["ph"] == "C") {
+            double& p = peak[e["name"].get<std::string>()];
+            p = std::max(p, e["args"]["value"].get<double>());
+        }
+    }
+    ASSERT_FALSE(report["fifos"].empty());
+    for (const auto& f : report["fifos"]) {
+        const std::string name = "FIFO " + f["name"].get<std::string>();
+        ASSERT_TRUE(peak.count(name)) << name;
+        EXPECT_EQ(f["max_occupancy"].get<double>(), peak[name]) << name;
+        EXPECT_LE(peak[name], f["depth"].get<double>()) << name;
+    }
+}
+
 // The CNV-like network (scripts/train_finn_cnv.py): two 3x3 convolutions as sliding windows and
 // MVAUs, a max-pool, a fully connected MVAU and LabelSelect; five converters inserted.
 TEST_F(Cli, FinnCnvIsBitExactAndItsWindowNeedsADeepFifo) {
@@ -100,9 +121,10 @@ TEST_F(Cli, FinnCnvIsBitExactAndItsWindowNeedsADeepFifo) {
     EXPECT_EQ(j["totals"]["interval_cycles"], 456);
     // Sizing (on the platform's 8 pseudo-random frames) deepens that FIFO alone.
     const fs::path sized = dir / "sized";
-    const Result s = run(cnv + TFC "cnv_folding.json --size-fifos --out " + sized.string());
+    const Result s = run(cnv + TFC "cnv_folding.json --size-fifos --trace --out " + sized.string());
     ASSERT_EQ(s.rc, 0) << s.err;
     j = nlohmann::json::parse(slurp(sized / "report.json"));
+    expect_fifos_match_trace(j, nlohmann::json::parse(slurp(sized / "trace.json")));
     EXPECT_EQ(j["fifo_sizing"]["interval_before_cycles"], 456);
     EXPECT_EQ(j["totals"]["interval_cycles"], 348);
     const auto& depths = j["fifo_sizing"]["depths"];
