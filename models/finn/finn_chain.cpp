@@ -69,6 +69,19 @@ uint64_t formula_cycles(const LayerOp& op) {
         op);
 }
 
+uint64_t finn_exp_cycles(const LayerOp& op) {
+    if (const auto* p = std::get_if<PoolShape>(&op)) {
+        return finn_maxpool_cycles(*p);
+    }
+    if (const auto* l = std::get_if<LabelSelectLayer>(&op)) {
+        return finn_labelselect_cycles(l->labels, l->pe);
+    }
+    if (const auto* d = std::get_if<DwcLayer>(&op)) {
+        return finn_dwc_cycles(d->frame_elements);
+    }
+    return formula_cycles(op);
+}
+
 const char* op_name(const LayerOp& op) {
     static const char* const names[] = {"MVAU",
                                         "VVAU",

@@ -42,6 +42,9 @@ std::vector<std::string> check(const LayerOp& op);
 // FINN's formula for the valid layer's cycles a frame (finn_cost.h) and FINN's op type for it.
 uint64_t formula_cycles(const LayerOp& op);
 const char* op_name(const LayerOp& op);
+// FINN's own get_exp_cycles of the layer as FINN computes it (finn_cost.h): the same as
+// formula_cycles except for StreamingMaxPool, LabelSelect and StreamingDataWidthConverter.
+uint64_t finn_exp_cycles(const LayerOp& op);
 
 // "input -> MVAU_0", "MVAU_0 -> Thresholding_0", "... -> output": FIFO i of the chain.
 std::string fifo_name(const Design& d, size_t i);

@@ -48,6 +48,22 @@ uint64_t dwc_cycles(uint64_t in_words, uint64_t out_words) {
     return std::max(in_words, out_words);
 }
 
+uint64_t finn_maxpool_cycles(const PoolShape& p) {
+    if (!p.is_1d()) {
+        const double k2 = static_cast<double>(p.k * p.k);
+        return static_cast<uint64_t>(static_cast<double>(p.ifm_w * p.ifm_w) * (1 + 1 / k2));
+    }
+    return p.ofm_w() * p.words_per_pixel() * (p.k + 1);
+}
+
+uint64_t finn_labelselect_cycles(uint64_t labels, uint64_t pe) {
+    return labels / pe;
+}
+
+uint64_t finn_dwc_cycles(uint64_t frame_elements) {
+    return 2 * frame_elements;
+}
+
 NetworkEstimate estimate_chain(const std::vector<uint64_t>& layer_cycles, double clock_hz) {
     NetworkEstimate e;
     for (size_t i = 0; i < layer_cycles.size(); ++i) {

@@ -36,8 +36,17 @@ uint64_t labelselect_cycles(uint64_t labels, uint64_t pe, uint64_t k);
 // StreamingDataWidthConverter: max(words in, words out) per frame.
 uint64_t dwc_cycles(uint64_t in_words, uint64_t out_words);
 
-// FINN's network estimate: frames/s = clock / max(layer cycles); latency = the sum (FINN's
-// critical path for a chain: "very pessimistic, assumes no overlap").
+// FINN's own get_exp_cycles where it differs from ours (what FINN's estimate reports): a 2D
+// StreamingMaxPool int(IFM_w² · (1 + 1/K²)) in floating point (streamingmaxpool.py), a 1D one
+// OFM · NF · (K + 1); LabelSelect int(Labels/PE); StreamingDataWidthConverter np.prod of the
+// folded input shape + of the folded output shape, i.e. the frame's elements twice.
+uint64_t finn_maxpool_cycles(const PoolShape& p);
+uint64_t finn_labelselect_cycles(uint64_t labels, uint64_t pe);
+uint64_t finn_dwc_cycles(uint64_t frame_elements);
+
+// FINN's network estimate (dataflow_performance.py on a chain): max_cycles the first slowest
+// layer's cycles (a later equal one does not replace it), frames/s = clock / max_cycles; latency
+// = the sum (FINN's critical path on a chain: "very pessimistic, assumes no overlap").
 struct NetworkEstimate {
     uint64_t max_cycles = 0, sum_cycles = 0;
     size_t bottleneck = 0;  // index of the slowest layer

@@ -17,6 +17,10 @@ namespace npu::finn {
 
 namespace {
 
+constexpr const char* kLatencyNote =
+    "a lower bound: each layer's first output follows its inputs with no pipeline fill, which "
+    "FINN's HLS and RTL layers add (docs/finn.md, \"Latency\")";
+
 double per_second(uint64_t cycles, uint64_t clock_hz) {
     return cycles == 0 ? 0 : static_cast<double>(clock_hz) / static_cast<double>(cycles);
 }
@@ -24,23 +28,6 @@ double per_second(uint64_t cycles, uint64_t clock_hz) {
 uint64_t to_ps(uint64_t cycles, uint64_t clock_hz) {
     return static_cast<uint64_t>(
         static_cast<double>(cycles) * 1e12 / static_cast<double>(clock_hz) + 0.5);
-}
-
-std::vector<uint64_t> formulas(const Design& d) {
-    std::vector<uint64_t> c;
-    for (const Layer& l : d.layers) {
-        c.push_back(formula_cycles(l.op));
-    }
-    return c;
-}
-
-nlohmann::ordered_json estimate_json(const Design& d, uint64_t clock_hz) {
-    const std::vector<uint64_t> c = formulas(d);
-    const NetworkEstimate e = estimate_chain(c, static_cast<double>(clock_hz));
-    return {{"max_cycles", e.max_cycles},
-            {"bottleneck", d.layers[e.bottleneck].name},
-            {"frames_per_second", e.frames_per_second},
-            {"latency_cycles", e.sum_cycles}};
 }
 
 // "6 layers, 2 of them converters npusim inserted".
@@ -52,6 +39,62 @@ std::string layer_count(const Design& d) {
     return inserted == 0 ? fmt::format("{} layers", d.layers.size())
                          : fmt::format("{} layers, {} of them width converters npusim inserted",
                                        d.layers.size(), inserted);
+}
+
+std::vector<uint64_t> formulas(const Design& d) {
+    std::vector<uint64_t> c;
+    for (const Layer& l : d.layers) {
+        c.push_back(formula_cycles(l.op));
+    }
+    return c;
+}
+
+// FINN's estimate_network_performance.json as its dataflow_performance computes it on the graph
+// as given: the graph's own nodes (not the converters npusim inserts) at FINN's get_exp_cycles,
+// critical_path_cycles their sum (a chain), max_cycles the first slowest node's, fps and latency
+// at the platform's clock (FINN: 1e9 / synth_clk_period_ns).
+nlohmann::ordered_json finn_estimate_json(const Design& d, uint64_t clock_hz) {
+    std::vector<uint64_t> c;
+    std::vector<const Layer*> nodes;
+    for (const Layer& l : d.layers) {
+        if (!l.inserted) {
+            c.push_back(finn_exp_cycles(l.op));
+            nodes.push_back(&l);
+        }
+    }
+    const NetworkEstimate e = estimate_chain(c, static_cast<double>(clock_hz));
+    const double period_ns = 1e9 / static_cast<double>(clock_hz);
+    return {{"critical_path_cycles", e.sum_cycles},
+            {"max_cycles", e.max_cycles},
+            {"max_cycles_node_name", nodes.empty() ? "" : nodes[e.bottleneck]->name},
+            {"estimated_throughput_fps", e.frames_per_second},
+            {"estimated_latency_ns", static_cast<double>(e.sum_cycles) * period_ns}};
+}
+
+// Our formulas on the chain npusim simulates: inserted converters included, LabelSelect's K
+// writes and the max-pool's dropped pixels counted (docs/finn.md, "Cycle formulas").
+nlohmann::ordered_json formula_estimate_json(const Design& d, uint64_t clock_hz) {
+    const NetworkEstimate e = estimate_chain(formulas(d), static_cast<double>(clock_hz));
+    return {{"max_cycles", e.max_cycles},
+            {"bottleneck", d.layers[e.bottleneck].name},
+            {"frames_per_second", e.frames_per_second},
+            {"latency_cycles", e.sum_cycles}};
+}
+
+// The two estimates as text, each labelled with whose it is.
+std::string estimates_text(const Design& d, uint64_t clock_hz) {
+    const nlohmann::ordered_json f = finn_estimate_json(d, clock_hz);
+    const nlohmann::ordered_json o = formula_estimate_json(d, clock_hz);
+    return fmt::format(
+        "FINN's estimate (its dataflow_performance on the graph as given): max_cycles {} ({}), "
+        "critical_path_cycles {}, estimated_throughput_fps {:.0f}, estimated_latency_ns {:.0f}\n"
+        "npusim's formulas (the chain it simulates, {}): {} cycles a frame ({}), {:.0f} frames/s, "
+        "{} cycles as a sum\n",
+        f["max_cycles"].get<uint64_t>(), f["max_cycles_node_name"].get<std::string>(),
+        f["critical_path_cycles"].get<uint64_t>(), f["estimated_throughput_fps"].get<double>(),
+        f["estimated_latency_ns"].get<double>(), layer_count(d), o["max_cycles"].get<uint64_t>(),
+        o["bottleneck"].get<std::string>(), o["frames_per_second"].get<double>(),
+        o["latency_cycles"].get<uint64_t>());
 }
 
 std::string header(const FinnModel& m, const RunContext& ctx, const char* mode) {
@@ -220,17 +263,14 @@ void timed_report(platform::RunReport& rep, const FinnModel& m, const DesignRun&
     const uint64_t hz = ctx.cfg.clock_hz;
     rep.text = header(m, ctx, "streamed");
     rep.text += layer_table(r);
-    const nlohmann::ordered_json est = estimate_json(m.design, hz);
     fmt::format_to(std::back_inserter(rep.text),
                    "\ninterval {} cycles: {:.0f} frames/s at {}; the first frame's last output "
-                   "after {} cycles ({:.3f} us); {} frames in {} cycles\n"
-                   "FINN's estimate: {} cycles a frame ({}), {:.0f} frames/s, latency {} cycles "
-                   "(the sum of the layers')\n",
+                   "after {} cycles ({:.3f} us, a lower bound: layers add no pipeline fill); {} "
+                   "frames in {} cycles\n",
                    r.interval(), per_second(r.interval(), hz), sim::format_frequency(hz),
                    r.latency(), static_cast<double>(to_ps(r.latency(), hz)) / 1e6, ctx.frames,
-                   r.cycles, est["max_cycles"].get<uint64_t>(),
-                   est["bottleneck"].get<std::string>(), est["frames_per_second"].get<double>(),
-                   est["latency_cycles"].get<uint64_t>());
+                   r.cycles);
+    rep.text += estimates_text(m.design, hz);
     rep.json = common_json(m, ctx);
     rep.json["clock_hz"] = hz;
     rep.json["layers"] = layers_json(r);
@@ -240,7 +280,9 @@ void timed_report(platform::RunReport& rep, const FinnModel& m, const DesignRun&
                           {"latency_cycles", r.latency()},
                           {"latency_ps", to_ps(r.latency(), hz)},
                           {"cycles", r.cycles}};
-    rep.json["finn_estimate"] = est;
+    rep.json["notes"] = {{"latency_cycles", kLatencyNote}};
+    rep.json["finn_estimate"] = finn_estimate_json(m.design, hz);
+    rep.json["formula_estimate"] = formula_estimate_json(m.design, hz);
     if (sizing != nullptr) {
         sizing_report(rep, *sizing, hz);
     }
@@ -288,35 +330,39 @@ platform::EstimateReport estimate_report(const FinnModel& m, const platform::Est
     platform::EstimateReport rep;
     const uint64_t hz = cfg.clock_hz;
     auto it = std::back_inserter(rep.text);
-    fmt::format_to(it, "{} ({} layers) on {} ({}) at {}: FINN's formulas, no simulation\n\n",
-                   req.model, m.design.layers.size(), cfg.name, source, sim::format_frequency(hz));
+    fmt::format_to(it, "{} ({} layers) on {} ({}) at {}: formulas, no simulation\n\n", req.model,
+                   m.design.layers.size(), cfg.name, source, sim::format_frequency(hz));
     size_t w = 5;
     for (const Layer& l : m.design.layers) {
         w = std::max(w, l.name.size());
     }
-    fmt::format_to(it, "{:<{}}  {:<27} {:>12}\n", "layer", w, "op", "cycles/frame");
+    fmt::format_to(it, "{:<{}}  {:<27} {:>11} {:>15}\n", "layer", w, "op", "FINN cycles",
+                   "npusim formula");
     nlohmann::ordered_json layers = nlohmann::ordered_json::array();
     const std::vector<uint64_t> c = formulas(m.design);
     for (size_t i = 0; i < c.size(); ++i) {
-        fmt::format_to(it, "{:<{}}  {:<27} {:>12}\n", m.design.layers[i].name, w,
-                       op_name(m.design.layers[i].op), c[i]);
-        layers.push_back({{"name", m.design.layers[i].name},
-                          {"op_type", op_name(m.design.layers[i].op)},
-                          {"cycles", c[i]}});
+        const Layer& l = m.design.layers[i];
+        nlohmann::ordered_json row = {{"name", l.name}, {"op_type", op_name(l.op)}};
+        std::string finn = "-";  // not in the graph: FINN's estimate does not see it
+        if (!l.inserted) {
+            row["finn_cycles"] = finn_exp_cycles(l.op);
+            finn = std::to_string(finn_exp_cycles(l.op));
+        }
+        row["cycles"] = c[i];
+        fmt::format_to(it, "{:<{}}  {:<27} {:>11} {:>15}\n", l.name, w, op_name(l.op), finn, c[i]);
+        layers.push_back(row);
     }
-    const nlohmann::ordered_json est = estimate_json(m.design, hz);
-    fmt::format_to(it,
-                   "\nbottleneck {} at {} cycles: {:.0f} frames/s; latency {} cycles (the "
-                   "sum: no overlap)\n",
-                   est["bottleneck"].get<std::string>(), est["max_cycles"].get<uint64_t>(),
-                   est["frames_per_second"].get<double>(), est["latency_cycles"].get<uint64_t>());
-    rep.totals = est;
+    rep.text += "\n" + estimates_text(m.design, hz);
+    const nlohmann::ordered_json finn = finn_estimate_json(m.design, hz);
+    const nlohmann::ordered_json ours = formula_estimate_json(m.design, hz);
+    rep.totals = finn;
+    for (const auto& [k, v] : ours.items()) {
+        rep.totals["formula_" + k] = v;
+    }
     if (req.to_files) {
-        nlohmann::ordered_json j = {{"model", req.model},
-                                    {"folding", req.folding},
-                                    {"clock_hz", hz},
-                                    {"layers", layers},
-                                    {"network", est}};
+        nlohmann::ordered_json j = {{"model", req.model},    {"folding", req.folding},
+                                    {"clock_hz", hz},        {"layers", layers},
+                                    {"finn_estimate", finn}, {"formula_estimate", ours}};
         const std::string text = j.dump(1) + "\n";
         rep.files.push_back({"estimate.json", {text.begin(), text.end()}});
     }

@@ -77,12 +77,26 @@ std::string dataflow_body(const Json& report, const nlohmann::json* trace) {
     if (report.contains("totals")) {
         fmt::format_to(it, "<h2>Totals</h2>\n{}", json_table(Json::array({report["totals"]})));
     }
+    if (report.contains("notes")) {
+        for (const auto& [key, note] : report["notes"].items()) {
+            fmt::format_to(it, "<p class=\"note\">{}: {}</p>\n", escape(key),
+                           escape(note.is_string() ? note.get<std::string>() : note.dump()));
+        }
+    }
     if (report.contains("finn_estimate")) {
         fmt::format_to(it,
-                       "<h2>FINN's estimate</h2>\n<p class=\"note\">Its formulas: the slowest "
-                       "layer's cycles a frame, and the latency as the sum of all layers' (no "
-                       "overlap).</p>\n{}",
+                       "<h2>FINN's estimate</h2>\n<p class=\"note\">As FINN's "
+                       "dataflow_performance computes it on the graph as given: its nodes at "
+                       "FINN's get_exp_cycles, the slowest one's cycles a frame and the "
+                       "latency as their sum (no overlap).</p>\n{}",
                        json_table(Json::array({report["finn_estimate"]})));
+    }
+    if (report.contains("formula_estimate")) {
+        fmt::format_to(it,
+                       "<h2>npusim's formulas</h2>\n<p class=\"note\">The same on the chain "
+                       "npusim simulates: the width converters it inserts and its own formulas "
+                       "where they differ from FINN's (docs/finn.md).</p>\n{}",
+                       json_table(Json::array({report["formula_estimate"]})));
     }
     fmt::format_to(it,
                    "<h2>Where each layer's cycles go</h2>\n<p class=\"note\">Per layer, from the "

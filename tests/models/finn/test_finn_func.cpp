@@ -136,6 +136,37 @@ TEST(FinnCost, FinnsFormulasWorkedByHand) {
     EXPECT_DOUBLE_EQ(e.frames_per_second, 1e6);
 }
 
+TEST(FinnCost, FinnsOwnNumbersWhereOursDiffer) {
+    // streamingmaxpool.py, 2D: int(IFM_w · IFM_w · (1 + 1/K²)) in floating point. 4x4, K 2:
+    // 16 · 1.25 = 20, ours 16 + 4 = 20; 5x5, K 2: int(25 · 1.25) = 31, ours 25 + 2·2 = 29;
+    // 7x7, K 3: int(49 · 1.111...) = 54, ours 49 + 4 = 53.
+    PoolShape p;
+    p.ifm_h = p.ifm_w = 4, p.channels = 8, p.k = 2;
+    EXPECT_EQ(finn_maxpool_cycles(p), 20u);
+    EXPECT_EQ(maxpool_cycles(p), 20u);
+    p.ifm_h = p.ifm_w = 5;
+    EXPECT_EQ(finn_maxpool_cycles(p), 31u);
+    EXPECT_EQ(maxpool_cycles(p), 29u);
+    p.ifm_h = p.ifm_w = 7, p.k = 3;
+    EXPECT_EQ(finn_maxpool_cycles(p), 54u);
+    // 1D, 1x9, K 2, 8 channels at PE 2: OFM 4 · NF 4 · 3 = 48; ours adds NF for the dropped pixel.
+    p.ifm_h = 1, p.ifm_w = 9, p.k = 2, p.pe = 2;
+    EXPECT_EQ(finn_maxpool_cycles(p), 48u);
+    EXPECT_EQ(maxpool_cycles(p), 52u);
+    // labelselect.py: int(Labels / PE); ours adds the K output words.
+    EXPECT_EQ(finn_labelselect_cycles(10, 1), 10u);
+    EXPECT_EQ(labelselect_cycles(10, 1, 1), 11u);
+    EXPECT_EQ(finn_labelselect_cycles(10, 5), 2u);
+    // streamingdatawidthconverter.py: np.prod(folded input) + np.prod(folded output), both the
+    // frame's elements: 64 elements 16 -> 4 a word: 128; ours max(4, 16) words = 16.
+    EXPECT_EQ(finn_dwc_cycles(64), 128u);
+    EXPECT_EQ(dwc_cycles(64 / 16, 64 / 4), 16u);
+    // dataflow_performance: the first of equal slowest nodes is the bottleneck.
+    const NetworkEstimate e = estimate_chain({16, 16, 10}, 100e6);
+    EXPECT_EQ(e.bottleneck, 0u);
+    EXPECT_EQ(e.sum_cycles, 42u);
+}
+
 TEST(FinnTypes, FixedPointIsARawSignedIntegerWithFractionBits) {
     const DataType t = DataType::parse("FIXED<8,4>");
     EXPECT_EQ(t.kind(), DataType::Kind::Fixed);

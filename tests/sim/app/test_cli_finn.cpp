@@ -49,7 +49,18 @@ TEST_F(Cli, FinnTfcIsBitExactAndFifoSizingRestoresItsRate) {
     const auto j = nlohmann::json::parse(slurp(out / "report.json"));
     // Every MVAU is folded to 16 cycles a frame; MVAU_hls_0 writes its 4 words at cycles 3, 7,
     // 11, 15 and MVAU_hls_1 wants them in its first 4: behind 2 slots a frame takes 17.
+    // FINN's estimate on the graph as given (dataflow_performance): three MVAUs at 16 and
+    // LabelSelect at Labels/PE = 10; npusim's formulas add the two converters it inserts (16 and
+    // 10 words) and LabelSelect's output word: 16 + 16 + 16 + 16 + 10 + 11 = 85.
     EXPECT_EQ(j["finn_estimate"]["max_cycles"], 16);
+    EXPECT_EQ(j["finn_estimate"]["max_cycles_node_name"], "MVAU_hls_0");
+    EXPECT_EQ(j["finn_estimate"]["critical_path_cycles"], 58);
+    EXPECT_EQ(j["finn_estimate"]["estimated_latency_ns"], 580.0);
+    EXPECT_EQ(j["finn_estimate"]["estimated_throughput_fps"], 6.25e6);
+    EXPECT_EQ(j["formula_estimate"]["latency_cycles"], 85);
+    EXPECT_NE(j["notes"]["latency_cycles"].get<std::string>().find("lower bound"),
+              std::string::npos);
+    EXPECT_NE(r.out.find("a lower bound"), std::string::npos);
     EXPECT_EQ(j["fifo_sizing"]["interval_before_cycles"], 17);
     EXPECT_EQ(j["fifo_sizing"]["depths"], nlohmann::json::parse("[2, 3, 2, 2, 2, 2, 2]"));
     EXPECT_EQ(j["totals"]["interval_cycles"], 16);
@@ -114,6 +125,11 @@ TEST_F(Cli, FinnCnvIsBitExactAndItsWindowNeedsADeepFifo) {
     // The first window: 8·3·1 + 6·max(6·3·3·1, 1·8·1) = 24 + 324 = 348 cycles, the slowest.
     EXPECT_EQ(j["layers"][0]["formula_cycles"], 348);
     EXPECT_EQ(j["finn_estimate"]["max_cycles"], 348);
+    // FINN's sum over the seven graph nodes: 348 + 288 + 162 + 288 + 20 (the pool: 4·4·1.25) +
+    // 40 + 10 = 1,156; npusim's adds the three converters (324 + 288 + 32) and LabelSelect's
+    // output word: 1,801.
+    EXPECT_EQ(j["finn_estimate"]["critical_path_cycles"], 1156);
+    EXPECT_EQ(j["formula_estimate"]["latency_cycles"], 1801);
     // The second window (SIMD 16: 6·3 + 4·max(4·9, 6) = 162 cycles) writes each output row's
     // 36 words in a burst that the MVAU behind it (8 · 9 · 16 = 288 cycles a frame) takes 9 at
     // a time: behind FINN's 2 slots every frame takes 456 cycles instead of 348.
@@ -151,15 +167,20 @@ TEST_F(Cli, FinnFunctionalAndEstimate) {
     const Result e = run("estimate --platform " NPUSIM_SOURCE_DIR "/configs/finn.yaml --model " TFC
                          "tfc_digits.onnx --folding " TFC "folding.json");
     ASSERT_EQ(e.rc, 0) << e.err;
-    // 16 + 16 + 16 (converter 16 -> 4 words) + 16 + 10 (converter 10 -> 1) + 11 = 85.
-    EXPECT_NE(e.out.find("bottleneck MVAU_hls_0 at 16 cycles: 6250000 frames/s; latency 85 "
-                         "cycles"),
+    // FINN's as FINN prints it; ours: 16 + 16 + 16 (converter 16 -> 4 words) + 16 + 10
+    // (converter 10 -> 1) + 11 = 85.
+    EXPECT_NE(e.out.find("FINN's estimate (its dataflow_performance on the graph as given): "
+                         "max_cycles 16 (MVAU_hls_0), critical_path_cycles 58, "
+                         "estimated_throughput_fps 6250000, estimated_latency_ns 580"),
+              std::string::npos)
+        << e.out;
+    EXPECT_NE(e.out.find("16 cycles a frame (MVAU_hls_0), 6250000 frames/s, 85 cycles as a sum"),
               std::string::npos)
         << e.out;
     // Unfolded (PE = SIMD = 1): MVAU_hls_0 64·64 = 4096 cycles.
     const Result u = run("estimate --platform " NPUSIM_SOURCE_DIR "/configs/finn.yaml --model " TFC
                          "tfc_digits.onnx");
-    EXPECT_NE(u.out.find("bottleneck MVAU_hls_0 at 4096 cycles"), std::string::npos) << u.out;
+    EXPECT_NE(u.out.find("max_cycles 4096 (MVAU_hls_0)"), std::string::npos) << u.out;
     // info: the chain as imported; unfolded, MVAU_hls_1 (PE 1) feeds the max-pool (whole pixels
     // of 16) through an inserted converter.
     const Result i = run("info --platform " NPUSIM_SOURCE_DIR "/configs/finn.yaml --model " TFC
