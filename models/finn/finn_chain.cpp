@@ -82,6 +82,16 @@ uint64_t finn_exp_cycles(const LayerOp& op) {
     return formula_cycles(op);
 }
 
+Resources resources(const Layer& l, bool dsp58) {
+    if (const auto* m = std::get_if<Mvau>(&l.op)) {
+        return mvau_resources(*m, l.style, dsp58);
+    }
+    if (const auto* v = std::get_if<Vvau>(&l.op)) {
+        return vvau_resources(*v, l.style, dsp58);
+    }
+    return {};
+}
+
 const char* op_name(const LayerOp& op) {
     static const char* const names[] = {"MVAU",
                                         "VVAU",

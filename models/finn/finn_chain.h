@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "models/finn/finn_func.h"
+#include "models/finn/finn_resources.h"
 #include "models/finn/finn_window.h"
 
 namespace npu::finn {
@@ -21,7 +22,11 @@ struct Layer {
     std::string name;  // the FINN node's name, e.g. "MVAU_hls_0"
     LayerOp op;
     bool inserted = false;  // not in the graph: added as FINN's InsertDWC would (a converter)
+    LayerStyle style;       // how a weight layer is built (resources only)
 };
+
+// FINN's resource estimate of the layer (finn_resources.h): MVAU and VVAU; zero for the others.
+Resources resources(const Layer& l, bool dsp58 = false);
 
 struct Design {
     std::vector<Layer> layers;

@@ -469,6 +469,26 @@ void insert_converter(Design& d, const LayerOp& next, std::vector<uint64_t>& dep
     depths.push_back(2);
 }
 
+// How a weight layer is built (its resources): the node's mem_mode, ram_style, resType and
+// ram_style_thresholds (FINN's defaults when absent; FINN's older const/decoupled renamed).
+LayerStyle read_style(const NodeReader& r) {
+    LayerStyle s;
+    const std::string& op = r.node().op_type;
+    s.rtl = op.size() > 4 && op.compare(op.size() - 4, 4, "_rtl") == 0;
+    s.mem_mode = r.node().get_string("mem_mode", s.mem_mode);
+    s.mem_mode = s.mem_mode == "const"       ? "internal_embedded"
+                 : s.mem_mode == "decoupled" ? "internal_decoupled"
+                                             : s.mem_mode;
+    s.ram_style = r.node().get_string("ram_style", s.ram_style);
+    s.res_type = r.node().get_string("resType", s.res_type);
+    s.ram_style_thresholds = r.node().get_string("ram_style_thresholds", s.ram_style_thresholds);
+    if (const std::string problem = check(s); !problem.empty()) {
+        const std::string attr = problem.substr(0, problem.find(' '));
+        r.fail_attribute(attr, problem);
+    }
+    return s;
+}
+
 }  // namespace
 
 FinnModel import_finn(const onnx::Graph& g, const std::string& source) {
@@ -509,7 +529,10 @@ FinnModel import_finn(const onnx::Graph& g, const std::string& source) {
         if (!m.design.layers.empty()) {
             insert_converter(m.design, layer, depths);
         }
-        m.design.layers.push_back({n.name, std::move(layer), false});
+        const bool weights =
+            std::holds_alternative<Mvau>(layer) || std::holds_alternative<Vvau>(layer);
+        m.design.layers.push_back(
+            {n.name, std::move(layer), false, weights ? read_style(r) : LayerStyle{}});
         depths.back() = std::max(depths.back(), asked_depth(r, "inFIFODepths"));
         depths.push_back(asked_depth(r, "outFIFODepths"));
     }
