@@ -17,8 +17,8 @@ uint64_t ceil_div(uint64_t a, uint64_t b) {
 // or the data types' bound (arXiv 2301.13376) when smaller: alpha = log2(dot length) + W + A − 1
 // − signed(input); ceil(alpha + log2(1 + 2^−alpha) + 1).
 double acc_bits(const std::optional<DataType>& acc, uint64_t dot, unsigned w, const DataType& in) {
-    const double alpha = std::log2(static_cast<double>(dot)) + w + in.bits() - 1 -
-                         (in.is_signed() ? 1 : 0);
+    const double alpha =
+        std::log2(static_cast<double>(dot)) + w + in.bits() - 1 - (in.is_signed() ? 1 : 0);
     const double bound = std::ceil(alpha + std::log2(1 + std::pow(2.0, -alpha)) + 1);
     return std::min(static_cast<double>(acc ? acc->bits() : 32), bound);
 }
@@ -97,8 +97,8 @@ Resources mvau_resources(const Mvau& m, const LayerStyle& s, bool dsp58) {
         const uint64_t tmem = m.mh / p;
         thr = levels * acc * std::ceil(static_cast<double>(tmem) / 64) + levels * acc;
     }
-    r.lut = static_cast<uint64_t>(300 + 1.1 * (static_cast<double>(p) *
-                                               (pe_luts(q, w, a, s, acc) + thr)) + c2);
+    r.lut = static_cast<uint64_t>(
+        300 + 1.1 * (static_cast<double>(p) * (pe_luts(q, w, a, s, acc) + thr)) + c2);
     r.dsp = s.res_type == "dsp"
                 ? p * q * static_cast<uint64_t>(std::ceil(static_cast<double>(w + a) / 48))
                 : 0;
@@ -135,8 +135,8 @@ Resources vvau_resources(const Vvau& v, const LayerStyle& s, bool dsp58) {
         const auto tmem = static_cast<double>(v.channels / p);
         thr = levels * acc * tmem / 64 + levels * acc;
     }
-    r.lut = static_cast<uint64_t>(300 + 1.1 * (static_cast<double>(p) *
-                                               (pe_luts(q, w, a, s, acc) + thr)) + c2);
+    r.lut = static_cast<uint64_t>(
+        300 + 1.1 * (static_cast<double>(p) * (pe_luts(q, w, a, s, acc) + thr)) + c2);
     r.dsp = s.res_type == "dsp"
                 ? p * static_cast<uint64_t>(std::ceil(static_cast<double>(w + a) / 48))
                 : 0;
@@ -148,9 +148,10 @@ std::string check(const LayerStyle& s) {
         return std::any_of(ok.begin(), ok.end(), [&](const char* o) { return v == o; });
     };
     if (!one_of(s.mem_mode, {"internal_embedded", "internal_decoupled", "external"})) {
-        return fmt::format("mem_mode '{}': expected internal_embedded, internal_decoupled or "
-                           "external (or FINN's older const, decoupled)",
-                           s.mem_mode);
+        return fmt::format(
+            "mem_mode '{}': expected internal_embedded, internal_decoupled or "
+            "external (or FINN's older const, decoupled)",
+            s.mem_mode);
     }
     if (!one_of(s.ram_style, {"auto", "block", "distributed", "ultra"})) {
         return fmt::format("ram_style '{}': expected auto, block, distributed or ultra",

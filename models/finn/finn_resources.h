@@ -17,11 +17,12 @@ namespace npu::finn {
 // defaults in FINN 0.10+; FINN's older names const/decoupled read as internal_embedded and
 // internal_decoupled).
 struct LayerStyle {
-    bool rtl = false;                          // an _rtl node (DSP-based MVU/VVU)
-    std::string mem_mode = "internal_decoupled";  // internal_embedded | internal_decoupled | external
-    std::string ram_style = "auto";               // auto | block | distributed | ultra
-    std::string res_type = "auto";                // resType: auto | lut | dsp
-    std::string ram_style_thresholds = "auto";    // auto | block | distributed
+    bool rtl = false;  // an _rtl node (DSP-based MVU/VVU)
+    std::string mem_mode =
+        "internal_decoupled";                   // internal_embedded | internal_decoupled | external
+    std::string ram_style = "auto";             // auto | block | distributed | ultra
+    std::string res_type = "auto";              // resType: auto | lut | dsp
+    std::string ram_style_thresholds = "auto";  // auto | block | distributed
 };
 
 struct Resources {

@@ -222,8 +222,9 @@ platform::RunReport DlpFace::run(const platform::RunRequest& request) {
 
 // A network on the DL processor: compile it (memory map) and cost every layer.
 platform::EstimateReport DlpFace::estimate(const platform::EstimateRequest& request) const {
-    if (request.layers.empty()) {
-        throw sim::Error(source() + ": a DL processor estimate takes --layers NETWORK.yaml");
+    if (request.layers.empty() || !request.model.empty()) {
+        throw sim::Error(source() +
+                         ": a DL processor estimate takes --layers NETWORK.yaml (and no --model)");
     }
     const Compiled c = compile_network(request.layers, m_cfg);
     const NetworkEstimate e = dlp::estimate(c.file.network, c.program, m_cfg.dlp, m_cfg.timing);

@@ -130,6 +130,11 @@ FinnPlatformConfig read_finn_platform(const sim::ConfigNode& p) {
     c.frames = p.get<uint64_t>("frames", c.frames, 1u, 1u << 20);
     c.seed = p.get<uint32_t>("seed", c.seed);
     c.min_fifo_depth = p.get<uint64_t>("min_fifo_depth", c.min_fifo_depth, 1u, 1u << 20);
+    const std::string dsp = p.get<std::string>("dsp_block", "DSP48");
+    if (dsp != "DSP48" && dsp != "DSP58") {
+        p.error_at("dsp_block", fmt::format("'{}': expected DSP48 or DSP58", dsp));
+    }
+    c.dsp58 = dsp == "DSP58";
     return c;
 }
 
@@ -190,11 +195,14 @@ platform::RunReport FinnFace::run(const platform::RunRequest& request) {
 }
 
 platform::EstimateReport FinnFace::estimate(const platform::EstimateRequest& request) const {
-    if (request.model.empty() || !request.layers.empty()) {
-        throw sim::Error(source() + ": a FINN estimate takes --model NET.onnx [--folding F.json]");
+    if (request.model.empty()) {
+        throw sim::Error(source() +
+                         ": a FINN estimate takes --model NET.onnx [--folding F.json] "
+                         "[--layers SWEEP.json]");
     }
     const FinnModel m = load_finn(request.model, request.folding);
-    return estimate_report(m, request, m_cfg, source());
+    return request.layers.empty() ? estimate_report(m, request, m_cfg, source())
+                                  : sweep_report(m, request, m_cfg, source());
 }
 
 platform::PlatformKind finn_platform_kind() {

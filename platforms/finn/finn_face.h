@@ -19,6 +19,7 @@ struct FinnPlatformConfig {
     uint64_t frames = 8;              // frames of pseudo-random input when --input is not given
     uint32_t seed = 1;
     uint64_t min_fifo_depth = 2;  // FIFO sizing's smallest depth (FINN inserts none below 2)
+    bool dsp58 = false;  // dsp_block DSP58 (Versal) or DSP48: RTL layers' DSP estimate only
 };
 
 FinnPlatformConfig read_finn_platform(const sim::ConfigNode& platform);

@@ -465,7 +465,7 @@ void insert_converter(Design& d, const LayerOp& next, std::vector<uint64_t>& dep
         k += l.inserted ? 1 : 0;
     }
     d.layers.push_back({fmt::format("StreamingDataWidthConverter_inserted_{}", k),
-                        DwcLayer{from.out_word, to.in_word, from.out}, true});
+                        DwcLayer{from.out_word, to.in_word, from.out}, true, LayerStyle{}});
     depths.push_back(2);
 }
 

@@ -336,10 +336,11 @@ platform::EstimateReport estimate_report(const FinnModel& m, const platform::Est
     for (const Layer& l : m.design.layers) {
         w = std::max(w, l.name.size());
     }
-    fmt::format_to(it, "{:<{}}  {:<27} {:>11} {:>15}\n", "layer", w, "op", "FINN cycles",
-                   "npusim formula");
+    fmt::format_to(it, "{:<{}}  {:<27} {:>11} {:>15} {:>7} {:>8}\n", "layer", w, "op",
+                   "FINN cycles", "npusim formula", "LUT", "BRAM_18K");
     nlohmann::ordered_json layers = nlohmann::ordered_json::array();
     const std::vector<uint64_t> c = formulas(m.design);
+    Resources total;
     for (size_t i = 0; i < c.size(); ++i) {
         const Layer& l = m.design.layers[i];
         nlohmann::ordered_json row = {{"name", l.name}, {"op_type", op_name(l.op)}};
@@ -349,9 +350,17 @@ platform::EstimateReport estimate_report(const FinnModel& m, const platform::Est
             finn = std::to_string(finn_exp_cycles(l.op));
         }
         row["cycles"] = c[i];
-        fmt::format_to(it, "{:<{}}  {:<27} {:>11} {:>15}\n", l.name, w, op_name(l.op), finn, c[i]);
+        const Resources r = resources(l, cfg.dsp58);
+        total += r;
+        row["LUT"] = r.lut, row["BRAM_18K"] = r.bram_18k, row["URAM"] = r.uram, row["DSP"] = r.dsp;
+        fmt::format_to(it, "{:<{}}  {:<27} {:>11} {:>15} {:>7} {:>8}\n", l.name, w, op_name(l.op),
+                       finn, c[i], r.lut, r.bram_18k);
         layers.push_back(row);
     }
+    fmt::format_to(it,
+                   "\nresources (FINN's estimates of the MVAU and VVAU layers): LUT {}, BRAM_18K "
+                   "{}, URAM {}, DSP {}\n",
+                   total.lut, total.bram_18k, total.uram, total.dsp);
     rep.text += "\n" + estimates_text(m.design, hz);
     const nlohmann::ordered_json finn = finn_estimate_json(m.design, hz);
     const nlohmann::ordered_json ours = formula_estimate_json(m.design, hz);
@@ -359,6 +368,8 @@ platform::EstimateReport estimate_report(const FinnModel& m, const platform::Est
     for (const auto& [k, v] : ours.items()) {
         rep.totals["formula_" + k] = v;
     }
+    rep.totals["LUT"] = total.lut, rep.totals["BRAM_18K"] = total.bram_18k;
+    rep.totals["URAM"] = total.uram, rep.totals["DSP"] = total.dsp;
     if (req.to_files) {
         nlohmann::ordered_json j = {{"model", req.model},    {"folding", req.folding},
                                     {"clock_hz", hz},        {"layers", layers},

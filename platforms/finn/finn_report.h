@@ -40,5 +40,10 @@ std::string program_table(const FinnModel& m, const std::string& path);
 
 platform::EstimateReport estimate_report(const FinnModel& m, const platform::EstimateRequest& req,
                                          const FinnPlatformConfig& cfg, const std::string& source);
+// `--layers SWEEP.json`: {"<layer name or op type>": {"PE": [1, 2, 4] or "all", "SIMD": ...}};
+// every combination costed, the front printed, each configuration a row of estimate.json, the
+// page's front and whiskers (finn_sweep_report.cpp; docs/finn.md, "Folding sweeps").
+platform::EstimateReport sweep_report(const FinnModel& m, const platform::EstimateRequest& req,
+                                      const FinnPlatformConfig& cfg, const std::string& source);
 
 }  // namespace npu::finn

@@ -191,6 +191,10 @@ platform::RunReport K210Face::run(const platform::RunRequest& request) {
 }
 
 platform::EstimateReport K210Face::estimate(const platform::EstimateRequest& request) const {
+    if (!request.model.empty() && !request.layers.empty()) {
+        throw sim::Error(source() +
+                         ": a K210 estimate takes --layers FILE or --model FILE, not both");
+    }
     if (!request.model.empty()) {
         return estimate_program(request);
     }

@@ -188,13 +188,13 @@ CLI::App* add_estimate(CLI::App& app, EstimateOptions& est_opts) {
         "Estimate cycles, bytes and utilization of layer configurations (YAML sweeps) or of "
         "every layer of a program, with the cost functions of the timed simulation, without "
         "simulating");
-    CLI::Option* layers = est->add_option("--layers", est_opts.layers,
-                                          "Layer configurations, e.g. configs/k210_layers.yaml")
-                              ->check(CLI::ExistingFile);
+    est->add_option("--layers", est_opts.layers,
+                    "Layer configurations, e.g. configs/k210_layers.yaml; on FINN, a folding "
+                    "sweep of --model's layers (docs/finn.md)")
+        ->check(CLI::ExistingFile);
     CLI::Option* model =
         est->add_option("--model", est_opts.model, "A program, e.g. a kmodel: every layer's cost")
             ->check(CLI::ExistingFile);
-    layers->excludes(model);
     est->add_option("--folding", est_opts.folding,
                     "A FINN folding config (JSON) applied to --model's layers; without "
                     "--platform: the built-in configs/finn.yaml")

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <iterator>
 #include <map>
+#include <optional>
 #include <vector>
 
 #include <fmt/format.h>
@@ -21,11 +22,23 @@ struct Measure {
     std::string key, title;
 };
 
+// A front to draw (a folding sweep's): the rows `flag` marks, y against each x.
+struct Front {
+    std::string flag;
+    Measure y;
+    std::vector<Measure> x;
+};
+
 struct Plot {
     std::string group;
     std::vector<std::string> parameters;
     std::vector<Measure> measures;
+    std::optional<Front> front;
 };
+
+Measure read_measure(const Json& m) {
+    return {m.at("key").get<std::string>(), m.at("title").get<std::string>()};
+}
 
 Plot read_plot(const Json& j, const std::string& source) {
     Plot p;
@@ -35,12 +48,19 @@ Plot read_plot(const Json& j, const std::string& source) {
             p.parameters.push_back(k.get<std::string>());
         }
         for (const Json& m : j.at("measures")) {
-            p.measures.push_back(
-                {m.at("key").get<std::string>(), m.at("title").get<std::string>()});
+            p.measures.push_back(read_measure(m));
+        }
+        if (j.contains("front")) {
+            const Json& f = j["front"];
+            p.front = Front{f.at("flag").get<std::string>(), read_measure(f.at("y")), {}};
+            for (const Json& x : f.at("x")) {
+                p.front->x.push_back(read_measure(x));
+            }
         }
     } catch (const nlohmann::json::exception& e) {
-        throw sim::Error(fmt::format("{}: plot: expected group, parameters and measures ({})",
-                                     source, e.what()));
+        throw sim::Error(
+            fmt::format("{}: plot: expected group, parameters, measures and an optional front ({})",
+                        source, e.what()));
     }
     return p;
 }
@@ -110,6 +130,61 @@ std::string parameter_section(const std::vector<const Json*>& rows, const std::s
     return s + json_table(table);
 }
 
+double number_or_zero(const Json& row, const std::string& key) {
+    return row.contains(key) && row[key].is_number() ? row[key].get<double>() : 0.0;
+}
+
+// Every configuration as a point of y against each x, the flagged ones (the front) marked, and
+// the flagged rows as a table, fewest y first.
+std::string front_section(const Json& rows, const Front& f) {
+    std::vector<const Json*> flagged;
+    for (const Json& r : rows) {
+        if (r.value(f.flag, false)) {
+            flagged.push_back(&r);
+        }
+    }
+    std::stable_sort(flagged.begin(), flagged.end(), [&](const Json* a, const Json* b) {
+        return number_or_zero(*a, f.y.key) < number_or_zero(*b, f.y.key);
+    });
+    std::string s = fmt::format(
+        "<h2>The front ({} of {} configurations)</h2>\n<p class=\"note\">Configurations no "
+        "other one matches or beats in {} and every resource at once, with at least one "
+        "better; each chart shows every valid configuration (small) and the front (large), on "
+        "log axes.</p>\n",
+        flagged.size(), rows.size(), escape(f.y.title));
+    // Every front point; of the others at most kOthersDrawn, evenly spaced (the page stays small).
+    constexpr size_t kOthersDrawn = 2000;
+    const size_t others = rows.size() - flagged.size();
+    const size_t stride = others > kOthersDrawn ? (others + kOthersDrawn - 1) / kOthersDrawn : 1;
+    if (stride > 1) {
+        s += fmt::format(
+            "<p class=\"note\">Drawn: the front and every {}th other configuration ({} of "
+            "{}).</p>\n",
+            stride, (others + stride - 1) / stride, others);
+    }
+    for (const Measure& x : f.x) {
+        std::vector<Point> points;
+        std::vector<bool> on;
+        size_t other = 0;
+        for (const Json& r : rows) {
+            const bool flagged_row = r.value(f.flag, false);
+            if (!flagged_row && other++ % stride != 0) {
+                continue;
+            }
+            points.push_back({r.contains("config") ? label(r["config"]) : "",
+                              number_or_zero(r, x.key), number_or_zero(r, f.y.key)});
+            on.push_back(flagged_row);
+        }
+        s += fmt::format("<div class=\"chart\" data-front=\"{}\">{}</div>\n", escape(x.key),
+                         front(points, on, Axes(x.title, f.y.title, 640, 320)));
+    }
+    Json table = Json::array();
+    for (const Json* r : flagged) {
+        table.push_back(*r);
+    }
+    return s + "<div id=\"front\">" + json_table(table) + "</div>\n";
+}
+
 std::string sweep_body(const Json& rows, const Plot& plot) {
     std::vector<std::string> groups;
     std::map<std::string, std::vector<const Json*>> by_group;
@@ -126,6 +201,9 @@ std::string sweep_body(const Json& rows, const Plot& plot) {
         "from min to max, a dot at the median). The tables hold the same numbers; estimate.csv "
         "every configuration.</p>\n",
         rows.size(), groups.size());
+    if (plot.front) {
+        s += front_section(rows, *plot.front);
+    }
     for (const std::string& g : groups) {
         const std::vector<const Json*>& members = by_group[g];
         s += fmt::format("<h2>{} ({} configurations)</h2>\n", escape(g.empty() ? "all" : g),

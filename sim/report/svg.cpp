@@ -219,6 +219,50 @@ std::string timeline(const std::vector<Span>& spans, const Axes& a) {
     return s + "</svg>\n";
 }
 
+namespace {
+
+// Log-log axes over whole decades holding [x_lo, x_hi] × [y_lo, y_hi] (all positive).
+struct LogGrid {
+    double dx0 = 0, dx1 = 1, dy0 = 0, dy1 = 1, pw = 0, ph = 0;
+    double px(double x) const { return kLeft + (std::log10(x) - dx0) / (dx1 - dx0) * pw; }
+    double py(double y) const { return kTop + ph - (std::log10(y) - dy0) / (dy1 - dy0) * ph; }
+};
+
+// The grid's SVG: the opening tag, a line and a label per decade, the axis titles.
+std::string log_grid(LogGrid& g, double x_lo, double x_hi, double y_lo, double y_hi,
+                     const Axes& a) {
+    g.dx0 = std::floor(std::log10(x_lo)), g.dx1 = std::ceil(std::log10(x_hi)) + 1;
+    g.dy0 = std::floor(std::log10(y_lo)), g.dy1 = std::ceil(std::log10(y_hi)) + 1;
+    g.pw = a.width - kLeft - kRight, g.ph = a.height - kTop - kBottom;
+    std::string s = fmt::format(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" height=\"{1}\" "
+        "viewBox=\"0 0 {0} {1}\" font-family=\"sans-serif\" font-size=\"11\">\n",
+        a.width, a.height);
+    auto it = std::back_inserter(s);
+    for (double d = g.dx0; d <= g.dx1; ++d) {
+        fmt::format_to(it,
+                       "<line x1=\"{0:.1f}\" x2=\"{0:.1f}\" y1=\"{1}\" y2=\"{2}\" stroke=\"#ddd\"/>"
+                       "<text x=\"{0:.1f}\" y=\"{3}\" text-anchor=\"middle\">1e{4}</text>\n",
+                       g.px(std::pow(10.0, d)), kTop, kTop + g.ph, kTop + g.ph + 14, d);
+    }
+    for (double d = g.dy0; d <= g.dy1; ++d) {
+        fmt::format_to(it,
+                       "<line x1=\"{0}\" x2=\"{1}\" y1=\"{2:.1f}\" y2=\"{2:.1f}\" stroke=\"#ddd\"/>"
+                       "<text x=\"{3}\" y=\"{4:.1f}\" text-anchor=\"end\">1e{5}</text>\n",
+                       kLeft, kLeft + g.pw, g.py(std::pow(10.0, d)), kLeft - 4,
+                       g.py(std::pow(10.0, d)) + 4, d);
+    }
+    fmt::format_to(it,
+                   "<text class=\"axis-title\" x=\"{:.1f}\" y=\"{}\" text-anchor=\"middle\">{}"
+                   "</text>\n<text class=\"axis-title\" transform=\"rotate(-90)\" x=\"{:.1f}\" "
+                   "y=\"14\" text-anchor=\"middle\">{}</text>\n",
+                   kLeft + g.pw / 2, a.height - 8, escape(a.x_title), -(kTop + g.ph / 2),
+                   escape(a.y_title));
+    return s;
+}
+
+}  // namespace
+
 std::string roofline(const std::vector<Point>& points, double peak_ops, double peak_bytes,
                      const Axes& a) {
     // Decades that hold the points and the ridge (peak_ops / peak_bytes).
@@ -231,58 +275,60 @@ std::string roofline(const std::vector<Point>& points, double peak_ops, double p
             y_lo = std::min(y_lo, p.y), y_hi = std::max(y_hi, p.y);
         }
     }
-    const double dx0 = std::floor(std::log10(x_lo)), dx1 = std::ceil(std::log10(x_hi)) + 1;
-    const double dy0 = std::floor(std::log10(y_lo)), dy1 = std::ceil(std::log10(y_hi)) + 1;
-    const double pw = a.width - kLeft - kRight, ph = a.height - kTop - kBottom;
-    auto px = [&](double x) {
-        return kLeft + (std::log10(x) - dx0) / (dx1 - dx0) * pw;
-    };
-    auto py = [&](double y) {
-        return kTop + ph - (std::log10(y) - dy0) / (dy1 - dy0) * ph;
-    };
-    std::string s = fmt::format(
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" height=\"{1}\" "
-        "viewBox=\"0 0 {0} {1}\" font-family=\"sans-serif\" font-size=\"11\">\n",
-        a.width, a.height);
+    LogGrid g;
+    std::string s = log_grid(g, x_lo, x_hi, y_lo, y_hi, a);
     auto it = std::back_inserter(s);
-    for (double d = dx0; d <= dx1; ++d) {
-        fmt::format_to(it,
-                       "<line x1=\"{0:.1f}\" x2=\"{0:.1f}\" y1=\"{1}\" y2=\"{2}\" stroke=\"#ddd\"/>"
-                       "<text x=\"{0:.1f}\" y=\"{3}\" text-anchor=\"middle\">1e{4}</text>\n",
-                       px(std::pow(10.0, d)), kTop, kTop + ph, kTop + ph + 14, d);
-    }
-    for (double d = dy0; d <= dy1; ++d) {
-        fmt::format_to(it,
-                       "<line x1=\"{0}\" x2=\"{1}\" y1=\"{2:.1f}\" y2=\"{2:.1f}\" stroke=\"#ddd\"/>"
-                       "<text x=\"{3}\" y=\"{4:.1f}\" text-anchor=\"end\">1e{5}</text>\n",
-                       kLeft, kLeft + pw, py(std::pow(10.0, d)), kLeft - 4,
-                       py(std::pow(10.0, d)) + 4, d);
-    }
     // The roof: bandwidth-bound up to the ridge, compute-bound after it.
-    const double x0 = std::pow(10.0, dx0), x1 = std::pow(10.0, dx1), ridge = peak_ops / peak_bytes;
-    const double y0 = std::max(std::pow(10.0, dy0), peak_bytes * x0);
+    const double x0 = std::pow(10.0, g.dx0), x1 = std::pow(10.0, g.dx1);
+    const double ridge = peak_ops / peak_bytes;
+    const double y0 = std::max(std::pow(10.0, g.dy0), peak_bytes * x0);
     const double xs = y0 / peak_bytes;
     fmt::format_to(it,
                    "<polyline class=\"roof\" fill=\"none\" stroke=\"#000\" stroke-width=\"1.5\" "
                    "points=\"{:.1f},{:.1f} {:.1f},{:.1f} {:.1f},{:.1f}\"/>\n"
                    "<text x=\"{:.1f}\" y=\"{:.1f}\">peak {:.3g} ops/s</text>\n"
                    "<text x=\"{:.1f}\" y=\"{:.1f}\">{:.3g} bytes/s</text>\n",
-                   px(xs), py(y0), px(ridge), py(peak_ops), px(x1), py(peak_ops), px(ridge) + 4,
-                   py(peak_ops) - 6, peak_ops, px(xs) + 4, py(y0) - 6, peak_bytes);
+                   g.px(xs), g.py(y0), g.px(ridge), g.py(peak_ops), g.px(x1), g.py(peak_ops),
+                   g.px(ridge) + 4, g.py(peak_ops) - 6, peak_ops, g.px(xs) + 4, g.py(y0) - 6,
+                   peak_bytes);
     for (size_t i = 0; i < shown.size(); ++i) {
         fmt::format_to(it,
                        "<circle class=\"point\" data-item=\"{}\" cx=\"{:.1f}\" cy=\"{:.1f}\" "
                        "r=\"4\" fill=\"{}\"><title>{}: {:.3g} ops/byte, {:.3g} ops/s</title>"
                        "</circle>\n",
-                       i, px(shown[i].x), py(shown[i].y), colour(0), escape(shown[i].label),
+                       i, g.px(shown[i].x), g.py(shown[i].y), colour(0), escape(shown[i].label),
                        shown[i].x, shown[i].y);
     }
-    fmt::format_to(it,
-                   "<text class=\"axis-title\" x=\"{:.1f}\" y=\"{}\" text-anchor=\"middle\">{}"
-                   "</text>\n<text class=\"axis-title\" transform=\"rotate(-90)\" x=\"{:.1f}\" "
-                   "y=\"14\" text-anchor=\"middle\">{}</text>\n",
-                   kLeft + pw / 2, a.height - 8, escape(a.x_title), -(kTop + ph / 2),
-                   escape(a.y_title));
+    return s + "</svg>\n";
+}
+
+std::string front(const std::vector<Point>& points, const std::vector<bool>& on_front,
+                  const Axes& a) {
+    double x_lo = 1, x_hi = 1, y_lo = 1, y_hi = 1;
+    bool first = true;
+    for (const Point& p : points) {
+        if (p.x > 0 && p.y > 0) {
+            x_lo = first ? p.x : std::min(x_lo, p.x), x_hi = first ? p.x : std::max(x_hi, p.x);
+            y_lo = first ? p.y : std::min(y_lo, p.y), y_hi = first ? p.y : std::max(y_hi, p.y);
+            first = false;
+        }
+    }
+    LogGrid g;
+    std::string s = log_grid(g, x_lo, x_hi, y_lo, y_hi, a);
+    auto it = std::back_inserter(s);
+    for (size_t i = 0; i < points.size(); ++i) {
+        const Point& p = points[i];
+        if (p.x <= 0 || p.y <= 0) {
+            continue;
+        }
+        const bool f = i < on_front.size() && on_front[i];
+        fmt::format_to(it,
+                       "<circle class=\"{}\" data-item=\"{}\" cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"{}\" "
+                       "fill=\"{}\"{}><title>{}: {:g}, {:g}</title></circle>\n",
+                       f ? "front" : "point", i, g.px(p.x), g.py(p.y), f ? 4 : 2.5,
+                       f ? colour(1) : colour(0), f ? "" : " fill-opacity=\"0.35\"",
+                       escape(p.label), p.x, p.y);
+    }
     return s + "</svg>\n";
 }
 

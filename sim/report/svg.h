@@ -48,13 +48,18 @@ std::string timeline(const std::vector<Span>& spans, const Axes& axes);
 
 struct Point {
     std::string label;
-    double x = 0, y = 0;  // operational intensity (ops/byte), attained throughput (ops/s)
+    double x = 0, y = 0;  // e.g. operational intensity (ops/byte), attained throughput (ops/s)
 };
 
 // A roofline on log-log axes: the roof min(peak_ops, peak_bytes · x) and one point per item.
 // Points with a non-positive coordinate are left out (they have no place on log axes).
 std::string roofline(const std::vector<Point>& points, double peak_ops, double peak_bytes,
                      const Axes& axes);
+
+// A throughput/resource front on log-log axes: every point (x, y > 0; others left out), the ones
+// `on_front` marks drawn larger in another colour (class "front", the others "point").
+std::string front(const std::vector<Point>& points, const std::vector<bool>& on_front,
+                  const Axes& axes);
 
 // The spread of a measure at one value of a swept parameter: min, median and max over every
 // configuration with that value.

@@ -70,7 +70,7 @@ finn::Mvau layer(unsigned pe, unsigned simd, std::mt19937& rng) {
 // One layer between a source and a sink that never hold it back.
 finn::DesignRun run_alone(finn::LayerOp op, const std::vector<int64_t>& x, uint64_t frames) {
     finn::Design d;
-    d.layers.push_back({"node", std::move(op)});
+    d.layers.push_back({"node", std::move(op), false, {}});
     d.fifo_depths = {1024, 1024};
     finn::SimulateOptions record;
     record.record = true;
