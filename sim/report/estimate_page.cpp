@@ -158,8 +158,8 @@ std::string front_section(const Json& rows, const Front& f) {
     const size_t stride = others > kOthersDrawn ? (others + kOthersDrawn - 1) / kOthersDrawn : 1;
     if (stride > 1) {
         s += fmt::format(
-            "<p class=\"note\">Drawn: the front and every {}th other configuration ({} of "
-            "{}).</p>\n",
+            "<p class=\"note\">Drawn: the front and one in {} of the other configurations "
+            "({} of {}).</p>\n",
             stride, (others + stride - 1) / stride, others);
     }
     for (const Measure& x : f.x) {
@@ -198,8 +198,8 @@ std::string sweep_body(const Json& rows, const Plot& plot) {
     std::string s = fmt::format(
         "<p class=\"note\">{} configurations in {} groups. Each chart: for every value of one "
         "parameter, the measure over all configurations of the group with that value (a line "
-        "from min to max, a dot at the median). The tables hold the same numbers; estimate.csv "
-        "every configuration.</p>\n",
+        "from min to max, a dot at the median). The tables hold the same numbers; the estimate's "
+        "files every configuration.</p>\n",
         rows.size(), groups.size());
     if (plot.front) {
         s += front_section(rows, *plot.front);

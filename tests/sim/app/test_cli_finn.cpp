@@ -9,6 +9,7 @@
 #include <map>
 #include <string>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -157,6 +158,94 @@ TEST_F(Cli, FinnCnvIsBitExactAndItsWindowNeedsADeepFifo) {
     ASSERT_EQ(l.rc, 0) << l.err;
     j = nlohmann::json::parse(slurp(dir / "less" / "report.json"));
     EXPECT_GT(j["totals"]["interval_cycles"].get<int>(), 348);
+}
+
+// A folding sweep of the CNV: 5 · 3 (MVAU_hls_0's PE and SIMD: every value) · 5 (the windows'
+// SIMD, by op type: every value; the first window has one channel, so 1) · 5 · 7 (MVAU_hls_1)
+// = 2,625 configurations, all designs. Configuration 0 (everything 1) by hand; the front checked
+// against every pair of rows; its fastest configuration written as a folding file and estimated
+// alone (the import's own path, converters inserted afresh) gives the same numbers; the page
+// draws the front.
+TEST_F(Cli, FinnFoldingSweepOfTheCnv) {
+    const fs::path sweep = write("sweep.json", R"({
+        "MVAU_hls_0": {"PE": "all", "SIMD": "all"},
+        "ConvolutionInputGenerator": {"SIMD": "all"},
+        "MVAU_hls_1": {"PE": "all", "SIMD": [1, 2, 4, 8, 16, 48, 144]}})");
+    const Result r =
+        run("estimate --model " TFC "cnv_digits.onnx --folding " TFC "cnv_folding.json --layers " +
+            sweep.string() + " --out " + (dir / "sweep").string());
+    ASSERT_EQ(r.rc, 0) << r.err;
+    const auto rows = nlohmann::json::parse(slurp(dir / "sweep" / "estimate.json"));
+    const auto report = nlohmann::json::parse(slurp(dir / "sweep" / "report.json"));
+    ASSERT_EQ(rows.size(), 2625u);
+    EXPECT_EQ(report["totals"]["configurations"], 2625);
+    EXPECT_EQ(report["totals"]["invalid"], 0);
+    // Configuration 0: MVAU_hls_0 16·9·36 = 5184, window 1 6·3·16 + 4·max(4·9·16, 6·16) =
+    // 2592, MVAU_hls_1 16·144·16 = 36864; fixed: window 0 348, pool 20, MVAU_hls_2 40,
+    // LabelSelect 10.
+    const auto& c0 = rows[0];
+    EXPECT_EQ(c0["max_cycles"], 36864);
+    EXPECT_EQ(c0["max_cycles_node_name"], "MVAU_hls_1");
+    EXPECT_EQ(c0["critical_path_cycles"], 348 + 5184 + 2592 + 36864 + 20 + 40 + 10);
+    struct P {
+        uint64_t cycles, lut, bram;
+        bool front;
+    };
+    std::vector<P> pts;
+    for (const auto& row : rows) {
+        pts.push_back({row["max_cycles"], row["LUT"], row["BRAM_18K"], row["pareto"]});
+    }
+    size_t front = 0, fastest = 0;
+    for (size_t i = 0; i < pts.size(); ++i) {
+        bool beaten = false;
+        for (const P& q : pts) {
+            const P& p = pts[i];
+            beaten |= q.cycles <= p.cycles && q.lut <= p.lut && q.bram <= p.bram &&
+                      (q.cycles < p.cycles || q.lut < p.lut || q.bram < p.bram);
+        }
+        EXPECT_FALSE(pts[i].front && beaten) << i;
+        front += pts[i].front ? 1u : 0u;
+        if (pts[i].front && pts[i].cycles < pts[fastest].cycles) {
+            fastest = i;
+        }
+    }
+    EXPECT_EQ(report["totals"]["pareto"], front);
+    ASSERT_TRUE(pts[fastest].front);
+    // The fastest front configuration as a folding file, estimated alone.
+    nlohmann::json folding = nlohmann::json::parse(slurp(TFC "cnv_folding.json"));
+    for (const auto& [key, value] : rows[fastest].items()) {
+        const size_t dot = key.find('.');
+        if (dot != std::string::npos) {
+            folding[key.substr(0, dot)][key.substr(dot + 1)] = value;
+        }
+    }
+    const fs::path f = write("fastest.json", folding.dump());
+    const Result one = run("estimate --model " TFC "cnv_digits.onnx --folding " + f.string());
+    ASSERT_EQ(one.rc, 0) << one.err;
+    const auto& best = rows[fastest];
+    EXPECT_NE(one.out.find(fmt::format("max_cycles {} ({}), critical_path_cycles {}",
+                                       best["max_cycles"].get<uint64_t>(),
+                                       best["max_cycles_node_name"].get<std::string>(),
+                                       best["critical_path_cycles"].get<uint64_t>())),
+              std::string::npos)
+        << one.out;
+    EXPECT_NE(one.out.find(fmt::format("LUT {}, BRAM_18K {},", best["LUT"].get<uint64_t>(),
+                                       best["BRAM_18K"].get<uint64_t>())),
+              std::string::npos)
+        << one.out;
+    EXPECT_NE(one.out.find(fmt::format("{} cycles as a sum",
+                                       best["formula_latency_cycles"].get<uint64_t>())),
+              std::string::npos)
+        << one.out;
+    // The page: the front drawn large on each of its two charts (LUT, BRAM_18K).
+    const std::string page = slurp(dir / "sweep" / "report.html");
+    size_t circles = 0;
+    for (size_t at = page.find("class=\"front\""); at != std::string::npos;
+         at = page.find("class=\"front\"", at + 1)) {
+        ++circles;
+    }
+    EXPECT_EQ(circles, 2 * front);
+    EXPECT_NE(page.find("data-front=\"LUT\""), std::string::npos);
 }
 
 TEST_F(Cli, FinnFunctionalAndEstimate) {
