@@ -153,12 +153,14 @@ std::vector<uint64_t> allowed_values(const LayerOp& op, const std::string& attr)
 std::vector<SweepPoint> sweep(const Design& d, const std::vector<Knob>& knobs, bool dsp58,
                               uint64_t limit) {
     uint64_t count = 1;
+    bool overflow = false;
     for (const Knob& k : knobs) {
-        count *= k.values.size();
-        if (count > limit || k.values.empty()) {
-            throw sim::Error(fmt::format("the sweep has {} configurations; at most {}",
-                                         k.values.empty() ? 0 : count, limit));
-        }
+        overflow |= __builtin_mul_overflow(count, k.values.size(), &count);
+    }
+    if (overflow || count > limit || count == 0) {
+        throw sim::Error(
+            fmt::format("the sweep has {} configurations; at most {}",
+                        overflow ? std::string("more than 2^64") : std::to_string(count), limit));
     }
     Chain c = own_layers(d);
     std::vector<size_t> at(d.layers.size());

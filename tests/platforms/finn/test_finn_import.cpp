@@ -5,6 +5,7 @@
 #include <functional>
 #include <random>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "platforms/finn/finn_import.h"
@@ -380,4 +381,68 @@ TEST(FinnImport, RandomFoldingConfigsImportOrFailCleanly) {
 }
 
 }  // namespace
+// Folding sweep files: the mistakes a user makes, each one line naming the file and the key; then
+// random files over the design's names, op types, attributes and JSON values of every kind: each
+// is swept or is one sim::Error.
+TEST(FinnSweepFile, MistakesAreNamedAndRandomFilesAreSweptOrRefused) {
+    const std::pair<const char*, const char*> cases[] = {
+        {"[1]", "s.json: expected a JSON object of layer names or op types"},
+        {"{", "s.json: not JSON"},
+        {R"({"MVAU_hls_9": {"PE": [1]}})",
+         "s.json: MVAU_hls_9: the graph has no layer and no op type of that name"},
+        {R"({"MVAU_hls_0": {"K": [1]}})", "s.json: MVAU_hls_0: K: a MVAU folds PE, SIMD"},
+        {R"({"StreamingMaxPool": {"PE": [1]}})",
+         "s.json: StreamingMaxPool_hls_0: PE: a StreamingMaxPool folds nothing"},
+        {R"({"MVAU": {"PE": [0]}})", "s.json: MVAU_hls_0: PE: 0 is not an integer from 1 to 2^20"},
+        {R"({"MVAU": {"PE": [2, 2]}})", "s.json: MVAU_hls_0: PE: 2 is given twice"},
+        {R"({"MVAU": {"PE": "some"}})",
+         "s.json: MVAU_hls_0: PE: expected a list of positive integers or \"all\""},
+        {R"({"Thresholding": {"PE": 4}})", "expected a list of positive integers"},
+        {R"({"MVAU": {"PE": "all", "SIMD": "all"}, "ConvolutionInputGenerator": {"SIMD": "all"},
+             "Thresholding": {"PE": "all"}, "LabelSelect": {"PE": "all"}})",
+         // 3 · 4 · 9 · 4 · 4 · 6 · 4 (the windows', MVAUs', Thresholding's, LabelSelect's
+         // divisors); sweep() names no file (the command adds it)
+         "the sweep has 41472 configurations; at most 20000"},
+    };
+    for (const auto& [text, want] : cases) {
+        try {
+            const std::string t(text);
+            finn::sweep(fuzz::sweep_design(),
+                        finn::read_sweep({t.begin(), t.end()}, fuzz::sweep_design(), "s.json"),
+                        false, 20'000);
+            ADD_FAILURE() << "accepted: " << text;
+        } catch (const sim::Error& e) {
+            EXPECT_NE(std::string(e.what()).find(want), std::string::npos)
+                << "got: " << e.what() << "\nwant: " << want;
+        }
+    }
+    const char* keys[] = {"MVAU_hls_0",
+                          "MVAU",
+                          "MVAU_rtl",
+                          "Thresholding_hls_0",
+                          "ConvolutionInputGenerator",
+                          "LabelSelect_hls_0",
+                          "StreamingMaxPool",
+                          "x",
+                          ""};
+    const char* attrs[] = {"PE", "SIMD", "K", ""};
+    const char* values[] = {"[1]",          "[1, 2, 4]", "\"all\"", "[0]", "[3, 5, 7, 9]",
+                            "[-1]",         "[1.5]",     "\"x\"",   "{}",  "null",
+                            "[4294967296]", "[]",        "[2, 2]"};
+    std::mt19937 rng(11);
+    int swept = 0, refused = 0;
+    for (int t = 0; t < 2000; ++t) {
+        std::string f = "{";
+        for (int e = 0; e < 1 + t % 3; ++e) {
+            f += fmt::format("{}\"{}\": {{\"{}\": {}}}", e ? ", " : "", keys[rng() % 9],
+                             attrs[rng() % 4], values[rng() % 13]);
+        }
+        f += "}";
+        const std::vector<uint8_t> b(f.begin(), f.end());
+        ++(fuzz::finn_sweep(b.data(), b.size()) == 1 ? swept : refused);
+    }
+    EXPECT_GT(swept, 50);  // most random files have a key or value the design refuses
+    EXPECT_GT(refused, 1000);
+}
+
 }  // namespace npu::test
