@@ -489,6 +489,13 @@ LayerStyle read_style(const NodeReader& r) {
     return s;
 }
 
+// The node's layer as the design keeps it: its name, and for a weight layer how it is built.
+Layer user_layer(const NodeReader& r, LayerOp layer) {
+    const bool weights = std::holds_alternative<Mvau>(layer) || std::holds_alternative<Vvau>(layer);
+    LayerStyle style = weights ? read_style(r) : LayerStyle{};
+    return {r.node().name, std::move(layer), false, std::move(style)};
+}
+
 }  // namespace
 
 FinnModel import_finn(const onnx::Graph& g, const std::string& source) {
@@ -529,10 +536,7 @@ FinnModel import_finn(const onnx::Graph& g, const std::string& source) {
         if (!m.design.layers.empty()) {
             insert_converter(m.design, layer, depths);
         }
-        const bool weights =
-            std::holds_alternative<Mvau>(layer) || std::holds_alternative<Vvau>(layer);
-        m.design.layers.push_back(
-            {n.name, std::move(layer), false, weights ? read_style(r) : LayerStyle{}});
+        m.design.layers.push_back(user_layer(r, std::move(layer)));
         depths.back() = std::max(depths.back(), asked_depth(r, "inFIFODepths"));
         depths.push_back(asked_depth(r, "outFIFODepths"));
     }
