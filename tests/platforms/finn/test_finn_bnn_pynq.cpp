@@ -16,6 +16,7 @@
 
 #include "models/finn/finn_cost.h"
 #include "platforms/finn/finn_import.h"
+#include "platforms/finn/finn_sweep_file.h"
 #include "sim/onnx/onnx_import.h"
 #include "tests/platforms/finn/finn_onnx_builder.h"
 
@@ -78,7 +79,8 @@ public:
             for (int64_t x = 0; x < ow; ++x) {
                 for (int64_t k = 0; k < 9; ++k) {
                     for (int64_t c = 0; c < m_c; ++c) {
-                        cols.push_back(m_x[static_cast<size_t>(((y + k / 3) * m_w + x + k % 3) * m_c + c)]);
+                        cols.push_back(
+                            m_x[static_cast<size_t>(((y + k / 3) * m_w + x + k % 3) * m_c + c)]);
                     }
                 }
             }
@@ -154,7 +156,8 @@ private:
         for (int64_t c = 0; c < channels; ++c) {
             Values row;
             for (int64_t k = 0; k < steps; ++k) {
-                row.push_back(lo + static_cast<int64_t>(m_rng() % static_cast<uint64_t>(hi - lo + 1)));
+                row.push_back(lo +
+                              static_cast<int64_t>(m_rng() % static_cast<uint64_t>(hi - lo + 1)));
             }
             std::sort(row.begin(), row.end());
             t.insert(t.end(), row.begin(), row.end());
@@ -275,23 +278,28 @@ TEST(FinnBnnPynq, TfcW1a1AndW2a2) {
 
 // CNV: 32×32×3 → conv 64, 64, pool, 128, 128, pool, 256, 256 → fc 512, 512, 10 → top-1, with
 // finn-examples' cnv-w1a1 folding.
+Net cnv(unsigned bits) {
+    Net n(32, 32, 3, 3 + bits);
+    n.threshold(bits, 1);
+    n.conv(64, bits, bits, 3, 16, 3);
+    n.conv(64, bits, bits, 32, 32, 32);
+    n.pool();
+    n.conv(128, bits, bits, 32, 16, 32);
+    n.conv(128, bits, bits, 32, 16, 32);
+    n.pool();
+    n.conv(256, bits, bits, 32, 4, 32);
+    n.conv(256, bits, bits, 32, 1, 32);
+    n.fc(512, bits, bits, 1, 4, false);
+    n.fc(512, bits, bits, 1, 8, false);
+    n.fc(10, bits, bits, 5, 1, true);
+    n.labelselect();
+    return n;
+}
+
 TEST(FinnBnnPynq, CnvW1a1AndW2a2) {
     for (unsigned bits : {1u, 2u}) {
         SCOPED_TRACE(fmt::format("w{0}a{0}", bits));
-        Net n(32, 32, 3, 3 + bits);
-        n.threshold(bits, 1);
-        n.conv(64, bits, bits, 3, 16, 3);
-        n.conv(64, bits, bits, 32, 32, 32);
-        n.pool();
-        n.conv(128, bits, bits, 32, 16, 32);
-        n.conv(128, bits, bits, 32, 16, 32);
-        n.pool();
-        n.conv(256, bits, bits, 32, 4, 32);
-        n.conv(256, bits, bits, 32, 1, 32);
-        n.fc(512, bits, bits, 1, 4, false);
-        n.fc(512, bits, bits, 1, 8, false);
-        n.fc(10, bits, bits, 5, 1, true);
-        n.labelselect();
+        Net n = cnv(bits);
         expect_design(n);
         // By hand (docs/finn.md): 3,072 + 8,196 + 32,400 + 14,292 + 28,224 + 980 + 2,676 +
         // 20,736 + 3,744 + 28,800 + 125 + 384 + 20,736 + 144 + 18,432 + 32,768 + 32,768 + 1,024
@@ -302,6 +310,35 @@ TEST(FinnBnnPynq, CnvW1a1AndW2a2) {
         }
         EXPECT_EQ(sum, 249511);
     }
+}
+
+// A folding sweep of the CNV-w1a1 graph: the PE of five of its convolutions' MVAUs (not
+// MVAU_hls_1, whose PE 32 is not in the list) over 1, 2, 4, 8, 16: 5^5 = 3,125 configurations.
+// The one with finn-examples' values (16, 16, 16, 4, 1) has FINN's critical path by hand, and
+// the front's fastest configuration is as fast as the bottleneck the unswept layers leave
+// (MVAU_hls_6 and MVAU_hls_7 at 32,768 cycles).
+TEST(FinnBnnPynq, CnvFoldingSweep) {
+    Net n = cnv(1);
+    const finn::FinnModel m = n.import();
+    const std::string file = R"({"MVAU_hls_0": {"PE": [1, 2, 4, 8, 16]},
+        "MVAU_hls_2": {"PE": [1, 2, 4, 8, 16]}, "MVAU_hls_3": {"PE": [1, 2, 4, 8, 16]},
+        "MVAU_hls_4": {"PE": [1, 2, 4, 8, 16]}, "MVAU_hls_5": {"PE": [1, 2, 4, 8, 16]}})";
+    const std::vector<finn::Knob> knobs =
+        finn::read_sweep({file.begin(), file.end()}, m.design, "sweep.json");
+    const std::vector<finn::SweepPoint> p = finn::sweep(m.design, knobs, false, 1'000'000);
+    ASSERT_EQ(p.size(), 3125u);
+    // finn-examples' PEs 16, 16, 16, 4, 1: indices 4, 4, 4, 2, 0 in base 5.
+    const finn::SweepPoint& given = p[(((4 * 5 + 4) * 5 + 4) * 5 + 2) * 5 + 0];
+    EXPECT_EQ(given.values, (std::vector<uint64_t>{16, 16, 16, 4, 1}));
+    EXPECT_EQ(given.critical_path_cycles, 249511u);
+    EXPECT_EQ(given.max_cycles, 32768u);
+    uint64_t fastest = UINT64_MAX;
+    for (const finn::SweepPoint& q : p) {
+        if (q.pareto) {
+            fastest = std::min(fastest, q.max_cycles);
+        }
+    }
+    EXPECT_EQ(fastest, 32768u);
 }
 
 }  // namespace
