@@ -71,6 +71,11 @@ void add_firmware_options(CLI::App* run, RunOptions& run_opts) {
                     "console, arguments, clock and exit work, its files do not")
         ->expected(0, 1)
         ->needs(run->get_option("--firmware"));
+    run->add_option("--uart-input", run_opts.uart_input,
+                    "With --firmware: bytes a UART receives, [uartN=]FILE (default uart3, the "
+                    "SDK's console), arriving back to back at its baud rate from when the "
+                    "firmware sets the rate")
+        ->needs(run->get_option("--firmware"));
     run->add_option("args", run_opts.firmware_args,
                     "After --: the firmware's arguments (argv[1..] through semihosting)");
 }

@@ -33,6 +33,7 @@ struct RunOptions {
     int gdb_port = 0;          // --gdb PORT: debug the firmware with GDB (0: no debugger)
     bool semihosting = false;  // --semihosting[=DIR]: the firmware may open files
     std::string semihost_dir;  // its DIR: reads and writes there (else: . and --out DIR/files)
+    std::string uart_input;    // --uart-input [uartN=]FILE: bytes a UART receives
     std::string folding;       // --folding: a FINN folding config (JSON)
     bool size_fifos = false;   // --size-fifos: the smallest FIFO depths keeping the rate (FINN)
     bool trace = false;        // write trace.json (Chrome trace events) into --out

@@ -1,6 +1,7 @@
 #include "platforms/k210/firmware/firmware_run.h"
 
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 
 #include <fmt/format.h>
@@ -9,6 +10,7 @@
 #include "platforms/k210/firmware/firmware_soc.h"
 #include "platforms/k210/firmware/gdb_link.h"
 #include "sim/core/error.h"
+#include "sim/core/files.h"
 #include "sim/core/version.h"
 #include "sim/tlm/kernel.h"
 
@@ -63,6 +65,25 @@ std::string failure(const FirmwareSoc& soc, const std::string& file) {
     return "";
 }
 
+// --uart-input [uartN=]FILE: the port (1-3; 3, the SDK's console, by default) and the bytes.
+std::pair<unsigned, std::vector<uint8_t>> uart_input(const std::string& spec) {
+    unsigned port = 3;
+    std::string path = spec;
+    if (spec.size() > 6 && spec.compare(0, 4, "uart") == 0 && spec[5] == '=') {
+        if (spec[4] < '1' || spec[4] > '3') {
+            throw sim::Error(fmt::format(
+                "--uart-input {}: the K210's UARTs with receivers are uart1, uart2, uart3", spec));
+        }
+        port = static_cast<unsigned>(spec[4] - '0');
+        path = spec.substr(6);
+    }
+    constexpr uint64_t kMaxBytes = 16 << 20;  // 16 MiB: half an hour of input at 115200 baud
+    if (std::filesystem::is_regular_file(path) && std::filesystem::file_size(path) > kMaxBytes) {
+        throw sim::Error(fmt::format("--uart-input {}: more than {} bytes", path, kMaxBytes));
+    }
+    return {port, sim::read_file(path)};
+}
+
 }  // namespace
 
 platform::RunReport run_firmware(const K210Config& cfg, const std::string& source,
@@ -88,6 +109,10 @@ platform::RunReport run_firmware(const K210Config& cfg, const std::string& sourc
         gdb->accept();
     }
     FirmwareSoc soc("soc", cfg, trace, output);
+    if (!request.uart_input.empty()) {
+        const auto [port, bytes] = uart_input(request.uart_input);
+        soc.set_uart_input(port, bytes);
+    }
     HartOptions o;
     o.args = request.firmware_args;
     o.args.insert(o.args.begin(), request.firmware);

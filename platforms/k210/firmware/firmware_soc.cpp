@@ -30,9 +30,9 @@ FirmwareSoc::FirmwareSoc(sc_core::sc_module_name name, const K210Config& cfg,
                     sc_core::SC_SEC),
             register_latency(cfg))
     , uarths("uarths", register_latency(cfg), sink("uarths"))
-    , uart1("uart1", register_latency(cfg), sink("uart1"))
-    , uart2("uart2", register_latency(cfg), sink("uart2"))
-    , uart3("uart3", register_latency(cfg), sink("uart3"))
+    , uart1("uart1", FirmwareMap::kUartClockHz, register_latency(cfg), sink("uart1"))
+    , uart2("uart2", FirmwareMap::kUartClockHz, register_latency(cfg), sink("uart2"))
+    , uart3("uart3", FirmwareMap::kUartClockHz, register_latency(cfg), sink("uart3"))
     , fpioa("fpioa", register_latency(cfg))
     , gpiohs("gpiohs", register_latency(cfg), pins("gpiohs"))
     , gpio("gpio", register_latency(cfg), pins("gpio"))
@@ -62,13 +62,22 @@ FirmwareSoc::FirmwareSoc(sc_core::sc_module_name name, const K210Config& cfg,
         plic.connect(FirmwareMap::kIrqTimer0A + 2 * i + 1, timers[i]->irq_b);
     }
     plic.connect(FirmwareMap::kIrqKpu, k210.kpu.irq);
+    soc::DwApbUart* uarts[] = {&uart1, &uart2, &uart3};
+    for (unsigned i = 0; i < 3; ++i) {
+        plic.connect(FirmwareMap::kIrqUart1 + i, uarts[i]->irq);
+        k210.stats().attach(uarts[i]->stats());
+    }
     for (unsigned ch = 0; ch < dma::regs::kChannels; ++ch) {
         plic.connect(FirmwareMap::kIrqDmac0 + ch, k210.dmac.irq[ch]);
     }
     k210.stats().attach(plic.stats());
     k210.stats().attach(uarths.stats());
-    k210.stats().attach(uart3.stats());
     map_hart(cfg);
+}
+
+void FirmwareSoc::set_uart_input(unsigned n, std::vector<uint8_t> bytes) {
+    soc::DwApbUart* uarts[] = {&uart1, &uart2, &uart3};
+    uarts[n - 1]->set_input(std::move(bytes));
 }
 
 soc::ByteSink FirmwareSoc::sink(const std::string& port) {

@@ -10,6 +10,7 @@
 #include <systemc>
 
 #include "models/k210_soc/clint.h"
+#include "models/k210_soc/dw_uart.h"
 #include "models/k210_soc/gpio.h"
 #include "models/k210_soc/plic.h"
 #include "models/k210_soc/timer.h"
@@ -25,12 +26,14 @@ struct FirmwareMap {
     static constexpr uint64_t kUart1 = 0x50210000, kUart2 = 0x50220000, kUart3 = 0x50230000;
     static constexpr uint64_t kFpioa = 0x502B0000, kGpiohs = 0x38001000, kGpio = 0x50200000;
     static constexpr uint64_t kTimer0 = 0x502D0000, kTimerStride = 0x10000;  // TIMER0-2
-    static constexpr unsigned kIrqKpu = 25, kIrqDmac0 = 27, kIrqTimer0A = 14;
-    // The timers' clock: what the SDK's sysctl_clock_get_freq(SYSCTL_CLOCK_TIMERn) computes from
-    // SYSCTL's registers as the model holds them (reset values: 13 MHz), so that its
-    // timer_set_interval gives the intervals it asks for. SYSCTL's clock tree does not drive the
-    // models' clocks yet (docs/firmware.md).
-    static constexpr uint64_t kTimerClockHz = 13'000'000;
+    static constexpr unsigned kIrqKpu = 25, kIrqDmac0 = 27, kIrqTimer0A = 14, kIrqUart1 = 11;
+    // The timers' and UARTs' clocks: what the SDK's sysctl_clock_get_freq computes from SYSCTL's
+    // registers as the model holds them (their reset values), so that its timer_set_interval gives
+    // the intervals it asks for and its uart_configure the baud rate: TIMERn 13 MHz; APB0 (the
+    // UARTs', uart.c) ACLK = IN0 26 MHz over APB0's threshold 0 + 1 = 26 MHz (115200 baud: divisor
+    // 225, DLL 14, DLF 1). SYSCTL's clock tree does not drive the models' clocks yet
+    // (docs/firmware.md).
+    static constexpr uint64_t kTimerClockHz = 13'000'000, kUartClockHz = 26'000'000;
     static constexpr unsigned kClintClockDiv = 50;  // CLINT_CLOCK_DIV: mtime = CPU clock / 50
 };
 
@@ -43,7 +46,7 @@ public:
     soc::Plic plic;
     soc::Clint clint;
     soc::UartHs uarths;
-    soc::DwUart uart1, uart2, uart3;
+    soc::DwApbUart uart1, uart2, uart3;
     soc::Fpioa fpioa;
     soc::Gpiohs gpiohs;
     soc::DwGpio gpio;
@@ -54,6 +57,8 @@ public:
     K210Hart hart;   // hart 0: runs the ELF from its entry
     K210Hart hart1;  // hart 1: starts at the same entry when the firmware reads mhartid
 
+    // The bytes UART n (1-3) receives, arriving from when the firmware sets its baud rate.
+    void set_uart_input(unsigned n, std::vector<uint8_t> bytes);
     // Everything each port transmitted, by port ("uarths", "uart3", ...).
     const std::map<std::string, std::string>& uart_output() const { return m_uart_text; }
     // Every level change of a driven GPIO/GPIOHS pin: "<time us> <block> <pin> <level>" lines.

@@ -200,14 +200,12 @@ TEST_F(ScTest, ClintMtimeCountsTheCpuClockOverFiftyAndTimersFallDue) {
     sc_core::sc_start();
 }
 
-TEST_F(ScTest, UartTransmittedBytesReachTheSinkAndStatusSaysIdle) {
-    std::string hs, u3;
+TEST_F(ScTest, UartHsTransmitsAndItsIpIsReadOnly) {
+    std::string hs;
     soc::UartHs uarths("uarths", sc_time(10, SC_NS),
                        [&](uint8_t b) { hs += static_cast<char>(b); });
-    soc::DwUart uart3("uart3", sc_time(10, SC_NS), [&](uint8_t b) { u3 += static_cast<char>(b); });
-    TestInitiator a("a"), b("b");
+    TestInitiator a("a");
     a.socket.bind(uarths.regs.socket);
-    b.socket.bind(uart3.regs.socket);
     Runner r("r");
     r.body = [&] {
         EXPECT_EQ(rd32(a, 0x00) >> 31, 0u);  // txdata.full clear
@@ -215,34 +213,12 @@ TEST_F(ScTest, UartTransmittedBytesReachTheSinkAndStatusSaysIdle) {
         for (char c : std::string("ok\n")) {
             wr32(a, 0x00, static_cast<uint8_t>(c));
         }
-        wr32(b, 0x0c, 0x83);  // LCR: DLAB, 8 bits
-        wr32(b, 0x00, 13);    // DLL: a divisor, not a character
-        wr32(b, 0x0c, 0x03);
-        wr32(b, 0x00, 'h');
-        wr32(b, 0x00, 'i');
-        EXPECT_EQ(rd32(b, 0x14) & 0x60u, 0x60u);  // LSR: THRE, TEMT
-        EXPECT_EQ(rd32(b, 0x7c) & 0x06u, 0x06u);  // USR: TFNF, TFE
-        // uart_init (SDK uart.c): IER |= PTIME, FCR = FIFOs on. LSR bit 5 then means "TX FIFO
-        // full", which it never is here: 0, so uart_channel_putc's spin ends.
-        wr32(b, 0x04, rd32(b, 0x04) | 0x80);
-        wr32(b, 0x08, 0x1 << 6 | 0x1 << 4 | 0x1 << 3 | 0x1);
-        EXPECT_EQ(rd32(b, 0x04), 0x80u);          // IER reads back
-        EXPECT_EQ(rd32(b, 0x14) & 0x60u, 0x40u);  // LSR: TEMT, not "full"
-        wr32(b, 0x0c, 0x83);                      // DLAB: 0x04 is DLH now
-        wr32(b, 0x04, 0x00);
-        wr32(b, 0x0c, 0x03);
-        EXPECT_EQ(rd32(b, 0x04), 0x80u);  // IER kept
-        wr32(b, 0x08, 0x0);               // FIFOs off: bit 5 is THRE again
-        EXPECT_EQ(rd32(b, 0x14) & 0x60u, 0x60u);
         // UARTHS ip is read only; uarths_init writes it anyway: ignored, not an error.
         wr32(a, 0x14, 0x3);
         EXPECT_EQ(rd32(a, 0x14), 1u);  // ip.txwm still 1, rxwm 0
     };
     sc_core::sc_start();
     EXPECT_EQ(hs, "ok\n");
-    EXPECT_EQ(u3, "hi");
-    EXPECT_EQ(uarths.bytes_sent(), 3u);
-    EXPECT_EQ(uart3.bytes_sent(), 2u);
 }
 
 }  // namespace

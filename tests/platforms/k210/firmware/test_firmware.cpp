@@ -209,12 +209,13 @@ TEST_F(Firmware, SdkHelloWorldBuildsAndRunsUnmodified) {
     }
     std::string first;
     for (int i = 0; i < 2; ++i) {
-        const Result r = run("run --firmware " + elf.string() + " --max-instructions 300000");
+        // The console is UART3 at 115200 baud: the two lines take 38 characters of 86.5 µs.
+        const Result r = run("run --firmware " + elf.string() + " --max-instructions 1500000");
         EXPECT_NE(r.out.find("Core 0 Hello world\n"), std::string::npos) << r.out << r.err;
         // main wakes core 1 (register_core1: the CLINT IPI and the wake-up flag), which prints
         // from its own hart: mhartid reads 1 there.
         EXPECT_NE(r.out.find("Core 1 Hello world\n"), std::string::npos) << r.out << r.err;
-        EXPECT_NE((r.out + r.err).find("did not finish within its budget of 300000 instructions"),
+        EXPECT_NE((r.out + r.err).find("did not finish within its budget of 1500000 instructions"),
                   std::string::npos)
             << r.out << r.err;
         if (i == 0) {
@@ -226,24 +227,25 @@ TEST_F(Firmware, SdkHelloWorldBuildsAndRunsUnmodified) {
 }
 
 // --max-time bounds a firmware that never exits in simulated time: hello_world (both cores print,
-// then spin) stops at 2 ms, saying so; a duration without its unit is one error.
+// 38 characters at 115200 baud, then spin) stops at 5 ms, saying so; a duration without its unit
+// is one error.
 TEST_F(Firmware, MaxTimeStopsAFirmwareAtItsSimulatedTime) {
     const fs::path elf = sdk_demo("hello_world");
     if (elf.empty()) {
         GTEST_SKIP() << "../shared/vendor is absent";
     }
-    const Result r = run("run --firmware " + elf.string() + " --max-time 2ms");
+    const Result r = run("run --firmware " + elf.string() + " --max-time 5ms");
     EXPECT_EQ(r.rc, 1) << r.out << r.err;
     EXPECT_NE(r.out.find("Core 1 Hello world\n"), std::string::npos) << r.out;
-    EXPECT_NE((r.out + r.err).find("did not finish within its --max-time of 2 ms (simulated)"),
+    EXPECT_NE((r.out + r.err).find("did not finish within its --max-time of 5 ms (simulated)"),
               std::string::npos)
         << r.out << r.err;
     double us = 0;
     const size_t at = r.out.find("simulated time ");
     ASSERT_NE(at, std::string::npos) << r.out;
     ASSERT_EQ(std::sscanf(r.out.c_str() + at, "simulated time %lf us", &us), 1);
-    EXPECT_GE(us, 2000.0);
-    EXPECT_LT(us, 2002.0);  // within a quantum (1 µs) and the piece that crossed it
+    EXPECT_GE(us, 5000.0);
+    EXPECT_LT(us, 5002.0);  // within a quantum (1 µs) and the piece that crossed it
     const Result bad = run("run --firmware " + elf.string() + " --max-time 2");
     EXPECT_EQ(bad.rc, 2);
     EXPECT_NE(bad.err.find("--max-time: expected a duration"), std::string::npos) << bad.err;
@@ -365,6 +367,60 @@ TEST_F(Firmware, SdkTimerDemoPassesItsSingleShotTest) {
     const int irqs = report("o")["totals"]["irq_external"].get<int>();
     EXPECT_GE(irqs, 6);
     EXPECT_LE(irqs, 12);
+}
+
+// The SDK's uart and uart_interrupt demos, unmodified, with input on UART3 (--uart-input): 0x55
+// 0xAA then four bytes is a command, 0x55555555 drives GPIOHS pin 3 low, 0xAAAAAAAA high. The
+// input: a "close" command, two stray bytes, an "open" command, 14 bytes back to back at 115200
+// baud from the SDK's 26 MHz divisor 225: 86.54 µs a character. uart polls and echoes every byte;
+// its two pin changes come as the 6th and the 14th byte arrive: 8 characters apart.
+// uart_interrupt: the data interrupt at the RX trigger of 8 bytes runs the first command; the
+// last 6 bytes stay below the trigger and are taken at the character timeout, 4 characters after
+// the 14th: 10 characters apart. Its THR-empty interrupt, registered before it prints, fires
+// once the TX FIFO has drained "hello world!\n" and sends "Send ok Uart3" (the SDK's callback).
+TEST_F(Firmware, SdkUartDemosReceiveTheirCommands) {
+    if (sdk_demo("uart").empty()) {
+        GTEST_SKIP() << "../shared/vendor is absent";
+    }
+    const std::string input = "\x55\xaa\x55\x55\x55\x55xy\x55\xaa\xaa\xaa\xaa\xaa";
+    const fs::path in = write("in.bin", input);
+    const double kChar = 10.0 * 225 / 26.0;  // µs
+    const auto run_demo = [&](const std::string& demo, std::vector<double>& low_high) {
+        const fs::path elf = sdk_demo(demo);
+        const Result r =
+            run("run --firmware " + elf.string() + " --uart-input uart3=" + in.string() +
+                " --max-time 3ms --out " + (dir / demo).string());
+        EXPECT_EQ(r.rc, 1) << r.out << r.err;  // the demos never exit
+        const std::string pins = slurp(dir / demo / "pins.txt");
+        double t[4] = {};
+        unsigned l[4] = {9, 9, 9, 9};
+        EXPECT_EQ(std::sscanf(pins.c_str(),
+                              "%lf gpiohs 3 %u\n%lf gpiohs 3 %u\n%lf gpiohs 3 %u\n%lf gpiohs 3 %u",
+                              &t[0], &l[0], &t[1], &l[1], &t[2], &l[2], &t[3], &l[3]),
+                  8)
+            << pins;
+        EXPECT_EQ(l[0] * 1000 + l[1] * 100 + l[2] * 10 + l[3], 101u) << pins;  // 0 1 0 1
+        low_high = {t[2], t[3]};
+        return slurp(dir / demo / "uart3.txt");
+    };
+    std::vector<double> polled, irq;
+    EXPECT_EQ(run_demo("uart", polled), "hello world!\n" + input);  // every byte echoed
+    EXPECT_GE(polled[1] - polled[0], 8 * kChar);
+    EXPECT_LT(polled[1] - polled[0], 8 * kChar + 20);
+    EXPECT_EQ(run_demo("uart_interrupt", irq), "hello world!\nSend ok Uart3");
+    EXPECT_GE(irq[1] - irq[0], 10 * kChar);
+    EXPECT_LT(irq[1] - irq[0], 10 * kChar + 20);
+    // The first command is taken at the 8th byte, not the 6th: after the polled demo's.
+    EXPECT_GT(irq[0], polled[0] + kChar);
+    EXPECT_EQ(report("uart_interrupt")["totals"]["irq_external"], 4);
+    // Without the flag, no input, and a run without firmware does not take it.
+    const Result bad = run("run --uart-input " + in.string());
+    EXPECT_EQ(bad.rc, 2);
+    const Result port =
+        run("run --firmware " + sdk_demo("uart").string() + " --uart-input uart4=" + in.string());
+    EXPECT_NE(port.err.find("the K210's UARTs with receivers are uart1, uart2, uart3"),
+              std::string::npos)
+        << port.err;
 }
 
 // mcycle, minstret and time read simulated values (the SDK's usleep and sysctl_get_time_us spin
