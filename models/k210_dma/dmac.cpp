@@ -239,14 +239,21 @@ void Dmac::transfer(unsigned c) {
     const uint64_t burst = msize_items(regs::src_msize::get(ctl));
     const bool src_fixed = regs::sinc::get(ctl) != 0, dst_fixed = regs::dinc::get(ctl) != 0;
     const uint64_t tt = regs::tt_fc::get(cfg);
+    // Hardware handshakes: a peripheral source delivers items (its request: how many it holds), a
+    // peripheral destination takes them (its request: how many it has room for).
     const bool from_periph = (tt == 2 || tt == 4) && regs::hs_sel_src::get(cfg) == 0;
+    const bool to_periph = (tt == 1 || tt == 3) && regs::hs_sel_dst::get(cfg) == 0;
     const RequestSource* req =
         from_periph ? request_for(static_cast<unsigned>(regs::src_per::get(cfg))) : nullptr;
-    if (from_periph && req == nullptr) {
-        SC_REPORT_WARNING(kMsgType, fmt::format("{}: channel {}: no peripheral drives handshake "
-                                                "interface {}; transfer not started",
-                                                name(), c, regs::src_per::get(cfg))
-                                        .c_str());
+    const RequestSource* dst_req =
+        to_periph ? request_for(static_cast<unsigned>(regs::dst_per::get(cfg))) : nullptr;
+    if ((from_periph && req == nullptr) || (to_periph && dst_req == nullptr)) {
+        SC_REPORT_WARNING(kMsgType,
+                          fmt::format("{}: channel {}: no peripheral drives handshake "
+                                      "interface {}; transfer not started",
+                                      name(), c,
+                                      from_periph ? regs::src_per::get(cfg) : regs::dst_per::get(cfg))
+                              .c_str());
         finish(c, 0);
         return;
     }
@@ -256,11 +263,13 @@ void Dmac::transfer(unsigned c) {
     std::vector<uint8_t> buf;
     while (done < items && ch.enabled) {
         const uint64_t n = std::min(burst, items - done);
-        if (req != nullptr && req->available() < n) {
-            ++m_handshake_waits;
-            qk.sync();
-            while (req->available() < n) {
-                sc_core::wait(*req->changed);
+        for (const RequestSource* r : {req, dst_req}) {
+            if (r != nullptr && r->available() < n) {
+                ++m_handshake_waits;
+                qk.sync();
+                while (r->available() < n) {
+                    sc_core::wait(*r->changed);
+                }
             }
         }
         buf.resize(n * width);

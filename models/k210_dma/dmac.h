@@ -1,9 +1,10 @@
 // The K210 DMAC subset as a SystemC module: six channels of single-block transfers, memory to
-// memory and peripheral to memory with hardware handshake (the KPU's fifo_data_out drained into
-// main memory, SYSCTL_DMA_SELECT_AI_RX_REQ), per-channel completion interrupts. Also the SYSCTL
+// memory, peripheral to memory and memory to peripheral with hardware handshake (the KPU's
+// fifo_data_out drained into main memory, SYSCTL_DMA_SELECT_AI_RX_REQ; the UARTs' RX and TX
+// requests), per-channel completion interrupts. Also the SYSCTL
 // block: its two handshake selector registers, and the others (clocks, PLLs, resets: the SDK's
 // sysctl_t) kept as written, the PLLs reading locked. Not modelled: multi-block and
-// linked-list transfers, software handshake, memory-to-peripheral. docs/k210_platform.md.
+// linked-list transfers, software handshake. docs/k210_platform.md.
 #pragma once
 
 #include <array>
@@ -30,8 +31,8 @@ struct DmacConfig {
     double register_latency_ns = 10;
 };
 
-// A peripheral's DMA request: how many items it can deliver now, and an event notified when that
-// number may have grown.
+// A peripheral's DMA request: how many items it can deliver now (a source) or take now (a
+// destination), and an event notified when that number may have grown.
 struct RequestSource {
     std::function<size_t()> available;
     const sc_core::sc_event* changed = nullptr;
