@@ -63,6 +63,24 @@ uint64_t urams(const LayerStyle& s, double omega, uint64_t width) {
     return ceil_div(width, 72) * static_cast<uint64_t>(std::ceil(omega / 4096));
 }
 
+// What the LUT model needs of a weight layer: PE, SIMD, WMEM words, weight and input bits.
+struct LutShape {
+    uint64_t p, q, wmem;
+    unsigned w, a;
+};
+
+// int(300 + 1.1·PE·(the PE's LUTs + its thresholds') + c2), c2 = PE·SIMD·W·ceil(WMEM/64) when
+// the weights sit in LUTs (distributed, or embedded and at most 128 words).
+uint64_t luts(const LutShape& m, const LayerStyle& s, double acc, double thr) {
+    double c2 = 0;
+    if ((s.mem_mode == "internal_decoupled" && s.ram_style == "distributed") ||
+        (s.mem_mode == "internal_embedded" && m.wmem <= 128)) {
+        c2 = static_cast<double>(m.p * m.q * m.w) * std::ceil(static_cast<double>(m.wmem) / 64);
+    }
+    const double pe = pe_luts(m.q, m.w, m.a, s, acc) + thr;
+    return static_cast<uint64_t>(300 + 1.1 * (static_cast<double>(m.p) * pe) + c2);
+}
+
 uint64_t rtl_dsps(uint64_t pe, uint64_t simd, bool dsp58) {
     return dsp58 ? pe * ceil_div(simd, 3) : ceil_div(pe, 4) * simd;
 }
@@ -85,11 +103,6 @@ Resources mvau_resources(const Mvau& m, const LayerStyle& s, bool dsp58) {
         r.dsp = rtl_dsps(p, q, dsp58);
         return r;
     }
-    double c2 = 0;
-    if ((s.mem_mode == "internal_decoupled" && s.ram_style == "distributed") ||
-        (s.mem_mode == "internal_embedded" && wmem <= 128)) {
-        c2 = static_cast<double>(p * q * w) * std::ceil(static_cast<double>(wmem) / 64);
-    }
     const double acc = acc_bits(m.acc, m.mw, w, m.in);
     double thr = 0;
     if (!m.thresholds.empty() && s.ram_style_thresholds == "distributed") {
@@ -97,8 +110,7 @@ Resources mvau_resources(const Mvau& m, const LayerStyle& s, bool dsp58) {
         const uint64_t tmem = m.mh / p;
         thr = levels * acc * std::ceil(static_cast<double>(tmem) / 64) + levels * acc;
     }
-    r.lut = static_cast<uint64_t>(
-        300 + 1.1 * (static_cast<double>(p) * (pe_luts(q, w, a, s, acc) + thr)) + c2);
+    r.lut = luts({p, q, wmem, w, a}, s, acc, thr);
     r.dsp = s.res_type == "dsp"
                 ? p * q * static_cast<uint64_t>(std::ceil(static_cast<double>(w + a) / 48))
                 : 0;
@@ -123,11 +135,6 @@ Resources vvau_resources(const Vvau& v, const LayerStyle& s, bool dsp58) {
         r.dsp = rtl_dsps(p, q, dsp58);
         return r;
     }
-    double c2 = 0;
-    if ((s.mem_mode == "internal_decoupled" && s.ram_style == "distributed") ||
-        (s.mem_mode == "internal_embedded" && wmem <= 128)) {
-        c2 = static_cast<double>(p * q * w) * std::ceil(static_cast<double>(wmem) / 64);
-    }
     const double acc = acc_bits(v.acc, v.k(), w, v.in);
     double thr = 0;
     if (!v.thresholds.empty()) {  // FINN's VVAU counts them whatever the threshold memory style
@@ -135,8 +142,7 @@ Resources vvau_resources(const Vvau& v, const LayerStyle& s, bool dsp58) {
         const auto tmem = static_cast<double>(v.channels / p);
         thr = levels * acc * tmem / 64 + levels * acc;
     }
-    r.lut = static_cast<uint64_t>(
-        300 + 1.1 * (static_cast<double>(p) * (pe_luts(q, w, a, s, acc) + thr)) + c2);
+    r.lut = luts({p, q, wmem, w, a}, s, acc, thr);
     r.dsp = s.res_type == "dsp"
                 ? p * static_cast<uint64_t>(std::ceil(static_cast<double>(w + a) / 48))
                 : 0;

@@ -248,12 +248,12 @@ void Dmac::transfer(unsigned c) {
     const RequestSource* dst_req =
         to_periph ? request_for(static_cast<unsigned>(regs::dst_per::get(cfg))) : nullptr;
     if ((from_periph && req == nullptr) || (to_periph && dst_req == nullptr)) {
-        SC_REPORT_WARNING(kMsgType,
-                          fmt::format("{}: channel {}: no peripheral drives handshake "
-                                      "interface {}; transfer not started",
-                                      name(), c,
-                                      from_periph ? regs::src_per::get(cfg) : regs::dst_per::get(cfg))
-                              .c_str());
+        SC_REPORT_WARNING(
+            kMsgType,
+            fmt::format("{}: channel {}: no peripheral drives handshake "
+                        "interface {}; transfer not started",
+                        name(), c, from_periph ? regs::src_per::get(cfg) : regs::dst_per::get(cfg))
+                .c_str());
         finish(c, 0);
         return;
     }

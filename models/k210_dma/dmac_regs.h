@@ -66,7 +66,7 @@ using dst_tr_width = Field<11, 3>;
 using src_msize = Field<14, 4>;  // burst length code: 0 -> 1, n -> 2^(n+1) items
 using dst_msize = Field<18, 4>;
 using tt_fc = Field<32, 3>;  // CH_CFG: 0 mem->mem, 1 mem->periph, 2 periph->mem (DMAC flow control)
-using hs_sel_src = Field<35, 1>;       // 0 = hardware handshake
+using hs_sel_src = Field<35, 1>;  // 0 = hardware handshake
 using hs_sel_dst = Field<36, 1>;
 using src_per = Field<39, 4>;          // handshake interface of the source
 using dst_per = Field<44, 4>;          // and of the destination

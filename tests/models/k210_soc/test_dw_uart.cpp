@@ -8,6 +8,7 @@
 #include <string>
 
 #include "models/k210_soc/dw_uart.h"
+#include "tests/models/k210_soc/soc_test_helpers.h"
 #include "tests/sim/tlm/sc_harness.h"
 #include "tests/sim/tlm/tlm_helpers.h"
 
@@ -16,25 +17,6 @@ namespace {
 
 using sc_core::SC_NS;
 using sc_core::sc_time;
-
-struct Runner : sc_core::sc_module {
-    std::function<void()> body;
-    explicit Runner(sc_core::sc_module_name n)
-        : sc_module(n) {
-        SC_HAS_PROCESS(Runner);
-        SC_THREAD(run);
-    }
-    void run() { body(); }
-};
-
-uint32_t rd32(TestInitiator& i, uint64_t a) {
-    uint32_t v = 0;
-    EXPECT_EQ(i.read(a, &v, 4), tlm::TLM_OK_RESPONSE) << std::hex << a;
-    return v;
-}
-void wr32(TestInitiator& i, uint64_t a, uint32_t v) {
-    EXPECT_EQ(i.write(a, &v, 4), tlm::TLM_OK_RESPONSE) << std::hex << a;
-}
 
 constexpr uint64_t kClock = 13'000'000;
 const sc_time kChar(10.0 * 112 / kClock, sc_core::SC_SEC);

@@ -14,6 +14,7 @@
 #include "models/k210_soc/timer.h"
 #include "models/k210_soc/uart.h"
 #include "sim/core/error.h"
+#include "tests/models/k210_soc/soc_test_helpers.h"
 #include "tests/sim/tlm/sc_harness.h"
 #include "tests/sim/tlm/tlm_helpers.h"
 
@@ -22,26 +23,6 @@ namespace {
 
 using sc_core::SC_NS;
 using sc_core::sc_time;
-
-// Runs `body` in an SC_THREAD (bus accesses and waits), then the simulation ends.
-struct Runner : sc_core::sc_module {
-    std::function<void()> body;
-    explicit Runner(sc_core::sc_module_name n)
-        : sc_module(n) {
-        SC_HAS_PROCESS(Runner);
-        SC_THREAD(run);
-    }
-    void run() { body(); }
-};
-
-uint32_t rd32(TestInitiator& i, uint64_t a) {
-    uint32_t v = 0;
-    EXPECT_EQ(i.read(a, &v, 4), tlm::TLM_OK_RESPONSE) << std::hex << a;
-    return v;
-}
-void wr32(TestInitiator& i, uint64_t a, uint32_t v) {
-    EXPECT_EQ(i.write(a, &v, 4), tlm::TLM_OK_RESPONSE) << std::hex << a;
-}
 
 TEST_F(ScTest, PlicClaimsTheHighestPriorityAboveTheThresholdAndGatesLevels) {
     soc::Plic plic("plic", sc_time(10, SC_NS));
