@@ -22,7 +22,7 @@ struct Layer {
     std::string name;  // the FINN node's name, e.g. "MVAU_hls_0"
     LayerOp op;
     bool inserted = false;  // not in the graph: added as FINN's InsertDWC would (a converter)
-    LayerStyle style;       // how a weight layer is built (resources only)
+    LayerStyle style = {};  // how a weight layer is built (resources only)
 };
 
 // FINN's resource estimate of the layer (finn_resources.h): MVAU and VVAU; zero for the others.

@@ -77,8 +77,9 @@ Dmac::Dmac(sc_core::sc_module_name name, const DmacConfig& cfg, sim::TraceWriter
     , m_stats(basename())
     , m_transfers(m_stats.counter("transfers", "transfers", "channel transfers completed"))
     , m_bytes(m_stats.counter("bytes", "bytes", "bytes moved: Σ (block_ts + 1) · item size"))
-    , m_handshake_waits(m_stats.counter("handshake_waits", "bursts",
-                                        "bursts that waited for the source peripheral's request"))
+    , m_handshake_waits(m_stats.counter(
+          "handshake_waits", "bursts",
+          "bursts that waited for a peripheral's request (its data, or room for it)"))
     , m_errors(m_stats.counter("errors", "transfers", "transfers stopped by a bus error")) {
     m_bank.add_consecutive({m_id, m_compver, m_dmac_cfg, m_chen, sim::RegisterBank::Reserved{16},
                             m_intstatus, m_com_intclear, m_com_intstatus_en, m_com_intsignal_en,

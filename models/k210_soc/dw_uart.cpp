@@ -372,12 +372,24 @@ void DwApbUart::write_lcr(uint64_t v) {
     after_access();
 }
 
+size_t DwApbUart::rx_available() {
+    settle(sc_core::sc_time_stamp());
+    return m_rx.size();
+}
+
+size_t DwApbUart::tx_room() {
+    const sc_time t = std::max(sc_core::sc_time_stamp(), m_tx_settled);
+    settle(t);
+    return depth() - std::min<size_t>(depth(), tx_level(t));
+}
+
 // At the line's next event: a byte into the shift register or out of it, a byte arriving, a
 // timeout falling due.
 void DwApbUart::tick() {
     const sc_time t = sc_core::sc_time_stamp();
     settle(t);
     update_irq();
+    m_dma.notify(sc_core::SC_ZERO_TIME);  // a DMA request may have grown
     sc_time next = sc_core::sc_max_time();
     for (const TxByte& b : m_tx) {
         next = std::min(next, b.start > t ? b.start : b.done);

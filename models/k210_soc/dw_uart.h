@@ -34,6 +34,11 @@ public:
     uint64_t bytes_sent() const { return m_sent.value(); }
     uint64_t bytes_received() const { return m_received.value(); }
     uint64_t bytes_lost() const { return m_lost.value(); }
+    // The DMA requests (SYSCTL_DMA_SELECT_UARTn_RX_REQ / _TX_REQ): bytes the RX FIFO holds,
+    // room in the TX FIFO, now; `dma_event()` is notified whenever either may have grown.
+    size_t rx_available();
+    size_t tx_room();
+    const sc_core::sc_event& dma_event() const { return m_dma; }
     sim::StatGroup& stats() { return m_stats; }
 
     sim::IrqLine irq;
@@ -84,7 +89,7 @@ private:
     sc_core::sc_time m_rx_start, m_rx_char, m_rx_activity;
     std::deque<uint8_t> m_rx;
     bool m_timeout = false, m_overrun = false;
-    sc_core::sc_event m_wake;
+    sc_core::sc_event m_wake, m_dma;
     sim::StatGroup m_stats;
     sim::Counter& m_sent;
     sim::Counter& m_received;

@@ -66,6 +66,11 @@ FirmwareSoc::FirmwareSoc(sc_core::sc_module_name name, const K210Config& cfg,
     for (unsigned i = 0; i < 3; ++i) {
         plic.connect(FirmwareMap::kIrqUart1 + i, uarts[i]->irq);
         k210.stats().attach(uarts[i]->stats());
+        soc::DwApbUart* u = uarts[i];  // SYSCTL_DMA_SELECT_UART1_RX_REQ 14, _TX_REQ 15, ...
+        k210.dmac.connect_request(FirmwareMap::kDmaUart1Rx + 2 * i,
+                                  {[u] { return u->rx_available(); }, &u->dma_event()});
+        k210.dmac.connect_request(FirmwareMap::kDmaUart1Rx + 2 * i + 1,
+                                  {[u] { return u->tx_room(); }, &u->dma_event()});
     }
     for (unsigned ch = 0; ch < dma::regs::kChannels; ++ch) {
         plic.connect(FirmwareMap::kIrqDmac0 + ch, k210.dmac.irq[ch]);

@@ -27,6 +27,7 @@ struct FirmwareMap {
     static constexpr uint64_t kFpioa = 0x502B0000, kGpiohs = 0x38001000, kGpio = 0x50200000;
     static constexpr uint64_t kTimer0 = 0x502D0000, kTimerStride = 0x10000;  // TIMER0-2
     static constexpr unsigned kIrqKpu = 25, kIrqDmac0 = 27, kIrqTimer0A = 14, kIrqUart1 = 11;
+    static constexpr unsigned kDmaUart1Rx = 14;  // SYSCTL_DMA_SELECT_UART1_RX_REQ (sysctl.h)
     // The timers' and UARTs' clocks: what the SDK's sysctl_clock_get_freq computes from SYSCTL's
     // registers as the model holds them (their reset values), so that its timer_set_interval gives
     // the intervals it asks for and its uart_configure the baud rate: TIMERn 13 MHz; APB0 (the

@@ -5,8 +5,9 @@
 #include <cstdint>
 #include <functional>
 
-#include <gtest/gtest.h>
 #include <systemc>
+
+#include <gtest/gtest.h>
 
 #include "tests/sim/tlm/tlm_helpers.h"
 
