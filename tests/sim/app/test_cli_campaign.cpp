@@ -207,7 +207,8 @@ TEST_F(Cli, ExampleCampaignsPlanTheirJobs) {
         const char* jobs;
     } examples[] = {{"digits_regress.yaml", "9 jobs of npusim regress"},
                     {"k210_estimate_sweep.yaml", "20 jobs of npusim estimate"},
-                    {"k210_shared_kmodels.yaml", "12 jobs of npusim run"}};
+                    {"k210_shared_kmodels.yaml", "12 jobs of npusim run"},
+                    {"finn_folding_sweep.yaml", "2 jobs of npusim estimate"}};
     for (const auto& e : examples) {
         const Result r =
             run(std::string("campaign plan " NPUSIM_SOURCE_DIR "/configs/campaigns/") + e.file);
