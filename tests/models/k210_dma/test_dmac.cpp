@@ -1,5 +1,6 @@
-// The DMAC subset: memory to memory, peripheral to memory with hardware handshake through the
-// SYSCTL selector, completion interrupt, bus errors, and an unrouted handshake.
+// The DMAC subset: memory to memory, peripheral to memory and memory to peripheral with hardware
+// handshake through the SYSCTL selector, completion interrupt, bus errors, and an unrouted
+// handshake.
 #include <deque>
 
 #include <tlm_utils/simple_target_socket.h>
@@ -15,23 +16,33 @@ namespace {
 
 namespace dr = dma::regs;
 constexpr uint64_t kDmac = 0x50000000, kSysctl = 0x50440000, kMem = 0x80000000;
+constexpr unsigned kUart3TxReq = 19;  // SYSCTL_DMA_SELECT_UART3_TX_REQ
 
-// A peripheral with a FIFO of 64-bit words at one address, which requests DMA while non-empty.
+// A peripheral with a FIFO of 64-bit words at one address, which requests DMA while non-empty;
+// written, it takes words while it has room (its TX request: the room).
 struct FifoPeripheral : sc_core::sc_module {
     tlm_utils::simple_target_socket<FifoPeripheral> socket{"socket"};
-    std::deque<uint64_t> words;
-    sc_core::sc_event added;
+    std::deque<uint64_t> words, taken;
+    size_t room = 0;
+    sc_core::sc_event added, freed;
     explicit FifoPeripheral(sc_core::sc_module_name n)
         : sc_module(n) {
         socket.register_b_transport(this, &FifoPeripheral::b_transport);
     }
     void b_transport(tlm::tlm_generic_payload& tx, sc_core::sc_time& delay) {
         uint64_t v = 0;
-        if (!words.empty()) {
+        if (tx.is_write()) {
+            std::memcpy(&v, tx.get_data_ptr(), 8);
+            EXPECT_GT(room, 0u) << "a write without room";
+            taken.push_back(v);
+            room -= room > 0 ? 1 : 0;
+        } else if (!words.empty()) {
             v = words.front();
             words.pop_front();
         }
-        std::memcpy(tx.get_data_ptr(), &v, 8);
+        if (!tx.is_write()) {
+            std::memcpy(tx.get_data_ptr(), &v, 8);
+        }
         delay += sc_core::sc_time(10, sc_core::SC_NS);
         tx.set_response_status(tlm::TLM_OK_RESPONSE);
     }
@@ -52,6 +63,7 @@ struct Bench : sc_core::sc_module {
         router.map("sysctl", kSysctl, dr::kSysctlBytes, router.bind_target(dmac.sysctl.socket));
         router.map("fifo", 0x40800030, 8, router.bind_target(fifo.socket));
         dmac.connect_request(dr::kAiRxReq, {[this] { return fifo.words.size(); }, &fifo.added});
+        dmac.connect_request(kUart3TxReq, {[this] { return fifo.room; }, &fifo.freed});
     }
     void reg(uint64_t off, uint64_t v) {
         ASSERT_EQ(cpu.write(kDmac + off, &v, 8), tlm::TLM_OK_RESPONSE);
@@ -158,6 +170,36 @@ TEST_F(DmacTest, PeripheralToMemoryWaitsForTheHandshake) {
     }
     EXPECT_EQ(b.fifo.words.size(), 0u);
     EXPECT_EQ(b.dmac.stats().to_json()["handshake_waits"]["value"], 1);
+}
+
+// Memory to peripheral (tt_fc 1): each one-item burst waits for room at the destination's
+// handshake interface (dst_per), as the SDK's uart_send_data_dma does on a UART's TX request.
+TEST_F(DmacTest, MemoryToPeripheralWaitsForRoom) {
+    Bench b("b");
+    elaborate();
+    uint32_t sel = kUart3TxReq;  // interface 4 (DMA_SEL0 bits 24..29)
+    sel <<= 24;
+    ASSERT_EQ(b.cpu.write(kSysctl + dr::DMA_SEL0, &sel, 4), tlm::TLM_OK_RESPONSE);
+    for (uint64_t i = 0; i < 4; ++i) {
+        const uint64_t v = (i + 1) * 0x1111;
+        std::memcpy(b.mem.data() + 0x3000 + 8 * i, &v, 8);
+    }
+    b.channel(4, kMem + 0x3000, 0x40800030, 4,
+              dr::dinc::set(0, 1) | dr::src_tr_width::set(0, 3) | dr::dst_tr_width::set(0, 3),
+              dr::tt_fc::set(0, 1) | dr::dst_per::set(0, 4));
+    sc_core::sc_start(sc_core::sc_time(1, sc_core::SC_US));
+    EXPECT_TRUE(b.fifo.taken.empty());  // no room yet
+    EXPECT_FALSE(b.dmac.irq[4].level());
+    b.fifo.room = 2;
+    b.fifo.freed.notify(sc_core::SC_ZERO_TIME);
+    sc_core::sc_start(sc_core::sc_time(1, sc_core::SC_US));
+    EXPECT_EQ(b.fifo.taken.size(), 2u);  // two, then waiting again
+    b.fifo.room = 2;
+    b.fifo.freed.notify(sc_core::SC_ZERO_TIME);
+    sc_core::sc_start();
+    EXPECT_TRUE(b.dmac.irq[4].level());
+    EXPECT_EQ(b.fifo.taken, (std::deque<uint64_t>{0x1111, 0x2222, 0x3333, 0x4444}));
+    EXPECT_EQ(b.dmac.stats().to_json()["handshake_waits"]["value"], 2);
 }
 
 TEST_F(DmacTest, BusErrorStopsTheChannel) {
