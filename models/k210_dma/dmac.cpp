@@ -232,6 +232,28 @@ uint64_t Dmac::move_burst(uint64_t src, uint64_t dst, std::vector<uint8_t>& buf,
     return 0;
 }
 
+// Hardware handshakes: a peripheral source delivers items (its request: how many it holds), a
+// peripheral destination takes them (its request: how many it has room for). False, with a
+// warning, when the channel's handshake interface has no peripheral behind it.
+bool Dmac::handshakes(unsigned c, uint64_t cfg, const RequestSource*& src,
+                      const RequestSource*& dst) const {
+    const uint64_t tt = regs::tt_fc::get(cfg);
+    const bool from_periph = (tt == 2 || tt == 4) && regs::hs_sel_src::get(cfg) == 0;
+    const bool to_periph = (tt == 1 || tt == 3) && regs::hs_sel_dst::get(cfg) == 0;
+    src = from_periph ? request_for(static_cast<unsigned>(regs::src_per::get(cfg))) : nullptr;
+    dst = to_periph ? request_for(static_cast<unsigned>(regs::dst_per::get(cfg))) : nullptr;
+    if ((from_periph && src == nullptr) || (to_periph && dst == nullptr)) {
+        SC_REPORT_WARNING(
+            kMsgType,
+            fmt::format("{}: channel {}: no peripheral drives handshake "
+                        "interface {}; transfer not started",
+                        name(), c, from_periph ? regs::src_per::get(cfg) : regs::dst_per::get(cfg))
+                .c_str());
+        return false;
+    }
+    return true;
+}
+
 void Dmac::transfer(unsigned c) {
     Channel& ch = *m_ch[c];
     const uint64_t ctl = ch.ctl.value(), cfg = ch.cfg.value();
@@ -239,22 +261,8 @@ void Dmac::transfer(unsigned c) {
     const uint64_t items = regs::block_ts::get(ch.block_ts.value()) + 1;
     const uint64_t burst = msize_items(regs::src_msize::get(ctl));
     const bool src_fixed = regs::sinc::get(ctl) != 0, dst_fixed = regs::dinc::get(ctl) != 0;
-    const uint64_t tt = regs::tt_fc::get(cfg);
-    // Hardware handshakes: a peripheral source delivers items (its request: how many it holds), a
-    // peripheral destination takes them (its request: how many it has room for).
-    const bool from_periph = (tt == 2 || tt == 4) && regs::hs_sel_src::get(cfg) == 0;
-    const bool to_periph = (tt == 1 || tt == 3) && regs::hs_sel_dst::get(cfg) == 0;
-    const RequestSource* req =
-        from_periph ? request_for(static_cast<unsigned>(regs::src_per::get(cfg))) : nullptr;
-    const RequestSource* dst_req =
-        to_periph ? request_for(static_cast<unsigned>(regs::dst_per::get(cfg))) : nullptr;
-    if ((from_periph && req == nullptr) || (to_periph && dst_req == nullptr)) {
-        SC_REPORT_WARNING(
-            kMsgType,
-            fmt::format("{}: channel {}: no peripheral drives handshake "
-                        "interface {}; transfer not started",
-                        name(), c, from_periph ? regs::src_per::get(cfg) : regs::dst_per::get(cfg))
-                .c_str());
+    const RequestSource *req = nullptr, *dst_req = nullptr;
+    if (!handshakes(c, cfg, req, dst_req)) {
         finish(c, 0);
         return;
     }

@@ -69,6 +69,8 @@ private:
     uint64_t move_burst(uint64_t src, uint64_t dst, std::vector<uint8_t>& buf, uint64_t n,
                         uint64_t width, bool src_fixed, bool dst_fixed, sc_core::sc_time& local);
     const RequestSource* request_for(unsigned interface) const;
+    bool handshakes(unsigned c, uint64_t cfg, const RequestSource*& src,
+                    const RequestSource*& dst) const;
     void write_chen(uint64_t v);
     void software_reset();  // RESET.dmac_rst
     void finish(unsigned ch, uint64_t status_bits);
