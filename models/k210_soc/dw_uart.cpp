@@ -87,9 +87,11 @@ void DwApbUart::add_registers() {
         });
         r.on_write([this](uint64_t v) { write_fcr(v); });
     }
-    m_file.add({"LCR", 0x0c, 4, 0, Access::RW, 0xff, true}).on_write([this](uint64_t v) {
-        write_lcr(v);
-    });
+    {
+        sim::Register& r = m_file.add({"LCR", 0x0c, 4, 0, Access::RW, 0xff, true});
+        r.on_read([this](uint64_t) { return m_lcr; });
+        r.on_write([this](uint64_t v) { write_lcr(v); });
+    }
     for (uint64_t i = 0; i < 16; ++i) {  // SRBR/STHR: RBR and THR at 16 addresses
         {
             sim::Register& r = m_file.add(
@@ -149,12 +151,16 @@ void DwApbUart::add_line_registers() {
 // SRR, the shadow FIFO controls, DLF and the component registers.
 void DwApbUart::add_control_registers() {
     m_file.add({"SRR", 0x88, 4, 0, Access::WO_RAZ, 0x7, true}).on_write([this](uint64_t v) {
-        // UR: the whole UART to its reset state; RFR, XFR: the RX, TX FIFO.
-        write_fcr(((v & 1) != 0 ? 0 : (m_fifo_enabled ? 1 : 0)) | (v & 6) | (v & 1) * 6);
-        if ((v & 1) != 0) {
+        // UR: the whole UART to its reset state (both FIFOs too); RFR, XFR: the RX, TX FIFO.
+        settle(now());
+        const bool ur = (v & 1) != 0;
+        reset_fifos(ur || (v & 2) != 0, ur || (v & 4) != 0);
+        if (ur) {
             m_ier = m_lcr = 0;
-            m_thre_pending = false;
+            m_fifo_enabled = m_thre_pending = false;
+            m_rx_trigger = m_tx_trigger = 0;
         }
+        after_access();
     });
     {
         sim::Register& r = m_file.add({"SFE", 0x98, 4, 0, Access::RW, 1, true});
@@ -341,20 +347,25 @@ void DwApbUart::write_ier(uint64_t v) {
     after_access();
 }
 
-void DwApbUart::write_fcr(uint64_t v) {
-    settle(now());
-    m_fifo_enabled = (v & 1) != 0;
-    if ((v & 2) != 0) {  // RX FIFO reset
+// An RX FIFO reset empties it; a TX FIFO reset drops the bytes not yet in the shift register.
+void DwApbUart::reset_fifos(bool rx, bool tx) {
+    if (rx) {
         m_rx.clear();
         m_timeout = false;
     }
-    if ((v & 4) != 0) {  // TX FIFO reset: bytes not yet in the shift register are dropped
+    if (tx) {
         const sc_time t = now();
         m_tx.erase(
             std::remove_if(m_tx.begin(), m_tx.end(), [&](const TxByte& b) { return b.start > t; }),
             m_tx.end());
         m_tx_free = m_tx.empty() ? t : std::max(t, m_tx.back().done);
     }
+}
+
+void DwApbUart::write_fcr(uint64_t v) {
+    settle(now());
+    m_fifo_enabled = (v & 1) != 0;
+    reset_fifos((v & 2) != 0, (v & 4) != 0);
     m_tx_trigger = static_cast<unsigned>((v >> 4) & 3);
     m_rx_trigger = static_cast<unsigned>((v >> 6) & 3);
     after_access();

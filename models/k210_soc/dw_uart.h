@@ -70,6 +70,7 @@ private:
     void write_thr(uint64_t v);
     void write_ier(uint64_t v);
     void write_fcr(uint64_t v);
+    void reset_fifos(bool rx, bool tx);
     void write_lcr(uint64_t v);
     sc_core::sc_time now() const;
 

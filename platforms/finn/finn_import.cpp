@@ -12,9 +12,6 @@
 
 namespace npu::finn {
 
-namespace {
-
-// FINN's op type without the backend suffix, legacy names mapped to today's.
 std::string base_op(const std::string& op) {
     std::string s = op;
     for (const char* suffix : {"_hls", "_rtl", "_Batch"}) {
@@ -31,6 +28,8 @@ std::string base_op(const std::string& op) {
     }
     return s;
 }
+
+namespace {
 
 bool is_dataflow(const onnx::Node& n) {
     return n.domain.rfind("finn.custom_op.fpgadataflow", 0) == 0;

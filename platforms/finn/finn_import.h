@@ -28,6 +28,10 @@ struct FinnModel {
     uint64_t in_elements = 0, out_elements = 0;  // a frame's
 };
 
+// FINN's op type without the backend suffix (_hls, _rtl, _Batch), legacy names mapped to
+// today's ("MatrixVectorActivation" -> "MVAU"): the name op_name() gives a layer.
+std::string base_op(const std::string& op);
+
 // Sets each node's attributes from a FINN folding config: {"<node name>": {"PE": 4, "SIMD": 8,
 // "inFIFODepths": [2], ...}, "Defaults": {"<attribute>": [value, ["<op type>", ...] or "all"]}}.
 // Integers, strings and lists of integers; a node the graph does not have, or a value of another

@@ -82,9 +82,8 @@ nlohmann::ordered_json formula_estimate_json(const Design& d, uint64_t clock_hz)
 }
 
 // The two estimates as text, each labelled with whose it is.
-std::string estimates_text(const Design& d, uint64_t clock_hz) {
-    const nlohmann::ordered_json f = finn_estimate_json(d, clock_hz);
-    const nlohmann::ordered_json o = formula_estimate_json(d, clock_hz);
+std::string estimates_text(const Design& d, const nlohmann::ordered_json& f,
+                           const nlohmann::ordered_json& o) {
     return fmt::format(
         "FINN's estimate (its dataflow_performance on the graph as given): max_cycles {} ({}), "
         "critical_path_cycles {}, estimated_throughput_fps {:.0f}, estimated_latency_ns {:.0f}\n"
@@ -270,7 +269,9 @@ void timed_report(platform::RunReport& rep, const FinnModel& m, const DesignRun&
                    r.interval(), per_second(r.interval(), hz), sim::format_frequency(hz),
                    r.latency(), static_cast<double>(to_ps(r.latency(), hz)) / 1e6, ctx.frames,
                    r.cycles);
-    rep.text += estimates_text(m.design, hz);
+    const nlohmann::ordered_json finn = finn_estimate_json(m.design, hz);
+    const nlohmann::ordered_json ours = formula_estimate_json(m.design, hz);
+    rep.text += estimates_text(m.design, finn, ours);
     rep.json = common_json(m, ctx);
     rep.json["clock_hz"] = hz;
     rep.json["layers"] = layers_json(r);
@@ -281,8 +282,8 @@ void timed_report(platform::RunReport& rep, const FinnModel& m, const DesignRun&
                           {"latency_ps", to_ps(r.latency(), hz)},
                           {"cycles", r.cycles}};
     rep.json["notes"] = {{"latency_cycles", kLatencyNote}};
-    rep.json["finn_estimate"] = finn_estimate_json(m.design, hz);
-    rep.json["formula_estimate"] = formula_estimate_json(m.design, hz);
+    rep.json["finn_estimate"] = finn;
+    rep.json["formula_estimate"] = ours;
     if (sizing != nullptr) {
         sizing_report(rep, *sizing, hz);
     }
@@ -361,9 +362,9 @@ platform::EstimateReport estimate_report(const FinnModel& m, const platform::Est
                    "\nresources (FINN's estimates of the MVAU and VVAU layers): LUT {}, BRAM_18K "
                    "{}, URAM {}, DSP {}\n",
                    total.lut, total.bram_18k, total.uram, total.dsp);
-    rep.text += "\n" + estimates_text(m.design, hz);
     const nlohmann::ordered_json finn = finn_estimate_json(m.design, hz);
     const nlohmann::ordered_json ours = formula_estimate_json(m.design, hz);
+    rep.text += "\n" + estimates_text(m.design, finn, ours);
     rep.totals = finn;
     for (const auto& [k, v] : ours.items()) {
         rep.totals["formula_" + k] = v;

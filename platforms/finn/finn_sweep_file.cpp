@@ -6,6 +6,7 @@
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
+#include "platforms/finn/finn_import.h"
 #include "sim/core/error.h"
 
 namespace npu::finn {
@@ -13,16 +14,6 @@ namespace npu::finn {
 namespace {
 
 using Json = nlohmann::json;
-
-std::string without_backend(const std::string& op) {
-    for (const char* suffix : {"_hls", "_rtl"}) {
-        const std::string s(suffix);
-        if (op.size() > s.size() && op.compare(op.size() - s.size(), s.size(), s) == 0) {
-            return op.substr(0, op.size() - s.size());
-        }
-    }
-    return op;
-}
 
 // An attribute's values: a list of positive integers, or "all" (every value the layer allows).
 std::vector<uint64_t> values_of(const Json& v, const LayerOp& op, const std::string& attr,
@@ -54,7 +45,7 @@ const Json* entry_for(const Json& file, const Layer& l) {
         return &file[l.name];
     }
     for (const auto& [key, value] : file.items()) {
-        if (without_backend(key) == op_name(l.op)) {
+        if (base_op(key) == op_name(l.op)) {
             return &value;
         }
     }
@@ -67,7 +58,7 @@ void check_keys(const Json& file, const Design& d, const std::string& path) {
         const std::string& key = item.key();
         const Json& value = item.value();
         const bool known = std::any_of(d.layers.begin(), d.layers.end(), [&](const Layer& l) {
-            return !l.inserted && (l.name == key || op_name(l.op) == without_backend(key));
+            return !l.inserted && (l.name == key || op_name(l.op) == base_op(key));
         });
         if (!known) {
             throw sim::Error(fmt::format(

@@ -72,9 +72,9 @@ void add_firmware_options(CLI::App* run, RunOptions& run_opts) {
         ->expected(0, 1)
         ->needs(run->get_option("--firmware"));
     run->add_option("--uart-input", run_opts.uart_input,
-                    "With --firmware: bytes a UART receives, [uartN=]FILE (default uart3, the "
-                    "SDK's console), arriving back to back at its baud rate from when the "
-                    "firmware sets the rate")
+                    "With --firmware: bytes a serial port of the platform receives, "
+                    "[PORT=]FILE, arriving at its line rate (ports and default: the "
+                    "platform's docs; K210: uart1-3, uart3)")
         ->needs(run->get_option("--firmware"));
     run->add_option("args", run_opts.firmware_args,
                     "After --: the firmware's arguments (argv[1..] through semihosting)");
@@ -194,8 +194,8 @@ CLI::App* add_estimate(CLI::App& app, EstimateOptions& est_opts) {
         "every layer of a program, with the cost functions of the timed simulation, without "
         "simulating");
     est->add_option("--layers", est_opts.layers,
-                    "Layer configurations, e.g. configs/k210_layers.yaml; on FINN, a folding "
-                    "sweep of --model's layers (docs/finn.md)")
+                    "Layer configurations, e.g. configs/k210_layers.yaml, or what the "
+                    "platform sweeps over --model's layers (FINN: a folding sweep)")
         ->check(CLI::ExistingFile);
     CLI::Option* model =
         est->add_option("--model", est_opts.model, "A program, e.g. a kmodel: every layer's cost")

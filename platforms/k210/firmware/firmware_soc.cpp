@@ -62,11 +62,11 @@ FirmwareSoc::FirmwareSoc(sc_core::sc_module_name name, const K210Config& cfg,
         plic.connect(FirmwareMap::kIrqTimer0A + 2 * i + 1, timers[i]->irq_b);
     }
     plic.connect(FirmwareMap::kIrqKpu, k210.kpu.irq);
-    soc::DwApbUart* uarts[] = {&uart1, &uart2, &uart3};
     for (unsigned i = 0; i < 3; ++i) {
-        plic.connect(FirmwareMap::kIrqUart1 + i, uarts[i]->irq);
-        k210.stats().attach(uarts[i]->stats());
-        soc::DwApbUart* u = uarts[i];  // SYSCTL_DMA_SELECT_UART1_RX_REQ 14, _TX_REQ 15, ...
+        soc::DwApbUart* u = &uart(i + 1);
+        plic.connect(FirmwareMap::kIrqUart1 + i, u->irq);
+        k210.stats().attach(u->stats());
+        // SYSCTL_DMA_SELECT_UART1_RX_REQ 14, _TX_REQ 15, UART2 16 and 17, ...
         k210.dmac.connect_request(FirmwareMap::kDmaUart1Rx + 2 * i,
                                   {[u] { return u->rx_available(); }, &u->dma_event()});
         k210.dmac.connect_request(FirmwareMap::kDmaUart1Rx + 2 * i + 1,
@@ -80,9 +80,12 @@ FirmwareSoc::FirmwareSoc(sc_core::sc_module_name name, const K210Config& cfg,
     map_hart(cfg);
 }
 
+soc::DwApbUart& FirmwareSoc::uart(unsigned n) {
+    return n == 1 ? uart1 : n == 2 ? uart2 : uart3;
+}
+
 void FirmwareSoc::set_uart_input(unsigned n, std::vector<uint8_t> bytes) {
-    soc::DwApbUart* uarts[] = {&uart1, &uart2, &uart3};
-    uarts[n - 1]->set_input(std::move(bytes));
+    uart(n).set_input(std::move(bytes));
 }
 
 soc::ByteSink FirmwareSoc::sink(const std::string& port) {

@@ -66,6 +66,7 @@ public:
     const std::string& pin_log() const { return m_pin_log; }
 
 private:
+    soc::DwApbUart& uart(unsigned n);  // UART n, 1-3
     soc::ByteSink sink(const std::string& port);
     soc::PinSink pins(const std::string& block);
     void map_hart(const K210Config& cfg);
