@@ -39,8 +39,9 @@ Plic::Plic(sc_core::sc_module_name name, sc_core::sc_time access_latency)
         for (unsigned w = 0; w < kWords; ++w) {
             const uint64_t at = kEnables + c * kEnableStride + 4 * w;
             const uint64_t mask = w == 0 ? ~uint64_t{1} & 0xffffffff : 0xffffffff;  // no source 0
-            m_enable[c][w] = &add({fmt::format("target_enables[{}].enable[{}]", c, w), at, 4, 0,
-                                   Access::RW, w + 1 == kWords ? 1 : mask, true});
+            m_enable[c][w] =
+                &add({fmt::format("target_enables[{}].enable[{}]", c, w), at, 4, 0, Access::RW,
+                      w + 1 == kWords ? (uint64_t{1} << (kSources - 32 * w)) - 1 : mask, true});
         }
         const uint64_t t = kTargets + c * kTargetStride;
         m_threshold[c] =

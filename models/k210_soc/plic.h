@@ -1,9 +1,9 @@
 // The K210's platform-level interrupt controller, as the Kendryte SDK's plic.h lays it out (the
-// SiFive PLIC): 65 sources (0 means none; KPU 25, DMAC channels 27-32), priorities 0-7, four
-// contexts (each core's machine and supervisor mode: the SDK's target[core] is context 2·core,
-// enables 0x100 and targets 0x2000 apart) with enable bits, a threshold and claim/complete. Level
-// gateways: a source is pending while its line is high and it is not claimed; completing it lets
-// a line still high pend again. docs/firmware.md, "The SoC".
+// SiFive PLIC): sources 1-65 (0 means none; KPU 25, DMAC channels 27-32, GPIOHS 34-65), priorities
+// 0-7, four contexts (each core's machine and supervisor mode: the SDK's target[core] is context
+// 2·core, enables 0x100 and targets 0x2000 apart) with enable bits, a threshold and claim/complete.
+// Level gateways: a source is pending while its line is high and it is not claimed; completing it
+// lets a line still high pend again. docs/firmware.md, "The SoC".
 #pragma once
 
 #include <array>
@@ -21,7 +21,7 @@ namespace npu::soc {
 
 class Plic : public sc_core::sc_module {
 public:
-    static constexpr unsigned kSources = 65, kContexts = 4, kWords = (kSources + 31) / 32;
+    static constexpr unsigned kSources = 66, kContexts = 4, kWords = (kSources + 31) / 32;
     static constexpr uint64_t kBytes = 0x4000000;
     static constexpr uint64_t kPending = 0x1000, kEnables = 0x2000, kEnableStride = 0x80;
     static constexpr uint64_t kTargets = 0x200000, kTargetStride = 0x1000;
@@ -31,7 +31,7 @@ public:
 
     Plic(sc_core::sc_module_name name, sc_core::sc_time access_latency);
 
-    // Source `id` (1..64) follows `line`.
+    // Source `id` (1..65) follows `line`.
     void connect(unsigned id, const sim::IrqLine& line);
     // Whether context `ctx` has a source above its threshold to claim (its hart's MEIP).
     bool interrupt_pending(unsigned ctx) const { return best(ctx) != 0; }

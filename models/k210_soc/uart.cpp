@@ -32,17 +32,4 @@ UartHs::UartHs(sc_core::sc_module_name name, sc_core::sc_time access_latency, By
     }
 }
 
-Fpioa::Fpioa(sc_core::sc_module_name name, sc_core::sc_time access_latency)
-    : sc_module(name)
-    , m_file("fpioa", kBytes)
-    , regs("regs", m_file.bank, access_latency) {
-    for (uint64_t at = 0; at < kBytes; at += 4) {
-        const std::string n = at < 48 * 4   ? fmt::format("io[{}]", at / 4)
-                              : at < 52 * 4 ? fmt::format("tie_en[{}]", at / 4 - 48)
-                              : at < 56 * 4 ? fmt::format("tie_val[{}]", at / 4 - 52)
-                                            : fmt::format("reserved[{}]", at / 4 - 56);
-        m_file.add({n, at, 4, 0, Access::RW, kFull32, true});
-    }
-}
-
 }  // namespace npu::soc

@@ -1,7 +1,7 @@
 // The K210's high-speed serial port as firmware prints through it: UARTHS (the SiFive UART the
 // SDK's uarths.h describes, 0x38000000; UART1-3 are dw_uart.h). Transmitted bytes go to a sink
 // at once (the transmitter is never busy); nothing is received. Also the register file the SoC
-// blocks share, and the FPIOA: pin functions as a register file that accepts writes.
+// blocks share.
 // docs/firmware.md, "The SoC".
 #pragma once
 
@@ -46,20 +46,6 @@ private:
     ByteSink m_sink;
     sim::StatGroup m_stats;
     sim::Counter& m_sent;
-
-public:
-    sim::RegisterTarget regs;
-};
-
-// FPIOA: 48 pin registers and the tie enable/value words, accepted and kept (no pins are
-// modelled).
-class Fpioa : public sc_core::sc_module {
-public:
-    static constexpr uint64_t kBytes = 0x100;
-    Fpioa(sc_core::sc_module_name name, sc_core::sc_time access_latency);
-
-private:
-    RegisterFile m_file;
 
 public:
     sim::RegisterTarget regs;

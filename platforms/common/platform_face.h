@@ -37,6 +37,7 @@ struct RunRequest {
     std::string semihost_hint;  // how a user gives the firmware files, for a refusal's message
     int gdb_port = 0;  // --gdb: wait for a debugger on 127.0.0.1:port before running (0: none)
     std::string uart_input;  // --uart-input [uartN=]FILE: bytes the firmware's UART receives
+    std::string pin_input;   // --pin-input FILE: levels applied to the chip's pads over time
     // What the firmware prints (source: "console" for semihosting, else the UART), as it prints.
     std::function<void(const std::string& source, const std::string& text)> firmware_output;
     std::string folding;      // --folding: a FINN folding config (platforms that take one)

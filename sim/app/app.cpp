@@ -76,6 +76,12 @@ void add_firmware_options(CLI::App* run, RunOptions& run_opts) {
                     "[PORT=]FILE, arriving at its line rate (ports and default: the "
                     "platform's docs; K210: uart1-3, uart3)")
         ->needs(run->get_option("--firmware"));
+    run->add_option("--pin-input", run_opts.pin_input,
+                    "With --firmware: levels applied to the chip's pins from outside over time, "
+                    "a text file of '<time> <pin> <0|1|z>' lines (e.g. '5ms io26 0': a key "
+                    "pressed; pins and format: the platform's docs)")
+        ->check(CLI::ExistingFile)
+        ->needs(run->get_option("--firmware"));
     run->add_option("args", run_opts.firmware_args,
                     "After --: the firmware's arguments (argv[1..] through semihosting)");
 }

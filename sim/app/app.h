@@ -34,6 +34,7 @@ struct RunOptions {
     bool semihosting = false;  // --semihosting[=DIR]: the firmware may open files
     std::string semihost_dir;  // its DIR: reads and writes there (else: . and --out DIR/files)
     std::string uart_input;    // --uart-input [uartN=]FILE: bytes a UART receives
+    std::string pin_input;     // --pin-input FILE: levels applied to the pads over time
     std::string folding;       // --folding: a FINN folding config (JSON)
     bool size_fifos = false;   // --size-fifos: the smallest FIFO depths keeping the rate (FINN)
     bool trace = false;        // write trace.json (Chrome trace events) into --out

@@ -64,6 +64,7 @@ platform::RunRequest run_request(const RunOptions& opts) {
     }
     req.gdb_port = opts.gdb_port;
     req.uart_input = opts.uart_input;
+    req.pin_input = opts.pin_input;
     req.firmware_output = [](const std::string& from, const std::string& text) {
         if (from == "npusim") {  // a line of ours about the firmware
             std::fprintf(stderr, "npusim: %s", text.c_str());

@@ -7,25 +7,10 @@
 #include <gtest/gtest.h>
 
 #include "tests/fuzz/fuzz_targets.h"
+#include "tests/fuzz/mutate.h"
 
 namespace npu::fuzz {
 namespace {
-
-std::vector<uint8_t> mutate(std::vector<uint8_t> v, std::mt19937& rng) {
-    const int edits = 1 + static_cast<int>(rng() % 4);
-    for (int i = 0; i < edits && !v.empty(); ++i) {
-        const size_t pos = rng() % v.size();
-        switch (rng() % 4) {
-        case 0: v[pos] = static_cast<uint8_t>(rng()); break;
-        case 1: v.erase(v.begin() + static_cast<std::ptrdiff_t>(pos)); break;
-        case 2:
-            v.insert(v.begin() + static_cast<std::ptrdiff_t>(pos), static_cast<uint8_t>(rng()));
-            break;
-        default: v.resize(pos); break;
-        }
-    }
-    return v;
-}
 
 TEST(FuzzSmoke, NpyReaderSurvivesMutations) {
     sim::Tensor t(sim::DType::f32, {2, 3, 4});

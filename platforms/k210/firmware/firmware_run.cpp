@@ -84,6 +84,15 @@ std::pair<unsigned, std::vector<uint8_t>> uart_input(const std::string& spec) {
     return {port, sim::read_file(path)};
 }
 
+// --pin-input FILE: levels applied to the pads over time (models/k210_soc/pin_script.h).
+std::vector<soc::PinEvent> pin_input(const std::string& path) {
+    constexpr uint64_t kMaxBytes = 16 << 20;
+    if (std::filesystem::is_regular_file(path) && std::filesystem::file_size(path) > kMaxBytes) {
+        throw sim::Error(fmt::format("--pin-input {}: more than {} bytes", path, kMaxBytes));
+    }
+    return soc::parse_pin_script(sim::read_text_file(path), path);
+}
+
 }  // namespace
 
 platform::RunReport run_firmware(const K210Config& cfg, const std::string& source,
@@ -112,6 +121,9 @@ platform::RunReport run_firmware(const K210Config& cfg, const std::string& sourc
     if (!request.uart_input.empty()) {
         const auto [port, bytes] = uart_input(request.uart_input);
         soc.set_uart_input(port, bytes);
+    }
+    if (!request.pin_input.empty()) {
+        soc.set_pin_input(pin_input(request.pin_input));
     }
     HartOptions o;
     o.args = request.firmware_args;
@@ -162,6 +174,9 @@ platform::RunReport run_firmware(const K210Config& cfg, const std::string& sourc
                           h1.instructions, h1.cpu_cycles, static_cast<double>(h1.sleep_ps) / 1e6,
                           h1.budget_spent ? "; stopped at its budget" : "")
                     : "  hart 1: held in reset (the firmware never reads mhartid)\n";
+    for (const std::string& w : soc.warnings()) {
+        rep.text += "  warning: " + w + "\n";
+    }
     if (!why.empty()) {
         rep.text += why + "\n";
     }
@@ -189,6 +204,7 @@ platform::RunReport run_firmware(const K210Config& cfg, const std::string& sourc
                 {"exited", h.exited},
                 {"exit_code", h.exit_code},
                 {"failure", why},
+                {"warnings", soc.warnings()},
                 {"totals",
                  {{"instructions", h.instructions},
                   {"cpu_cycles", h.cpu_cycles},

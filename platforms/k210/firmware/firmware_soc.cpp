@@ -1,5 +1,7 @@
 #include "platforms/k210/firmware/firmware_soc.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "models/k210_dma/dmac_regs.h"
@@ -34,8 +36,8 @@ FirmwareSoc::FirmwareSoc(sc_core::sc_module_name name, const K210Config& cfg,
     , uart2("uart2", FirmwareMap::kUartClockHz, register_latency(cfg), sink("uart2"))
     , uart3("uart3", FirmwareMap::kUartClockHz, register_latency(cfg), sink("uart3"))
     , fpioa("fpioa", register_latency(cfg))
-    , gpiohs("gpiohs", register_latency(cfg), pins("gpiohs"))
-    , gpio("gpio", register_latency(cfg), pins("gpio"))
+    , gpiohs("gpiohs", register_latency(cfg), fpioa, pins("gpiohs", soc::FpioaFunction::kGpiohs0))
+    , gpio("gpio", register_latency(cfg), fpioa, pins("gpio", soc::FpioaFunction::kGpio0))
     , timer0("timer0", timer_tick(), register_latency(cfg))
     , timer1("timer1", timer_tick(), register_latency(cfg))
     , timer2("timer2", timer_tick(), register_latency(cfg))
@@ -62,6 +64,10 @@ FirmwareSoc::FirmwareSoc(sc_core::sc_module_name name, const K210Config& cfg,
         plic.connect(FirmwareMap::kIrqTimer0A + 2 * i + 1, timers[i]->irq_b);
     }
     plic.connect(FirmwareMap::kIrqKpu, k210.kpu.irq);
+    plic.connect(FirmwareMap::kIrqGpio, gpio.irq);
+    for (unsigned p = 0; p < soc::Gpiohs::kPins; ++p) {
+        plic.connect(FirmwareMap::kIrqGpiohs0 + p, gpiohs.irq[p]);
+    }
     for (unsigned i = 0; i < 3; ++i) {
         soc::DwApbUart* u = &uart(i + 1);
         plic.connect(FirmwareMap::kIrqUart1 + i, u->irq);
@@ -88,8 +94,19 @@ void FirmwareSoc::set_uart_input(unsigned n, std::vector<uint8_t> bytes) {
     uart(n).set_input(std::move(bytes));
 }
 
+// A UART's byte; UART1-3 (not UARTHS, on its boot pads io4/io5, assumed) warn once when no pad
+// carries their TX function.
 soc::ByteSink FirmwareSoc::sink(const std::string& port) {
     return [this, port](uint8_t b) {
+        if (port.size() == 5 && port.compare(0, 4, "uart") == 0) {
+            const unsigned n = static_cast<unsigned>(port[4] - '1');
+            if (fpioa.pads().pad_of(soc::FpioaFunction::kUart1Tx + 2 * n) < 0) {
+                warn(
+                    fmt::format("{} transmits, but no pad carries UART{}_TX "
+                                "(fpioa_set_function): on a board nothing leaves the chip",
+                                port, n + 1));
+            }
+        }
         const std::string text(1, static_cast<char>(b));
         m_uart_text[port] += text;
         if (m_output) {
@@ -98,12 +115,33 @@ soc::ByteSink FirmwareSoc::sink(const std::string& port) {
     };
 }
 
-// A pin change, at the writing hart's time (the register access's own time).
-soc::PinSink FirmwareSoc::pins(const std::string& block) {
-    return [this, block](unsigned pin, bool level, sc_time at) {
+// A pin change, at the writing hart's time (the register access's own time) or the input's, with
+// the pad that carries the pin's function (`function0` + pin).
+soc::PinSink FirmwareSoc::pins(const std::string& block, unsigned function0) {
+    return [this, block, function0](unsigned pin, bool level, bool output, sc_time at) {
+        const int pad = fpioa.pads().pad_of(function0 + pin);
+        const std::string name = block == "gpio" ? "GPIO" : "GPIOHS";
+        if (pad < 0 && output) {
+            warn(
+                fmt::format("{} pin {} drives, but no pad carries {}{} (fpioa_set_function): on "
+                            "a board nothing leaves the chip",
+                            block, pin, name, pin));
+        }
         const double us = at.to_seconds() * 1e6;
-        m_pin_log += fmt::format("{:.3f} {} {} {}\n", us, block, pin, level ? 1 : 0);
+        m_pin_log += fmt::format("{:.3f} {} {} {} {} {}\n", us, block, pin, level ? 1 : 0,
+                                 pad < 0 ? std::string("-") : fmt::format("io{}", pad),
+                                 output ? "out" : "in");
     };
+}
+
+void FirmwareSoc::warn(const std::string& text) {
+    if (std::find(m_warnings.begin(), m_warnings.end(), text) != m_warnings.end()) {
+        return;
+    }
+    m_warnings.push_back(text);
+    if (m_output) {
+        m_output("npusim", "warning: " + text + "\n");
+    }
 }
 
 // The harts reach SRAM and AI SRAM directly (their uncached windows at bus cost), everything

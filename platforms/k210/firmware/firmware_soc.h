@@ -1,6 +1,7 @@
 // The K210 SoC a firmware runs on: the KPU's SoC (soc/k210_platform.h: SRAM, AI SRAM, KPU, DMAC,
 // SYSCTL DMA selectors) plus the blocks firmware touches around it (PLIC with the KPU on source
-// 25 and the DMAC channels on 27-32, CLINT, UARTHS, UART1-3, FPIOA) at the Kendryte SDK's
+// 25, the DMAC channels on 27-32, GPIO on 23, GPIOHS on 34-65; CLINT, UARTHS, UART1-3, FPIOA
+// with its pads, GPIO/GPIOHS, TIMER0-2) at the Kendryte SDK's
 // addresses (lib/bsp/include/platform.h), and the two harts running the ELF. docs/firmware.md.
 #pragma once
 
@@ -11,6 +12,7 @@
 
 #include "models/k210_soc/clint.h"
 #include "models/k210_soc/dw_uart.h"
+#include "models/k210_soc/fpioa.h"
 #include "models/k210_soc/gpio.h"
 #include "models/k210_soc/plic.h"
 #include "models/k210_soc/timer.h"
@@ -27,6 +29,7 @@ struct FirmwareMap {
     static constexpr uint64_t kFpioa = 0x502B0000, kGpiohs = 0x38001000, kGpio = 0x50200000;
     static constexpr uint64_t kTimer0 = 0x502D0000, kTimerStride = 0x10000;  // TIMER0-2
     static constexpr unsigned kIrqKpu = 25, kIrqDmac0 = 27, kIrqTimer0A = 14, kIrqUart1 = 11;
+    static constexpr unsigned kIrqGpio = 23, kIrqGpiohs0 = 34;
     static constexpr unsigned kDmaUart1Rx = 14;  // SYSCTL_DMA_SELECT_UART1_RX_REQ (sysctl.h)
     // The timers' and UARTs' clocks: what the SDK's sysctl_clock_get_freq computes from SYSCTL's
     // registers as the model holds them (their reset values), so that its timer_set_interval gives
@@ -62,18 +65,26 @@ public:
     void set_uart_input(unsigned n, std::vector<uint8_t> bytes);
     // Everything each port transmitted, by port ("uarths", "uart3", ...).
     const std::map<std::string, std::string>& uart_output() const { return m_uart_text; }
-    // Every level change of a driven GPIO/GPIOHS pin: "<time us> <block> <pin> <level>" lines.
+    // Levels applied to pads from outside over time (--pin-input).
+    void set_pin_input(std::vector<soc::PinEvent> events) { fpioa.set_script(std::move(events)); }
+    // Every level change of a driven GPIO/GPIOHS pin and of a sampled input:
+    // "<time us> <block> <pin> <level> <pad> <out|in>" lines (pad: ioN, or - when none carries it).
     const std::string& pin_log() const { return m_pin_log; }
+    // What the SoC noticed that a firmware developer should know (a block used through no pad),
+    // each once.
+    const std::vector<std::string>& warnings() const { return m_warnings; }
 
 private:
     soc::DwApbUart& uart(unsigned n);  // UART n, 1-3
     soc::ByteSink sink(const std::string& port);
-    soc::PinSink pins(const std::string& block);
+    soc::PinSink pins(const std::string& block, unsigned function0);
+    void warn(const std::string& text);
     void map_hart(const K210Config& cfg);
 
     std::function<void(const std::string&, const std::string&)> m_output;
     std::map<std::string, std::string> m_uart_text;
     std::string m_pin_log;
+    std::vector<std::string> m_warnings;
 };
 
 }  // namespace npu::k210

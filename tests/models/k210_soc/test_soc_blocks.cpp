@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "models/k210_soc/clint.h"
+#include "models/k210_soc/fpioa.h"
 #include "models/k210_soc/gpio.h"
 #include "models/k210_soc/plic.h"
 #include "models/k210_soc/timer.h"
@@ -64,39 +65,145 @@ TEST_F(ScTest, PlicClaimsTheHighestPriorityAboveTheThresholdAndGatesLevels) {
         EXPECT_EQ(plic.claims(), 2u);
     };
     sc_core::sc_start();
-    EXPECT_THROW(plic.connect(65, kpu), sim::Error);
+    EXPECT_THROW(plic.connect(66, kpu), sim::Error);
 }
 
 // The SDK's gpiohs_set_drive_mode/gpiohs_set_pin and gpio_set_drive_mode/gpio_set_pin (read-
 // modify-write of output_en/output_val, direction/data_output): each driven pin's level change is
-// reported once; inputs read back what the pins drive.
+// reported once; an output reaches its pad only through the FPIOA (io[n].ch_sel, oe_en), and
+// an input reads that pad back.
 TEST_F(ScTest, GpioBlocksReportDrivenPinChanges) {
     std::string log;
     auto sink = [&](const char* block) {
-        return [&log, block](unsigned pin, bool level, sc_time at) {
-            log += fmt::format("{} {} {}\n", block, pin, level ? 1 : 0);
-            (void)at;  // the write's time: checked end to end (Firmware.SdkGpioDemosDriveTheirPins)
+        return [&log, block](unsigned pin, bool level, bool output, sc_time at) {
+            log += fmt::format("{} {} {} {}\n", block, pin, level ? 1 : 0, output ? "out" : "in");
+            (void)at;  // the write's time: checked end to end (Firmware.SdkGpioLedDemoDrivesItsPin)
         };
     };
-    soc::Gpiohs hs("hs", sc_time(10, SC_NS), sink("hs"));
-    soc::DwGpio gp("gp", sc_time(10, SC_NS), sink("gp"));
-    TestInitiator a("a"), b("b");
+    soc::Fpioa fpioa("fpioa", sc_time(10, SC_NS));
+    soc::Gpiohs hs("hs", sc_time(10, SC_NS), fpioa, sink("hs"));
+    soc::DwGpio gp("gp", sc_time(10, SC_NS), fpioa, sink("gp"));
+    TestInitiator a("a"), b("b"), f("f");
     a.socket.bind(hs.regs.socket);
     b.socket.bind(gp.regs.socket);
+    f.socket.bind(fpioa.regs.socket);
+    constexpr uint32_t kOeEn = 1u << 12, kIeEn = 1u << 20, kPadDi = 1u << 31;
     Runner r("r");
     r.body = [&] {
         wr32(a, 0x08, rd32(a, 0x08) | (1u << 5));  // output_en: pin 5 driven, at 0
         wr32(a, 0x0c, rd32(a, 0x0c) | (1u << 5));  // output_val: 1
         wr32(a, 0x0c, rd32(a, 0x0c) | (1u << 5));  // the same level again: no change
-        EXPECT_EQ(rd32(a, 0x00), 1u << 5);         // input_val reads what it drives
-        wr32(a, 0x40, 1u << 5);                    // output_xor inverts it: 0
-        wr32(b, 0x04, 1u << 3);                    // direction: pin 3 output, at 0
-        wr32(b, 0x00, 1u << 3);                    // data_output: 1
-        EXPECT_EQ(rd32(b, 0x50), 1u << 3);         // data_input
+        wr32(a, 0x04, 1u << 5);                    // input_en: no pad carries GPIOHS5 yet
+        EXPECT_EQ(rd32(a, 0x00), 0u);
+        EXPECT_EQ(rd32(f, 4 * 7), 0u);             // io[7]: function 0, pad low
+        wr32(f, 4 * 7, (24 + 5) | kOeEn | kIeEn);  // io7 carries GPIOHS5 (fpioa_set_function)
+        EXPECT_EQ(rd32(f, 4 * 7), (24 + 5) | kOeEn | kIeEn | kPadDi);  // pad_di: it drives 1
+        EXPECT_EQ(rd32(a, 0x00), 1u << 5);                             // and reads it back
+        wr32(a, 0x40, 1u << 5);                                        // output_xor inverts it: 0
+        EXPECT_EQ(rd32(f, 4 * 7) & kPadDi, 0u);
+        wr32(b, 0x04, 1u << 3);                     // direction: pin 3 output, at 0
+        wr32(b, 0x00, 1u << 3);                     // data_output: 1
+        EXPECT_EQ(rd32(b, 0x50), 0u);               // data_input: no pad carries GPIO3
+        wr32(f, 4 * 24, (56 + 3) | kOeEn | kIeEn);  // io24 carries GPIO3 (the gpio_led demo)
+        EXPECT_EQ(rd32(b, 0x50), 1u << 3);          // the pad drives 1
         wr32(b, 0x00, 0);
     };
     sc_core::sc_start();
-    EXPECT_EQ(log, "hs 5 0\nhs 5 1\nhs 5 0\ngp 3 0\ngp 3 1\ngp 3 0\n");
+    EXPECT_EQ(log,
+              "hs 5 0 out\nhs 5 1 out\nhs 5 1 in\nhs 5 0 out\nhs 5 0 in\ngp 3 0 out\ngp 3 1 out\n"
+              "gp 3 0 out\n");
+}
+
+// The gpiohs_led demo's key (SiFive GPIO semantics, worked by hand from the FE310 manual): io26
+// carries GPIOHS2 as an input with its pull-up; a level from outside takes the pad over. Falling
+// and rising edges latch fall_ip/rise_ip whatever the enables; an enabled kind raises the pin's
+// own line until a 1 is written to its ip bit (the SDK's read-modify-write clears every pending
+// bit of that kind); high_ip/low_ip are set again at once while their level lasts. A tie bit
+// overrides the pad.
+TEST_F(ScTest, GpiohsInputsLatchEdgesAndLevelsFromThePads) {
+    soc::Fpioa fpioa("fpioa", sc_time(10, SC_NS));
+    soc::Gpiohs hs("hs", sc_time(10, SC_NS), fpioa, [](unsigned, bool, bool, sc_time) {});
+    TestInitiator a("a"), f("f");
+    a.socket.bind(hs.regs.socket);
+    f.socket.bind(fpioa.regs.socket);
+    constexpr uint32_t kIeEn = 1u << 20, kPu = 1u << 16, kKey = 1u << 2;
+    constexpr uint64_t kInputEn = 0x04, kRiseIe = 0x18, kRiseIp = 0x1c, kFallIe = 0x20,
+                       kFallIp = 0x24, kLowIe = 0x30, kLowIp = 0x34;
+    fpioa.set_script({{2'000'000, 26, false, 1},
+                      {4'000'000, 26, true, 2},
+                      {6'000'000, 26, std::nullopt, 3},
+                      {8'000'000, 26, false, 4}});
+    Runner r("r");
+    r.body = [&] {
+        wr32(f, 4 * 26, (24 + 2) | kIeEn | kPu);  // GPIO_DM_INPUT_PULL_UP
+        wr32(a, kInputEn, kKey);
+        EXPECT_EQ(rd32(a, 0x00), kKey);             // the pull-up: 1
+        EXPECT_EQ(rd32(a, kRiseIp) & kKey, kKey);   // 0 -> 1 as the input was enabled
+        wr32(a, kRiseIp, rd32(a, kRiseIp) | kKey);  // cleared (read-modify-write, W1C)
+        EXPECT_EQ(rd32(a, kRiseIp) & kKey, 0u);
+        wr32(a, kFallIe, kKey);
+        wr32(a, kRiseIe, kKey);
+        EXPECT_FALSE(hs.irq[2].level());
+        sc_core::wait(sc_time(2, sc_core::SC_US));  // pressed: the pad low
+        EXPECT_EQ(rd32(a, 0x00), 0u);
+        EXPECT_TRUE(hs.irq[2].level());
+        EXPECT_EQ(rd32(a, kFallIp) & kKey, kKey);
+        wr32(a, kFallIp, rd32(a, kFallIp) | kKey);
+        EXPECT_FALSE(hs.irq[2].level());
+        sc_core::wait(sc_time(2, sc_core::SC_US));  // driven high
+        EXPECT_TRUE(hs.irq[2].level());
+        wr32(a, kRiseIp, kKey);
+        sc_core::wait(sc_time(2, sc_core::SC_US));  // released: the pull-up keeps it high
+        EXPECT_EQ(rd32(a, 0x00), kKey);
+        EXPECT_FALSE(hs.irq[2].level());
+        wr32(a, kFallIe, 0);
+        wr32(a, kRiseIe, 0);
+        sc_core::wait(sc_time(2, sc_core::SC_US));  // low again, a level interrupt now
+        wr32(a, kLowIe, kKey);
+        EXPECT_TRUE(hs.irq[2].level());
+        wr32(a, kLowIp, kKey);  // cleared, set again: the level lasts
+        EXPECT_TRUE(hs.irq[2].level());
+        EXPECT_EQ(rd32(a, kLowIp) & kKey, kKey);
+        EXPECT_FALSE(hs.irq[3].level());
+        wr32(f, 0xc0, 1u << 26);  // tie.en: function 26 (GPIOHS2) tied ...
+        wr32(f, 0xe0, 1u << 26);  // ... to 1
+        EXPECT_EQ(rd32(a, 0x00), kKey);
+    };
+    sc_core::sc_start();
+}
+
+// DW_apb_gpio interrupts on an input pin: a rising edge latches until interrupt_clear; a masked
+// pin shows in the raw status only; a level interrupt follows the pad.
+TEST_F(ScTest, DwGpioInterruptsByEdgeAndLevel) {
+    soc::Fpioa fpioa("fpioa", sc_time(10, SC_NS));
+    soc::DwGpio gp("gp", sc_time(10, SC_NS), fpioa, [](unsigned, bool, bool, sc_time) {});
+    TestInitiator b("b"), f("f");
+    b.socket.bind(gp.regs.socket);
+    f.socket.bind(fpioa.regs.socket);
+    fpioa.set_script({{1'000'000, 9, true, 1}, {3'000'000, 9, false, 2}});
+    Runner r("r");
+    r.body = [&] {
+        wr32(f, 4 * 9, (56 + 1) | (1u << 20));  // io9 carries GPIO1, input
+        wr32(b, 0x30, 0x2);                     // interrupt_enable pin 1
+        wr32(b, 0x38, 0x2);                     // edge
+        wr32(b, 0x3c, 0x2);                     // rising
+        sc_core::wait(sc_time(1, sc_core::SC_US));
+        EXPECT_TRUE(gp.irq.level());
+        EXPECT_EQ(rd32(b, 0x40), 0x2u);
+        wr32(b, 0x34, 0x2);  // masked
+        EXPECT_FALSE(gp.irq.level());
+        EXPECT_EQ(rd32(b, 0x40), 0u);
+        EXPECT_EQ(rd32(b, 0x44), 0x2u);
+        wr32(b, 0x4c, 0x2);  // porta_eoi
+        EXPECT_EQ(rd32(b, 0x44), 0u);
+        wr32(b, 0x34, 0);
+        wr32(b, 0x38, 0);  // level, active high: the pad is high
+        EXPECT_TRUE(gp.irq.level());
+        sc_core::wait(sc_time(2, sc_core::SC_US));
+        EXPECT_FALSE(gp.irq.level());
+        EXPECT_EQ(rd32(b, 0x50), 0u);
+    };
+    sc_core::sc_start();
 }
 
 // A DW_apb_timers channel as the SDK's timer.c drives it, at a 1 µs tick: load_count 9, enabled in

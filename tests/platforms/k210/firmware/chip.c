@@ -7,7 +7,9 @@
    values, the same on every run (Unicorn alone answers with the host's clock).
    uncached: mcycle around nncase v0.2's two byte loops over the AI SRAM's uncached window
    (k210_kernels.h: kpu_download reads a KPU map byte by byte into main memory; the upload node's
-   row copy stores it back), 4096 bytes each, written here as the same loops in C. */
+   row copy stores it back), 4096 bytes each, written here as the same loops in C.
+   nopad: GPIOHS pin 7 driven and a byte sent on UART1 with no FPIOA pad carrying either (the
+   simulator warns: on a board nothing would leave the chip). */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -83,6 +85,21 @@ static int uncached_case(void) {
     return 0;
 }
 
+static int nopad_case(void) {
+    volatile uint32_t *gpiohs = (volatile uint32_t *)0x38001000;
+    volatile uint32_t *uart1 = (volatile uint32_t *)0x50210000;
+    gpiohs[2] |= 1u << 7; /* output_en */
+    gpiohs[3] |= 1u << 7; /* output_val */
+    uart1[3] = 0x80;      /* LCR.DLAB: the divisor latch */
+    uart1[0] = 14;        /* DLL: 115200 baud from 26 MHz (with DLF 1, as the SDK sets it) */
+    uart1[1] = 0;         /* DLH */
+    uart1[3] = 0x03;      /* 8N1 */
+    uart1[0] = 'x';       /* THR */
+    while ((uart1[5] & 0x40) == 0) { /* LSR.TEMT: the byte has left */
+    }
+    return 0;
+}
+
 int main(int argc, char **argv) {
     const char *what = argv[argc - 1];
     if (strcmp(what, "mip") == 0) {
@@ -93,6 +110,9 @@ int main(int argc, char **argv) {
     }
     if (strcmp(what, "uncached") == 0) {
         return uncached_case();
+    }
+    if (strcmp(what, "nopad") == 0) {
+        return nopad_case();
     }
     printf("chip: unknown case %s\n", what);
     return 2;

@@ -1,0 +1,79 @@
+// What the firmware tests share: the fixture (skips without the built firmware), the SDK demos of
+// ../shared/vendor built by scripts/k210-sdk-app, reports and .npy data.
+#pragma once
+
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "sim/core/npy.h"
+#include "sim/core/tensor.h"
+#include "tests/sim/app/cli_fixture.h"
+
+namespace npu::test {
+
+using json = nlohmann::json;
+
+inline const std::string kKit = NPUSIM_FIRMWARE_DIR "/kmodel_run.elf";
+inline const std::string kFaults = NPUSIM_TEST_FIRMWARE "/faults.elf";
+
+class Firmware : public Cli {
+protected:
+    void SetUp() override {
+        Cli::SetUp();
+        if (!fs::exists(kKit) || !fs::exists(kFaults)) {
+            GTEST_SKIP() << "the firmware was not built (no riscv64-unknown-elf-gcc / picolibc)";
+        }
+    }
+    // A deterministic u8 input (1, c, h, w) as raw bytes (the firmware's) and as .npy (npusim's).
+    void make_input(int c, int h, int w) {
+        sim::Tensor t(sim::DType::u8, {1, c, h, w});
+        uint32_t s = 12345;
+        for (size_t i = 0; i < t.numel(); ++i) {
+            s = s * 1664525u + 1013904223u;  // Numerical Recipes' LCG
+            t.data<uint8_t>()[i] = static_cast<uint8_t>(s >> 24);
+        }
+        std::ofstream(dir / "in.bin", std::ios::binary)
+            .write(reinterpret_cast<const char*>(t.bytes()),
+                   static_cast<std::streamsize>(t.size_bytes()));
+        sim::write_npy((dir / "in.npy").string(), t);
+    }
+    json report(const std::string& out) { return json::parse(slurp(dir / out / "report.json")); }
+    // The Kendryte SDK demo `demo` of ../shared/vendor, built unmodified by scripts/k210-sdk-app
+    // into the test's folder; empty when ../shared/vendor is absent (the caller skips).
+    fs::path sdk_demo(const std::string& demo) {
+        const std::string sdk = NPUSIM_SHARED_DIR "/vendor/kendryte-standalone-sdk";
+        const std::string app = NPUSIM_SHARED_DIR "/vendor/kendryte-standalone-demo/" + demo;
+        if (!fs::exists(sdk) || !fs::exists(app)) {
+            return {};
+        }
+        const fs::path elf = dir / (demo + ".elf");
+        const Result b = shell(std::string(NPUSIM_SOURCE_DIR "/scripts/k210-sdk-app --sdk ") + sdk +
+                               " " + app + " -o " + elf.string());
+        EXPECT_EQ(b.rc, 0) << b.out << b.err;
+        return elf;
+    }
+};
+
+// The KPU cycles of a report's layers in order: every layer of a firmware run's report (each is
+// a KPU layer), or those of `type` in the driver's.
+inline std::vector<uint64_t> kpu_cycles(const json& report, const std::string& type) {
+    std::vector<uint64_t> cycles;
+    for (const json& l : report["layers"]) {
+        if (type.empty() || l["type"] == type) {
+            cycles.push_back(l["kpu_cycles"]);
+        }
+    }
+    return cycles;
+}
+
+// The data of an .npy file, as bytes.
+inline std::string npy_data(const fs::path& path) {
+    const sim::Tensor t = sim::read_npy(path.string());
+    return std::string(reinterpret_cast<const char*>(t.bytes()), t.size_bytes());
+}
+
+}  // namespace npu::test
