@@ -24,7 +24,7 @@ Clint::Clint(sc_core::sc_module_name name, sc_core::sc_time tick, sc_core::sc_ti
         m_mtimecmp[h]->on_write([this](uint64_t) { m_changed.notify(sc_core::SC_ZERO_TIME); });
     }
     Register& mtime = add({"mtime", kMtime, 8, 0, Access::RW, ~uint64_t{0}, true});
-    mtime.on_read([this](uint64_t) { return this->mtime(regs.access_time()); });
+    mtime.on_read_pure([this](uint64_t) { return this->mtime(regs.access_time()); });
     mtime.on_write([this](uint64_t v) {
         m_offset = v - (this->mtime(regs.access_time()) - m_offset);
         m_changed.notify(sc_core::SC_ZERO_TIME);

@@ -70,7 +70,7 @@ void DwApbUart::add_registers() {
     }
     {
         sim::Register& r = m_file.add({"IER/DLH", 0x04, 4, 0, Access::RW, kFull32, true});
-        r.on_read([this](uint64_t) { return (m_lcr & kDlab) != 0 ? m_dlh : m_ier; });
+        r.on_read_pure([this](uint64_t) { return (m_lcr & kDlab) != 0 ? m_dlh : m_ier; });
         r.on_write(
             [this](uint64_t v) { (m_lcr & kDlab) != 0 ? void(m_dlh = v & 0xff) : write_ier(v); });
     }
@@ -89,7 +89,7 @@ void DwApbUart::add_registers() {
     }
     {
         sim::Register& r = m_file.add({"LCR", 0x0c, 4, 0, Access::RW, 0xff, true});
-        r.on_read([this](uint64_t) { return m_lcr; });
+        r.on_read_pure([this](uint64_t) { return m_lcr; });
         r.on_write([this](uint64_t v) { write_lcr(v); });
     }
     for (uint64_t i = 0; i < 16; ++i) {  // SRBR/STHR: RBR and THR at 16 addresses

@@ -88,7 +88,7 @@ Fpioa::Fpioa(sc_core::sc_module_name name, sc_core::sc_time access_latency)
             m_pads.set_io(p, static_cast<uint32_t>(r.value()));
             changed(regs.access_time());
         });
-        r.on_read([this, p](uint64_t stored) {
+        r.on_read_pure([this, p](uint64_t stored) {
             return stored | (m_pads.pad_level(p) ? uint64_t{kPadDi} : 0);
         });
     }

@@ -42,7 +42,7 @@ Gpiohs::Gpiohs(sc_core::sc_module_name name, sc_core::sc_time access_latency, Fp
     for (unsigned p = 0; p < kPins; ++p) {
         irq.emplace_back(fmt::format("irq{}", p).c_str());
     }
-    m_r[kInputVal]->on_read([this](uint64_t) { return uint64_t{m_in}; });
+    m_r[kInputVal]->on_read_pure([this](uint64_t) { return uint64_t{m_in}; });
     for (Reg r : {kOutputEn, kOutputVal, kOutputXor}) {
         m_r[r]->on_write([this](uint64_t) { drive(); });
     }
@@ -116,19 +116,17 @@ DwGpio::DwGpio(sc_core::sc_module_name name, sc_core::sc_time access_latency, Fp
     m_mask = &m_file.add({"interrupt_mask", 0x34, 4, 0, Access::RW, 0xff, true});
     m_level = &m_file.add({"interrupt_level", 0x38, 4, 0, Access::RW, 0xff, true});
     m_polarity = &m_file.add({"interrupt_polarity", 0x3c, 4, 0, Access::RW, 0xff, true});
-    m_file.add({"interrupt_status", 0x40, 4, 0, Access::RO, 0, true}).on_read([this](uint64_t) {
-        return uint64_t{raw_status() & ~m_mask->value()};
-    });
-    m_file.add({"interrupt_status_raw", 0x44, 4, 0, Access::RO, 0, true}).on_read([this](uint64_t) {
-        return uint64_t{raw_status()};
-    });
+    m_file.add({"interrupt_status", 0x40, 4, 0, Access::RO, 0, true})
+        .on_read_pure([this](uint64_t) { return uint64_t{raw_status() & ~m_mask->value()}; });
+    m_file.add({"interrupt_status_raw", 0x44, 4, 0, Access::RO, 0, true})
+        .on_read_pure([this](uint64_t) { return uint64_t{raw_status()}; });
     m_file.add({"interrupt_debounce", 0x48, 4, 0, Access::RW, 0xff, true});
     m_file.add({"interrupt_clear", 0x4c, 4, 0, Access::WO_RAZ, 0xff, true})
         .on_write([this](uint64_t v) {
             m_edges &= ~static_cast<uint32_t>(v);
             sample(regs.access_time());
         });
-    m_file.add({"data_input", 0x50, 4, 0, Access::RO_WI, 0, true}).on_read([this](uint64_t) {
+    m_file.add({"data_input", 0x50, 4, 0, Access::RO_WI, 0, true}).on_read_pure([this](uint64_t) {
         return uint64_t{m_in};
     });
     m_file.add({"sync_level", 0x60, 4, 0, Access::RW, kFull32, true});

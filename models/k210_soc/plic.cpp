@@ -27,7 +27,7 @@ Plic::Plic(sc_core::sc_module_name name, sc_core::sc_time access_latency)
     }
     for (unsigned w = 0; w < kWords; ++w) {
         add({fmt::format("pending[{}]", w), kPending + 4 * w, 4, 0, Access::RO, 0, true})
-            .on_read([this, w](uint64_t) {
+            .on_read_pure([this, w](uint64_t) {
                 uint64_t v = 0;
                 for (unsigned b = 0; b < 32 && 32 * w + b < kSources; ++b) {
                     v |= uint64_t{pending(32 * w + b)} << b;

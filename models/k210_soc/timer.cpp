@@ -24,7 +24,7 @@ DwTimer::DwTimer(sc_core::sc_module_name name, sc_time tick, sc_time access_late
     for (unsigned c = 0; c < kChannels; ++c) {
         add_channel(c);
     }
-    m_file.add({"intr_stat", 0xa0, 4, 0, Access::RO_WI, 0, true}).on_read([this](uint64_t) {
+    m_file.add({"intr_stat", 0xa0, 4, 0, Access::RO_WI, 0, true}).on_read_pure([this](uint64_t) {
         return status(true);
     });
     m_file.add({"eoi", 0xa4, 4, 0, Access::RW, 0, true}).on_read([this](uint64_t) {
@@ -34,9 +34,8 @@ DwTimer::DwTimer(sc_core::sc_module_name name, sc_time tick, sc_time access_late
         update_lines();
         return uint64_t{0};
     });
-    m_file.add({"raw_intr_stat", 0xa8, 4, 0, Access::RO_WI, 0, true}).on_read([this](uint64_t) {
-        return status(false);
-    });
+    m_file.add({"raw_intr_stat", 0xa8, 4, 0, Access::RO_WI, 0, true})
+        .on_read_pure([this](uint64_t) { return status(false); });
     m_file.add({"comp_version", 0xac, 4, 0, Access::RO_WI, 0, true});
     for (unsigned c = 0; c < kChannels; ++c) {
         m_file.add(
@@ -55,7 +54,7 @@ void DwTimer::add_channel(unsigned c) {
         {fmt::format("channel[{}].load_count", c), base, 4, 0, Access::RW, kFull32, true});
     ch.current_value = &m_file.add(
         {fmt::format("channel[{}].current_value", c), base + 4, 4, 0, Access::RO_WI, 0, true});
-    ch.current_value->on_read([this, c](uint64_t) { return current(c, regs.access_time()); });
+    ch.current_value->on_read_pure([this, c](uint64_t) { return current(c, regs.access_time()); });
     ch.control =
         &m_file.add({fmt::format("channel[{}].control", c), base + 8, 4, 0, Access::RW, 0xf, true});
     ch.control->on_write([this, c](uint64_t) { control_written(c); });
@@ -66,7 +65,7 @@ void DwTimer::add_channel(unsigned c) {
             return uint64_t{0};
         });
     m_file.add({fmt::format("channel[{}].intr_stat", c), base + 16, 4, 0, Access::RO_WI, 0, true})
-        .on_read([this, c](uint64_t) {
+        .on_read_pure([this, c](uint64_t) {
             return uint64_t{m_ch[c].raw && (m_ch[c].control->value() & kMasked) == 0};
         });
 }

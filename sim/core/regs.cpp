@@ -220,7 +220,7 @@ size_t RegisterBank::debug_read(uint64_t offset, uint8_t* data, size_t len) cons
         const uint64_t rel = offset + done - reg->offset();
         const size_t n =
             static_cast<size_t>(std::min<uint64_t>(reg->size_bytes() - rel, len - done));
-        store_le(data + done, n, reg->value() >> (8 * rel));
+        store_le(data + done, n, reg->peek() >> (8 * rel));
         done += n;
     }
     return done;

@@ -109,6 +109,14 @@ public:
     void reset() { m_value = m_spec.reset & size_mask(); }
 
     void on_read(ReadHook hook) { m_on_read = std::move(hook); }
+    // A read hook without side effects (a computed status): debug reads show its value too.
+    void on_read_pure(ReadHook hook) {
+        m_on_read = std::move(hook);
+        m_pure_read = true;
+    }
+    // What a debugger sees: the pure read hook's value, else the stored value (a read with an
+    // effect, such as a claim or a FIFO pop, is not made).
+    uint64_t peek() const { return m_pure_read ? m_on_read(m_value) & size_mask() : m_value; }
     void on_write(WriteHook hook) { m_on_write = std::move(hook); }
 
     // Bus-side access, with access rights, write mask, W1C and hooks applied. `data` is the
@@ -125,6 +133,7 @@ private:
     uint64_t m_value = 0;
     ReadHook m_on_read;
     WriteHook m_on_write;
+    bool m_pure_read = false;
 };
 
 // Decodes offsets to registers. Registers are owned by the model (members); the bank keeps

@@ -46,6 +46,16 @@ size_t AxiPort::debug_read(uint64_t addr, void* dst, size_t len) {
     return socket->transport_dbg(tx);
 }
 
+size_t AxiPort::debug_write(uint64_t addr, const void* src, size_t len) {
+    tlm::tlm_generic_payload tx;
+    tx.set_command(tlm::TLM_WRITE_COMMAND);
+    tx.set_address(addr);
+    tx.set_data_ptr(static_cast<uint8_t*>(const_cast<void*>(src)));
+    tx.set_data_length(static_cast<unsigned>(len));
+    tx.set_streaming_width(static_cast<unsigned>(len));
+    return socket->transport_dbg(tx);
+}
+
 tlm::tlm_response_status AxiPort::write(uint64_t addr, const void* src, size_t len,
                                         sc_time& local) {
     // The payload's data pointer is non-const by TLM's API; a write never modifies it.

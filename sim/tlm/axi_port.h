@@ -38,6 +38,9 @@ public:
     // A read by TLM's debug transport: no time, no counters, no side effects (a debugger's or a
     // report's view of memory). Returns the bytes the target delivered.
     size_t debug_read(uint64_t addr, void* dst, size_t len);
+    // A debugger's write by debug transport: no time, no counters; a register target applies it
+    // as a bus write (its effects included). Returns the bytes the target took.
+    size_t debug_write(uint64_t addr, const void* src, size_t len);
 
     const BusConfig& bus() const { return m_bus; }
     sc_core::sc_time clock_period() const { return m_period; }

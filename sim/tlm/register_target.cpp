@@ -70,13 +70,16 @@ void RegisterTarget::b_transport(tlm::tlm_generic_payload& tx, sc_core::sc_time&
 }
 
 unsigned RegisterTarget::transport_dbg(tlm::tlm_generic_payload& tx) {
+    m_access_time = sc_core::sc_time_stamp();  // a computed value (a counter) as of now
     if (tx.get_command() == tlm::TLM_READ_COMMAND) {
         return static_cast<unsigned>(
             m_bank.debug_read(tx.get_address(), tx.get_data_ptr(), tx.get_data_length()));
     }
+    // A debugger's write is the bus write it asks for (rights, W1C, the register's effects) at
+    // the current time, taking none.
     if (tx.get_command() == tlm::TLM_WRITE_COMMAND) {
-        return static_cast<unsigned>(
-            m_bank.debug_write(tx.get_address(), tx.get_data_ptr(), tx.get_data_length()));
+        const unsigned len = tx.get_data_length();
+        return m_bank.write(tx.get_address(), tx.get_data_ptr(), len) == BankResult::OK ? len : 0;
     }
     return 0;
 }

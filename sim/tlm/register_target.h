@@ -1,7 +1,9 @@
 // Puts a RegisterBank on the bus. Wrong accesses become TLM error responses plus one warning
 // naming the register: no register -> ADDRESS_ERROR, RO write / WO read -> COMMAND_ERROR, size or
 // alignment the register does not support -> BURST_ERROR, byte enables -> BYTE_ENABLE_ERROR.
-// Each access costs `access_latency`. transport_dbg reads and writes stored values without hooks.
+// Each access costs `access_latency`. transport_dbg (a debugger's access) takes no time: a read
+// shows stored values, or a pure read hook's (no side effects); a write is the bus write it asks
+// for.
 #pragma once
 
 #include <systemc>

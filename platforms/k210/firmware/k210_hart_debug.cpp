@@ -38,7 +38,8 @@ rv64::GdbTarget K210Hart::debug_target() {
                            v);
         }
     };
-    // Memory as the hart sees it; devices by debug transport (no side effects, no time).
+    // Memory as the hart sees it; devices by debug transport: reads without side effects, writes
+    // as the bus writes they ask for, both taking no time.
     t.read_mem = [this](uint64_t a, uint8_t* dst, size_t n) {
         if (const uint8_t* p = host(a, n)) {
             std::memcpy(dst, p, n);
@@ -47,8 +48,11 @@ rv64::GdbTarget K210Hart::debug_target() {
         return m_port.debug_read(a, dst, n) == n;
     };
     t.write_mem = [this](uint64_t a, const uint8_t* src, size_t n) {
-        uint8_t* p = host(a, n);
-        return p != nullptr && (std::memcpy(p, src, n), true);
+        if (uint8_t* p = host(a, n)) {
+            std::memcpy(p, src, n);
+            return true;
+        }
+        return m_port.debug_write(a, src, n) == n;
     };
     t.add_breakpoint = [this](uint64_t a) {
         m_cpu->add_breakpoint(a);

@@ -75,5 +75,31 @@ TEST_F(RegisterTargetTest, DebugReadHasNoSideEffects) {
     EXPECT_EQ(reads, 0);
 }
 
+// A pure read hook (a computed status) is what a debugger sees; a debug write is the bus write
+// it asks for: rights checked, hooks run, no time and no counters.
+TEST_F(RegisterTargetTest, DebugAccessesSeePureHooksAndWriteLikeTheBus) {
+    status.on_read_pure([](uint64_t) { return uint64_t{0x2}; });
+    uint64_t written = 0;
+    mask.on_write([&](uint64_t v) { written = v; });
+    uint64_t v = 0;
+    tlm::tlm_generic_payload tx;
+    tx.set_address(0x08);
+    tx.set_data_ptr(reinterpret_cast<uint8_t*>(&v));
+    tx.set_data_length(8);
+    tx.set_command(tlm::TLM_READ_COMMAND);
+    EXPECT_EQ(cpu->socket->transport_dbg(tx), 8u);
+    EXPECT_EQ(v, 2u);
+    v = 0x6;
+    tx.set_address(0x10);
+    tx.set_command(tlm::TLM_WRITE_COMMAND);
+    EXPECT_EQ(cpu->socket->transport_dbg(tx), 8u);
+    EXPECT_EQ(mask.value(), 6u);
+    EXPECT_EQ(written, 6u);
+    tx.set_address(0x08);  // read only: refused, nothing written
+    EXPECT_EQ(cpu->socket->transport_dbg(tx), 0u);
+    EXPECT_EQ(status.value(), 3u);
+    EXPECT_EQ(target->stats().to_json()["writes"]["value"], 0);
+}
+
 }  // namespace
 }  // namespace npu::test

@@ -6,8 +6,12 @@
 #include <string>
 #include <vector>
 
+#include <arpa/inet.h>
 #include <fmt/format.h>
+#include <netinet/in.h>
 #include <nlohmann/json.hpp>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include "sim/core/npy.h"
 #include "sim/core/tensor.h"
@@ -19,6 +23,19 @@ using json = nlohmann::json;
 
 inline const std::string kKit = NPUSIM_FIRMWARE_DIR "/kmodel_run.elf";
 inline const std::string kFaults = NPUSIM_TEST_FIRMWARE "/faults.elf";
+
+// A free TCP port on 127.0.0.1 (the kernel's pick; closed again for npusim to take).
+inline int free_port() {
+    const int s = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof a;
+    ::bind(s, reinterpret_cast<sockaddr*>(&a), sizeof a);
+    ::getsockname(s, reinterpret_cast<sockaddr*>(&a), &len);
+    ::close(s);
+    return ntohs(a.sin_port);
+}
 
 class Firmware : public Cli {
 protected:
@@ -55,6 +72,36 @@ protected:
                                " " + app + " -o " + elf.string());
         EXPECT_EQ(b.rc, 0) << b.out << b.err;
         return elf;
+    }
+    // Runs `npusim run --firmware elf --gdb PORT args` in the background and gdb-multiarch against
+    // it with `commands` (-ex ...); returns GDB's output once npusim has ended (its exit code in
+    // npusim.rc, its output in npusim.out).
+    std::string under_gdb(const std::string& elf, const std::string& args,
+                          const std::string& commands) {
+        const int port = free_port();
+        const std::string npusim = std::string(NPUSIM_BIN) + " run --firmware " + elf + " --gdb " +
+                                   std::to_string(port) + " --out " + (dir / "gdb_o").string() +
+                                   args;
+        EXPECT_EQ(std::system(("(timeout 120 " + npusim + " >" + (dir / "npusim.out").string() +
+                               " 2>&1; echo $? >" + (dir / "npusim.rc").string() + ") &")
+                                  .c_str()),
+                  0);
+        std::string gdb_out;
+        for (int attempt = 0; attempt < 50; ++attempt) {  // until npusim listens
+            const Result g = shell(
+                "timeout 120 gdb-multiarch --batch -nx -ex 'set architecture riscv:rv64' -ex "
+                "'file " +
+                elf + "' -ex 'target remote 127.0.0.1:" + std::to_string(port) + "' " + commands);
+            gdb_out = g.out + g.err;
+            if (gdb_out.find("Connection refused") == std::string::npos) {
+                break;
+            }
+            ::usleep(100000);
+        }
+        for (int i = 0; i < 1200 && !fs::exists(dir / "npusim.rc"); ++i) {
+            ::usleep(100000);
+        }
+        return gdb_out;
     }
 };
 

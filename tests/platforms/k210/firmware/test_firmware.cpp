@@ -196,19 +196,6 @@ TEST_F(Firmware, UncachedByteLoopsTakeTheBoardsCyclesPerByte) {
     EXPECT_NEAR(static_cast<double>(stored) / bytes, 26.52, 0.02 * 26.52);
 }
 
-// A free TCP port on 127.0.0.1 (the kernel's pick; closed again for npusim to take).
-int free_port() {
-    const int s = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t len = sizeof a;
-    ::bind(s, reinterpret_cast<sockaddr*>(&a), sizeof a);
-    ::getsockname(s, reinterpret_cast<sockaddr*>(&a), &len);
-    ::close(s);
-    return ntohs(a.sin_port);
-}
-
 // GDB (gdb-multiarch, as a user runs it) debugs kmodel_run on face_detect_v3 through --gdb:
 // it connects, breaks in the KPU interrupt handler, reads a variable and a register, steps one
 // instruction, continues to the end; the firmware's output is the same as without GDB.
@@ -221,32 +208,12 @@ TEST_F(Firmware, GdbBreaksInTheKpuInterruptHandlerStepsAndContinuesToTheEnd) {
         GTEST_SKIP() << "../shared/k210 is not here";
     }
     make_input(3, 240, 320);
-    const int port = free_port();
     fs::copy_file(model, dir / "m.kmodel", fs::copy_options::overwrite_existing);
     const std::string files = " --semihosting=" + dir.string() + " -- m.kmodel in.bin out.bin";
-    const std::string npusim = std::string(NPUSIM_BIN) + " run --firmware " + kKit + " --gdb " +
-                               std::to_string(port) + files;
-    // npusim in the background, its exit code into a file; then GDB, which connects to it.
-    ASSERT_EQ(std::system(("(timeout 120 " + npusim + " >" + (dir / "npusim.out").string() +
-                           " 2>&1; echo $? >" + (dir / "npusim.rc").string() + ") &")
-                              .c_str()),
-              0);
-    std::string gdb_out;
-    for (int attempt = 0; attempt < 50; ++attempt) {  // until npusim listens
-        const Result g = shell(
-            "timeout 120 gdb-multiarch --batch -nx -ex 'set architecture riscv:rv64' -ex 'file " +
-            kKit + "' -ex 'target remote 127.0.0.1:" + std::to_string(port) +
-            "' -ex 'break on_kpu' -ex continue -ex 'print kpu_fifo_words' -ex 'info registers "
-            "pc' -ex stepi -ex 'info registers pc' -ex delete -ex continue");
-        gdb_out = g.out + g.err;
-        if (gdb_out.find("Connection refused") == std::string::npos) {
-            break;
-        }
-        ::usleep(100000);
-    }
-    for (int i = 0; i < 1200 && !fs::exists(dir / "npusim.rc"); ++i) {
-        ::usleep(100000);
-    }
+    const std::string gdb_out =
+        under_gdb(kKit, files,
+                  "-ex 'break on_kpu' -ex continue -ex 'print kpu_fifo_words' -ex 'info registers "
+                  "pc' -ex stepi -ex 'info registers pc' -ex delete -ex continue");
     EXPECT_NE(gdb_out.find("Breakpoint 1, on_kpu"), std::string::npos) << gdb_out;
     EXPECT_NE(gdb_out.find("$1 = 12"), std::string::npos) << gdb_out;  // the first layer's words
     EXPECT_NE(gdb_out.find("<on_kpu>"), std::string::npos) << gdb_out;
@@ -258,6 +225,34 @@ TEST_F(Firmware, GdbBreaksInTheKpuInterruptHandlerStepsAndContinuesToTheEnd) {
     ASSERT_EQ(run("run --firmware " + kKit + files).rc, 0);
     EXPECT_FALSE(with_gdb.empty());
     EXPECT_EQ(with_gdb, slurp(dir / "out.bin"));
+}
+
+// GDB reads and writes device registers (`m`/`M` by debug transport): writes are the bus writes
+// they ask for (io7 made to carry GPIOHS7, the pin driven high: pins.txt has it, at the stop's
+// time); reads show computed values without side effects (input_val through the pad, pad_di); a
+// read-only register refuses the write, and GDB says so.
+TEST_F(Firmware, GdbReadsAndWritesDeviceRegisters) {
+    if (std::system("gdb-multiarch --version >/dev/null 2>&1") != 0) {
+        GTEST_SKIP() << "gdb-multiarch is not installed (scripts/install-deps installs it)";
+    }
+    const std::string chip = NPUSIM_TEST_FIRMWARE "/chip.elf";
+    // io7: function 31 (GPIOHS7) with oe_en (bit 12) and ie_en (bit 20).
+    const std::string gdb_out = under_gdb(
+        chip, " -- counters",
+        "-ex 'break main' -ex continue -ex 'set {unsigned int}0x502B001C = 0x10101f' "
+        "-ex 'set {unsigned int}0x38001008 = 0x80' -ex 'set {unsigned int}0x3800100c = 0x80' "
+        "-ex 'set {unsigned int}0x38001004 = 0x80' -ex 'x/wx 0x38001000' -ex 'x/wx 0x502B001C' "
+        "-ex 'set {unsigned int}0x0C001000 = 1' -ex continue");
+    EXPECT_NE(gdb_out.find("0x38001000:\t0x00000080"), std::string::npos) << gdb_out;
+    EXPECT_NE(gdb_out.find("0x502b001c:\t0x8010101f"), std::string::npos) << gdb_out;
+    EXPECT_NE(gdb_out.find("Cannot access memory at address 0xc001000"), std::string::npos)
+        << gdb_out;
+    EXPECT_NE(gdb_out.find("exited normally"), std::string::npos) << gdb_out;
+    EXPECT_EQ(slurp(dir / "npusim.rc"), "0\n") << slurp(dir / "npusim.out");
+    const std::string pins = slurp(dir / "gdb_o" / "pins.txt");
+    EXPECT_NE(pins.find(" gpiohs 7 0 io7 out\n"), std::string::npos) << pins;
+    EXPECT_NE(pins.find(" gpiohs 7 1 io7 out\n"), std::string::npos) << pins;
+    EXPECT_NE(pins.find(" gpiohs 7 1 io7 in\n"), std::string::npos) << pins;
 }
 
 // Semihosting files through npusim (docs/firmware.md "Semihosting and trust"): refused without
