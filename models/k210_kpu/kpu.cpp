@@ -295,6 +295,7 @@ void Kpu::finish_layer(LayerRecord& rec, const LayerResult& r) {
         m_output_bytes += r.dense_output.size();
         m_output_added.notify(sc_core::SC_ZERO_TIME);
     }
+    m_layer_done.notify(sc_core::SC_ZERO_TIME);
     if (a.int_en) {
         set_raw(regs::calc_done_int::MASK);
     }

@@ -56,6 +56,8 @@ public:
     // whenever words are added.
     size_t output_words() const { return m_out.size(); }
     const sc_core::sc_event& output_event() const { return m_output_added; }
+    // Notified (delta) when a layer has finished: its output is in the AI SRAM.
+    const sc_core::sc_event& layer_done_event() const { return m_layer_done; }
     const std::vector<LayerRecord>& layers() const { return m_layers; }
     sim::StatGroup& stats() { return m_stats; }
     sc_core::sc_time clock_period() const { return m_period; }
@@ -94,6 +96,7 @@ private:
     std::deque<uint64_t> m_out;
     sc_core::sc_event m_layer_pushed{"layer_pushed"};
     sc_core::sc_event m_output_added{"output_added"};
+    sc_core::sc_event m_layer_done{"layer_done"};
     std::vector<uint8_t> m_weights;
     std::vector<LayerRecord> m_layers;
 

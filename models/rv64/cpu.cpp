@@ -116,6 +116,34 @@ InsnClass classify(uint32_t insn) {
     }
 }
 
+bool spin_safe(uint32_t insn) {
+    if (insn_bytes(insn) == 2) {
+        const uint32_t h = insn & 0xffff, quadrant = h & 3, f3 = (h >> 13) & 7;
+        if (quadrant == 1) {
+            return true;  // c.addi, c.addiw, c.li, c.lui, c.addi16sp, ALU, c.j, c.beqz, c.bnez
+        }
+        if (quadrant == 0) {
+            return f3 == 0 || f3 == 2 || f3 == 3;  // c.addi4spn, c.lw, c.ld
+        }
+        // c.slli, c.lwsp, c.ldsp, c.jr/c.mv/c.jalr/c.add (not c.ebreak)
+        return f3 == 0 || f3 == 2 || f3 == 3 || (f3 == 4 && h != 0x9002);
+    }
+    switch (insn & 0x7f) {
+    case 0x03:               // loads
+    case 0x0f:               // fences
+    case 0x13:               // OP-IMM
+    case 0x17:               // auipc
+    case 0x1b:               // OP-IMM-32
+    case 0x33:               // OP (with M)
+    case 0x37:               // lui
+    case 0x3b:               // OP-32
+    case 0x63:               // branches
+    case 0x67:               // jalr
+    case 0x6f: return true;  // jal
+    default: return false;
+    }
+}
+
 void Cpu::trap(uint64_t cause, uint64_t epc, uint64_t tval) {
     uint64_t st = csr(Csr::Mstatus);
     st = (st & ~(kMstatusMpie | kMstatusMie)) | ((st & kMstatusMie) != 0 ? kMstatusMpie : 0) |

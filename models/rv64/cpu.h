@@ -53,6 +53,11 @@ InsnClass classify(uint32_t insn);
 // The address a load or store (32-bit or compressed, integer or FP) whose first 16 or 32 bits are
 // `insn` accesses, with registers `x` (x[0] = 0); nothing for any other instruction.
 std::optional<uint64_t> access_address(uint32_t insn, const std::array<uint64_t, 32>& x);
+// Whether the instruction whose first 16 or 32 bits are `insn` changes nothing but integer
+// registers and the pc: integer loads, arithmetic, branches, jumps, fences; not stores, atomics,
+// CSR or system instructions, nor anything with floating point (a busy-wait loop made only of
+// these, its registers the same after a turn, waits for something outside it).
+bool spin_safe(uint32_t insn);
 // Bytes of the instruction whose first 16 bits are `low16`: 2 (compressed) or 4.
 constexpr unsigned insn_bytes(uint32_t low16) {
     return (low16 & 3) == 3 ? 4 : 2;

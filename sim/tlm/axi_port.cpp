@@ -89,6 +89,9 @@ tlm::tlm_response_status AxiPort::transfer(tlm::tlm_command cmd, uint64_t addr, 
     m_beats += cost.beats;
     m_bursts += cost.bursts;
     (cmd == tlm::TLM_READ_COMMAND ? m_bytes_read : m_bytes_written) += len;
+    if (cmd == tlm::TLM_WRITE_COMMAND) {
+        m_wrote.notify(sc_core::SC_ZERO_TIME);
+    }
     if (status != tlm::TLM_OK_RESPONSE) {
         ++m_errors;
     }

@@ -42,6 +42,10 @@ public:
     // as a bus write (its effects included). Returns the bytes the target took.
     size_t debug_write(uint64_t addr, const void* src, size_t len);
 
+    // Notified (delta) after each write this master makes: for a CPU waiting on memory that only
+    // another master can change.
+    const sc_core::sc_event& written_event() const { return m_wrote; }
+
     const BusConfig& bus() const { return m_bus; }
     sc_core::sc_time clock_period() const { return m_period; }
     // Absolute time at which the port finishes its last accepted transfer.
@@ -67,6 +71,7 @@ private:
     sc_core::sc_time m_period;
     uint64_t m_period_ticks;  // m_period in kernel time-resolution units (integer arithmetic)
     sc_core::sc_time m_busy_until;
+    sc_core::sc_event m_wrote;        // unnamed: several ports share a module
     std::vector<tlm::tlm_dmi> m_dmi;  // granted regions
     tlm::tlm_generic_payload m_tx;
 

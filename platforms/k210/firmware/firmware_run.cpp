@@ -158,14 +158,15 @@ platform::RunReport run_firmware(const K210Config& cfg, const std::string& sourc
     rep.passed = why.empty();
     rep.text = fmt::format(
         "firmware {} on {} ({}): {}\n"
-        "  {} instructions, {} CPU cycles at {} MHz; asleep (wfi) {:.3f} us\n"
+        "  {} instructions, {} CPU cycles at {} MHz; asleep (wfi) {:.3f} us; busy-waits waited "
+        "out {:.3f} us\n"
         "  interrupts taken: {} external, {} timer, {} software; KPU {} layers, {} cycles\n"
         "  simulated time {:.3f} us\n",
         request.firmware, cfg.platform.name, source,
         h.exited ? fmt::format("exited with {}", h.exit_code) : "did not exit", h.instructions,
         h.cpu_cycles, cfg.cpu.clock_hz / 1'000'000, static_cast<double>(h.sleep_ps) / 1e6,
-        h.irq_external, h.irq_timer, h.irq_software, soc.k210.kpu.layers().size(), kpu_cycles,
-        static_cast<double>(end_ps) / 1e6);
+        static_cast<double>(h.spin_ps) / 1e6, h.irq_external, h.irq_timer, h.irq_software,
+        soc.k210.kpu.layers().size(), kpu_cycles, static_cast<double>(end_ps) / 1e6);
     const HartResult& h1 = soc.hart1.result();
     rep.text += two_harts
                     ? fmt::format(
@@ -210,6 +211,8 @@ platform::RunReport run_firmware(const K210Config& cfg, const std::string& sourc
                   {"cpu_cycles", h.cpu_cycles},
                   {"cpu_clock_hz", cfg.cpu.clock_hz},
                   {"sleep_ps", h.sleep_ps},
+                  {"busy_wait_ps", h.spin_ps},
+                  {"busy_waits", h.spins},
                   {"wfi", h.wfi_count},
                   {"irq_external", h.irq_external},
                   {"irq_timer", h.irq_timer},

@@ -84,6 +84,13 @@ FirmwareSoc::FirmwareSoc(sc_core::sc_module_name name, const K210Config& cfg,
     k210.stats().attach(plic.stats());
     k210.stats().attach(uarths.stats());
     map_hart(cfg);
+    // Busy-wait loops: what can end a hart's wait besides its interrupts (k210_hart_spin.cpp).
+    for (K210Hart* h : {&hart, &hart1}) {
+        h->set_peer(h == &hart ? &hart1 : &hart);
+        h->wake_on((h == &hart ? hart1 : hart).busy_event());
+        h->wake_on(k210.dmac.axi.written_event());
+        h->wake_on(k210.kpu.layer_done_event());
+    }
 }
 
 soc::DwApbUart& FirmwareSoc::uart(unsigned n) {

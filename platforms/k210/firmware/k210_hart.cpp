@@ -18,14 +18,15 @@ namespace npu::k210 {
 
 using sc_core::sc_time;
 
+uint64_t to_ps(const sc_time& t) {
+    return static_cast<uint64_t>(t.value() / sc_time(1, sc_core::SC_PS).value());
+}
+
 namespace {
 constexpr uint64_t kMeip = uint64_t{1} << rv64::kIrqExternal;
 constexpr uint64_t kMtip = uint64_t{1} << rv64::kIrqTimer;
 constexpr uint64_t kMsip = uint64_t{1} << rv64::kIrqSoftware;
 
-uint64_t to_ps(const sc_time& t) {
-    return static_cast<uint64_t>(t.value() / sc_time(1, sc_core::SC_PS).value());
-}
 }  // namespace
 
 K210Hart::K210Hart(sc_core::sc_module_name name, sim::AxiPort& port, soc::Plic& plic,
@@ -87,7 +88,10 @@ void K210Hart::load(const rv64::ElfImage& elf, HartOptions options) {
         }
     }
     m_cpu->map_device(rv64::kCounterPage, rv64::kCounterPageBytes,
-                      {[this](uint64_t off, unsigned n, uint64_t& v) { return counter(off, n, v); },
+                      {[this](uint64_t off, unsigned n, uint64_t& v) {
+                           ++m_side_accesses;
+                           return counter(off, n, v);
+                       },
                        [](uint64_t, unsigned, uint64_t) {
                            return false;
                        }});
@@ -108,6 +112,9 @@ void K210Hart::load(const rv64::ElfImage& elf, HartOptions options) {
         wake.set_sensitivity(&line->changed_event());
     }
     wake.set_sensitivity(&m_clint.changed());
+    for (const sc_core::sc_event* e : m_wake_events) {
+        wake.set_sensitivity(e);
+    }
     sc_core::sc_spawn([this] { m_wake.notify(sc_core::SC_ZERO_TIME); },
                       fmt::format("wake{}", m_hart).c_str(), &wake);
     if (m_options.gdb != nullptr) {
@@ -160,6 +167,7 @@ bool K210Hart::device_access(size_t index, uint64_t offset, unsigned size, uint6
         write ? m_port.write(addr, &value, size, t) : m_port.read(addr, &value, size, t);
     m_bus_time += t - before;
     ++(write ? d.writes : d.reads);
+    ++m_side_accesses;
     if (!write && size < 8) {
         value &= (uint64_t{1} << (8 * size)) - 1;
     }
@@ -172,6 +180,7 @@ void K210Hart::uncached_access(uint64_t addr, unsigned size, bool write) {
         m_port.clock_period() * static_cast<double>(c.cycles) +
         m_period * (write ? m_options.uncached_store_cycles : m_options.uncached_load_cycles);
     ++m_result.uncached_accesses;
+    ++m_side_accesses;
 }
 
 // ---------------------------------------------------------------- the run
@@ -181,8 +190,10 @@ void K210Hart::run() {
         return;  // no firmware: the hart stays in reset
     }
     m_segment_pc = m_cpu->pc();
+    set_busy(true);
     while (step()) {
     }
+    set_busy(false);
     debug_end();
     m_qk.sync();
     m_result.end_ps = to_ps(sc_core::sc_time_stamp());
@@ -225,8 +236,16 @@ bool K210Hart::step() {
                                      m_options.max_instructions - m_result.instructions);
     m_run_base = m_qk.local();
     m_bus_time = sc_core::SC_ZERO_TIME;
-    const rv64::RunResult r = m_cpu->run(budget);
+    rv64::RunResult r = m_cpu->run(budget);
     account(r);
+    if (r.stop == rv64::Stop::Budget && spin_candidate()) {
+        if (const std::optional<SpinTurn> turn = spin_turn(r)) {
+            spin_wait(*turn);
+            return true;
+        }
+        m_spin_retry_at = m_result.instructions + kSpinBackoff;
+    }
+    set_busy(true);
     return after_run(r);
 }
 
@@ -316,6 +335,7 @@ void K210Hart::close_segment(uint64_t end_ps) {
 void K210Hart::sleep() {
     ++m_result.wfi_count;
     m_qk.sync();
+    set_busy(false);
     const uint64_t start = to_ps(sc_core::sc_time_stamp());
     close_segment(start);
     const sc_time deadline =
@@ -324,16 +344,14 @@ void K210Hart::sleep() {
             : sc_time(static_cast<double>(m_options.max_time_ps), sc_core::SC_PS);
     while ((pending_bits(sc_core::sc_time_stamp()) & m_cpu->csr(rv64::Csr::Mie)) == 0 &&
            sc_core::sc_time_stamp() < deadline) {
-        const sc_time due =
-            std::min(deadline, (m_cpu->csr(rv64::Csr::Mie) & kMtip) != 0
-                                   ? m_clint.timer_due(m_hart, sc_core::sc_time_stamp())
-                                   : sc_core::sc_max_time());
+        const sc_time due = wake_deadline(nullptr);
         if (due == sc_core::sc_max_time()) {
             sc_core::wait(m_wake);  // no timer: an interrupt line or a CLINT write must come
         } else {
             sc_core::wait(due - sc_core::sc_time_stamp(), m_wake);
         }
     }
+    set_busy(true);
     const uint64_t end = to_ps(sc_core::sc_time_stamp());
     m_result.sleep_ps += end - start;
     m_trace.complete(m_track, "wfi", "sleep", start, end - start);

@@ -31,6 +31,9 @@ namespace npu::k210 {
 
 class GdbLink;
 
+// Simulated time in picoseconds.
+uint64_t to_ps(const sc_core::sc_time& t);
+
 struct HartOptions {
     std::vector<std::string> args;  // argv: the program's name first
     uint64_t clock_hz = 400'000'000;
@@ -71,6 +74,7 @@ struct HartResult {
     uint64_t sleep_ps = 0, wfi_count = 0;
     uint64_t irq_external = 0, irq_timer = 0, irq_software = 0;
     uint64_t uncached_accesses = 0;
+    uint64_t spin_ps = 0, spins = 0;  // busy-wait loops waited out instead of run (spin_wait)
     uint64_t end_ps = 0;
     std::vector<std::string> unsupported;  // semihosting operations refused
     std::vector<std::string> refused;      // files opened outside the semihosting roots
@@ -96,6 +100,14 @@ public:
     bool running() const { return m_started && !m_done; }
     uint64_t pc() const { return m_cpu->pc(); }
     std::string describe(uint64_t addr) const { return m_elf.describe(addr); }
+    // Running instructions (not asleep, not waiting out a busy-wait loop, not done or in reset):
+    // it may write memory another hart polls. busy_event() is notified when it starts again.
+    bool busy() const { return m_busy; }
+    const sc_core::sc_event& busy_event() const { return m_busy_event; }
+    // Before load(): the other hart, and what else can change memory this hart may poll (other
+    // masters' writes, the KPU's layers): a hart waiting out a busy-wait loop wakes on them.
+    void set_peer(const K210Hart* peer) { m_peer = peer; }
+    void wake_on(const sc_core::sc_event& e) { m_wake_events.push_back(&e); }
 
 private:
     void run();
@@ -113,6 +125,20 @@ private:
     void deliver_interrupts();
     uint64_t pending_bits(const sc_core::sc_time& at) const;
     void sleep();
+    void set_busy(bool busy);
+    // Busy-wait loops (k210_hart_spin.cpp): a look after a quantum, one turn checked, the wait.
+    struct SpinTurn {
+        uint64_t instructions = 0, cycles = 0;
+    };
+    static constexpr uint64_t kSpinBytes = 128;       // a loop's reach from one end to the other
+    static constexpr unsigned kSpinBlocks = 4;        // translated blocks in one turn, at most
+    static constexpr uint64_t kSpinBackoff = 10'000;  // instructions after a failed look
+    bool spin_candidate();
+    std::optional<SpinTurn> spin_turn(rv64::RunResult& r);
+    bool spin_safe_block(uint64_t pc, uint64_t n) const;
+    void spin_wait(const SpinTurn& turn);
+    void spin_account(const SpinTurn& turn, const sc_core::sc_time& elapsed);
+    sc_core::sc_time wake_deadline(const SpinTurn* turn) const;
     void close_segment(uint64_t end_ps);
     bool instruction_at(uint64_t addr);  // for the debugger's breakpoints
     void start_semihosting();            // the semihosting server, with the options' roots
@@ -148,6 +174,13 @@ private:
     uint64_t m_segment_pc = 0;
     bool m_started = false, m_done = false;
     sc_core::sc_event m_wake{"wake"};  // an interrupt line changed or the CLINT was written
+    bool m_busy = false;
+    sc_core::sc_event m_busy_event{"busy"};
+    const K210Hart* m_peer = nullptr;
+    std::vector<const sc_core::sc_event*> m_wake_events;
+    uint64_t m_side_accesses = 0;  // device, counter and uncached accesses so far
+    uint64_t m_last_stop_pc = 0;   // where the last quantum ended
+    uint64_t m_spin_retry_at = 0;  // instructions before the next look for a busy-wait
     std::unique_ptr<rv64::GdbServer> m_gdb;
     bool m_debug_stopped = false;  // the debugger has control: the hart and the SoC wait
     int m_fault_signal = 0;        // a fault reported to the debugger ends the run on resume

@@ -200,6 +200,37 @@ TEST(InsnClass, EncodingsFromTheIsaManualFallInTheirClasses) {
     EXPECT_EQ(insn_bytes(0x0533), 4u);
 }
 
+// Busy-wait loops may hold only instructions that change integer registers and the pc.
+TEST(InsnClass, SpinSafeAllowsOnlyRegisterAndPcChanges) {
+    for (uint32_t ok : {0x00052503u,  // lw a0, 0(a0)
+                        0x00b50533u,  // add a0, a0, a1
+                        0x02b50533u,  // mul a0, a0, a1
+                        0x00050663u,  // beq a0, x0, +12
+                        0x000500e7u,  // jalr a0
+                        0x0ff0000fu,  // fence
+                        0x6398u,      // c.ld a4, 0(a5)
+                        0x4108u,      // c.lw a0, 0(a0)
+                        0xdf7du,      // c.beqz a4, .-2
+                        0xa001u,      // c.j .
+                        0x6502u,      // c.ldsp a0, 0(sp)
+                        0x852eu,      // c.mv a0, a1
+                        0x8082u}) {   // c.jr ra
+        EXPECT_TRUE(spin_safe(ok)) << std::hex << ok;
+    }
+    for (uint32_t no : {0x00a52023u,  // sw a0, 0(a0)
+                        0x00052507u,  // flw fa0, 0(a0)
+                        0x100522afu,  // lr.w t0, (a0)
+                        0xb00025f3u,  // csrr a1, mcycle
+                        kWfi,
+                        0x60b57543u,  // fmadd.s
+                        0xc108u,      // c.sw a0, 0(a0)
+                        0xe02au,      // c.sdsp a0, 0(sp)
+                        0x2108u,      // c.fld fa0, 0(a0)
+                        0x9002u}) {   // c.ebreak
+        EXPECT_FALSE(spin_safe(no)) << std::hex << no;
+    }
+}
+
 TEST(UnicornCpu, EcallAndIllegalInstructionsEnterTheTrapHandlerAndMretReturns) {
     Hart h;
     h.stepping_handler();

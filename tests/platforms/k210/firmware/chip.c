@@ -8,6 +8,9 @@
    uncached: mcycle around nncase v0.2's two byte loops over the AI SRAM's uncached window
    (k210_kernels.h: kpu_download reads a KPU map byte by byte into main memory; the upload node's
    row copy stores it back), 4096 bytes each, written here as the same loops in C.
+   spin: TIMER0 channel 0 set to expire in 1 ms (13 MHz: load_count 12999), its interrupt
+   handler sets a flag main spins on (while (!flag);); prints the cycles from the start to the
+   loop's end.
    nopad: GPIOHS pin 7 driven and a byte sent on UART1 with no FPIOA pad carrying either (the
    simulator warns: on a board nothing would leave the chip). */
 #include <stdint.h>
@@ -85,6 +88,30 @@ static int uncached_case(void) {
     return 0;
 }
 
+static volatile int timer_flag;
+
+static void on_timer(void *ctx) {
+    volatile uint32_t *timer0 = (volatile uint32_t *)ctx;
+    (void)timer0[3]; /* channel 0 eoi: acknowledged */
+    timer0[2] = 0x4; /* disabled, masked */
+    timer_flag = 1;
+}
+
+static int spin_case(void) {
+    volatile uint32_t *timer0 = (volatile uint32_t *)0x502D0000;
+    uint64_t c0, c1;
+    k210_irq_register(14, 1, on_timer, (void *)timer0);
+    timer0[0] = 12999; /* load_count: 13,000 ticks of 13 MHz */
+    __asm__ volatile("csrr %0, mcycle" : "=r"(c0));
+    timer0[2] = 0x3; /* user-defined mode, enabled */
+    while (!timer_flag) {
+    }
+    __asm__ volatile("csrr %0, mcycle" : "=r"(c1));
+    printf("spin: the flag after %llu cycles\n", (unsigned long long)(c1 - c0));
+    k210_irq_unregister(14);
+    return 0;
+}
+
 static int nopad_case(void) {
     volatile uint32_t *gpiohs = (volatile uint32_t *)0x38001000;
     volatile uint32_t *uart1 = (volatile uint32_t *)0x50210000;
@@ -110,6 +137,9 @@ int main(int argc, char **argv) {
     }
     if (strcmp(what, "uncached") == 0) {
         return uncached_case();
+    }
+    if (strcmp(what, "spin") == 0) {
+        return spin_case();
     }
     if (strcmp(what, "nopad") == 0) {
         return nopad_case();

@@ -156,6 +156,29 @@ TEST_F(Firmware, CounterCsrsReadSimulatedValuesTheSameOnEveryRun) {
     EXPECT_EQ(t1, c1 / 50);
 }
 
+// A busy-wait (`while (!flag);`, the flag set by a TIMER0 interrupt 1 ms later) is waited out,
+// not run (docs/firmware.md, "Busy-wait loops"): the loop ends when the interrupt comes, 1 ms
+// (400,000 cycles at 400 MHz) after the timer started, give or take the interrupt's entry; the
+// report counts the time waited out; two runs are the same to the instruction.
+TEST_F(Firmware, ABusyWaitIsWaitedOutUntilTheInterruptThatEndsIt) {
+    const std::string chip = NPUSIM_TEST_FIRMWARE "/chip.elf";
+    const Result a = run("run --firmware " + chip + " --out " + (dir / "a").string() + " -- spin");
+    ASSERT_EQ(a.rc, 0) << a.out << a.err;
+    unsigned long long cycles = 0;
+    const size_t at = a.out.find("spin: the flag after ");
+    ASSERT_NE(at, std::string::npos) << a.out;
+    ASSERT_EQ(std::sscanf(a.out.c_str() + at, "spin: the flag after %llu cycles", &cycles), 1);
+    EXPECT_GE(cycles, 400'000u);
+    EXPECT_LT(cycles, 402'000u);  // the handler's few hundred cycles
+    const json t = report("a")["totals"];
+    // Most of the 1 ms, in ps (a look follows 10,000 instructions after a failed one).
+    EXPECT_GT(t["busy_wait_ps"].get<uint64_t>(), 900'000'000u);
+    EXPECT_EQ(t["irq_external"], 1);
+    const Result b = run("run --firmware " + chip + " --out " + (dir / "b").string() + " -- spin");
+    EXPECT_EQ(b.out.substr(0, b.out.find("wrote ")), a.out.substr(0, a.out.find("wrote ")));
+    EXPECT_EQ(report("b")["totals"], t);
+}
+
 // A GPIOHS pin driven and UART1 transmitting with no FPIOA pad carrying them: the run says so,
 // once each, in its text and report.json; pins.txt names no pad.
 TEST_F(Firmware, ABlockUsedThroughNoPadIsAWarning) {

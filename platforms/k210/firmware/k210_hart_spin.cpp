@@ -1,0 +1,158 @@
+// Busy-wait loops (docs/firmware.md, "Busy-wait loops"): a hart that spins on memory or on
+// nothing at all (`while (!flag);`, `while (1);`) changes nothing until another agent does. When a
+// quantum ends inside such a loop, one turn of it is run block by block and checked:
+// only integer loads, arithmetic and branches (rv64::spin_safe), no device, counter or uncached
+// access, and every integer register the same after the turn. Then, while the other hart is not
+// running, the hart waits for what could end the loop (an interrupt line, the CLINT, its timer, a
+// write by another master, a KPU layer, the other hart running again, its budgets) instead of
+// running it; its cycles follow the time waited and its instructions the turns that fit.
+#include <cstring>
+
+#include "models/k210_soc/clint.h"
+#include "platforms/k210/firmware/k210_hart.h"
+
+namespace npu::k210 {
+
+using sc_core::sc_time;
+
+namespace {
+constexpr uint64_t kMtip = uint64_t{1} << rv64::kIrqTimer;
+}  // namespace
+
+void K210Hart::set_busy(bool busy) {
+    if (busy && !m_busy) {
+        m_busy_event.notify(sc_core::SC_ZERO_TIME);
+    }
+    m_busy = busy;
+}
+
+// A first look: the quantum ended within a short loop's reach of where the previous one did, and
+// no look failed in the last kSpinBackoff instructions.
+bool K210Hart::spin_candidate() {
+    const uint64_t pc = m_cpu->pc();
+    const bool near = pc <= m_last_stop_pc + kSpinBytes && m_last_stop_pc <= pc + kSpinBytes;
+    m_last_stop_pc = pc;
+    return near && m_result.instructions >= m_spin_retry_at;
+}
+
+// Whether the `n` instructions from `pc` (a block that just ran) are all spin_safe.
+bool K210Hart::spin_safe_block(uint64_t pc, uint64_t n) const {
+    for (uint64_t i = 0; i < n; ++i) {
+        const uint8_t* code = host(pc, 2);
+        if (code == nullptr) {
+            return false;
+        }
+        uint32_t insn = code[0] | (uint32_t{code[1]} << 8);
+        if (rv64::insn_bytes(insn) == 4) {
+            const uint8_t* full = host(pc, 4);
+            if (full == nullptr) {
+                return false;
+            }
+            std::memcpy(&insn, full, 4);
+        }
+        if (!rv64::spin_safe(insn)) {
+            return false;
+        }
+        pc += rv64::insn_bytes(insn);
+    }
+    return true;
+}
+
+// Runs the hart around the loop it may be in, one translated block at a time (real progress,
+// accounted as any run): the turn, when the loop is a busy-wait; nothing otherwise. `r` is the
+// last run's result (a stop other than the budget ends the look: the caller handles it).
+std::optional<K210Hart::SpinTurn> K210Hart::spin_turn(rv64::RunResult& r) {
+    const uint64_t head = m_cpu->pc();
+    std::array<uint64_t, 32> regs{};
+    for (unsigned i = 1; i < 32; ++i) {
+        regs[i] = m_cpu->x(i);
+    }
+    const uint64_t side = m_side_accesses;
+    SpinTurn turn;
+    bool safe = true;
+    for (unsigned block = 0; block < kSpinBlocks; ++block) {
+        const uint64_t start = m_cpu->pc();
+        m_run_base = m_qk.local();
+        m_bus_time = sc_core::SC_ZERO_TIME;
+        r = m_cpu->run(1);  // one block
+        account(r);
+        if (r.stop != rv64::Stop::Budget) {
+            return std::nullopt;
+        }
+        safe = safe && spin_safe_block(start, r.instructions);
+        turn.instructions += r.instructions;
+        turn.cycles += r.cycles;
+        if (m_cpu->pc() == head) {
+            break;
+        }
+    }
+    if (!safe || m_cpu->pc() != head || m_side_accesses != side || turn.cycles == 0) {
+        return std::nullopt;
+    }
+    for (unsigned i = 1; i < 32; ++i) {
+        if (m_cpu->x(i) != regs[i]) {
+            return std::nullopt;
+        }
+    }
+    return turn;
+}
+
+// When the hart must look again without an event: its --max-time, its timer (if it enables
+// one), and, waiting out a loop, when the turns would spend its instruction budget.
+sc_time K210Hart::wake_deadline(const SpinTurn* turn) const {
+    sc_time due = m_options.max_time_ps == 0
+                      ? sc_core::sc_max_time()
+                      : sc_time(static_cast<double>(m_options.max_time_ps), sc_core::SC_PS);
+    if ((m_cpu->csr(rv64::Csr::Mie) & kMtip) != 0) {
+        due = std::min(due, m_clint.timer_due(m_hart, sc_core::sc_time_stamp()));
+    }
+    if (turn != nullptr && m_result.instructions < m_options.max_instructions) {
+        const uint64_t turns =
+            (m_options.max_instructions - m_result.instructions + turn->instructions - 1) /
+            turn->instructions;
+        due = std::min(due, sc_core::sc_time_stamp() +
+                                m_period * static_cast<double>(turns * turn->cycles));
+    }
+    return due;
+}
+
+// Counts `elapsed` of turning in the loop: every cycle of it, and the turns that fit.
+void K210Hart::spin_account(const SpinTurn& turn, const sc_time& elapsed) {
+    const auto cycles = static_cast<uint64_t>(elapsed / m_period);
+    m_result.cpu_cycles += cycles;
+    m_result.instructions += cycles / turn.cycles * turn.instructions;
+    m_result.spin_ps += to_ps(elapsed);
+}
+
+// The hart turns in a busy-wait: it is not busy (nothing it does changes memory) while it does.
+// While the other hart is busy, the rest of the quantum passes without running the loop (while
+// this thread runs no other agent does, so the turns would read what they read); else it waits
+// out the loop until something could end it. It stays not busy until a quantum of it is not the
+// loop (step()): two waiting harts do not wake each other by waking up.
+void K210Hart::spin_wait(const SpinTurn& turn) {
+    set_busy(false);
+    if (m_peer != nullptr && m_peer->busy()) {
+        const sc_time left = m_qk.remaining();
+        m_qk.local() += left;
+        spin_account(turn, left);
+        m_qk.sync_if_needed();
+        return;
+    }
+    m_qk.sync();
+    const sc_time start = sc_core::sc_time_stamp();
+    close_segment(to_ps(start));
+    const sc_time due = wake_deadline(&turn);
+    if (due == sc_core::sc_max_time()) {
+        sc_core::wait(m_wake);
+    } else if (due > start) {
+        sc_core::wait(due - start, m_wake);
+    }
+    const sc_time end = sc_core::sc_time_stamp();
+    spin_account(turn, end - start);
+    ++m_result.spins;
+    m_trace.complete(m_track, "busy-wait", "sleep", to_ps(start), to_ps(end - start));
+    m_segment_start_ps = to_ps(end);
+    m_segment_pc = m_cpu->pc();
+}
+
+}  // namespace npu::k210
