@@ -23,7 +23,7 @@ namespace npu::soc {
 // Function numbers of the SDK's fpioa_function_t used by the models.
 struct FpioaFunction {
     static constexpr unsigned kGpiohs0 = 24, kGpio0 = 56, kUart1Rx = 64, kUart1Tx = 65;
-    static constexpr unsigned kResv0 = 120;
+    static constexpr unsigned kResv0 = 120, kTimer0Toggle1 = 190;
 };
 
 // How the 48 pads and 256 functions connect (io[n] fields as fpioa_io_config_t lays them out).

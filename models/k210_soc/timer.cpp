@@ -1,6 +1,7 @@
 #include "models/k210_soc/timer.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include <fmt/format.h>
 
@@ -11,7 +12,7 @@ using sim::Access;
 
 namespace {
 constexpr uint64_t kFull32 = 0xffffffff;
-constexpr uint64_t kEnable = 0x1, kUserMode = 0x2, kMasked = 0x4;
+constexpr uint64_t kEnable = 0x1, kUserMode = 0x2, kMasked = 0x4, kPwm = 0x8;
 }  // namespace
 
 DwTimer::DwTimer(sc_core::sc_module_name name, sc_time tick, sc_time access_latency)
@@ -38,8 +39,10 @@ DwTimer::DwTimer(sc_core::sc_module_name name, sc_time tick, sc_time access_late
         .on_read_pure([this](uint64_t) { return status(false); });
     m_file.add({"comp_version", 0xac, 4, 0, Access::RO_WI, 0, true});
     for (unsigned c = 0; c < kChannels; ++c) {
-        m_file.add(
+        m_ch[c].load_count2 = &m_file.add(
             {fmt::format("load_count2[{}]", c), 0xb0 + 4 * c, 4, 0, Access::RW, kFull32, true});
+        m_ch[c].load_count2->on_write([this, c](uint64_t) { pwm_changed(c); });
+        m_ch[c].load_count->on_write([this, c](uint64_t) { pwm_changed(c); });
     }
     SC_HAS_PROCESS(DwTimer);
     SC_METHOD(expire);
@@ -87,6 +90,41 @@ void DwTimer::control_written(unsigned c) {
     ch.running = on;
     update_lines();
     m_wake.notify(sc_core::SC_ZERO_TIME);
+    pwm_changed(c);
+}
+
+// A channel enabled in user-defined mode with PWM enable drives its toggle output: high for
+// load_count2 + 1 counts, low for load_count + 1 (DW_apb_timers' PWM mode; the SDK's
+// pwm_set_frequency sets load_count2 to duty x period). Turned on or off at once; new counts of a
+// running output take effect at the end of its current period, when the timer reloads them (so
+// the SDK's two writes are one change). Reported when it changes, at the time it does.
+void DwTimer::pwm_changed(unsigned c) {
+    Channel& ch = m_ch[c];
+    const uint64_t ctl = ch.control->value();
+    Pwm now;
+    if ((ctl & kEnable) != 0 && (ctl & kPwm) != 0 && (ctl & kUserMode) != 0) {
+        now.high = ch.load_count2->value() + 1;
+        now.low = ch.load_count->value() + 1;
+    }
+    if (now.high == ch.pwm.high && now.low == ch.pwm.low) {
+        return;
+    }
+    sc_time at = regs.access_time();
+    if (now.high != 0 && ch.pwm.high != 0) {  // at the end of the running period
+        if (at <= ch.pwm_since) {
+            at = ch.pwm_since;  // a change already waits for that end: this one joins it
+        } else {
+            const sc_time period = m_tick * static_cast<double>(ch.pwm.high + ch.pwm.low);
+            at = ch.pwm_since + period * std::ceil((at - ch.pwm_since) / period);
+        }
+    }
+    ch.pwm = now;
+    ch.pwm_since = at;
+    if (m_pwm_sink) {
+        const double counts = static_cast<double>(now.high + now.low);
+        m_pwm_sink(c, now.high != 0, now.high == 0 ? 0.0 : 1.0 / (m_tick.to_seconds() * counts),
+                   now.high == 0 ? 0.0 : static_cast<double>(now.high) / counts, at);
+    }
 }
 
 uint64_t DwTimer::current(unsigned c, const sc_time& at) const {

@@ -4,10 +4,12 @@
 // status and end-of-interrupt reads per channel and for the block. A channel expires every
 // load_count + 1 counts (user-defined mode; free-running after the first expiry: 2^32); its
 // interrupt stays until its eoi (or the block's) is read. Channels 0-1 raise line A, 2-3 line B
-// (PLIC 14 + 2n and 15 + 2n). docs/firmware.md.
+// (PLIC 14 + 2n and 15 + 2n). With PWM enable a channel drives its toggle output (the FPIOA's
+// TIMERn_TOGGLEm), reported as frequency and duty when they change. docs/firmware.md.
 #pragma once
 
 #include <array>
+#include <functional>
 
 #include <systemc>
 
@@ -17,6 +19,10 @@
 
 namespace npu::soc {
 
+// A channel's PWM output changed: on or off, its frequency (Hz) and duty (high / period), when.
+using PwmSink = std::function<void(unsigned channel, bool on, double frequency_hz, double duty,
+                                   sc_core::sc_time at)>;
+
 class DwTimer : public sc_core::sc_module {
 public:
     static constexpr uint64_t kBytes = 0xc0;
@@ -25,17 +31,25 @@ public:
     DwTimer(sc_core::sc_module_name name, sc_core::sc_time tick, sc_core::sc_time access_latency);
 
     sim::IrqLine irq_a, irq_b;  // channels 0-1, 2-3
+    void on_pwm(PwmSink sink) { m_pwm_sink = std::move(sink); }
 
 private:
+    struct Pwm {
+        uint64_t high = 0, low = 0;  // counts; 0: not a PWM output
+    };
     struct Channel {
         sim::Register *load_count = nullptr, *current_value = nullptr, *control = nullptr;
-        bool raw = false;  // expired, not yet acknowledged
+        sim::Register* load_count2 = nullptr;
+        Pwm pwm;
+        sc_core::sc_time pwm_since;  // when the PWM output's current counts took effect
+        bool raw = false;            // expired, not yet acknowledged
         bool running = false;
         sc_core::sc_time start;  // when it (re)started counting from load_count
         sc_core::sc_time due;    // its next expiry
     };
     void add_channel(unsigned c);
     void control_written(unsigned c);
+    void pwm_changed(unsigned c);
     uint64_t current(unsigned c, const sc_core::sc_time& at) const;
     sc_core::sc_time period(unsigned c, bool first) const;
     uint64_t status(bool masked) const;
@@ -46,6 +60,7 @@ private:
     RegisterFile m_file;
     std::array<Channel, kChannels> m_ch{};
     sc_core::sc_event m_wake;
+    PwmSink m_pwm_sink;
 
 public:
     sim::RegisterTarget regs;

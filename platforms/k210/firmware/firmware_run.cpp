@@ -196,6 +196,12 @@ platform::RunReport run_firmware(const K210Config& cfg, const std::string& sourc
         rep.text += fmt::format("  GPIO pin changes: {} (pins.txt)\n",
                                 std::count(pins.begin(), pins.end(), '\n'));
     }
+    if (const std::string pwm = soc.pwm_log(); !pwm.empty()) {
+        rep.files.push_back({"pwm.txt", {pwm.begin(), pwm.end()}});
+        files["pwm"] = "pwm.txt";
+        rep.text +=
+            fmt::format("  PWM changes: {} (pwm.txt)\n", std::count(pwm.begin(), pwm.end(), '\n'));
+    }
     rep.json = {{"tool", "npusim"},
                 {"version", sim::npusim_version()},
                 {"command", "run"},

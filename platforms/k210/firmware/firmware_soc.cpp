@@ -62,6 +62,7 @@ FirmwareSoc::FirmwareSoc(sc_core::sc_module_name name, const K210Config& cfg,
               0x1000, r.bind_target(timers[i]->regs.socket));
         plic.connect(FirmwareMap::kIrqTimer0A + 2 * i, timers[i]->irq_a);
         plic.connect(FirmwareMap::kIrqTimer0A + 2 * i + 1, timers[i]->irq_b);
+        timers[i]->on_pwm(pwm(i));
     }
     plic.connect(FirmwareMap::kIrqKpu, k210.kpu.irq);
     plic.connect(FirmwareMap::kIrqGpio, gpio.irq);
@@ -139,6 +140,38 @@ soc::PinSink FirmwareSoc::pins(const std::string& block, unsigned function0) {
                                  pad < 0 ? std::string("-") : fmt::format("io{}", pad),
                                  output ? "out" : "in");
     };
+}
+
+// A PWM change of TIMERn's channel, with the pad carrying its toggle output (FUNC_TIMERn_TOGGLEm:
+// 190 + 4n + channel); a second change at the same instant replaces the first (the SDK's
+// pwm_set_frequency writes load_count, then load_count2).
+soc::PwmSink FirmwareSoc::pwm(unsigned timer) {
+    return [this, timer](unsigned channel, bool on, double hz, double duty, sc_time at) {
+        const int pad =
+            fpioa.pads().pad_of(soc::FpioaFunction::kTimer0Toggle1 + 4 * timer + channel);
+        PwmLine line{timer, channel, at,
+                     fmt::format("{:.3f} timer{} {} {:.3f} {:.4f} {}\n", at.to_seconds() * 1e6,
+                                 timer, channel, on ? hz : 0.0, on ? duty : 0.0,
+                                 pad < 0 ? std::string("-") : fmt::format("io{}", pad))};
+        for (auto it = m_pwm.rbegin(); it != m_pwm.rend(); ++it) {
+            if (it->timer == timer && it->channel == channel) {
+                if (it->at == at) {
+                    *it = std::move(line);
+                    return;
+                }
+                break;
+            }
+        }
+        m_pwm.push_back(std::move(line));
+    };
+}
+
+std::string FirmwareSoc::pwm_log() const {
+    std::string out;
+    for (const PwmLine& l : m_pwm) {
+        out += l.text;
+    }
+    return out;
 }
 
 void FirmwareSoc::warn(const std::string& text) {

@@ -70,6 +70,9 @@ public:
     // Every level change of a driven GPIO/GPIOHS pin and of a sampled input:
     // "<time us> <block> <pin> <level> <pad> <out|in>" lines (pad: ioN, or - when none carries it).
     const std::string& pin_log() const { return m_pin_log; }
+    // Every change of a timer channel's PWM output: "<time us> timer<n> <channel> <frequency Hz>
+    // <duty> <pad>" lines (frequency 0: off; changes at one instant are one line).
+    std::string pwm_log() const;
     // What the SoC noticed that a firmware developer should know (a block used through no pad),
     // each once.
     const std::vector<std::string>& warnings() const { return m_warnings; }
@@ -79,12 +82,19 @@ private:
     soc::ByteSink sink(const std::string& port);
     soc::PinSink pins(const std::string& block, unsigned function0);
     void warn(const std::string& text);
+    soc::PwmSink pwm(unsigned timer);
     void map_hart(const K210Config& cfg);
 
     std::function<void(const std::string&, const std::string&)> m_output;
     std::map<std::string, std::string> m_uart_text;
     std::string m_pin_log;
     std::vector<std::string> m_warnings;
+    struct PwmLine {
+        unsigned timer = 0, channel = 0;
+        sc_core::sc_time at;
+        std::string text;
+    };
+    std::vector<PwmLine> m_pwm;
 };
 
 }  // namespace npu::k210

@@ -238,6 +238,9 @@ bool K210Hart::step() {
     m_bus_time = sc_core::SC_ZERO_TIME;
     rv64::RunResult r = m_cpu->run(budget);
     account(r);
+    if (r.stop == rv64::Stop::Budget && still_spinning()) {
+        return after_run(r);
+    }
     if (r.stop == rv64::Stop::Budget && spin_candidate()) {
         if (const std::optional<SpinTurn> turn = spin_turn(r)) {
             spin_wait(*turn);

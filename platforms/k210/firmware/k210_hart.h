@@ -6,6 +6,7 @@
 // docs/firmware.md.
 #pragma once
 
+#include <array>
 #include <functional>
 #include <map>
 #include <memory>
@@ -134,6 +135,7 @@ private:
     static constexpr unsigned kSpinBlocks = 4;        // translated blocks in one turn, at most
     static constexpr uint64_t kSpinBackoff = 10'000;  // instructions after a failed look
     bool spin_candidate();
+    bool still_spinning();
     std::optional<SpinTurn> spin_turn(rv64::RunResult& r);
     bool spin_safe_block(uint64_t pc, uint64_t n) const;
     void spin_wait(const SpinTurn& turn);
@@ -181,6 +183,8 @@ private:
     uint64_t m_side_accesses = 0;  // device, counter and uncached accesses so far
     uint64_t m_last_stop_pc = 0;   // where the last quantum ended
     uint64_t m_spin_retry_at = 0;  // instructions before the next look for a busy-wait
+    // The busy-wait last checked: its head and the side accesses then.
+    uint64_t m_spin_head = 0, m_spin_side = 0;
     std::unique_ptr<rv64::GdbServer> m_gdb;
     bool m_debug_stopped = false;  // the debugger has control: the hart and the SoC wait
     int m_fault_signal = 0;        // a fault reported to the debugger ends the run on resume

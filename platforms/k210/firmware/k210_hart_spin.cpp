@@ -35,6 +35,20 @@ bool K210Hart::spin_candidate() {
     return near && m_result.instructions >= m_spin_retry_at;
 }
 
+// While the other hart is busy: the quantum just run ended where the busy-wait last checked
+// began, with no side access since: not busy, without checking a turn again (the registers are
+// not compared: should the hart have left the loop and come back, it is busy again at the end of
+// its next quantum that does not end there, a quantum late at most for the other hart, which only
+// looks at this while it runs).
+bool K210Hart::still_spinning() {
+    if (m_spin_head == 0 || m_cpu->pc() != m_spin_head || m_side_accesses != m_spin_side ||
+        m_peer == nullptr || !m_peer->busy()) {
+        return false;
+    }
+    set_busy(false);
+    return true;
+}
+
 // Whether the `n` instructions from `pc` (a block that just ran) are all spin_safe.
 bool K210Hart::spin_safe_block(uint64_t pc, uint64_t n) const {
     for (uint64_t i = 0; i < n; ++i) {
@@ -86,6 +100,7 @@ std::optional<K210Hart::SpinTurn> K210Hart::spin_turn(rv64::RunResult& r) {
             break;
         }
     }
+    m_spin_head = 0;
     if (!safe || m_cpu->pc() != head || m_side_accesses != side || turn.cycles == 0) {
         return std::nullopt;
     }
@@ -94,6 +109,7 @@ std::optional<K210Hart::SpinTurn> K210Hart::spin_turn(rv64::RunResult& r) {
             return std::nullopt;
         }
     }
+    m_spin_head = head, m_spin_side = side;
     return turn;
 }
 
@@ -110,8 +126,8 @@ sc_time K210Hart::wake_deadline(const SpinTurn* turn) const {
         const uint64_t turns =
             (m_options.max_instructions - m_result.instructions + turn->instructions - 1) /
             turn->instructions;
-        due = std::min(due, sc_core::sc_time_stamp() +
-                                m_period * static_cast<double>(turns * turn->cycles));
+        due = std::min(
+            due, sc_core::sc_time_stamp() + m_period * static_cast<double>(turns * turn->cycles));
     }
     return due;
 }

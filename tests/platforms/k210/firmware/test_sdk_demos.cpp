@@ -4,6 +4,7 @@
 // (--uart-input, --pin-input); and an SDK program of ours that runs the shared kmodels through the
 // SDK's kpu.c. Skips, saying why, without ../shared/vendor or the cross compiler.
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <sstream>
 
@@ -207,6 +208,48 @@ TEST_F(Firmware, SdkGpiohsLedDemoFollowsItsKey) {
     EXPECT_EQ(b.rc, 2);
     EXPECT_NE(b.err.find("bad.txt:2: pad 'io48': expected io0 .. io47"), std::string::npos)
         << b.err;
+}
+
+// An SDK application of ours (sdk_pwm/main.c) drives TIMER0 channel 0's PWM output on io24 with
+// the SDK's pwm.c: 200 kHz at duty 0.5, then 0.25, then off. The SDK computes from the 13 MHz
+// timer clock 65 counts a period (and answers 200,000 Hz): load_count 33 and load_count2 32,
+// then 49 and 16. DW_apb_timers' PWM counts each +1: high 33 and low 34 counts (13 MHz / 67 =
+// 194,029.85 Hz, duty 33/67), then high 17, low 50 (duty 17/67), the second setting taking effect
+// at the end of a period (pwm.txt: the SDK's two writes one change).
+TEST_F(Firmware, SdkPwmDrivesItsTimersToggleOutput) {
+    const std::string sdk = NPUSIM_SHARED_DIR "/vendor/kendryte-standalone-sdk";
+    if (!fs::exists(sdk)) {
+        GTEST_SKIP() << "../shared/vendor is absent";
+    }
+    const fs::path app = dir / "sdk_pwm";
+    fs::create_directories(app);
+    fs::copy_file(NPUSIM_SOURCE_DIR "/tests/platforms/k210/firmware/sdk_pwm/main.c",
+                  app / "main.c");
+    const fs::path elf = dir / "pwm.elf";
+    const Result b = shell(std::string(NPUSIM_SOURCE_DIR "/scripts/k210-sdk-app --sdk ") + sdk +
+                           " " + app.string() + " -o " + elf.string());
+    ASSERT_EQ(b.rc, 0) << b.out << b.err;
+    run("run --firmware " + elf.string() + " --max-time 5ms --out " + (dir / "o").string());
+    const std::string console = slurp(dir / "o" / "uart3.txt");  // then sys_exit's warning
+    EXPECT_EQ(console.rfind("pwm: 200000 Hz\npwm: 200000 Hz\npwm: off\n", 0), 0u) << console;
+    std::istringstream in(slurp(dir / "o" / "pwm.txt"));
+    double us[3] = {}, hz[3] = {}, duty[3] = {};
+    std::string timer, pad;
+    unsigned channel = 9;
+    for (int i = 0; i < 3; ++i) {
+        ASSERT_TRUE(in >> us[i] >> timer >> channel >> hz[i] >> duty[i] >> pad) << i;
+        EXPECT_EQ(timer + " " + std::to_string(channel) + " " + pad, "timer0 0 io24");
+    }
+    const double period_us = 67 / 13.0;
+    EXPECT_NEAR(hz[0], 13e6 / 67, 0.5);
+    EXPECT_NEAR(duty[0], 33.0 / 67, 1e-4);
+    EXPECT_NEAR(hz[1], 13e6 / 67, 0.5);
+    EXPECT_NEAR(duty[1], 17.0 / 67, 1e-4);
+    const double periods = (us[1] - us[0]) / period_us;  // a whole number of periods later
+    EXPECT_NEAR(periods, std::round(periods), 0.01) << us[0] << " " << us[1];
+    EXPECT_EQ(hz[2], 0.0);
+    EXPECT_EQ(duty[2], 0.0);
+    EXPECT_FALSE(in >> us[0]);
 }
 
 // The SDK's timer demo, unmodified: twelve channels of TIMER0-2 in single-shot mode with 500 ms
