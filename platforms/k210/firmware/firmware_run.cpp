@@ -149,6 +149,7 @@ platform::RunReport run_firmware(const K210Config& cfg, const std::string& sourc
         soc.hart1.load(elf, std::move(o1));
     }
     sc_core::sc_start();
+    soc.check_pads();
     const HartResult& h = soc.hart.result();
     const uint64_t end_ps = static_cast<uint64_t>(sc_core::sc_time_stamp().value());
     uint64_t kpu_cycles = 0;

@@ -166,6 +166,18 @@ soc::PwmSink FirmwareSoc::pwm(unsigned timer) {
     };
 }
 
+void FirmwareSoc::check_pads() {
+    for (unsigned n = 1; n <= 3; ++n) {
+        if (uart(n).bytes_received() > 0 &&
+            fpioa.pads().pad_of(soc::FpioaFunction::kUart1Rx + 2 * (n - 1)) < 0) {
+            warn(
+                fmt::format("uart{} received its input, but no pad carries UART{}_RX "
+                            "(fpioa_set_function): on a board nothing reaches it",
+                            n, n));
+        }
+    }
+}
+
 std::string FirmwareSoc::pwm_log() const {
     std::string out;
     for (const PwmLine& l : m_pwm) {

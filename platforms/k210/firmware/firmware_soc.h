@@ -76,6 +76,8 @@ public:
     // What the SoC noticed that a firmware developer should know (a block used through no pad),
     // each once.
     const std::vector<std::string>& warnings() const { return m_warnings; }
+    // After the run: a UART that received bytes with no pad carrying its RX is a warning too.
+    void check_pads();
 
 private:
     soc::DwApbUart& uart(unsigned n);  // UART n, 1-3

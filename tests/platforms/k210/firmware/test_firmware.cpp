@@ -179,14 +179,19 @@ TEST_F(Firmware, ABusyWaitIsWaitedOutUntilTheInterruptThatEndsIt) {
     EXPECT_EQ(report("b")["totals"], t);
 }
 
-// A GPIOHS pin driven and UART1 transmitting with no FPIOA pad carrying them: the run says so,
-// once each, in its text and report.json; pins.txt names no pad.
+// A GPIOHS pin driven and UART1 transmitting and receiving with no FPIOA pad carrying them: the
+// run says so, once each, in its text and report.json; pins.txt names no pad.
 TEST_F(Firmware, ABlockUsedThroughNoPadIsAWarning) {
     const std::string chip = NPUSIM_TEST_FIRMWARE "/chip.elf";
-    const Result r = run("run --firmware " + chip + " --out " + (dir / "o").string() + " -- nopad");
+    const fs::path in = write("in.bin", "y");  // received while 'x' leaves
+    const Result r = run("run --firmware " + chip + " --uart-input uart1=" + in.string() +
+                         " --out " + (dir / "o").string() + " -- nopad");
     EXPECT_EQ(r.rc, 0) << r.out << r.err;
     const json w = report("o")["warnings"];
-    ASSERT_EQ(w.size(), 2u) << w;
+    ASSERT_EQ(w.size(), 3u) << w;
+    EXPECT_EQ(w[2],
+              "uart1 received its input, but no pad carries UART1_RX (fpioa_set_function): "
+              "on a board nothing reaches it");
     EXPECT_EQ(w[0],
               "gpiohs pin 7 drives, but no pad carries GPIOHS7 (fpioa_set_function): on a "
               "board nothing leaves the chip");
