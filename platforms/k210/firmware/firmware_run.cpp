@@ -93,6 +93,134 @@ std::vector<soc::PinEvent> pin_input(const std::string& path) {
     return soc::parse_pin_script(sim::read_text_file(path), path);
 }
 
+// The harts' options from the request; both cores leave reset at the entry on a K210 (the SDK's
+// crt.S parks core 1 by mhartid): a firmware that never reads mhartid cannot tell them apart, so
+// hart 1 stays in reset. Returns whether hart 1 runs.
+bool load_harts(FirmwareSoc& soc, const K210Config& cfg, const rv64::ElfImage& elf,
+                const platform::RunRequest& request, const HartOptions& base) {
+    HartOptions o = base;
+    o.args = request.firmware_args;
+    o.args.insert(o.args.begin(), request.firmware);
+    o.clock_hz = cfg.cpu.clock_hz;
+    o.cpi = cfg.cpi;
+    o.uncached_load_cycles = cfg.uncached_load_cycles;
+    o.uncached_store_cycles = cfg.uncached_store_cycles;
+    o.max_instructions = request.max_instructions;
+    o.max_time_ps = request.max_time_ps;
+    o.read_root = request.semihost_read_root;
+    o.write_root = request.semihost_write_root;
+    o.files_hint = request.semihost_hint;
+    HartOptions o1 = o;
+    o1.gdb = nullptr;  // the debugger sees hart 0
+    soc.hart.load(elf, std::move(o));
+    const bool two_harts = soc.hart.hartid_reads() > 0;
+    if (two_harts) {
+        soc.hart1.load(elf, std::move(o1));
+    }
+    return two_harts;
+}
+
+// What the run says on stdout: the harts, interrupts, KPU, time, warnings and failure.
+std::string run_text(const FirmwareSoc& soc, const K210Config& cfg, const std::string& source,
+                     const std::string& file, bool two_harts, uint64_t kpu_cycles,
+                     const std::string& why) {
+    const HartResult& h = soc.hart.result();
+    const uint64_t end_ps = static_cast<uint64_t>(sc_core::sc_time_stamp().value());
+    std::string text = fmt::format(
+        "firmware {} on {} ({}): {}\n"
+        "  {} instructions, {} CPU cycles at {} MHz; asleep (wfi) {:.3f} us; busy-waits waited "
+        "out {:.3f} us\n"
+        "  interrupts taken: {} external, {} timer, {} software; KPU {} layers, {} cycles\n"
+        "  simulated time {:.3f} us\n",
+        file, cfg.platform.name, source,
+        h.exited ? fmt::format("exited with {}", h.exit_code) : "did not exit", h.instructions,
+        h.cpu_cycles, cfg.cpu.clock_hz / 1'000'000, static_cast<double>(h.sleep_ps) / 1e6,
+        static_cast<double>(h.spin_ps) / 1e6, h.irq_external, h.irq_timer, h.irq_software,
+        soc.k210.kpu.layers().size(), kpu_cycles, static_cast<double>(end_ps) / 1e6);
+    const HartResult& h1 = soc.hart1.result();
+    text += two_harts ? fmt::format(
+                            "  hart 1: {} instructions, {} CPU cycles; asleep (wfi) "
+                            "{:.3f} us{}\n",
+                            h1.instructions, h1.cpu_cycles, static_cast<double>(h1.sleep_ps) / 1e6,
+                            h1.budget_spent ? "; stopped at its budget" : "")
+                      : "  hart 1: held in reset (the firmware never reads mhartid)\n";
+    for (const std::string& w : soc.warnings()) {
+        text += "  warning: " + w + "\n";
+    }
+    return why.empty() ? text : text + why + "\n";
+}
+
+// The run's files (console, each UART, pins, PWM) into `rep`; their names by kind.
+nlohmann::ordered_json output_files(const FirmwareSoc& soc, const std::string& console,
+                                    platform::RunReport& rep) {
+    nlohmann::ordered_json files = nlohmann::ordered_json::object();
+    auto add = [&](const std::string& kind, const std::string& name, const std::string& text) {
+        rep.files.push_back({name, {text.begin(), text.end()}});
+        files[kind] = name;
+    };
+    if (!console.empty()) {
+        add("console", "console.txt", console);
+    }
+    for (const auto& [port, text] : soc.uart_output()) {
+        add(port, port + ".txt", text);
+    }
+    const std::pair<const char*, std::string> logs[] = {{"pins", soc.pin_log()},
+                                                        {"pwm", soc.pwm_log()}};
+    for (const auto& [kind, text] : logs) {
+        if (!text.empty()) {
+            add(kind, std::string(kind) + ".txt", text);
+            rep.text += fmt::format("  {} changes: {} ({}.txt)\n",
+                                    std::string(kind) == "pins" ? "GPIO pin" : "PWM",
+                                    std::count(text.begin(), text.end(), '\n'), kind);
+        }
+    }
+    return files;
+}
+
+nlohmann::ordered_json totals_json(const FirmwareSoc& soc, const K210Config& cfg,
+                                   uint64_t kpu_cycles) {
+    const HartResult& h = soc.hart.result();
+    return {{"instructions", h.instructions},
+            {"cpu_cycles", h.cpu_cycles},
+            {"cpu_clock_hz", cfg.cpu.clock_hz},
+            {"sleep_ps", h.sleep_ps},
+            {"busy_wait_ps", h.spin_ps},
+            {"busy_waits", h.spins},
+            {"wfi", h.wfi_count},
+            {"irq_external", h.irq_external},
+            {"irq_timer", h.irq_timer},
+            {"irq_software", h.irq_software},
+            {"plic_claims", soc.plic.claims()},
+            {"uncached_accesses", h.uncached_accesses},
+            {"kpu_layers", soc.k210.kpu.layers().size()},
+            {"kpu_cycles", kpu_cycles},
+            {"end_ps", static_cast<uint64_t>(sc_core::sc_time_stamp().value())}};
+}
+
+nlohmann::ordered_json hart1_json(const FirmwareSoc& soc, bool two_harts) {
+    const HartResult& h1 = soc.hart1.result();
+    if (!two_harts) {
+        return "held in reset";
+    }
+    return {{"instructions", h1.instructions},
+            {"cpu_cycles", h1.cpu_cycles},
+            {"sleep_ps", h1.sleep_ps},
+            {"exited", h1.exited},
+            {"budget_spent", h1.budget_spent}};
+}
+
+// The GDB link, connected, when the request asks for one.
+std::unique_ptr<GdbLink> connect_gdb(int port) {
+    if (port == 0) {
+        return nullptr;
+    }
+    auto gdb = std::make_unique<GdbLink>(port);
+    std::fprintf(stderr, "npusim: waiting for GDB on 127.0.0.1:%d (target remote :%d)\n", port,
+                 port);
+    gdb->accept();
+    return gdb;
+}
+
 }  // namespace
 
 platform::RunReport run_firmware(const K210Config& cfg, const std::string& source,
@@ -102,7 +230,8 @@ platform::RunReport run_firmware(const K210Config& cfg, const std::string& sourc
     sim::TraceWriter no_trace(false);
     sim::TraceWriter& trace = request.trace != nullptr ? *request.trace : no_trace;
     std::string console;
-    auto output = [&](const std::string& from, const std::string& text) {
+    HartOptions base;
+    base.output = [&](const std::string& from, const std::string& text) {
         if (from == "console") {
             console += text;
         }
@@ -110,14 +239,9 @@ platform::RunReport run_firmware(const K210Config& cfg, const std::string& sourc
             request.firmware_output(from, text);
         }
     };
-    std::unique_ptr<GdbLink> gdb;
-    if (request.gdb_port != 0) {
-        gdb = std::make_unique<GdbLink>(request.gdb_port);
-        std::fprintf(stderr, "npusim: waiting for GDB on 127.0.0.1:%d (target remote :%d)\n",
-                     request.gdb_port, request.gdb_port);
-        gdb->accept();
-    }
-    FirmwareSoc soc("soc", cfg, trace, output);
+    const std::unique_ptr<GdbLink> gdb = connect_gdb(request.gdb_port);
+    base.gdb = gdb.get();
+    FirmwareSoc soc("soc", cfg, trace, base.output);
     if (!request.uart_input.empty()) {
         const auto [port, bytes] = uart_input(request.uart_input);
         soc.set_uart_input(port, bytes);
@@ -125,84 +249,17 @@ platform::RunReport run_firmware(const K210Config& cfg, const std::string& sourc
     if (!request.pin_input.empty()) {
         soc.set_pin_input(pin_input(request.pin_input));
     }
-    HartOptions o;
-    o.args = request.firmware_args;
-    o.args.insert(o.args.begin(), request.firmware);
-    o.clock_hz = cfg.cpu.clock_hz;
-    o.cpi = cfg.cpi;
-    o.uncached_load_cycles = cfg.uncached_load_cycles;
-    o.uncached_store_cycles = cfg.uncached_store_cycles;
-    o.max_instructions = request.max_instructions;
-    o.max_time_ps = request.max_time_ps;
-    o.output = output;
-    o.read_root = request.semihost_read_root;
-    o.write_root = request.semihost_write_root;
-    o.files_hint = request.semihost_hint;
-    o.gdb = gdb.get();
-    HartOptions o1 = o;
-    o1.gdb = nullptr;  // the debugger sees hart 0
-    soc.hart.load(elf, std::move(o));
-    // Both cores leave reset at the entry on a K210 (the SDK's crt.S parks core 1 by mhartid);
-    // a firmware that never reads mhartid cannot tell them apart: hart 1 stays in reset.
-    const bool two_harts = soc.hart.hartid_reads() > 0;
-    if (two_harts) {
-        soc.hart1.load(elf, std::move(o1));
-    }
+    const bool two_harts = load_harts(soc, cfg, elf, request, base);
     sc_core::sc_start();
     soc.check_pads();
     const HartResult& h = soc.hart.result();
-    const uint64_t end_ps = static_cast<uint64_t>(sc_core::sc_time_stamp().value());
     uint64_t kpu_cycles = 0;
     nlohmann::ordered_json layers = kpu_layers_json(soc.k210.kpu.layers(), kpu_cycles);
     platform::RunReport rep;
     const std::string why = failure(soc, request.firmware);
     rep.passed = why.empty();
-    rep.text = fmt::format(
-        "firmware {} on {} ({}): {}\n"
-        "  {} instructions, {} CPU cycles at {} MHz; asleep (wfi) {:.3f} us; busy-waits waited "
-        "out {:.3f} us\n"
-        "  interrupts taken: {} external, {} timer, {} software; KPU {} layers, {} cycles\n"
-        "  simulated time {:.3f} us\n",
-        request.firmware, cfg.platform.name, source,
-        h.exited ? fmt::format("exited with {}", h.exit_code) : "did not exit", h.instructions,
-        h.cpu_cycles, cfg.cpu.clock_hz / 1'000'000, static_cast<double>(h.sleep_ps) / 1e6,
-        static_cast<double>(h.spin_ps) / 1e6, h.irq_external, h.irq_timer, h.irq_software,
-        soc.k210.kpu.layers().size(), kpu_cycles, static_cast<double>(end_ps) / 1e6);
-    const HartResult& h1 = soc.hart1.result();
-    rep.text += two_harts
-                    ? fmt::format(
-                          "  hart 1: {} instructions, {} CPU cycles; asleep (wfi) "
-                          "{:.3f} us{}\n",
-                          h1.instructions, h1.cpu_cycles, static_cast<double>(h1.sleep_ps) / 1e6,
-                          h1.budget_spent ? "; stopped at its budget" : "")
-                    : "  hart 1: held in reset (the firmware never reads mhartid)\n";
-    for (const std::string& w : soc.warnings()) {
-        rep.text += "  warning: " + w + "\n";
-    }
-    if (!why.empty()) {
-        rep.text += why + "\n";
-    }
-    nlohmann::ordered_json files = nlohmann::ordered_json::object();
-    if (!console.empty()) {
-        rep.files.push_back({"console.txt", {console.begin(), console.end()}});
-        files["console"] = "console.txt";
-    }
-    for (const auto& [port, text] : soc.uart_output()) {
-        rep.files.push_back({port + ".txt", {text.begin(), text.end()}});
-        files[port] = port + ".txt";
-    }
-    if (const std::string& pins = soc.pin_log(); !pins.empty()) {
-        rep.files.push_back({"pins.txt", {pins.begin(), pins.end()}});
-        files["pins"] = "pins.txt";
-        rep.text += fmt::format("  GPIO pin changes: {} (pins.txt)\n",
-                                std::count(pins.begin(), pins.end(), '\n'));
-    }
-    if (const std::string pwm = soc.pwm_log(); !pwm.empty()) {
-        rep.files.push_back({"pwm.txt", {pwm.begin(), pwm.end()}});
-        files["pwm"] = "pwm.txt";
-        rep.text +=
-            fmt::format("  PWM changes: {} (pwm.txt)\n", std::count(pwm.begin(), pwm.end(), '\n'));
-    }
+    rep.text = run_text(soc, cfg, source, request.firmware, two_harts, kpu_cycles, why);
+    const nlohmann::ordered_json files = output_files(soc, console, rep);
     rep.json = {{"tool", "npusim"},
                 {"version", sim::npusim_version()},
                 {"command", "run"},
@@ -213,28 +270,8 @@ platform::RunReport run_firmware(const K210Config& cfg, const std::string& sourc
                 {"exit_code", h.exit_code},
                 {"failure", why},
                 {"warnings", soc.warnings()},
-                {"totals",
-                 {{"instructions", h.instructions},
-                  {"cpu_cycles", h.cpu_cycles},
-                  {"cpu_clock_hz", cfg.cpu.clock_hz},
-                  {"sleep_ps", h.sleep_ps},
-                  {"busy_wait_ps", h.spin_ps},
-                  {"busy_waits", h.spins},
-                  {"wfi", h.wfi_count},
-                  {"irq_external", h.irq_external},
-                  {"irq_timer", h.irq_timer},
-                  {"irq_software", h.irq_software},
-                  {"plic_claims", soc.plic.claims()},
-                  {"uncached_accesses", h.uncached_accesses},
-                  {"kpu_layers", soc.k210.kpu.layers().size()},
-                  {"kpu_cycles", kpu_cycles},
-                  {"end_ps", end_ps}}},
-                {"hart1", two_harts ? nlohmann::ordered_json{{"instructions", h1.instructions},
-                                                             {"cpu_cycles", h1.cpu_cycles},
-                                                             {"sleep_ps", h1.sleep_ps},
-                                                             {"exited", h1.exited},
-                                                             {"budget_spent", h1.budget_spent}}
-                                    : nlohmann::ordered_json("held in reset")},
+                {"totals", totals_json(soc, cfg, kpu_cycles)},
+                {"hart1", hart1_json(soc, two_harts)},
                 {"devices", devices_json(soc.hart.devices())},
                 {"layers", layers},
                 {"outputs", files},

@@ -50,38 +50,19 @@ FirmwareSoc::FirmwareSoc(sc_core::sc_module_name name, const K210Config& cfg,
     r.map("plic", FirmwareMap::kPlic, soc::Plic::kBytes, r.bind_target(plic.regs.socket));
     r.map("clint", FirmwareMap::kClint, soc::Clint::kBytes, r.bind_target(clint.regs.socket));
     r.map("uarths", FirmwareMap::kUartHs, 0x1000, r.bind_target(uarths.regs.socket));
-    r.map("uart1", FirmwareMap::kUart1, 0x1000, r.bind_target(uart1.regs.socket));
-    r.map("uart2", FirmwareMap::kUart2, 0x1000, r.bind_target(uart2.regs.socket));
-    r.map("uart3", FirmwareMap::kUart3, 0x1000, r.bind_target(uart3.regs.socket));
     r.map("fpioa", FirmwareMap::kFpioa, 0x1000, r.bind_target(fpioa.regs.socket));
     r.map("gpiohs", FirmwareMap::kGpiohs, 0x1000, r.bind_target(gpiohs.regs.socket));
     r.map("gpio", FirmwareMap::kGpio, 0x1000, r.bind_target(gpio.regs.socket));
-    soc::DwTimer* timers[] = {&timer0, &timer1, &timer2};
-    for (unsigned i = 0; i < 3; ++i) {
-        r.map(fmt::format("timer{}", i), FirmwareMap::kTimer0 + i * FirmwareMap::kTimerStride,
-              0x1000, r.bind_target(timers[i]->regs.socket));
-        plic.connect(FirmwareMap::kIrqTimer0A + 2 * i, timers[i]->irq_a);
-        plic.connect(FirmwareMap::kIrqTimer0A + 2 * i + 1, timers[i]->irq_b);
-        timers[i]->on_pwm(pwm(i));
-    }
     plic.connect(FirmwareMap::kIrqKpu, k210.kpu.irq);
     plic.connect(FirmwareMap::kIrqGpio, gpio.irq);
     for (unsigned p = 0; p < soc::Gpiohs::kPins; ++p) {
         plic.connect(FirmwareMap::kIrqGpiohs0 + p, gpiohs.irq[p]);
     }
-    for (unsigned i = 0; i < 3; ++i) {
-        soc::DwApbUart* u = &uart(i + 1);
-        plic.connect(FirmwareMap::kIrqUart1 + i, u->irq);
-        k210.stats().attach(u->stats());
-        // SYSCTL_DMA_SELECT_UART1_RX_REQ 14, _TX_REQ 15, UART2 16 and 17, ...
-        k210.dmac.connect_request(FirmwareMap::kDmaUart1Rx + 2 * i,
-                                  {[u] { return u->rx_available(); }, &u->dma_event()});
-        k210.dmac.connect_request(FirmwareMap::kDmaUart1Rx + 2 * i + 1,
-                                  {[u] { return u->tx_room(); }, &u->dma_event()});
-    }
     for (unsigned ch = 0; ch < dma::regs::kChannels; ++ch) {
         plic.connect(FirmwareMap::kIrqDmac0 + ch, k210.dmac.irq[ch]);
     }
+    connect_timers();
+    connect_uarts();
     k210.stats().attach(plic.stats());
     k210.stats().attach(uarths.stats());
     map_hart(cfg);
@@ -91,6 +72,36 @@ FirmwareSoc::FirmwareSoc(sc_core::sc_module_name name, const K210Config& cfg,
         h->wake_on((h == &hart ? hart1 : hart).busy_event());
         h->wake_on(k210.dmac.axi.written_event());
         h->wake_on(k210.kpu.layer_done_event());
+    }
+}
+
+// TIMER0-2: registers, lines A and B (PLIC 14 + 2n, 15 + 2n), PWM outputs.
+void FirmwareSoc::connect_timers() {
+    sim::Router& r = k210.router;
+    soc::DwTimer* timers[] = {&timer0, &timer1, &timer2};
+    for (unsigned i = 0; i < 3; ++i) {
+        r.map(fmt::format("timer{}", i), FirmwareMap::kTimer0 + i * FirmwareMap::kTimerStride,
+              0x1000, r.bind_target(timers[i]->regs.socket));
+        plic.connect(FirmwareMap::kIrqTimer0A + 2 * i, timers[i]->irq_a);
+        plic.connect(FirmwareMap::kIrqTimer0A + 2 * i + 1, timers[i]->irq_b);
+        timers[i]->on_pwm(pwm(i));
+    }
+}
+
+// UART1-3: registers, interrupts (PLIC 11-13), stats, DMA requests.
+void FirmwareSoc::connect_uarts() {
+    sim::Router& r = k210.router;
+    const uint64_t bases[] = {FirmwareMap::kUart1, FirmwareMap::kUart2, FirmwareMap::kUart3};
+    for (unsigned i = 0; i < 3; ++i) {
+        soc::DwApbUart* u = &uart(i + 1);
+        r.map(fmt::format("uart{}", i + 1), bases[i], 0x1000, r.bind_target(u->regs.socket));
+        plic.connect(FirmwareMap::kIrqUart1 + i, u->irq);
+        k210.stats().attach(u->stats());
+        // SYSCTL_DMA_SELECT_UART1_RX_REQ 14, _TX_REQ 15, UART2 16 and 17, ...
+        k210.dmac.connect_request(FirmwareMap::kDmaUart1Rx + 2 * i,
+                                  {[u] { return u->rx_available(); }, &u->dma_event()});
+        k210.dmac.connect_request(FirmwareMap::kDmaUart1Rx + 2 * i + 1,
+                                  {[u] { return u->tx_room(); }, &u->dma_event()});
     }
 }
 

@@ -86,6 +86,8 @@ private:
     void warn(const std::string& text);
     soc::PwmSink pwm(unsigned timer);
     void map_hart(const K210Config& cfg);
+    void connect_timers();
+    void connect_uarts();
 
     std::function<void(const std::string&, const std::string&)> m_output;
     std::map<std::string, std::string> m_uart_text;
