@@ -81,6 +81,19 @@ Dmac::Dmac(sc_core::sc_module_name name, const DmacConfig& cfg, sim::TraceWriter
           "handshake_waits", "bursts",
           "bursts that waited for a peripheral's request (its data, or room for it)"))
     , m_errors(m_stats.counter("errors", "transfers", "transfers stopped by a bus error")) {
+    connect_registers();
+    add_sysctl_registers();
+    m_stats.attach(axi.stats());
+    if (m_trace != nullptr) {
+        m_track = m_trace->track(this->name());
+    }
+    for (unsigned c = 0; c < regs::kChannels; ++c) {
+        sc_core::sc_spawn(sc_bind(&Dmac::run_channel, this, c), fmt::format("ch{}", c).c_str());
+    }
+}
+
+// The common and channel registers in their bank and what reading or writing each does.
+void Dmac::connect_registers() {
     m_bank.add_consecutive({m_id, m_compver, m_dmac_cfg, m_chen, sim::RegisterBank::Reserved{16},
                             m_intstatus, m_com_intclear, m_com_intstatus_en, m_com_intsignal_en,
                             m_com_intstatus, m_reset});
@@ -96,7 +109,6 @@ Dmac::Dmac(sc_core::sc_module_name name, const DmacConfig& cfg, sim::TraceWriter
         });
         ch.intsignal_en.on_write([this, c](uint64_t) { update_irq(c); });
     }
-    add_sysctl_registers();
     m_chen.on_write([this](uint64_t v) { write_chen(v); });
     // dmac_rst: the whole DMAC returns to its reset values (channels stopped, enables as at reset)
     // and the bit clears itself, which dmac_init polls for (SDK dmac.c).
@@ -105,27 +117,20 @@ Dmac::Dmac(sc_core::sc_module_name name, const DmacConfig& cfg, sim::TraceWriter
             software_reset();
         }
     });
-    m_chen.on_read([this](uint64_t) {
+    m_chen.on_read_pure([this](uint64_t) {
         uint64_t v = 0;
         for (unsigned c = 0; c < regs::kChannels; ++c) {
             v |= m_ch[c]->enabled ? uint64_t{1} << c : 0;
         }
         return v;
     });
-    m_intstatus.on_read([this](uint64_t) {
+    m_intstatus.on_read_pure([this](uint64_t) {
         uint64_t v = 0;
         for (unsigned c = 0; c < regs::kChannels; ++c) {
             v |= m_ch[c]->intstatus.value() != 0 ? uint64_t{1} << c : 0;
         }
         return v;
     });
-    m_stats.attach(axi.stats());
-    if (m_trace != nullptr) {
-        m_track = m_trace->track(this->name());
-    }
-    for (unsigned c = 0; c < regs::kChannels; ++c) {
-        sc_core::sc_spawn(sc_bind(&Dmac::run_channel, this, c), fmt::format("ch{}", c).c_str());
-    }
 }
 
 Dmac::~Dmac() = default;

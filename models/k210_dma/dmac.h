@@ -75,6 +75,7 @@ private:
     void software_reset();  // RESET.dmac_rst
     void finish(unsigned ch, uint64_t status_bits);
     void update_irq(unsigned ch);
+    void connect_registers();
     void add_sysctl_registers();
 
     sim::TraceWriter* m_trace;

@@ -71,10 +71,23 @@ Kpu::Kpu(sc_core::sc_module_name name, const KpuConfig& cfg, sim::TraceWriter* t
     , m_output_underflows(m_stats.counter("output_underflows", "reads",
                                           "FIFO_DATA_OUT reads of an empty FIFO (read 0)")) {
     m_cfg.validate();
+    connect_registers();
+    m_stats.attach(regs.stats());
+    m_stats.attach(axi.stats());
+    if (m_trace != nullptr) {
+        m_track = m_trace->track(this->name());
+    }
+    update_interrupts();  // the empty FIFO at reset is no event: RAW stays 0
+    SC_HAS_PROCESS(Kpu);
+    SC_THREAD(run);
+}
+
+// The registers in their bank and what reading or writing each does.
+void Kpu::connect_registers() {
     m_bank.add_consecutive(
         {m_fifo, m_status, m_raw, m_mask, m_clear, m_threshold, m_data_out, m_ctrl, m_eight_bit});
     m_fifo.on_write([this](uint64_t v) { push_word(v); });
-    m_status.on_read(
+    m_status.on_read_pure(
         [this](uint64_t) { return m_raw.value() & ~m_mask.value() & regs::kInterruptBits; });
     m_clear.on_write([this](uint64_t v) {
         // Clearing calc_done also acknowledges layer_error: drivers that know only the three
@@ -89,14 +102,6 @@ Kpu::Kpu(sc_core::sc_module_name name, const KpuConfig& cfg, sim::TraceWriter* t
     m_threshold.on_write([this](uint64_t) { update_interrupts(); });
     m_data_out.on_read([this](uint64_t) { return pop_output(); });
     m_ctrl.on_write([this](uint64_t v) { flush(v); });
-    m_stats.attach(regs.stats());
-    m_stats.attach(axi.stats());
-    if (m_trace != nullptr) {
-        m_track = m_trace->track(this->name());
-    }
-    update_interrupts();  // the empty FIFO at reset is no event: RAW stays 0
-    SC_HAS_PROCESS(Kpu);
-    SC_THREAD(run);
 }
 
 void Kpu::push_word(uint64_t w) {

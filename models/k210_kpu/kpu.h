@@ -73,6 +73,7 @@ private:
     bool fetch(const LayerArgs& a, bool eight_bit, LayerParams& p);
     bool read(uint64_t addr, uint8_t* dst, size_t n, const char* what);
     void problem(uint64_t layer, const std::string& what, bool fatal);
+    void connect_registers();
     void push_word(uint64_t w);
     uint64_t pop_output();
     void flush(uint64_t ctrl);

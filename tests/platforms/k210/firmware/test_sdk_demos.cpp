@@ -196,7 +196,7 @@ TEST_F(Firmware, SdkGpiohsLedDemoFollowsItsKey) {
     EXPECT_DOUBLE_EQ(key[2].us, 10000.0);
     EXPECT_EQ(led[0].level * 1000 + led[1].level * 100 + led[2].level * 10 + led[3].level, 101u);
     const double kChar = 10.0 * 225 / 26.0;  // µs
-    for (int i = 0; i < 2; ++i) {  // the LED follows the key after the handler's 28 characters
+    for (size_t i = 0; i < 2; ++i) {  // the LED follows the key after the handler's 28 characters
         EXPECT_GT(led[2 + i].us, key[1 + i].us + 11 * kChar) << i;
         EXPECT_LT(led[2 + i].us, key[1 + i].us + 12 * kChar) << i;
     }
