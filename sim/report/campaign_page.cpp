@@ -29,6 +29,35 @@ std::string cell(const Json& v) {
     return v.is_null() ? "" : escape(v.dump());
 }
 
+// One job's row: id, name (linked to its page where it wrote one), axes, status, message, metrics.
+std::string job_row(const Json& r, const std::vector<std::string>& axes,
+                    const std::vector<std::string>& metrics,
+                    const std::function<bool(const std::string&)>& has_page) {
+    const std::string status = r.value("status", std::string());
+    const std::string dir = r.value("dir", std::string());
+    const std::string name = escape(r.value("name", std::string()));
+    // Links only to a relative folder of the campaign (a record is a file someone may edit).
+    const bool relative = !dir.empty() && dir[0] != '/' &&
+                          dir.find_first_of(":\\") == std::string::npos &&
+                          dir.find("..") == std::string::npos;
+    const std::string link =
+        relative && has_page(dir)
+            ? fmt::format("<a class=\"job-page\" href=\"{}/report.html\">{}</a>", escape(dir), name)
+            : name;
+    std::string s = fmt::format("<tr class=\"job\" data-status=\"{}\"><td>{}</td><td>{}</td>",
+                                escape(status), cell(r.value("id", Json())), link);
+    const Json a = r.value("axes", Json::object()), m = r.value("metrics", Json::object());
+    for (const std::string& k : axes) {
+        s += "<td>" + (a.contains(k) ? cell(a[k]) : std::string()) + "</td>";
+    }
+    s += fmt::format("<td style=\"background:{}\">{}</td><td>{}</td>", status_colour(status),
+                     escape(status), escape(r.value("message", std::string())));
+    for (const std::string& k : metrics) {
+        s += "<td>" + (m.contains(k) ? cell(m[k]) : std::string()) + "</td>";
+    }
+    return s + "</tr>\n";
+}
+
 }  // namespace
 
 std::string campaign_html(const Json& records,
@@ -66,30 +95,7 @@ std::string campaign_html(const Json& records,
     }
     s += "</tr>\n";
     for (const Json& r : records) {
-        const std::string status = r.value("status", std::string());
-        const std::string dir = r.value("dir", std::string());
-        const std::string name = escape(r.value("name", std::string()));
-        // Links only to a relative folder of the campaign (a record is a file someone may edit).
-        const bool relative = !dir.empty() && dir[0] != '/' &&
-                              dir.find_first_of(":\\") == std::string::npos &&
-                              dir.find("..") == std::string::npos;
-        const std::string link =
-            relative && has_page(dir)
-                ? fmt::format("<a class=\"job-page\" href=\"{}/report.html\">{}</a>", escape(dir),
-                              name)
-                : name;
-        s += fmt::format("<tr class=\"job\" data-status=\"{}\"><td>{}</td><td>{}</td>",
-                         escape(status), cell(r.value("id", Json())), link);
-        const Json a = r.value("axes", Json::object()), m = r.value("metrics", Json::object());
-        for (const std::string& k : axes) {
-            s += "<td>" + (a.contains(k) ? cell(a[k]) : std::string()) + "</td>";
-        }
-        s += fmt::format("<td style=\"background:{}\">{}</td><td>{}</td>", status_colour(status),
-                         escape(status), escape(r.value("message", std::string())));
-        for (const std::string& k : metrics) {
-            s += "<td>" + (m.contains(k) ? cell(m[k]) : std::string()) + "</td>";
-        }
-        s += "</tr>\n";
+        s += job_row(r, axes, metrics, has_page);
     }
     s += "</table>\n";
     const std::string name =
