@@ -14,11 +14,6 @@ constexpr uint32_t kPadDi = 1u << 31;
 constexpr unsigned kTieWords = PadMatrix::kFunctions / 32;
 }  // namespace
 
-PadMatrix::PadMatrix() {
-    // Reset: every pad carries function 0 with nothing enabled (assumed: the datasheet gives no
-    // reset values; the SDK writes every pad it uses).
-}
-
 void PadMatrix::set_tie(unsigned word, uint32_t enable, uint32_t value) {
     m_tie_en[word] = enable;
     m_tie_val[word] = value;
@@ -29,13 +24,11 @@ void PadMatrix::drive(unsigned function, bool enable, bool level) {
     m_do[function] = level;
 }
 
-int PadMatrix::pad_of(unsigned function) const {
-    for (unsigned p = 0; p < kPads; ++p) {
-        if (function_of(p) == function) {
-            return static_cast<int>(p);
-        }
+void PadMatrix::index_pads() {
+    m_pad_of.fill(-1);
+    for (unsigned p = kPads; p-- > 0;) {  // the lowest pad wins
+        m_pad_of[function_of(p)] = static_cast<int>(p);
     }
-    return -1;
 }
 
 // The pad's output enable: the static enable AND the block's own enable (inverted by oe_inv).
@@ -56,10 +49,6 @@ bool PadMatrix::pad_level(unsigned pad) const {
         return *m_external[pad];
     }
     return (io & kPu) != 0;
-}
-
-bool PadMatrix::contended(unsigned pad) const {
-    return chip_drives(pad) && m_external[pad].has_value();
 }
 
 bool PadMatrix::input(unsigned function) const {

@@ -30,9 +30,14 @@ struct FpioaFunction {
 class PadMatrix {
 public:
     static constexpr unsigned kPads = 48, kFunctions = 256;
-    PadMatrix();
+    // At reset every pad carries function 0 with nothing enabled (assumed: the datasheet gives no
+    // reset values; the SDK writes every pad it uses).
+    PadMatrix() { index_pads(); }
 
-    void set_io(unsigned pad, uint32_t word) { m_io[pad] = word; }
+    void set_io(unsigned pad, uint32_t word) {
+        m_io[pad] = word;
+        index_pads();
+    }
     uint32_t io(unsigned pad) const { return m_io[pad]; }
     void set_tie(unsigned word, uint32_t enable, uint32_t value);
     // A block's output for `function`: whether it drives (its output enable) and the level.
@@ -41,23 +46,23 @@ public:
     void set_external(unsigned pad, std::optional<bool> level) { m_external[pad] = level; }
 
     // The lowest pad carrying `function`, or -1 (the SDK's fpioa_set_function keeps one).
-    int pad_of(unsigned function) const;
+    int pad_of(unsigned function) const { return m_pad_of[function & 0xffu]; }
     unsigned function_of(unsigned pad) const { return m_io[pad] & 0xffu; }
     // The pad's level: what the chip drives through it, else the outside level, else its pull
     // (pull-up 1; pull-down or none 0: a floating pad is assumed to read 0).
     bool pad_level(unsigned pad) const;
-    // The chip and the outside both drive the pad.
-    bool contended(unsigned pad) const;
     // What `function`'s input sees: its tie value when tied, else its pad's level (input enable
     // and inversion applied), else 0 (no pad carries it).
     bool input(unsigned function) const;
 
 private:
+    void index_pads();  // m_pad_of from m_io (pads are written rarely, looked up often)
     bool chip_drives(unsigned pad) const;
     std::array<uint32_t, kPads> m_io{};
     std::array<std::optional<bool>, kPads> m_external{};
     std::array<uint32_t, kFunctions / 32> m_tie_en{}, m_tie_val{};
     std::array<bool, kFunctions> m_oe{}, m_do{};
+    std::array<int, kFunctions> m_pad_of{};
 };
 
 class Fpioa : public sc_core::sc_module {

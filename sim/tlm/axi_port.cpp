@@ -36,24 +36,23 @@ tlm::tlm_response_status AxiPort::read(uint64_t addr, void* dst, size_t len, sc_
     return transfer(tlm::TLM_READ_COMMAND, addr, static_cast<uint8_t*>(dst), len, local);
 }
 
-size_t AxiPort::debug_read(uint64_t addr, void* dst, size_t len) {
+size_t AxiPort::debug(tlm::tlm_command cmd, uint64_t addr, uint8_t* data, size_t len) {
     tlm::tlm_generic_payload tx;
-    tx.set_command(tlm::TLM_READ_COMMAND);
+    tx.set_command(cmd);
     tx.set_address(addr);
-    tx.set_data_ptr(static_cast<uint8_t*>(dst));
+    tx.set_data_ptr(data);
     tx.set_data_length(static_cast<unsigned>(len));
     tx.set_streaming_width(static_cast<unsigned>(len));
     return socket->transport_dbg(tx);
 }
 
+size_t AxiPort::debug_read(uint64_t addr, void* dst, size_t len) {
+    return debug(tlm::TLM_READ_COMMAND, addr, static_cast<uint8_t*>(dst), len);
+}
+
 size_t AxiPort::debug_write(uint64_t addr, const void* src, size_t len) {
-    tlm::tlm_generic_payload tx;
-    tx.set_command(tlm::TLM_WRITE_COMMAND);
-    tx.set_address(addr);
-    tx.set_data_ptr(static_cast<uint8_t*>(const_cast<void*>(src)));
-    tx.set_data_length(static_cast<unsigned>(len));
-    tx.set_streaming_width(static_cast<unsigned>(len));
-    return socket->transport_dbg(tx);
+    // The payload's data pointer is non-const by TLM's API; a write never modifies it.
+    return debug(tlm::TLM_WRITE_COMMAND, addr, static_cast<uint8_t*>(const_cast<void*>(src)), len);
 }
 
 tlm::tlm_response_status AxiPort::write(uint64_t addr, const void* src, size_t len,
@@ -89,7 +88,7 @@ tlm::tlm_response_status AxiPort::transfer(tlm::tlm_command cmd, uint64_t addr, 
     m_beats += cost.beats;
     m_bursts += cost.bursts;
     (cmd == tlm::TLM_READ_COMMAND ? m_bytes_read : m_bytes_written) += len;
-    if (cmd == tlm::TLM_WRITE_COMMAND) {
+    if (m_notify_writes && cmd == tlm::TLM_WRITE_COMMAND) {
         m_wrote.notify(sc_core::SC_ZERO_TIME);
     }
     if (status != tlm::TLM_OK_RESPONSE) {

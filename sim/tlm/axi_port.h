@@ -42,9 +42,12 @@ public:
     // as a bus write (its effects included). Returns the bytes the target took.
     size_t debug_write(uint64_t addr, const void* src, size_t len);
 
-    // Notified (delta) after each write this master makes: for a CPU waiting on memory that only
-    // another master can change.
-    const sc_core::sc_event& written_event() const { return m_wrote; }
+    // Notified (delta) after each write this master makes, from the first call on (a run that
+    // never asks pays nothing per write): for a CPU waiting on memory only another master changes.
+    const sc_core::sc_event& written_event() {
+        m_notify_writes = true;
+        return m_wrote;
+    }
 
     const BusConfig& bus() const { return m_bus; }
     sc_core::sc_time clock_period() const { return m_period; }
@@ -56,6 +59,7 @@ public:
     uint64_t bytes_transferred() const { return m_bytes_read.value() + m_bytes_written.value(); }
 
 private:
+    size_t debug(tlm::tlm_command cmd, uint64_t addr, uint8_t* data, size_t len);
     tlm::tlm_response_status transfer(tlm::tlm_command cmd, uint64_t addr, uint8_t* buf, size_t len,
                                       sc_core::sc_time& local);
     // Copies through a cached DMI region if one covers the whole range; adds its latency per burst.
@@ -71,7 +75,8 @@ private:
     sc_core::sc_time m_period;
     uint64_t m_period_ticks;  // m_period in kernel time-resolution units (integer arithmetic)
     sc_core::sc_time m_busy_until;
-    sc_core::sc_event m_wrote;        // unnamed: several ports share a module
+    sc_core::sc_event m_wrote;  // unnamed: several ports share a module
+    bool m_notify_writes = false;
     std::vector<tlm::tlm_dmi> m_dmi;  // granted regions
     tlm::tlm_generic_payload m_tx;
 
