@@ -17,8 +17,9 @@
 #define KPU_EIGHT_BIT_MODE      0x40u
 #define KPU_INT_ALL             7u /* calc_done, layer FIFO almost empty, almost full */
 
-/* Clears and masks the interrupts, sets the FIFO thresholds (full 10, empty 1) and the 8-bit
-   mode; registers the interrupt handlers (KPU and DMAC `dma_channel`). */
+/* Starts PLL1 (the KPU's clock) if the boot ROM left it off; clears and masks the interrupts,
+   sets the FIFO thresholds (full 10, empty 1) and the 8-bit mode; registers the interrupt handlers
+   (KPU and DMAC `dma_channel`). */
 void kpu_init(int eight_bit, unsigned dma_channel);
 /* Runs one layer: `args` are its 12 words (addresses already bus addresses). With `dst_main`
    non-zero, the output stream (dma_total_byte + 1 bytes) is DMAed to that uncached address. */

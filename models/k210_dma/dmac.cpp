@@ -138,6 +138,8 @@ Dmac::~Dmac() = default;
 // The SYSCTL registers other than the DMA selectors, in the SDK's sysctl_t order (32-bit each):
 // kept as written, so start-up code that sets clocks, thresholds and resets and reads them back
 // works; pll_lock reads PLL0, PLL1 and PLL2 locked (as Renode's K210 does: it tags 0x50440018).
+// The clock registers start as the boot ROM leaves them (soc::SysctlClockRegs::at_boot) and tell
+// on_clock_write's callback when they are written.
 void Dmac::add_sysctl_registers() {
     static const char* const kNames[] = {
         "git_id",      "clk_freq",    "pll0",       "pll1",       "pll2",
@@ -145,10 +147,20 @@ void Dmac::add_sysctl_registers() {
         "clk_en_cent", "clk_en_peri", "soft_reset", "peri_reset", "clk_th0",
         "clk_th1",     "clk_th2",     "clk_th3",    "clk_th4",    "clk_th5",
         "clk_th6",     "misc",        "peri",       "spi_sleep",  "reset_status"};
+    soc::SysctlClockRegs boot = soc::SysctlClockRegs::at_boot();
     for (size_t i = 0; i < std::size(kNames); ++i) {
-        m_sysctl_regs.emplace_back(
-            sim::Register::Spec{kNames[i], 4 * i, 4, 0, Access::RW, 0xffffffff, true});
+        const uint32_t* clock = boot.word(4 * i);
+        m_sysctl_regs.emplace_back(sim::Register::Spec{kNames[i], 4 * i, 4,
+                                                       clock != nullptr ? *clock : uint64_t{0},
+                                                       Access::RW, 0xffffffff, true});
         m_sysctl_bank.add(m_sysctl_regs.back());
+        if (clock != nullptr) {  // a clock register: the SoC recomputes its clocks
+            m_sysctl_regs.back().on_write([this](uint64_t) {
+                if (m_clock_write) {
+                    m_clock_write(sysctl.access_time());
+                }
+            });
+        }
     }
     constexpr uint64_t kPllsLocked = 0x3 | (0x1 << 8) | (0x1 << 16);  // pll_lock0, 1, 2
     m_sysctl_regs[6].on_read([](uint64_t v) { return v | kPllsLocked; });
@@ -156,6 +168,16 @@ void Dmac::add_sysctl_registers() {
     m_sysctl_regs.emplace_back(
         sim::Register::Spec{"power_sel", 0x6c, 4, 0, Access::RW, 0xffffffff, true});
     m_sysctl_bank.add(m_sysctl_regs.back());
+}
+
+soc::SysctlClockRegs Dmac::clock_regs() const {
+    soc::SysctlClockRegs r;
+    for (const sim::Register& reg : m_sysctl_regs) {
+        if (uint32_t* w = r.word(reg.offset())) {
+            *w = static_cast<uint32_t>(reg.value());
+        }
+    }
+    return r;
 }
 
 void Dmac::connect_request(unsigned select, RequestSource source) {

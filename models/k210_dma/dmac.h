@@ -16,6 +16,7 @@
 #include <systemc>
 
 #include "models/k210_dma/dmac_regs.h"
+#include "models/k210_soc/clock_tree.h"
 #include "sim/core/bus_cost.h"
 #include "sim/core/regs.h"
 #include "sim/core/stats.h"
@@ -61,6 +62,12 @@ public:
     // Connects the peripheral whose SYSCTL select value is `select` (e.g. regs::kAiRxReq).
     void connect_request(unsigned select, RequestSource source);
     sim::StatGroup& stats() { return m_stats; }
+    // SYSCTL's clock registers as they are now, and a callback after each write to one of them
+    // (with the write's time): the SoC drives its blocks' clocks from them.
+    soc::SysctlClockRegs clock_regs() const;
+    void on_clock_write(std::function<void(const sc_core::sc_time&)> f) {
+        m_clock_write = std::move(f);
+    }
 
 private:
     void run_channel(unsigned ch);
@@ -79,6 +86,7 @@ private:
     void add_sysctl_registers();
 
     sim::TraceWriter* m_trace;
+    std::function<void(const sc_core::sc_time&)> m_clock_write;
     int m_track = 0;
     std::vector<RequestSource> m_sources;  // by select value
     std::array<sc_core::sc_event, regs::kChannels> m_start;

@@ -47,7 +47,7 @@ Kpu::Kpu(sc_core::sc_module_name name, const KpuConfig& cfg, sim::TraceWriter* t
     , irq("irq")
     , m_cfg(cfg)
     , m_trace(trace)
-    , m_period(1.0 / static_cast<double>(cfg.timing.clock_hz), sc_core::SC_SEC)
+    , m_period_ps(1e12 / static_cast<double>(cfg.timing.clock_hz))
     , m_stats(basename())
     , m_layers_done(m_stats.counter("layers", "layers", "layers executed"))
     , m_layers_skipped(
@@ -266,7 +266,8 @@ void Kpu::execute(const Words& w) {
     }
 
     const LayerResult r = run_layer(a, params, eight_bit, m_cfg.fidelity, ram.data());
-    const sc_time end = start + m_period * static_cast<double>(rec.cost.total_cycles);
+    const sc_time end = start + sc_time::from_value(static_cast<uint64_t>(std::llround(
+                                    static_cast<double>(rec.cost.total_cycles) * m_period_ps)));
     m_qk.local() = end - sc_core::sc_time_stamp();
     rec.end_ps = to_ps(end);
     rec.overflows = r.overflows;
@@ -334,7 +335,6 @@ void Kpu::count_layer(const LayerRecord& rec, const LayerResult& r) {
 // later chunk compute does not hide), compute, output stream.
 void Kpu::trace_parts(const LayerRecord& rec) {
     const LayerCost& c = rec.cost;
-    const uint64_t period_ps = to_ps(m_period);
     uint64_t t = rec.start_ps;
     const std::pair<const char*, uint64_t> parts[] = {
         {"fixed", c.fixed_cycles},
@@ -342,7 +342,9 @@ void Kpu::trace_parts(const LayerRecord& rec) {
         {"compute", c.compute_cycles},
         {"output stream", c.output_cycles}};
     for (const auto& [name, cycles] : parts) {
-        const uint64_t d = std::min(cycles * period_ps, rec.end_ps > t ? rec.end_ps - t : 0);
+        const auto ps =
+            static_cast<uint64_t>(std::llround(static_cast<double>(cycles) * m_period_ps));
+        const uint64_t d = std::min(ps, rec.end_ps > t ? rec.end_ps - t : 0);
         if (d > 0) {
             m_trace->complete(m_track, name, "kpu parts", t, d, {{"cycles", cycles}});
             t += d;

@@ -60,7 +60,9 @@ public:
     const sc_core::sc_event& layer_done_event() const { return m_layer_done; }
     const std::vector<LayerRecord>& layers() const { return m_layers; }
     sim::StatGroup& stats() { return m_stats; }
-    sc_core::sc_time clock_period() const { return m_period; }
+    double clock_hz() const { return 1e12 / m_period_ps; }
+    // The KPU's clock changed (SYSCTL's PLL1 and AI threshold): layers started from now on.
+    void set_clock_hz(double hz) { m_period_ps = 1e12 / hz; }
     // The register map: offset, name, access, size, reset value (for `npusim info`).
     std::string register_map() const { return m_bank.dump(); }
 
@@ -85,7 +87,7 @@ private:
     KpuConfig m_cfg;
     sim::TraceWriter* m_trace;
     int m_track = 0;
-    sc_core::sc_time m_period;
+    double m_period_ps;  // not rounded to the kernel's 1 ps (398.67 MHz: 2508.36 ps)
     sim::QuantumKeeper m_qk;
     std::deque<uint64_t> m_layer_fifo;
     // The FIFO's almost-empty/full conditions at the last update (their interrupts are the

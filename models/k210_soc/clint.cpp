@@ -1,5 +1,8 @@
 #include "models/k210_soc/clint.h"
 
+#include <algorithm>
+#include <cmath>
+
 #include <fmt/format.h>
 
 namespace npu::soc {
@@ -7,9 +10,9 @@ namespace npu::soc {
 using sim::Access;
 using sim::Register;
 
-Clint::Clint(sc_core::sc_module_name name, sc_core::sc_time tick, sc_core::sc_time access_latency)
+Clint::Clint(sc_core::sc_module_name name, double tick_ps, sc_core::sc_time access_latency)
     : sc_module(name)
-    , m_tick(tick)
+    , m_tick_ps(tick_ps)
     , m_bank("clint", kBytes)
     , regs("regs", m_bank, access_latency) {
     auto add = [this](Register::Spec spec) -> Register& {
@@ -26,13 +29,26 @@ Clint::Clint(sc_core::sc_module_name name, sc_core::sc_time tick, sc_core::sc_ti
     Register& mtime = add({"mtime", kMtime, 8, 0, Access::RW, ~uint64_t{0}, true});
     mtime.on_read_pure([this](uint64_t) { return this->mtime(regs.access_time()); });
     mtime.on_write([this](uint64_t v) {
-        m_offset = v - (this->mtime(regs.access_time()) - m_offset);
+        m_epoch = regs.access_time();
+        m_count = v;
         m_changed.notify(sc_core::SC_ZERO_TIME);
     });
 }
 
+void Clint::set_tick(const sc_core::sc_time& at, double tick_ps) {
+    m_count = mtime(at);
+    m_epoch = at;
+    m_tick_ps = tick_ps;
+    m_changed.notify(sc_core::SC_ZERO_TIME);
+}
+
 uint64_t Clint::mtime(const sc_core::sc_time& at) const {
-    return static_cast<uint64_t>(at.value() / m_tick.value()) + m_offset;
+    const uint64_t t = at.value(), e = m_epoch.value();
+    if (t >= e) {
+        return m_count + static_cast<uint64_t>(static_cast<double>(t - e) / m_tick_ps);
+    }
+    // A hart reading behind the epoch.
+    return m_count - static_cast<uint64_t>(std::ceil(static_cast<double>(e - t) / m_tick_ps));
 }
 
 sc_core::sc_time Clint::timer_due(unsigned hart, const sc_core::sc_time& at) const {
@@ -40,11 +56,17 @@ sc_core::sc_time Clint::timer_due(unsigned hart, const sc_core::sc_time& at) con
     if (now >= cmp) {
         return at;
     }
-    const uint64_t ticks = cmp - m_offset;  // the count since time zero that reaches cmp
-    if (cmp < m_offset || ticks > std::numeric_limits<uint64_t>::max() / m_tick.value()) {
+    // The first ps at which mtime reads cmp.
+    const double e = static_cast<double>(m_epoch.value());
+    const double due = e + std::ceil(static_cast<double>(cmp - m_count) * m_tick_ps);
+    if (cmp < m_count) {  // due before the epoch (`at` is behind it)
+        const double before = e - std::floor(static_cast<double>(m_count - cmp) * m_tick_ps);
+        return sc_core::sc_time::from_value(static_cast<uint64_t>(std::max(before, 0.0)));
+    }
+    if (due >= static_cast<double>(sc_core::sc_max_time().value())) {
         return sc_core::sc_max_time();
     }
-    return sc_core::sc_time::from_value(ticks * m_tick.value());
+    return sc_core::sc_time::from_value(static_cast<uint64_t>(due));
 }
 
 }  // namespace npu::soc

@@ -21,8 +21,11 @@ public:
     static constexpr uint64_t kBytes = 0x10000;
     static constexpr uint64_t kMsip = 0x0, kMtimecmp = 0x4000, kMtime = 0xbff8;
 
-    // `tick`: one mtime count (the CPU clock's period times 50 on the K210).
-    Clint(sc_core::sc_module_name name, sc_core::sc_time tick, sc_core::sc_time access_latency);
+    // `tick_ps`: one mtime count in ps (the CPU clock's period times 50 on the K210; not rounded
+    // to the kernel's 1 ps).
+    Clint(sc_core::sc_module_name name, double tick_ps, sc_core::sc_time access_latency);
+    // The CPU clock changed at `at`: mtime counts on from its value then at the new tick.
+    void set_tick(const sc_core::sc_time& at, double tick_ps);
 
     uint64_t mtime(const sc_core::sc_time& at) const;
     bool timer_pending(unsigned hart, const sc_core::sc_time& at) const {
@@ -36,8 +39,11 @@ public:
     const sc_core::sc_event& changed() const { return m_changed; }
 
 private:
-    sc_core::sc_time m_tick;
-    uint64_t m_offset = 0;  // mtime = ticks since time zero + offset (firmware may write mtime)
+    // mtime = m_count at m_epoch, one more every m_tick_ps (a write of mtime or a new tick moves
+    // the epoch).
+    double m_tick_ps;
+    sc_core::sc_time m_epoch;
+    uint64_t m_count = 0;
     std::deque<sim::Register> m_regs;
     std::array<sim::Register*, kHarts> m_msip{}, m_mtimecmp{};
     sim::RegisterBank m_bank;

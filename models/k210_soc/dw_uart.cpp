@@ -34,7 +34,7 @@ constexpr Plain kPlain[] = {{"MCR", 0x10},  {"SCR", 0x1c},   {"LPDLL", 0x20}, {"
                             {"TAT", 0xbc},  {"RAR", 0xc4},   {"TAR", 0xc8},   {"LCR_EXT", 0xcc}};
 }  // namespace
 
-DwApbUart::DwApbUart(sc_core::sc_module_name name, uint64_t clock_hz, sc_time access_latency,
+DwApbUart::DwApbUart(sc_core::sc_module_name name, double clock_hz, sc_time access_latency,
                      ByteSink sink)
     : sc_module(name)
     , irq("irq")
@@ -197,15 +197,14 @@ void DwApbUart::add_control_registers() {
 // (start + data + parity + stop bits) · (16 · divisor + DLF) clocks; zero without a divisor.
 sc_time DwApbUart::char_time() const {
     const uint64_t divisor = 16 * ((m_dlh << 8) | m_dll) + m_dlf;
-    if (divisor == 0 || m_clock_hz == 0) {
+    if (divisor == 0 || m_clock_hz <= 0) {
         return sc_core::SC_ZERO_TIME;
     }
     const double data = 5.0 + static_cast<double>(m_lcr & 3);
     const double stop = (m_lcr & 4) == 0 ? 1 : ((m_lcr & 3) == 0 ? 1.5 : 2);
     const double parity = (m_lcr & 8) != 0 ? 1 : 0;
-    return sc_time(
-        (1 + data + parity + stop) * static_cast<double>(divisor) / static_cast<double>(m_clock_hz),
-        sc_core::SC_SEC);
+    return sc_time((1 + data + parity + stop) * static_cast<double>(divisor) / m_clock_hz,
+                   sc_core::SC_SEC);
 }
 
 bool DwApbUart::ptime() const {

@@ -27,8 +27,10 @@ public:
     static constexpr uint64_t kBytes = 0x100;
     static constexpr unsigned kFifoDepth = 16;
     // `clock_hz`: the UART's clock (APB0); `sink`: each transmitted byte when its stop bit ends.
-    DwApbUart(sc_core::sc_module_name name, uint64_t clock_hz, sc_core::sc_time access_latency,
+    DwApbUart(sc_core::sc_module_name name, double clock_hz, sc_core::sc_time access_latency,
               ByteSink sink);
+    // The UART's clock changed: characters started from now take the new rate.
+    void set_clock_hz(double hz) { m_clock_hz = hz; }
     // The bytes the line brings (before the simulation starts).
     void set_input(std::vector<uint8_t> bytes) { m_input = std::move(bytes); }
     uint64_t bytes_sent() const { return m_sent.value(); }
@@ -76,7 +78,7 @@ private:
 
     RegisterFile m_file;
     ByteSink m_sink;
-    uint64_t m_clock_hz;
+    double m_clock_hz;
     uint64_t m_lcr = 0, m_ier = 0, m_dll = 0, m_dlh = 0, m_dlf = 0;
     bool m_fifo_enabled = false;
     unsigned m_rx_trigger = 0, m_tx_trigger = 0;  // FCR[7:6] / SRT, FCR[5:4] / STET

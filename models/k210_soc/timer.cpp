@@ -120,11 +120,37 @@ void DwTimer::pwm_changed(unsigned c) {
     }
     ch.pwm = now;
     ch.pwm_since = at;
+    report_pwm(c, at);
+}
+
+void DwTimer::report_pwm(unsigned c, const sc_time& at) {
+    const Pwm& now = m_ch[c].pwm;
     if (m_pwm_sink) {
         const double counts = static_cast<double>(now.high + now.low);
         m_pwm_sink(c, now.high != 0, now.high == 0 ? 0.0 : 1.0 / (m_tick.to_seconds() * counts),
                    now.high == 0 ? 0.0 : static_cast<double>(now.high) / counts, at);
     }
+}
+
+void DwTimer::set_tick(const sc_time& at, const sc_time& tick) {
+    if (tick == m_tick) {
+        return;
+    }
+    for (unsigned c = 0; c < kChannels; ++c) {
+        Channel& ch = m_ch[c];
+        if (ch.running && ch.due > at) {
+            const double left = (ch.due - at) / m_tick;  // counts to go, at the old tick
+            ch.due = at + tick * left;
+        }
+    }
+    m_tick = tick;
+    for (unsigned c = 0; c < kChannels; ++c) {
+        if (m_ch[c].pwm.high != 0) {
+            m_ch[c].pwm_since = at;
+            report_pwm(c, at);
+        }
+    }
+    m_wake.notify(sc_core::SC_ZERO_TIME);
 }
 
 uint64_t DwTimer::current(unsigned c, const sc_time& at) const {

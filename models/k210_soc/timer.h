@@ -32,6 +32,9 @@ public:
 
     sim::IrqLine irq_a, irq_b;  // channels 0-1, 2-3
     void on_pwm(PwmSink sink) { m_pwm_sink = std::move(sink); }
+    // The timer clock changed at `at`: running channels count on from where they are at the new
+    // tick (their next expiry moves; a PWM output's frequency changes then).
+    void set_tick(const sc_core::sc_time& at, const sc_core::sc_time& tick);
 
 private:
     struct Pwm {
@@ -50,6 +53,7 @@ private:
     void add_channel(unsigned c);
     void control_written(unsigned c);
     void pwm_changed(unsigned c);
+    void report_pwm(unsigned c, const sc_core::sc_time& at);
     uint64_t current(unsigned c, const sc_core::sc_time& at) const;
     sc_core::sc_time period(unsigned c, bool first) const;
     uint64_t status(bool masked) const;

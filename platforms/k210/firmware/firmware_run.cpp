@@ -101,7 +101,7 @@ bool load_harts(FirmwareSoc& soc, const K210Config& cfg, const rv64::ElfImage& e
     HartOptions o = base;
     o.args = request.firmware_args;
     o.args.insert(o.args.begin(), request.firmware);
-    o.clock_hz = cfg.cpu.clock_hz;
+    o.clock_hz = soc.clocks()[soc::Clock::kCpu];  // SYSCTL's (the platform's is for --model)
     o.cpi = cfg.cpi;
     o.uncached_load_cycles = cfg.uncached_load_cycles;
     o.uncached_store_cycles = cfg.uncached_store_cycles;
@@ -110,6 +110,7 @@ bool load_harts(FirmwareSoc& soc, const K210Config& cfg, const rv64::ElfImage& e
     o.read_root = request.semihost_read_root;
     o.write_root = request.semihost_write_root;
     o.files_hint = request.semihost_hint;
+    o.unmodelled = FirmwareMap::unmodelled;
     HartOptions o1 = o;
     o1.gdb = nullptr;  // the debugger sees hart 0
     soc.hart.load(elf, std::move(o));
@@ -128,15 +129,23 @@ std::string run_text(const FirmwareSoc& soc, const K210Config& cfg, const std::s
     const uint64_t end_ps = static_cast<uint64_t>(sc_core::sc_time_stamp().value());
     std::string text = fmt::format(
         "firmware {} on {} ({}): {}\n"
-        "  {} instructions, {} CPU cycles at {} MHz; asleep (wfi) {:.3f} us; busy-waits waited "
+        "  {} instructions, {} CPU cycles; asleep (wfi) {:.3f} us; busy-waits waited "
         "out {:.3f} us\n"
         "  interrupts taken: {} external, {} timer, {} software; KPU {} layers, {} cycles\n"
         "  simulated time {:.3f} us\n",
         file, cfg.platform.name, source,
         h.exited ? fmt::format("exited with {}", h.exit_code) : "did not exit", h.instructions,
-        h.cpu_cycles, cfg.cpu.clock_hz / 1'000'000, static_cast<double>(h.sleep_ps) / 1e6,
-        static_cast<double>(h.spin_ps) / 1e6, h.irq_external, h.irq_timer, h.irq_software,
-        soc.k210.kpu.layers().size(), kpu_cycles, static_cast<double>(end_ps) / 1e6);
+        h.cpu_cycles, static_cast<double>(h.sleep_ps) / 1e6, static_cast<double>(h.spin_ps) / 1e6,
+        h.irq_external, h.irq_timer, h.irq_software, soc.k210.kpu.layers().size(), kpu_cycles,
+        static_cast<double>(end_ps) / 1e6);
+    text += "  clocks at the end (SYSCTL; changes in clocks.txt):";
+    for (unsigned c = 0; c < soc::kClockCount; ++c) {
+        const double hz = soc.clocks().hz[c];
+        text +=
+            fmt::format("{} {} {}", c == 0 ? "" : ",", soc::clock_name(static_cast<soc::Clock>(c)),
+                        hz > 0 ? fmt::format("{:.6g} MHz", hz / 1e6) : std::string("off"));
+    }
+    text += "\n";
     const HartResult& h1 = soc.hart1.result();
     text += two_harts ? fmt::format(
                             "  hart 1: {} instructions, {} CPU cycles; asleep (wfi) "
@@ -164,6 +173,7 @@ nlohmann::ordered_json output_files(const FirmwareSoc& soc, const std::string& c
     for (const auto& [port, text] : soc.uart_output()) {
         add(port, port + ".txt", text);
     }
+    add("clocks", "clocks.txt", soc.clock_log());
     const std::pair<const char*, std::string> logs[] = {{"pins", soc.pin_log()},
                                                         {"pwm", soc.pwm_log()}};
     for (const auto& [kind, text] : logs) {
@@ -177,12 +187,11 @@ nlohmann::ordered_json output_files(const FirmwareSoc& soc, const std::string& c
     return files;
 }
 
-nlohmann::ordered_json totals_json(const FirmwareSoc& soc, const K210Config& cfg,
-                                   uint64_t kpu_cycles) {
+nlohmann::ordered_json totals_json(const FirmwareSoc& soc, uint64_t kpu_cycles) {
     const HartResult& h = soc.hart.result();
     return {{"instructions", h.instructions},
             {"cpu_cycles", h.cpu_cycles},
-            {"cpu_clock_hz", cfg.cpu.clock_hz},
+            {"cpu_clock_hz", soc.clocks()[soc::Clock::kCpu]},  // at the end
             {"sleep_ps", h.sleep_ps},
             {"busy_wait_ps", h.spin_ps},
             {"busy_waits", h.spins},
@@ -195,6 +204,15 @@ nlohmann::ordered_json totals_json(const FirmwareSoc& soc, const K210Config& cfg
             {"kpu_layers", soc.k210.kpu.layers().size()},
             {"kpu_cycles", kpu_cycles},
             {"end_ps", static_cast<uint64_t>(sc_core::sc_time_stamp().value())}};
+}
+
+// The clocks at the end, Hz by name (0: stopped).
+nlohmann::ordered_json clocks_json(const soc::Clocks& clocks) {
+    nlohmann::ordered_json j = nlohmann::ordered_json::object();
+    for (unsigned c = 0; c < soc::kClockCount; ++c) {
+        j[soc::clock_name(static_cast<soc::Clock>(c))] = clocks.hz[c];
+    }
+    return j;
 }
 
 nlohmann::ordered_json hart1_json(const FirmwareSoc& soc, bool two_harts) {
@@ -270,7 +288,8 @@ platform::RunReport run_firmware(const K210Config& cfg, const std::string& sourc
                 {"exit_code", h.exit_code},
                 {"failure", why},
                 {"warnings", soc.warnings()},
-                {"totals", totals_json(soc, cfg, kpu_cycles)},
+                {"totals", totals_json(soc, kpu_cycles)},
+                {"clocks_hz", clocks_json(soc.clocks())},
                 {"hart1", hart1_json(soc, two_harts)},
                 {"devices", devices_json(soc.hart.devices())},
                 {"layers", layers},

@@ -15,8 +15,13 @@ namespace {
 sc_time register_latency(const K210Config& cfg) {
     return sc_time(cfg.dmac.register_latency_ns, sc_core::SC_NS);
 }
-sc_time timer_tick() {
-    return sc_time(1.0 / static_cast<double>(FirmwareMap::kTimerClockHz), sc_core::SC_SEC);
+// The boot ROM's clocks: the blocks start at them (connect_clocks keeps them in step after).
+const soc::Clocks& boot_clocks() {
+    static const soc::Clocks c = soc::clocks_of(soc::SysctlClockRegs::at_boot());
+    return c;
+}
+sc_time period(double hz) {
+    return sc_time(1.0 / hz, sc_core::SC_SEC);
 }
 }  // namespace
 
@@ -26,21 +31,18 @@ FirmwareSoc::FirmwareSoc(sc_core::sc_module_name name, const K210Config& cfg,
     : sc_module(name)
     , k210("k210", cfg, trace)
     , plic("plic", register_latency(cfg))
-    , clint("clint",
-            sc_time(static_cast<double>(FirmwareMap::kClintClockDiv) /
-                        static_cast<double>(cfg.cpu.clock_hz),
-                    sc_core::SC_SEC),
+    , clint("clint", 1e12 * FirmwareMap::kClintClockDiv / boot_clocks()[soc::Clock::kCpu],
             register_latency(cfg))
     , uarths("uarths", register_latency(cfg), sink("uarths"))
-    , uart1("uart1", FirmwareMap::kUartClockHz, register_latency(cfg), sink("uart1"))
-    , uart2("uart2", FirmwareMap::kUartClockHz, register_latency(cfg), sink("uart2"))
-    , uart3("uart3", FirmwareMap::kUartClockHz, register_latency(cfg), sink("uart3"))
+    , uart1("uart1", boot_clocks()[soc::Clock::kApb0], register_latency(cfg), sink("uart1"))
+    , uart2("uart2", boot_clocks()[soc::Clock::kApb0], register_latency(cfg), sink("uart2"))
+    , uart3("uart3", boot_clocks()[soc::Clock::kApb0], register_latency(cfg), sink("uart3"))
     , fpioa("fpioa", register_latency(cfg))
     , gpiohs("gpiohs", register_latency(cfg), fpioa, pins("gpiohs", soc::FpioaFunction::kGpiohs0))
     , gpio("gpio", register_latency(cfg), fpioa, pins("gpio", soc::FpioaFunction::kGpio0))
-    , timer0("timer0", timer_tick(), register_latency(cfg))
-    , timer1("timer1", timer_tick(), register_latency(cfg))
-    , timer2("timer2", timer_tick(), register_latency(cfg))
+    , timer0("timer0", period(boot_clocks()[soc::Clock::kTimer0]), register_latency(cfg))
+    , timer1("timer1", period(boot_clocks()[soc::Clock::kTimer1]), register_latency(cfg))
+    , timer2("timer2", period(boot_clocks()[soc::Clock::kTimer2]), register_latency(cfg))
     , cpu1("cpu1", cfg.platform.bus)
     , hart("hart0", k210.cpu, plic, clint, trace, 0)
     , hart1("hart1", cpu1, plic, clint, trace, 1)
@@ -63,6 +65,7 @@ FirmwareSoc::FirmwareSoc(sc_core::sc_module_name name, const K210Config& cfg,
     }
     connect_timers();
     connect_uarts();
+    connect_clocks();
     k210.stats().attach(plic.stats());
     k210.stats().attach(uarths.stats());
     map_hart(cfg);
@@ -107,6 +110,108 @@ void FirmwareSoc::connect_uarts() {
 
 soc::DwApbUart& FirmwareSoc::uart(unsigned n) {
     return n == 1 ? uart1 : n == 2 ? uart2 : uart3;
+}
+
+// The clocks at boot are the blocks' (their constructors'; the KPU keeps the platform's clock
+// while PLL1 is off); each write to a SYSCTL clock register recomputes them all and moves the
+// blocks whose clock changed.
+void FirmwareSoc::connect_clocks() {
+    m_clocks = boot_clocks();
+    for (unsigned c = 0; c < soc::kClockCount; ++c) {
+        m_clock_log += fmt::format("0.000 {} {:.0f}\n", soc::clock_name(static_cast<soc::Clock>(c)),
+                                   m_clocks.hz[c]);
+    }
+    if (m_clocks[soc::Clock::kAi] > 0) {
+        k210.kpu.set_clock_hz(m_clocks[soc::Clock::kAi]);
+    }
+    k210.dmac.on_clock_write([this](const sc_time& at) { clocks_written(at); });
+    sc_core::sc_spawn_options o;
+    o.spawn_method();
+    o.dont_initialize();
+    o.set_sensitivity(&k210.kpu.layer_done_event());
+    sc_core::sc_spawn([this] { layer_done(); }, "clock_check", &o);
+}
+
+void FirmwareSoc::clocks_written(const sc_time& at) {
+    const soc::Clocks now = soc::clocks_of(k210.dmac.clock_regs());
+    for (unsigned c = 0; c < soc::kClockCount; ++c) {
+        if (now.hz[c] != m_clocks.hz[c]) {
+            m_clock_log += fmt::format("{:.3f} {} {:.0f}\n", at.to_seconds() * 1e6,
+                                       soc::clock_name(static_cast<soc::Clock>(c)), now.hz[c]);
+            set_clock(static_cast<soc::Clock>(c), now.hz[c], at);
+        }
+    }
+    m_clocks = now;
+}
+
+// A stopped clock (0 Hz: its PLL off) would stop its blocks on the chip; they keep their last
+// clock here, with a warning, except the KPU's, checked when it runs.
+void FirmwareSoc::set_clock(soc::Clock c, double hz, const sc_time& at) {
+    if (hz <= 0 && c != soc::Clock::kAi) {
+        warn(
+            fmt::format("the {} clock stopped at {:.3f} us (SYSCTL); on the chip its blocks "
+                        "stop, here they keep their last clock",
+                        soc::clock_name(c), at.to_seconds() * 1e6));
+        return;
+    }
+    switch (c) {
+    case soc::Clock::kCpu:
+        hart.set_clock_hz(hz);
+        hart1.set_clock_hz(hz);
+        clint.set_tick(at, 1e12 * FirmwareMap::kClintClockDiv / hz);
+        break;
+    case soc::Clock::kApb0:
+        for (unsigned n = 1; n <= 3; ++n) {
+            uart(n).set_clock_hz(hz);
+        }
+        break;
+    case soc::Clock::kAi:
+        if (hz > 0) {
+            k210.kpu.set_clock_hz(hz);
+        }
+        break;
+    case soc::Clock::kTimer0: timer0.set_tick(at, period(hz)); break;
+    case soc::Clock::kTimer1: timer1.set_tick(at, period(hz)); break;
+    case soc::Clock::kTimer2: timer2.set_tick(at, period(hz)); break;
+    default: break;  // APB1, APB2: no block npusim times runs on them
+    }
+}
+
+void FirmwareSoc::layer_done() {
+    if (m_clocks[soc::Clock::kAi] <= 0) {
+        warn(fmt::format(
+            "the KPU ran a layer while its clock is stopped (PLL1 off, as after boot): on the "
+            "chip it does not run; the SDK's demos start PLL1 first (sysctl_pll_set_freq("
+            "SYSCTL_PLL1, 400000000)); timed here at the platform's {:.0f} MHz",
+            k210.kpu.clock_hz() / 1e6));
+    }
+}
+
+std::string FirmwareMap::unmodelled(uint64_t addr) {
+    struct Block {
+        const char* name;
+        uint64_t base, bytes;
+    };
+    static const Block kBlocks[] = {
+        {"FFT", 0x42000000, 0x400000},      {"ROM", 0x88000000, 0x20000},
+        {"SPI_SLAVE", 0x50240000, 0x10000}, {"I2S0", 0x50250000, 0x10000},
+        {"I2S1", 0x50260000, 0x10000},      {"I2S2", 0x50270000, 0x10000},
+        {"I2C0", 0x50280000, 0x10000},      {"I2C1", 0x50290000, 0x10000},
+        {"I2C2", 0x502A0000, 0x10000},      {"SHA256", 0x502C0000, 0x10000},
+        {"WDT0", 0x50400000, 0x10000},      {"WDT1", 0x50410000, 0x10000},
+        {"OTP", 0x50420000, 0x10000},       {"DVP", 0x50430000, 0x10000},
+        {"AES", 0x50450000, 0x10000},       {"RTC", 0x50460000, 0x10000},
+        {"SPI0", 0x52000000, 0x1000000},    {"SPI1", 0x53000000, 0x1000000},
+        {"SPI3", 0x54000000, 0x1000000}};
+    for (const Block& b : kBlocks) {
+        if (addr >= b.base && addr - b.base < b.bytes) {
+            return fmt::format(
+                "in {} ({}_BASE_ADDR {:#x}), a block of the K210 npusim does not "
+                "model yet (docs/firmware.md lists the blocks it models)",
+                b.name, b.name, b.base);
+        }
+    }
+    return "";
 }
 
 void FirmwareSoc::set_uart_input(unsigned n, std::vector<uint8_t> bytes) {

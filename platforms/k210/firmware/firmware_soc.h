@@ -11,6 +11,7 @@
 #include <systemc>
 
 #include "models/k210_soc/clint.h"
+#include "models/k210_soc/clock_tree.h"
 #include "models/k210_soc/dw_uart.h"
 #include "models/k210_soc/fpioa.h"
 #include "models/k210_soc/gpio.h"
@@ -30,15 +31,12 @@ struct FirmwareMap {
     static constexpr uint64_t kTimer0 = 0x502D0000, kTimerStride = 0x10000;  // TIMER0-2
     static constexpr unsigned kIrqKpu = 25, kIrqDmac0 = 27, kIrqTimer0A = 14, kIrqUart1 = 11;
     static constexpr unsigned kIrqGpio = 23, kIrqGpiohs0 = 34;
-    static constexpr unsigned kDmaUart1Rx = 14;  // SYSCTL_DMA_SELECT_UART1_RX_REQ (sysctl.h)
-    // The timers' and UARTs' clocks: what the SDK's sysctl_clock_get_freq computes from SYSCTL's
-    // registers as the model holds them (their reset values), so that its timer_set_interval gives
-    // the intervals it asks for and its uart_configure the baud rate: TIMERn 13 MHz; APB0 (the
-    // UARTs', uart.c) ACLK = IN0 26 MHz over APB0's threshold 0 + 1 = 26 MHz (115200 baud: divisor
-    // 225, DLL 14, DLF 1). SYSCTL's clock tree does not drive the models' clocks yet
-    // (docs/firmware.md).
-    static constexpr uint64_t kTimerClockHz = 13'000'000, kUartClockHz = 26'000'000;
+    static constexpr unsigned kDmaUart1Rx = 14;     // SYSCTL_DMA_SELECT_UART1_RX_REQ (sysctl.h)
     static constexpr unsigned kClintClockDiv = 50;  // CLINT_CLOCK_DIV: mtime = CPU clock / 50
+    // The block of the chip at `addr` that npusim does not model (the SDK's platform.h: SPI0-3,
+    // I2C0-2, I2S0-2, DVP, AES, SHA256, FFT, WDT0-1, RTC, OTP, the ROM), as a clause for a bus
+    // fault's message; "" for any other address.
+    static std::string unmodelled(uint64_t addr);
 };
 
 class FirmwareSoc : public sc_core::sc_module {
@@ -78,6 +76,10 @@ public:
     const std::vector<std::string>& warnings() const { return m_warnings; }
     // After the run: a UART that received bytes with no pad carrying its RX is a warning too.
     void check_pads();
+    // The clocks SYSCTL's registers give now (at boot: the ROM's, soc::SysctlClockRegs), and
+    // every change: "<time us> <clock> <Hz>" lines (the boot clocks at 0).
+    const soc::Clocks& clocks() const { return m_clocks; }
+    const std::string& clock_log() const { return m_clock_log; }
 
 private:
     soc::DwApbUart& uart(unsigned n);  // UART n, 1-3
@@ -88,11 +90,18 @@ private:
     void map_hart(const K210Config& cfg);
     void connect_timers();
     void connect_uarts();
+    // SYSCTL's clocks: the blocks' clocks set from them at boot and after each write.
+    void connect_clocks();
+    void clocks_written(const sc_core::sc_time& at);
+    void set_clock(soc::Clock c, double hz, const sc_core::sc_time& at);
+    void layer_done();  // a KPU layer on a stopped AI clock is a warning
 
     std::function<void(const std::string&, const std::string&)> m_output;
     std::map<std::string, std::string> m_uart_text;
     std::string m_pin_log;
     std::vector<std::string> m_warnings;
+    soc::Clocks m_clocks;
+    std::string m_clock_log;
     struct PwmLine {
         unsigned timer = 0, channel = 0;
         sc_core::sc_time at;

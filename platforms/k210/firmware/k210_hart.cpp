@@ -90,6 +90,7 @@ void K210Hart::load(const rv64::ElfImage& elf, HartOptions options) {
     m_cpu->map_device(rv64::kCounterPage, rv64::kCounterPageBytes,
                       {[this](uint64_t off, unsigned n, uint64_t& v) {
                            ++m_side_accesses;
+                           ++m_counter_reads;
                            return counter(off, n, v);
                        },
                        [](uint64_t, unsigned, uint64_t) {
@@ -97,7 +98,7 @@ void K210Hart::load(const rv64::ElfImage& elf, HartOptions options) {
                        }});
     m_elf = elf;
     m_options = std::move(options);
-    m_period = sc_time(1.0 / static_cast<double>(m_options.clock_hz), sc_core::SC_SEC);
+    m_period_ps = m_next_period_ps = 1e12 / m_options.clock_hz;
     m_cpu->set_cycle_model(m_options.cpi);
     m_cpu->stop_on_exceptions(!m_options.trap_exceptions);
     m_cpu->set_pc(elf.entry);
@@ -135,17 +136,18 @@ uint8_t* K210Hart::host(uint64_t addr, size_t n) const {
 
 // The counters a rewritten CSR read loads (8 bytes at their offsets; anything else in the page
 // is a bus fault, as an unmapped address), at the access's time (the end of the block being run):
-// cycles = simulated time / the CPU clock's period (the clock runs through bus waits and wfi:
-// assumed, no K210 document says it stops), instructions retired, and the CLINT's mtime.
+// cycles = simulated time in CPU clock periods, each period at the clock it ran at (the clock
+// runs through bus waits and wfi: assumed, no K210 document says it stops), instructions retired,
+// and the CLINT's mtime.
 bool K210Hart::counter(uint64_t offset, unsigned size, uint64_t& value) const {
     if (size != 8) {
         return false;
     }
     const sc_time at = sc_core::sc_time_stamp() + access_time();
     switch (offset) {
-    case rv64::kCounterCycle: value = static_cast<uint64_t>(at / m_period); return true;
+    case rv64::kCounterCycle: value = cycles_at(at); return true;
     case rv64::kCounterInstret:
-        value = m_result.instructions + m_cpu->run_instructions();
+        value = m_result.instructions + m_cpu->run_instructions() + m_probe_instructions;
         return true;
     case rv64::kCounterTime: value = m_clint.mtime(at); return true;
     case rv64::kCounterHartId: value = m_hart; return true;
@@ -153,12 +155,38 @@ bool K210Hart::counter(uint64_t offset, unsigned size, uint64_t& value) const {
     }
 }
 
+uint64_t K210Hart::cycles_at(const sc_time& at) const {
+    return m_cycle_base + (at > m_cycle_epoch ? cycles_in(at - m_cycle_epoch) : 0);
+}
+
+void K210Hart::set_clock_hz(double hz) {
+    m_next_period_ps = 1e12 / hz;
+    m_clock_changed = m_next_period_ps != m_period_ps;
+    if (m_clock_changed && m_in_run) {
+        m_cpu->request_stop();  // the rest of this run would be timed at the old clock
+    }
+}
+
+void K210Hart::apply_clock() {
+    const sc_time at = sc_core::sc_time_stamp() + m_qk.local();
+    m_cycle_base = cycles_at(at);
+    m_cycle_epoch = at;
+    m_period_ps = m_next_period_ps;
+    m_clock_changed = false;
+}
+
 sc_time K210Hart::access_time() const {
-    return m_run_base + m_period * static_cast<double>(m_cpu->run_cycles()) + m_bus_time;
+    return m_run_base + span(static_cast<double>(m_cpu->run_cycles())) + m_bus_time;
 }
 
 bool K210Hart::device_access(size_t index, uint64_t offset, unsigned size, uint64_t& value,
                              bool write) {
+    if (m_probing) {  // a turn tried must not touch a device: it is abandoned (probe_turn)
+        m_probe_spoiled = true;
+        m_cpu->request_stop();
+        value = 0;
+        return true;
+    }
     HartDevice& d = m_devices[index];
     sc_time t = access_time();
     const sc_time before = t;
@@ -176,9 +204,8 @@ bool K210Hart::device_access(size_t index, uint64_t offset, unsigned size, uint6
 
 void K210Hart::uncached_access(uint64_t addr, unsigned size, bool write) {
     const sim::TransferCost c = sim::transfer_cost(m_port.bus(), addr, size);
-    m_bus_time +=
-        m_port.clock_period() * static_cast<double>(c.cycles) +
-        m_period * (write ? m_options.uncached_store_cycles : m_options.uncached_load_cycles);
+    m_bus_time += m_port.clock_period() * static_cast<double>(c.cycles) +
+                  span(write ? m_options.uncached_store_cycles : m_options.uncached_load_cycles);
     ++m_result.uncached_accesses;
     ++m_side_accesses;
 }
@@ -230,21 +257,31 @@ bool K210Hart::step() {
     if (m_gdb != nullptr && !debug_turn()) {
         return false;
     }
+    if (m_clock_changed) {
+        apply_clock();
+    }
     deliver_interrupts();
-    const uint64_t quantum = static_cast<uint64_t>(m_qk.remaining() / m_period);
+    const uint64_t quantum = cycles_in(m_qk.remaining());
     const uint64_t budget = std::min(std::max<uint64_t>(quantum, 1),
                                      m_options.max_instructions - m_result.instructions);
     m_run_base = m_qk.local();
     m_bus_time = sc_core::SC_ZERO_TIME;
+    m_in_run = true;
     rv64::RunResult r = m_cpu->run(budget);
+    m_in_run = false;
     account(r);
     if (r.stop == rv64::Stop::Budget && still_spinning()) {
         return after_run(r);
     }
     if (r.stop == rv64::Stop::Budget && spin_candidate()) {
         if (const std::optional<SpinTurn> turn = spin_turn(r)) {
-            spin_wait(*turn);
-            return true;
+            if (turn->counter_reads == 0) {
+                spin_wait(*turn);
+                return true;
+            }
+            if (counter_wait(*turn)) {
+                return true;
+            }
         }
         m_spin_retry_at = m_result.instructions + kSpinBackoff;
     }
@@ -253,7 +290,7 @@ bool K210Hart::step() {
 }
 
 void K210Hart::account(const rv64::RunResult& r) {
-    m_qk.local() = m_run_base + m_period * static_cast<double>(r.cycles) + m_bus_time;
+    m_qk.local() = m_run_base + span(static_cast<double>(r.cycles)) + m_bus_time;
     m_result.instructions += r.instructions;
     m_result.cpu_cycles += r.cycles;
 }
@@ -279,8 +316,13 @@ bool K210Hart::after_run(const rv64::RunResult& r) {
                              r.fault_write ? "write" : "read", r.fault_addr),
                  r.fault_pc);
         } else {
-            fail(fmt::format("bus fault: an access to {:#x}, where no memory or device answers",
-                             r.fault_addr));
+            const std::string what =
+                m_options.unmodelled ? m_options.unmodelled(r.fault_addr) : std::string();
+            fail(what.empty()
+                     ? fmt::format("bus fault: an access to {:#x}, where no memory or "
+                                   "device answers",
+                                   r.fault_addr)
+                     : fmt::format("bus fault: an access to {:#x}, {}", r.fault_addr, what));
         }
         return m_gdb != nullptr && (debug_stop(11), true);  // SIGSEGV
     }

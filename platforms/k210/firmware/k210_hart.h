@@ -7,6 +7,7 @@
 #pragma once
 
 #include <array>
+#include <cmath>
 #include <functional>
 #include <map>
 #include <memory>
@@ -37,7 +38,7 @@ uint64_t to_ps(const sc_core::sc_time& t);
 
 struct HartOptions {
     std::vector<std::string> args;  // argv: the program's name first
-    uint64_t clock_hz = 400'000'000;
+    double clock_hz = 390'000'000;  // at the start (SYSCTL at boot); set_clock_hz changes it
     rv64::CycleModel cpi;
     // CPU cycles per access to an uncached window beyond its bus transfer (K210Config).
     double uncached_load_cycles = 0, uncached_store_cycles = 0;
@@ -49,6 +50,9 @@ struct HartOptions {
     // a line of ours about the firmware (a refused file).
     std::function<void(const std::string& source, const std::string& text)> output;
     std::string read_root, write_root, files_hint;  // semihosting files (rv64::Semihost)
+    // What lies at an address no memory or device answers ("" if nothing known): a bus fault
+    // names it.
+    std::function<std::string(uint64_t addr)> unmodelled;
 };
 
 // Memory the hart reaches directly: host bytes at an address; uncached windows cost bus time.
@@ -109,6 +113,10 @@ public:
     // masters' writes, the KPU's layers): a hart waiting out a busy-wait loop wakes on them.
     void set_peer(const K210Hart* peer) { m_peer = peer; }
     void wake_on(const sc_core::sc_event& e) { m_wake_events.push_back(&e); }
+    // The CPU clock changed (SYSCTL): it takes effect at the hart's next run (a run in progress
+    // stops after the access that changed it); mcycle counts on from its value then.
+    void set_clock_hz(double hz);
+    double clock_hz() const { return 1e12 / m_period_ps; }
 
 private:
     void run();
@@ -130,6 +138,10 @@ private:
     // Busy-wait loops (k210_hart_spin.cpp): a look after a quantum, one turn checked, the wait.
     struct SpinTurn {
         uint64_t instructions = 0, cycles = 0;
+        uint64_t counter_reads = 0;         // of cycle/time/instret (a loop on the counters)
+        uint64_t head = 0;                  // where the turn began and ended
+        std::vector<uint64_t> blocks;       // the turn's translated blocks, by their first pc
+        std::array<uint64_t, 32> before{};  // the integer registers at its start
     };
     static constexpr uint64_t kSpinBytes = 128;       // a loop's reach from one end to the other
     static constexpr unsigned kSpinBlocks = 4;        // translated blocks in one turn, at most
@@ -140,6 +152,17 @@ private:
     bool spin_safe_block(uint64_t pc, uint64_t n) const;
     void spin_wait(const SpinTurn& turn);
     void spin_account(const SpinTurn& turn, const sc_core::sc_time& elapsed);
+    // Loops on the counters (k210_hart_wait.cpp): `while (read_cycle() - start < n);` waited out
+    // to the turn that leaves it, found by trying turns at later times.
+    struct Probe {
+        bool looping = false, spoiled = false;
+        std::array<uint64_t, 32> regs{};
+    };
+    bool counter_wait(const SpinTurn& turn);
+    Probe probe_turn(const SpinTurn& turn, const std::array<uint64_t, 32>& from, uint64_t turns);
+    uint64_t first_exit(const SpinTurn& turn, const std::array<uint64_t, 32>& from,
+                        uint64_t max_turns);
+    void wait_turns(const SpinTurn& turn, uint64_t turns);
     sc_core::sc_time wake_deadline(const SpinTurn* turn) const;
     void close_segment(uint64_t end_ps);
     bool instruction_at(uint64_t addr);  // for the debugger's breakpoints
@@ -150,6 +173,8 @@ private:
     std::string device_name(uint64_t addr) const;
     bool device_access(size_t index, uint64_t offset, unsigned size, uint64_t& value, bool write);
     bool counter(uint64_t offset, unsigned size, uint64_t& value) const;
+    uint64_t cycles_at(const sc_core::sc_time& at) const;  // mcycle
+    void apply_clock();
     void uncached_access(uint64_t addr, unsigned size, bool write);
     uint8_t* host(uint64_t addr, size_t n) const;
     sc_core::sc_time now() const { return m_qk.get_current_time(); }
@@ -169,7 +194,20 @@ private:
     std::vector<HartMemory> m_memories;
     std::vector<HartDevice> m_devices;
     sim::QuantumKeeper m_qk;
-    sc_core::sc_time m_period;
+    // The CPU clock's period in ps, not rounded to the kernel's 1 ps (390 MHz: 2564.1026 ps), and
+    // the time of `cycles` of it (rounded once) and the whole cycles in a time.
+    double m_period_ps = 2500;
+    sc_core::sc_time span(double cycles) const {
+        return sc_core::sc_time::from_value(
+            static_cast<uint64_t>(std::llround(cycles * m_period_ps)));
+    }
+    uint64_t cycles_in(const sc_core::sc_time& t) const {
+        return static_cast<uint64_t>(static_cast<double>(t.value()) / m_period_ps);
+    }
+    double m_next_period_ps = 2500;  // set_clock_hz's, until the next run takes it
+    bool m_clock_changed = false, m_in_run = false;
+    uint64_t m_cycle_base = 0;  // mcycle at m_cycle_epoch, when m_period_ps began
+    sc_core::sc_time m_cycle_epoch;
     sc_core::sc_time m_run_base;  // local time at the start of the current run
     sc_core::sc_time m_bus_time;  // bus time of the current run's accesses so far
     uint64_t m_segment_start_ps = 0;
@@ -181,7 +219,10 @@ private:
     const K210Hart* m_peer = nullptr;
     std::vector<const sc_core::sc_event*> m_wake_events;
     uint64_t m_side_accesses = 0;  // device, counter and uncached accesses so far
-    uint64_t m_last_stop_pc = 0;   // where the last quantum ended
+    uint64_t m_counter_reads = 0;  // of them, counter reads
+    bool m_probing = false, m_probe_spoiled = false;  // trying a turn (probe_turn)
+    uint64_t m_probe_instructions = 0;                // instret's advance in the turn tried
+    uint64_t m_last_stop_pc = 0;                      // where the last quantum ended
     uint64_t m_spin_retry_at = 0;  // instructions before the next look for a busy-wait
     // The busy-wait last checked: its head and the side accesses then.
     uint64_t m_spin_head = 0, m_spin_side = 0;

@@ -81,7 +81,7 @@ std::optional<K210Hart::SpinTurn> K210Hart::spin_turn(rv64::RunResult& r) {
     for (unsigned i = 1; i < 32; ++i) {
         regs[i] = m_cpu->x(i);
     }
-    const uint64_t side = m_side_accesses;
+    const uint64_t side = m_side_accesses, counters = m_counter_reads;
     SpinTurn turn;
     bool safe = true;
     for (unsigned block = 0; block < kSpinBlocks; ++block) {
@@ -94,6 +94,7 @@ std::optional<K210Hart::SpinTurn> K210Hart::spin_turn(rv64::RunResult& r) {
             return std::nullopt;
         }
         safe = safe && spin_safe_block(start, r.instructions);
+        turn.blocks.push_back(start);
         turn.instructions += r.instructions;
         turn.cycles += r.cycles;
         if (m_cpu->pc() == head) {
@@ -101,8 +102,15 @@ std::optional<K210Hart::SpinTurn> K210Hart::spin_turn(rv64::RunResult& r) {
         }
     }
     m_spin_head = 0;
-    if (!safe || m_cpu->pc() != head || m_side_accesses != side || turn.cycles == 0) {
+    turn.counter_reads = m_counter_reads - counters;
+    if (!safe || m_cpu->pc() != head || m_side_accesses - side != turn.counter_reads ||
+        turn.cycles == 0) {
         return std::nullopt;
+    }
+    turn.head = head;
+    turn.before = regs;
+    if (turn.counter_reads > 0) {
+        return turn;  // a loop on the counters: counter_wait checks it further
     }
     for (unsigned i = 1; i < 32; ++i) {
         if (m_cpu->x(i) != regs[i]) {
@@ -126,15 +134,15 @@ sc_time K210Hart::wake_deadline(const SpinTurn* turn) const {
         const uint64_t turns =
             (m_options.max_instructions - m_result.instructions + turn->instructions - 1) /
             turn->instructions;
-        due = std::min(
-            due, sc_core::sc_time_stamp() + m_period * static_cast<double>(turns * turn->cycles));
+        due = std::min(due,
+                       sc_core::sc_time_stamp() + span(static_cast<double>(turns * turn->cycles)));
     }
     return due;
 }
 
 // Counts `elapsed` of turning in the loop: every cycle of it, and the turns that fit.
 void K210Hart::spin_account(const SpinTurn& turn, const sc_time& elapsed) {
-    const auto cycles = static_cast<uint64_t>(elapsed / m_period);
+    const uint64_t cycles = cycles_in(elapsed);
     m_result.cpu_cycles += cycles;
     m_result.instructions += cycles / turn.cycles * turn.instructions;
     m_result.spin_ps += to_ps(elapsed);

@@ -242,6 +242,32 @@ TEST_F(ScTest, TimerChannelExpiresEveryLoadCountPlusOneTicks) {
     sc_core::sc_start(sc_time(100, sc_core::SC_US));
 }
 
+// A new timer clock (SYSCTL): a running channel counts on from where it is, at the new tick.
+TEST_F(ScTest, TimerCountsOnAtANewClock) {
+    soc::DwTimer t("t", sc_time(1, sc_core::SC_US), sc_time(0, SC_NS));
+    TestInitiator a("a");
+    a.socket.bind(t.regs.socket);
+    Runner r("r");
+    r.body = [&] {
+        wr32(a, 0x00, 9);          // 10 counts: due at 10 us
+        wr32(a, 0x08, 0x2 | 0x1);  // user mode, enabled at 0
+        sc_core::wait(sc_time(4, sc_core::SC_US));
+        t.set_tick(sc_core::sc_time_stamp(), sc_time(2, sc_core::SC_US));  // 6 counts left
+        sc_core::wait(sc_time(2, sc_core::SC_US));
+        EXPECT_EQ(rd32(a, 0x04), 5u);               // one count of 2 us later
+        sc_core::wait(sc_time(9, sc_core::SC_US));  // 15 us
+        EXPECT_FALSE(t.irq_a.level());
+        sc_core::wait(sc_time(1, sc_core::SC_US));  // 16 us = 4 + 6 x 2
+        EXPECT_TRUE(t.irq_a.level());
+        EXPECT_EQ(rd32(a, 0x0c), 0u);
+        sc_core::wait(sc_time(19, sc_core::SC_US));  // 35 us: the next 10 counts take 20 us
+        EXPECT_FALSE(t.irq_a.level());
+        sc_core::wait(sc_time(1, sc_core::SC_US));
+        EXPECT_TRUE(t.irq_a.level());
+    };
+    sc_core::sc_start(sc_time(100, sc_core::SC_US));
+}
+
 // plic_init writes every source's priority, source 0's included: hard-wired 0, the write is
 // ignored and answered OK.
 TEST_F(ScTest, PlicSourceZeroPriorityIgnoresWrites) {
@@ -260,7 +286,7 @@ TEST_F(ScTest, PlicSourceZeroPriorityIgnoresWrites) {
 
 TEST_F(ScTest, ClintMtimeCountsTheCpuClockOverFiftyAndTimersFallDue) {
     // 400 MHz / 50: one tick per 125 ns.
-    soc::Clint clint("clint", sc_time(125, SC_NS), sc_time(10, SC_NS));
+    soc::Clint clint("clint", 125'000.0, sc_time(10, SC_NS));
     TestInitiator cpu("cpu");
     cpu.socket.bind(clint.regs.socket);
     Runner r("r");
@@ -281,6 +307,12 @@ TEST_F(ScTest, ClintMtimeCountsTheCpuClockOverFiftyAndTimersFallDue) {
         const uint64_t set = 100;  // firmware sets mtime: due at once
         cpu.write(soc::Clint::kMtime, &set, 8);
         EXPECT_TRUE(clint.timer_pending(0, sc_core::sc_time_stamp()));
+        // The CPU clock halves (SYSCTL): mtime counts on from 100, one tick per 250 ns.
+        clint.set_tick(sc_core::sc_time_stamp(), 250'000.0);
+        EXPECT_EQ(clint.mtime(sc_core::sc_time_stamp() + sc_time(1000, SC_NS)), 104u);
+        const uint64_t later = 110;
+        cpu.write(soc::Clint::kMtimecmp, &later, 8);
+        EXPECT_EQ(clint.timer_due(0, sc_core::sc_time_stamp()), sc_time(1000 + 2500, SC_NS));
         wr32(cpu, soc::Clint::kMsip + 4, 1);
         EXPECT_TRUE(clint.software_pending(1));
         EXPECT_FALSE(clint.software_pending(0));

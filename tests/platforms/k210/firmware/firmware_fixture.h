@@ -73,6 +73,23 @@ protected:
         EXPECT_EQ(b.rc, 0) << b.out << b.err;
         return elf;
     }
+    // An SDK application of ours (tests/platforms/k210/firmware/NAME/main.c) built against the
+    // vendor SDK; empty when ../shared/vendor is absent.
+    fs::path our_sdk_app(const std::string& name) {
+        const std::string sdk = NPUSIM_SHARED_DIR "/vendor/kendryte-standalone-sdk";
+        if (!fs::exists(sdk)) {
+            return {};
+        }
+        const fs::path app = dir / name;
+        fs::create_directories(app);
+        fs::copy_file(NPUSIM_SOURCE_DIR "/tests/platforms/k210/firmware/" + name + "/main.c",
+                      app / "main.c", fs::copy_options::overwrite_existing);
+        const fs::path elf = dir / (name + ".elf");
+        const Result b = shell(std::string(NPUSIM_SOURCE_DIR "/scripts/k210-sdk-app --sdk ") + sdk +
+                               " " + app.string() + " -o " + elf.string());
+        EXPECT_EQ(b.rc, 0) << b.out << b.err;
+        return elf;
+    }
     // Runs `npusim run --firmware elf --gdb PORT args` in the background and gdb-multiarch against
     // it with `commands` (-ex ...); returns GDB's output once npusim has ended (its exit code in
     // npusim.rc, its output in npusim.out).

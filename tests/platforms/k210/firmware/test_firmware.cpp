@@ -41,6 +41,9 @@ TEST_F(Firmware, KmodelRunMatchesTheDriverOnFaceDetectAndYolo) {
         const json f = report("fw");
         const std::vector<uint64_t> fw_cycles = kpu_cycles(f, "");
         EXPECT_EQ(fw_cycles, kpu_cycles(report("drv"), "K210_CONV"));
+        // kpu_init started PLL1 (off after boot): the KPU ran at 26 MHz x 46 / 3, no warning.
+        EXPECT_TRUE(f["warnings"].empty()) << f["warnings"];
+        EXPECT_NEAR(f["clocks_hz"]["ai"].get<double>(), 26e6 * 46 / 3, 1);
         // One interrupt per KPU layer (the last one's by its output DMA, IRQ 32), claimed from
         // the PLIC; 12 layer words per layer; the KPU writes of the SDK's flow: 4 at init, 2 +
         // 12 + 2 per calc_done layer, 1 + 12 for the DMA layer.
@@ -93,7 +96,11 @@ TEST_F(Firmware, FaultsEndTheRunWithTheCausePcAndSymbol) {
     };
     for (const Case& c :
          {Case{"illegal", "illegal instruction 0xffffffff (mcause 2) at pc 0x"},
-          Case{"fault", "bus fault: an access to 0x60000000"},
+          Case{"fault", "bus fault: an access to 0x60000000, where no memory or device answers"},
+          // A block of the chip npusim does not model: named as the SDK's platform.h names it.
+          Case{"spi0",
+               "bus fault: an access to 0x52000008, in SPI0 (SPI0_BASE_ADDR 0x52000000), "
+               "a block of the K210 npusim does not model yet"},
           // A device that answers with an error: named, with the access and the storing pc.
           Case{"refused", "bus error: the plic answered a 4-byte write at 0xc003000 with an error"},
           Case{"loop", "did not finish within its budget of 100000 instructions"},
@@ -158,7 +165,8 @@ TEST_F(Firmware, CounterCsrsReadSimulatedValuesTheSameOnEveryRun) {
 
 // A busy-wait (`while (!flag);`, the flag set by a TIMER0 interrupt 1 ms later) is waited out,
 // not run (docs/firmware.md, "Busy-wait loops"): the loop ends when the interrupt comes, 1 ms
-// (400,000 cycles at 400 MHz) after the timer started, give or take the interrupt's entry; the
+// (390,000 cycles at the 390 MHz of the CPU after boot) after the timer started, give or take the
+// interrupt's entry; the
 // report counts the time waited out; two runs are the same to the instruction.
 TEST_F(Firmware, ABusyWaitIsWaitedOutUntilTheInterruptThatEndsIt) {
     const std::string chip = NPUSIM_TEST_FIRMWARE "/chip.elf";
@@ -168,8 +176,8 @@ TEST_F(Firmware, ABusyWaitIsWaitedOutUntilTheInterruptThatEndsIt) {
     const size_t at = a.out.find("spin: the flag after ");
     ASSERT_NE(at, std::string::npos) << a.out;
     ASSERT_EQ(std::sscanf(a.out.c_str() + at, "spin: the flag after %llu cycles", &cycles), 1);
-    EXPECT_GE(cycles, 400'000u);
-    EXPECT_LT(cycles, 402'000u);  // the handler's few hundred cycles
+    EXPECT_GE(cycles, 390'000u);
+    EXPECT_LT(cycles, 392'000u);  // the handler's few hundred cycles
     const json t = report("a")["totals"];
     // Most of the 1 ms, in ps (a look follows 10,000 instructions after a failed one).
     EXPECT_GT(t["busy_wait_ps"].get<uint64_t>(), 900'000'000u);

@@ -121,6 +121,8 @@ TEST_F(Firmware, SdkProgramRunsKmodelsAsTheDriverDoes) {
                   std::string::npos)
             << console;
         EXPECT_EQ(kpu_cycles(report(fw_out), ""), kpu_cycles(report(drv_out), "K210_CONV"));
+        EXPECT_TRUE(report(fw_out)["warnings"].empty()) << report(fw_out)["warnings"];
+        EXPECT_NEAR(report(fw_out)["clocks_hz"]["ai"].get<double>(), 26e6 * 46 / 3, 1);
     }
 }
 
@@ -144,25 +146,34 @@ std::vector<PinChange> pin_changes(const std::string& log) {
 }
 
 // gpio_led, unmodified: GPIO pin 3 on pad io24 becomes an output (driven low), is set high, and
-// toggles after a sleep (usleep on mcycle; its period follows the CPU clock the SDK computes from
-// SYSCTL's PLL registers, which the model does not take over yet: docs/firmware.md).
+// toggles every second: sleep(1) is usleep(1000000), mcycle counting to the CPU clock the SDK
+// computes from SYSCTL (390 MHz after boot, the clock the hart runs at), so one toggle is 1 s
+// plus the loop's few hundred cycles later. The counter loop is waited out (busy_waits), not run:
+// 2.5 s of simulated time take a fraction of a second.
 TEST_F(Firmware, SdkGpioLedDemoDrivesItsPin) {
     const fs::path elf = sdk_demo("gpio_led");
     if (elf.empty()) {
         GTEST_SKIP() << "../shared/vendor is absent";
     }
-    run("run --firmware " + elf.string() + " --max-instructions 20000000 --out " +
-        (dir / "o").string());
+    run("run --firmware " + elf.string() + " --max-time 2.5s --out " + (dir / "o").string());
     const std::vector<PinChange> pins = pin_changes(slurp(dir / "o" / "pins.txt"));
-    ASSERT_EQ(pins.size(), 3u);
+    ASSERT_EQ(pins.size(), 4u);
     for (const PinChange& c : pins) {
         EXPECT_EQ(c.block + " " + std::to_string(c.pin) + " " + c.pad + " " + c.dir,
                   "gpio 3 io24 out");
     }
-    EXPECT_EQ(pins[0].level * 100 + pins[1].level * 10 + pins[2].level, 10u);  // low, high, low
+    EXPECT_EQ(pins[0].level * 1000 + pins[1].level * 100 + pins[2].level * 10 + pins[3].level,
+              101u);  // low, high, low, high
     EXPECT_GT(pins[0].us, 0.0);
-    EXPECT_GT(pins[2].us, pins[1].us + 1000.0) << "a sleep between the toggles";
-    EXPECT_TRUE(report("o")["warnings"].empty()) << report("o")["warnings"];
+    for (size_t i = 2; i < pins.size(); ++i) {
+        const double gap = pins[i].us - pins[i - 1].us;
+        EXPECT_GE(gap, 1e6) << i;      // 390,000,000 cycles at 390 MHz
+        EXPECT_LT(gap, 1e6 + 5) << i;  // and the loop around the sleep
+    }
+    const json rep = report("o");
+    EXPECT_TRUE(rep["warnings"].empty()) << rep["warnings"];
+    EXPECT_GE(rep["totals"]["busy_waits"].get<uint64_t>(), 2u);
+    EXPECT_EQ(rep["clocks_hz"]["cpu"], 390e6);
 }
 
 // gpiohs_led, unmodified, with its key pressed (--pin-input): GPIOHS pin 3 on io25 drives the LED
@@ -217,18 +228,10 @@ TEST_F(Firmware, SdkGpiohsLedDemoFollowsItsKey) {
 // 194,029.85 Hz, duty 33/67), then high 17, low 50 (duty 17/67), the second setting taking effect
 // at the end of a period (pwm.txt: the SDK's two writes one change).
 TEST_F(Firmware, SdkPwmDrivesItsTimersToggleOutput) {
-    const std::string sdk = NPUSIM_SHARED_DIR "/vendor/kendryte-standalone-sdk";
-    if (!fs::exists(sdk)) {
+    const fs::path elf = our_sdk_app("sdk_pwm");
+    if (elf.empty()) {
         GTEST_SKIP() << "../shared/vendor is absent";
     }
-    const fs::path app = dir / "sdk_pwm";
-    fs::create_directories(app);
-    fs::copy_file(NPUSIM_SOURCE_DIR "/tests/platforms/k210/firmware/sdk_pwm/main.c",
-                  app / "main.c");
-    const fs::path elf = dir / "pwm.elf";
-    const Result b = shell(std::string(NPUSIM_SOURCE_DIR "/scripts/k210-sdk-app --sdk ") + sdk +
-                           " " + app.string() + " -o " + elf.string());
-    ASSERT_EQ(b.rc, 0) << b.out << b.err;
     run("run --firmware " + elf.string() + " --max-time 5ms --out " + (dir / "o").string());
     const std::string console = slurp(dir / "o" / "uart3.txt");  // then sys_exit's warning
     EXPECT_EQ(console.rfind("pwm: 200000 Hz\npwm: 200000 Hz\npwm: off\n", 0), 0u) << console;
@@ -250,6 +253,52 @@ TEST_F(Firmware, SdkPwmDrivesItsTimersToggleOutput) {
     EXPECT_EQ(hz[2], 0.0);
     EXPECT_EQ(duty[2], 0.0);
     EXPECT_FALSE(in >> us[0]);
+}
+
+// An SDK application of ours (sdk_clocks/main.c) sets the clocks as the SDK's KPU demos do. The
+// SDK computes them from SYSCTL's registers and the models run at what it computes: after boot
+// CPU 390 MHz (PLL0 780 MHz / 2), APB0 195 MHz (the AI clock's PLL1 is off: the SDK, reading its
+// factors only, says 26 MHz); sysctl_pll_set_freq gets PLL0 806 MHz (26 MHz x 31) and PLL1
+// 398.67 MHz (26 MHz x 46 / 3), so CPU 403 MHz, APB0 201.5 MHz. usleep(10000) counts mcycle to
+// 10 ms at the CPU clock the SDK computes: 3.9 M cycles, then 4.03 M, and mtime (CPU / 50) 78,000
+// then 80,600 ticks in the same 10 ms; the clock changes are in clocks.txt at their times.
+TEST_F(Firmware, SdkClocksDriveTheModelsClocks) {
+    const fs::path elf = our_sdk_app("sdk_clocks");
+    if (elf.empty()) {
+        GTEST_SKIP() << "../shared/vendor is absent";
+    }
+    run("run --firmware " + elf.string() + " --max-time 40ms --out " + (dir / "o").string());
+    const std::string console = slurp(dir / "o" / "uart3.txt");
+    unsigned long cycles[2] = {}, ticks[2] = {};
+    const size_t first = console.find("usleep(10000): "), second = console.rfind("usleep(10000): ");
+    ASSERT_NE(first, second) << console;
+    ASSERT_EQ(std::sscanf(console.c_str() + first, "usleep(10000): %lu cycles, %lu ticks",
+                          &cycles[0], &ticks[0]),
+              2);
+    ASSERT_EQ(std::sscanf(console.c_str() + second, "usleep(10000): %lu cycles, %lu ticks",
+                          &cycles[1], &ticks[1]),
+              2);
+    EXPECT_NE(console.find("boot: cpu 390000000 apb0 195000000 ai 26000000\n"), std::string::npos)
+        << console;
+    EXPECT_NE(console.find("set: pll0 806000000 pll1 398666666\n"
+                           "now: cpu 403000000 apb0 201500000 ai 398666666\n"),
+              std::string::npos)
+        << console;
+    EXPECT_GE(cycles[0], 3'900'000u);
+    EXPECT_LT(cycles[0], 3'900'200u);  // the calls around the loop
+    EXPECT_GE(cycles[1], 4'030'000u);
+    EXPECT_LT(cycles[1], 4'030'200u);
+    EXPECT_NEAR(static_cast<double>(ticks[0]), static_cast<double>(cycles[0]) / 50.0, 1.0);
+    EXPECT_NEAR(static_cast<double>(ticks[1]), static_cast<double>(cycles[1]) / 50.0, 1.0);
+    const std::string log = slurp(dir / "o" / "clocks.txt");
+    EXPECT_EQ(log.rfind("0.000 cpu 390000000\n", 0), 0u) << log;
+    for (const char* change : {" cpu 26000000\n", " cpu 403000000\n", " ai 398666667\n"}) {
+        EXPECT_NE(log.find(change), std::string::npos) << change << log;
+    }
+    const json rep = report("o");
+    EXPECT_EQ(rep["clocks_hz"]["cpu"], 403e6);
+    EXPECT_EQ(rep["clocks_hz"]["apb0"], 201.5e6);
+    EXPECT_GE(rep["totals"]["busy_waits"].get<uint64_t>(), 2u);
 }
 
 // The SDK's timer demo, unmodified: twelve channels of TIMER0-2 in single-shot mode with 500 ms

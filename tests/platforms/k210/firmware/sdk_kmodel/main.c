@@ -1,13 +1,14 @@
 /* An SDK application of ours, as a K210 developer writes one: the kmodel next to this file
    (model.kmodel, placed there by the test) is included into the image, loaded with the SDK's
-   kpu_load_kmodel and run with kpu_run_kmodel on DMA channel 5, as the SDK's face_detect and kpu
-   demos do; the input is a pattern anyone can recompute. It prints each output's size and the
+   kpu_load_kmodel and run with kpu_run_kmodel on DMA channel 5, with the clocks those demos set
+   (PLL0 800 MHz, PLL1 400 MHz: the KPU's clock), as the SDK's face_detect and kpu demos do; the input is a pattern anyone can recompute. It prints each output's size and the
    FNV-1a 64-bit hash of its bytes, then returns (the SDK's exit spins, as on the chip). */
 #include <stdint.h>
 #include <stdio.h>
 
 #include "dmac.h"
 #include "kpu.h"
+#include "sysctl.h"
 
 /* The model, 256-byte aligned as the KPU's active_addr needs (what the SDK demos' INCBIN does). */
 __asm__(".section .rodata\n"
@@ -36,6 +37,8 @@ static uint64_t fnv1a64(const uint8_t *p, size_t n) {
 }
 
 int main(void) {
+    sysctl_pll_set_freq(SYSCTL_PLL0, 800000000UL);
+    sysctl_pll_set_freq(SYSCTL_PLL1, 400000000UL);
     for (uint32_t i = 0; i < INPUT_BYTES; ++i) { /* the input: (i * 7 + i / 256) mod 256 */
         g_input[i] = (uint8_t)(i * 7u + (i >> 8));
     }
