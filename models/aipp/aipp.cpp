@@ -6,8 +6,11 @@
 
 #include "models/aipp/aipp_func.h"
 #include "sim/core/error.h"
+#include "sim/tlm/sim_time.h"
 
 namespace npu::aipp {
+
+using sim::to_ps;
 
 using sc_core::sc_time;
 using sim::Access;
@@ -28,9 +31,6 @@ std::vector<Register> sprs() {
     return v;
 }
 
-uint64_t to_ps(const sc_time& t) {
-    return static_cast<uint64_t>(t.value() / sc_time(1, sc_core::SC_PS).value());
-}
 }  // namespace
 
 Aipp::Aipp(sc_core::sc_module_name name, const AippConfig& cfg)

@@ -6,8 +6,11 @@
 
 #include "models/dlp/dlp_exec.h"
 #include "sim/core/error.h"
+#include "sim/tlm/sim_time.h"
 
 namespace npu::dlp {
+
+using sim::to_ps;
 
 using sc_core::sc_time;
 using sim::Access;
@@ -58,9 +61,6 @@ std::vector<Register> make_registers() {
     return v;
 }
 
-uint64_t to_ps(const sc_time& t) {
-    return static_cast<uint64_t>(t.value() / sc_time(1, sc_core::SC_PS).value());
-}
 }  // namespace
 
 Dlp::Dlp(sc_core::sc_module_name name, const DlpConfig& cfg, const DlpTiming& timing)

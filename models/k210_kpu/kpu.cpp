@@ -7,8 +7,11 @@
 #include <fmt/format.h>
 
 #include "sim/core/error.h"
+#include "sim/tlm/sim_time.h"
 
 namespace npu::kpu {
+
+using sim::to_ps;
 
 using sc_core::sc_time;
 using sim::Access;
@@ -22,9 +25,6 @@ Register reg(const char* name, uint64_t off, Access a, uint64_t reset, bool part
     return Register({name, off, 8, reset, a, ~uint64_t{0}, partial});
 }
 
-uint64_t to_ps(const sc_time& t) {
-    return static_cast<uint64_t>(t.value() / sc_time(1, sc_core::SC_PS).value());
-}
 }  // namespace
 
 Kpu::Kpu(sc_core::sc_module_name name, const KpuConfig& cfg, sim::TraceWriter* trace)
@@ -266,8 +266,8 @@ void Kpu::execute(const Words& w) {
     }
 
     const LayerResult r = run_layer(a, params, eight_bit, m_cfg.fidelity, ram.data());
-    const sc_time end = start + sc_time::from_value(static_cast<uint64_t>(std::llround(
-                                    static_cast<double>(rec.cost.total_cycles) * m_period_ps)));
+    const sc_time end =
+        start + sim::from_ps(static_cast<double>(rec.cost.total_cycles) * m_period_ps);
     m_qk.local() = end - sc_core::sc_time_stamp();
     rec.end_ps = to_ps(end);
     rec.overflows = r.overflows;
@@ -342,8 +342,7 @@ void Kpu::trace_parts(const LayerRecord& rec) {
         {"compute", c.compute_cycles},
         {"output stream", c.output_cycles}};
     for (const auto& [name, cycles] : parts) {
-        const auto ps =
-            static_cast<uint64_t>(std::llround(static_cast<double>(cycles) * m_period_ps));
+        const auto ps = to_ps(sim::from_ps(static_cast<double>(cycles) * m_period_ps));
         const uint64_t d = std::min(ps, rec.end_ps > t ? rec.end_ps - t : 0);
         if (d > 0) {
             m_trace->complete(m_track, name, "kpu parts", t, d, {{"cycles", cycles}});

@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "sim/tlm/sim_time.h"
+
 namespace npu::soc {
 
 using sim::Access;
@@ -43,7 +45,7 @@ void Clint::set_tick(const sc_core::sc_time& at, double tick_ps) {
 }
 
 uint64_t Clint::mtime(const sc_core::sc_time& at) const {
-    const uint64_t t = at.value(), e = m_epoch.value();
+    const uint64_t t = sim::to_ps(at), e = sim::to_ps(m_epoch);
     if (t >= e) {
         return m_count + static_cast<uint64_t>(static_cast<double>(t - e) / m_tick_ps);
     }
@@ -57,16 +59,16 @@ sc_core::sc_time Clint::timer_due(unsigned hart, const sc_core::sc_time& at) con
         return at;
     }
     // The first ps at which mtime reads cmp.
-    const double e = static_cast<double>(m_epoch.value());
+    const double e = static_cast<double>(sim::to_ps(m_epoch));
     const double due = e + std::ceil(static_cast<double>(cmp - m_count) * m_tick_ps);
     if (cmp < m_count) {  // due before the epoch (`at` is behind it)
         const double before = e - std::floor(static_cast<double>(m_count - cmp) * m_tick_ps);
-        return sc_core::sc_time::from_value(static_cast<uint64_t>(std::max(before, 0.0)));
+        return sim::from_ps(std::max(before, 0.0));
     }
-    if (due >= static_cast<double>(sc_core::sc_max_time().value())) {
+    if (due >= static_cast<double>(sim::to_ps(sc_core::sc_max_time()))) {
         return sc_core::sc_max_time();
     }
-    return sc_core::sc_time::from_value(static_cast<uint64_t>(due));
+    return sim::from_ps(due);
 }
 
 }  // namespace npu::soc

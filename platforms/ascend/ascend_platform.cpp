@@ -6,16 +6,11 @@
 
 #include "models/aipp/aipp_regs.h"
 #include "sim/core/error.h"
+#include "sim/tlm/sim_time.h"
 
 namespace npu::ascend {
 
-namespace {
-
-uint64_t to_ps(const sc_core::sc_time& t) {
-    return static_cast<uint64_t>(t.value() / sc_core::sc_time(1, sc_core::SC_PS).value());
-}
-
-}  // namespace
+using sim::to_ps;
 
 aipp::AippConfig engine_config(const AscendConfig& cfg, const aipp::AippTiming& timing,
                                const aipp::Fidelity& fidelity) {

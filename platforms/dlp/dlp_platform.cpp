@@ -3,14 +3,11 @@
 #include <fmt/format.h>
 
 #include "sim/core/error.h"
+#include "sim/tlm/sim_time.h"
 
 namespace npu::dlp {
 
-namespace {
-uint64_t to_ps(const sc_core::sc_time& t) {
-    return static_cast<uint64_t>(t.value() / sc_core::sc_time(1, sc_core::SC_PS).value());
-}
-}  // namespace
+using sim::to_ps;
 
 DlpPlatform::DlpPlatform(sc_core::sc_module_name name, const DlpPlatformConfig& cfg)
     : sc_module(name)

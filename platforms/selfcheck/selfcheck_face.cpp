@@ -8,15 +8,13 @@
 #include "sim/core/error.h"
 #include "sim/core/version.h"
 #include "sim/tlm/kernel.h"
+#include "sim/tlm/sim_time.h"
 
 namespace npu::platform {
 
+using sim::to_ps;
+
 namespace {
-
-uint64_t to_ps(const sc_core::sc_time& t) {
-    return static_cast<uint64_t>(t.to_seconds() * 1e12 + 0.5);
-}
-
 std::string ns(const sc_core::sc_time& t) {
     return fmt::format("{:.1f} ns", t.to_seconds() * 1e9);
 }

@@ -13,14 +13,11 @@
 #include "models/rv64/counter_reads.h"
 #include "sim/core/bus_cost.h"
 #include "sim/core/error.h"
+#include "sim/tlm/sim_time.h"
 
 namespace npu::k210 {
 
 using sc_core::sc_time;
-
-uint64_t to_ps(const sc_time& t) {
-    return static_cast<uint64_t>(t.value() / sc_time(1, sc_core::SC_PS).value());
-}
 
 namespace {
 constexpr uint64_t kMeip = uint64_t{1} << rv64::kIrqExternal;

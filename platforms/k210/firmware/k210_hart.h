@@ -7,7 +7,6 @@
 #pragma once
 
 #include <array>
-#include <cmath>
 #include <functional>
 #include <map>
 #include <memory>
@@ -23,6 +22,7 @@
 #include "sim/core/trace.h"
 #include "sim/tlm/axi_port.h"
 #include "sim/tlm/quantum.h"
+#include "sim/tlm/sim_time.h"
 
 namespace npu::soc {
 class Plic;
@@ -33,8 +33,7 @@ namespace npu::k210 {
 
 class GdbLink;
 
-// Simulated time in picoseconds.
-uint64_t to_ps(const sc_core::sc_time& t);
+using sim::to_ps;
 
 struct HartOptions {
     std::vector<std::string> args;  // argv: the program's name first
@@ -197,12 +196,9 @@ private:
     // The CPU clock's period in ps, not rounded to the kernel's 1 ps (390 MHz: 2564.1026 ps), and
     // the time of `cycles` of it (rounded once) and the whole cycles in a time.
     double m_period_ps = 2500;
-    sc_core::sc_time span(double cycles) const {
-        return sc_core::sc_time::from_value(
-            static_cast<uint64_t>(std::llround(cycles * m_period_ps)));
-    }
+    sc_core::sc_time span(double cycles) const { return sim::from_ps(cycles * m_period_ps); }
     uint64_t cycles_in(const sc_core::sc_time& t) const {
-        return static_cast<uint64_t>(static_cast<double>(t.value()) / m_period_ps);
+        return static_cast<uint64_t>(static_cast<double>(to_ps(t)) / m_period_ps);
     }
     double m_next_period_ps = 2500;  // set_clock_hz's, until the next run takes it
     bool m_clock_changed = false, m_in_run = false;

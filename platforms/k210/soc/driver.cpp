@@ -7,8 +7,11 @@
 #include "models/k210_dma/dmac_regs.h"
 #include "platforms/k210/kmodel/kmodel_runtime.h"
 #include "sim/core/error.h"
+#include "sim/tlm/sim_time.h"
 
 namespace npu::k210 {
+
+using sim::to_ps;
 
 using sc_core::sc_time;
 namespace kr = kpu::regs;
@@ -23,9 +26,6 @@ static_assert(kSdkInterrupts == 7);
 // A DMAC channel's INTCLEAR written with every cause set (write 1 to clear), as dmac.c does.
 constexpr uint64_t kAllCauses = ~uint64_t{0};
 
-uint64_t to_ps(const sc_time& t) {
-    return static_cast<uint64_t>(t.value() / sc_time(1, sc_core::SC_PS).value());
-}
 uint64_t align_up(uint64_t v, uint64_t a) {
     return (v + a - 1) / a * a;
 }
