@@ -12,7 +12,10 @@
    handler sets a flag main spins on (while (!flag);); prints the cycles from the start to the
    loop's end.
    nopad: GPIOHS pin 7 driven and a byte sent on UART1 with no FPIOA pad carrying either (the
-   simulator warns: on a board nothing would leave the chip). */
+   simulator warns: on a board nothing would leave the chip).
+   delay: two loops on mcycle to 1,000,000 cycles: one as usleep's (nothing but the counter from
+   turn to turn: waited out), one counting its turns (a register carried from turn to turn: run);
+   prints the cycles each took and the second one's turns. */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -64,6 +67,29 @@ static int counters_case(void) {
     printf("counters: mcycle %llu -> %llu, minstret %llu -> %llu, time %llu -> %llu\n",
            (unsigned long long)c0, (unsigned long long)c1, (unsigned long long)i0,
            (unsigned long long)i1, (unsigned long long)t0, (unsigned long long)t1);
+    return 0;
+}
+
+static uint64_t cycles_now(void) {
+    uint64_t c;
+    __asm__ volatile("csrr %0, mcycle" : "=r"(c));
+    return c;
+}
+
+static int delay_case(void) {
+    const uint64_t n = 1000000;
+    uint64_t start = cycles_now();
+    while (cycles_now() - start < n) {
+    }
+    const uint64_t first = cycles_now() - start;
+    unsigned long turns = 0;
+    start = cycles_now();
+    while (cycles_now() - start < n) {
+        ++turns;
+    }
+    const uint64_t second = cycles_now() - start;
+    printf("delay: %llu cycles, then %llu cycles in %lu turns\n", (unsigned long long)first,
+           (unsigned long long)second, turns);
     return 0;
 }
 
@@ -143,6 +169,9 @@ int main(int argc, char **argv) {
     }
     if (strcmp(what, "nopad") == 0) {
         return nopad_case();
+    }
+    if (strcmp(what, "delay") == 0) {
+        return delay_case();
     }
     printf("chip: unknown case %s\n", what);
     return 2;

@@ -163,6 +163,32 @@ TEST_F(Firmware, CounterCsrsReadSimulatedValuesTheSameOnEveryRun) {
     EXPECT_EQ(t1, c1 / 50);
 }
 
+// Two loops on mcycle to 1,000,000 cycles (chip.c, case delay): usleep's (the registers carry
+// nothing but the counter's value from turn to turn) is waited out to the turn that leaves it;
+// one that also counts its turns (a register carried) is run turn by turn. Both end at the same
+// count, as running them would: n plus the few cycles of the turn that leaves.
+TEST_F(Firmware, ALoopOnTheCountersIsWaitedOutOnlyWhenItCarriesNothingElse) {
+    const std::string chip = NPUSIM_TEST_FIRMWARE "/chip.elf";
+    const Result a = run("run --firmware " + chip + " --out " + (dir / "a").string() + " -- delay");
+    ASSERT_EQ(a.rc, 0) << a.out << a.err;
+    unsigned long long first = 0, second = 0;
+    unsigned long turns = 0;
+    const size_t at = a.out.find("delay: ");
+    ASSERT_NE(at, std::string::npos) << a.out;
+    ASSERT_EQ(std::sscanf(a.out.c_str() + at, "delay: %llu cycles, then %llu cycles in %lu turns",
+                          &first, &second, &turns),
+              3);
+    EXPECT_GE(first, 1'000'000u);
+    EXPECT_LT(first, 1'000'020u);
+    EXPECT_GE(second, 1'000'000u);
+    EXPECT_LT(second, 1'000'020u);
+    EXPECT_GT(turns, 100'000u);  // run: every turn counted
+    const json t = report("a")["totals"];
+    EXPECT_EQ(t["busy_waits"], 1);  // the first loop only
+    // Nearly all of the first loop's 2.56 ms (10^6 cycles at 390 MHz) waited out.
+    EXPECT_GT(t["busy_wait_ps"].get<uint64_t>(), 2'500'000'000u);
+}
+
 // A busy-wait (`while (!flag);`, the flag set by a TIMER0 interrupt 1 ms later) is waited out,
 // not run (docs/firmware.md, "Busy-wait loops"): the loop ends when the interrupt comes, 1 ms
 // (390,000 cycles at the 390 MHz of the CPU after boot) after the timer started, give or take the
