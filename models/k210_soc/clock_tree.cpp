@@ -42,8 +42,8 @@ uint32_t* SysctlClockRegs::word(uint64_t offset) {
 }
 
 const char* clock_name(Clock c) {
-    static const char* const kNames[] = {"cpu", "apb0",   "apb1",   "apb2",
-                                         "ai",  "timer0", "timer1", "timer2"};
+    static const char* const kNames[] = {"cpu",    "apb0",   "apb1",   "apb2", "ai",
+                                         "timer0", "timer1", "timer2", "wdt0", "wdt1"};
     return kNames[static_cast<unsigned>(c)];
 }
 
@@ -82,6 +82,10 @@ Clocks clocks_of(const SysctlClockRegs& r) {
         const double source = bits(r.clk_sel0, 13 + t, 1) == 0 ? kIn0Hz : c.pll[0];
         set(static_cast<Clock>(static_cast<unsigned>(Clock::kTimer0) + t),
             source / ((bits(r.clk_th[2], 8 * t, 8) + 1) * 2.0));
+    }
+    for (unsigned w = 0; w < 2; ++w) {  // WDTn: IN0 / ((threshold + 1) x 2)
+        set(static_cast<Clock>(static_cast<unsigned>(Clock::kWdt0) + w),
+            kIn0Hz / ((bits(r.clk_th[6], 8 * w, 8) + 1) * 2.0));
     }
     return c;
 }

@@ -1,5 +1,5 @@
 // The K210's clock tree: the frequencies SYSCTL's registers give the blocks npusim times (the
-// CPU and what runs on ACLK, the APB buses, the KPU's AI clock, TIMER0-2), computed as the
+// CPU and what runs on ACLK, the APB buses, the KPU's AI clock, TIMER0-2, WDT0-1), computed as the
 // Kendryte SDK's sysctl_clock_get_freq computes them, and SYSCTL's state when the boot ROM hands
 // over. Plain C++. Sources and assumptions: docs/firmware.md, "Clocks".
 #pragma once
@@ -31,9 +31,21 @@ struct PllFields {
     static constexpr uint32_t kOutputEnable = 1u << 25;
 };
 
-enum class Clock : unsigned { kCpu, kApb0, kApb1, kApb2, kAi, kTimer0, kTimer1, kTimer2, kCount };
+enum class Clock : unsigned {
+    kCpu,
+    kApb0,
+    kApb1,
+    kApb2,
+    kAi,
+    kTimer0,
+    kTimer1,
+    kTimer2,
+    kWdt0,
+    kWdt1,
+    kCount
+};
 constexpr unsigned kClockCount = static_cast<unsigned>(Clock::kCount);
-const char* clock_name(Clock c);  // "cpu", "apb0", ..., "ai", "timer0", ...
+const char* clock_name(Clock c);  // "cpu", "apb0", ..., "ai", "timer0", ..., "wdt1"
 
 constexpr double kIn0Hz = 26'000'000;  // the board's oscillator (SYSCTRL_CLOCK_FREQ_IN0)
 

@@ -46,6 +46,12 @@ nlohmann::ordered_json devices_json(const std::vector<HartDevice>& devices) {
 // Why the run failed, or "" when the firmware exited with 0 (on either hart: the first end of a
 // hart ends the run).
 std::string failure(const FirmwareSoc& soc, const std::string& file) {
+    if (!soc.chip_reset().empty()) {
+        const uint64_t pc = soc.hart.pc();
+        return fmt::format("firmware {}: {} (hart 0 at pc {:#x} ({}), after {} instructions)", file,
+                           soc.chip_reset(), pc, soc.hart.describe(pc),
+                           soc.hart.result().instructions);
+    }
     for (const K210Hart* k : {&soc.hart, &soc.hart1}) {
         if (!k->result().error.empty()) {
             return k->result().error;

@@ -43,6 +43,8 @@ FirmwareSoc::FirmwareSoc(sc_core::sc_module_name name, const K210Config& cfg,
     , timer0("timer0", period(boot_clocks()[soc::Clock::kTimer0]), register_latency(cfg))
     , timer1("timer1", period(boot_clocks()[soc::Clock::kTimer1]), register_latency(cfg))
     , timer2("timer2", period(boot_clocks()[soc::Clock::kTimer2]), register_latency(cfg))
+    , wdt0("wdt0", period(boot_clocks()[soc::Clock::kWdt0]), register_latency(cfg))
+    , wdt1("wdt1", period(boot_clocks()[soc::Clock::kWdt1]), register_latency(cfg))
     , cpu1("cpu1", cfg.platform.bus)
     , hart("hart0", k210.cpu, plic, clint, trace, 0)
     , hart1("hart1", cpu1, plic, clint, trace, 1)
@@ -65,6 +67,7 @@ FirmwareSoc::FirmwareSoc(sc_core::sc_module_name name, const K210Config& cfg,
     }
     connect_timers();
     connect_uarts();
+    connect_watchdogs();
     connect_clocks();
     k210.stats().attach(plic.stats());
     k210.stats().attach(uarths.stats());
@@ -88,6 +91,25 @@ void FirmwareSoc::connect_timers() {
         plic.connect(FirmwareMap::kIrqTimer0A + 2 * i, timers[i]->irq_a);
         plic.connect(FirmwareMap::kIrqTimer0A + 2 * i + 1, timers[i]->irq_b);
         timers[i]->on_pwm(pwm(i));
+    }
+}
+
+// WDT0-1: registers, interrupts (PLIC 21, 22); a reset of the chip ends the run (npusim does not
+// restart the firmware).
+void FirmwareSoc::connect_watchdogs() {
+    sim::Router& r = k210.router;
+    soc::DwWdt* wdts[] = {&wdt0, &wdt1};
+    for (unsigned i = 0; i < 2; ++i) {
+        r.map(fmt::format("wdt{}", i), i == 0 ? FirmwareMap::kWdt0 : FirmwareMap::kWdt1,
+              soc::DwWdt::kBytes, r.bind_target(wdts[i]->regs.socket));
+        plic.connect(FirmwareMap::kIrqWdt0 + i, wdts[i]->irq);
+        wdts[i]->on_reset([this, i](const sc_time& at) {
+            m_chip_reset = fmt::format(
+                "the watchdog WDT{} reset the chip at {:.3f} us (its interrupt still raised at a "
+                "second timeout); npusim ends the run there",
+                i, at.to_seconds() * 1e6);
+            sc_core::sc_stop();
+        });
     }
 }
 
@@ -173,6 +195,8 @@ void FirmwareSoc::set_clock(soc::Clock c, double hz, const sc_time& at) {
     case soc::Clock::kTimer0: timer0.set_tick(at, period(hz)); break;
     case soc::Clock::kTimer1: timer1.set_tick(at, period(hz)); break;
     case soc::Clock::kTimer2: timer2.set_tick(at, period(hz)); break;
+    case soc::Clock::kWdt0: wdt0.set_tick(at, period(hz)); break;
+    case soc::Clock::kWdt1: wdt1.set_tick(at, period(hz)); break;
     default: break;  // APB1, APB2: no block npusim times runs on them
     }
 }
@@ -198,7 +222,6 @@ std::string FirmwareMap::unmodelled(uint64_t addr) {
         {"I2S1", 0x50260000, 0x10000},      {"I2S2", 0x50270000, 0x10000},
         {"I2C0", 0x50280000, 0x10000},      {"I2C1", 0x50290000, 0x10000},
         {"I2C2", 0x502A0000, 0x10000},      {"SHA256", 0x502C0000, 0x10000},
-        {"WDT0", 0x50400000, 0x10000},      {"WDT1", 0x50410000, 0x10000},
         {"OTP", 0x50420000, 0x10000},       {"DVP", 0x50430000, 0x10000},
         {"AES", 0x50450000, 0x10000},       {"RTC", 0x50460000, 0x10000},
         {"SPI0", 0x52000000, 0x1000000},    {"SPI1", 0x53000000, 0x1000000},
@@ -340,6 +363,8 @@ void FirmwareSoc::map_hart(const K210Config& cfg) {
         {"timer0", FirmwareMap::kTimer0, 0x1000},
         {"timer1", FirmwareMap::kTimer0 + FirmwareMap::kTimerStride, 0x1000},
         {"timer2", FirmwareMap::kTimer0 + 2 * FirmwareMap::kTimerStride, 0x1000},
+        {"wdt0", FirmwareMap::kWdt0, soc::DwWdt::kBytes},
+        {"wdt1", FirmwareMap::kWdt1, soc::DwWdt::kBytes},
     };
     hart.map(mem, dev);
     hart1.map(std::move(mem), std::move(dev));

@@ -18,6 +18,7 @@
 #include "models/k210_soc/plic.h"
 #include "models/k210_soc/timer.h"
 #include "models/k210_soc/uart.h"
+#include "models/k210_soc/wdt.h"
 #include "platforms/k210/firmware/k210_hart.h"
 #include "platforms/k210/soc/k210_platform.h"
 
@@ -29,12 +30,13 @@ struct FirmwareMap {
     static constexpr uint64_t kUart1 = 0x50210000, kUart2 = 0x50220000, kUart3 = 0x50230000;
     static constexpr uint64_t kFpioa = 0x502B0000, kGpiohs = 0x38001000, kGpio = 0x50200000;
     static constexpr uint64_t kTimer0 = 0x502D0000, kTimerStride = 0x10000;  // TIMER0-2
+    static constexpr uint64_t kWdt0 = 0x50400000, kWdt1 = 0x50410000;
     static constexpr unsigned kIrqKpu = 25, kIrqDmac0 = 27, kIrqTimer0A = 14, kIrqUart1 = 11;
-    static constexpr unsigned kIrqGpio = 23, kIrqGpiohs0 = 34;
+    static constexpr unsigned kIrqGpio = 23, kIrqGpiohs0 = 34, kIrqWdt0 = 21;
     static constexpr unsigned kDmaUart1Rx = 14;     // SYSCTL_DMA_SELECT_UART1_RX_REQ (sysctl.h)
     static constexpr unsigned kClintClockDiv = 50;  // CLINT_CLOCK_DIV: mtime = CPU clock / 50
     // The block of the chip at `addr` that npusim does not model (the SDK's platform.h: SPI0-3,
-    // I2C0-2, I2S0-2, DVP, AES, SHA256, FFT, WDT0-1, RTC, OTP, the ROM), as a clause for a bus
+    // I2C0-2, I2S0-2, DVP, AES, SHA256, FFT, RTC, OTP, the ROM), as a clause for a bus
     // fault's message; "" for any other address.
     static std::string unmodelled(uint64_t addr);
 };
@@ -53,6 +55,7 @@ public:
     soc::Gpiohs gpiohs;
     soc::DwGpio gpio;
     soc::DwTimer timer0, timer1, timer2;
+    soc::DwWdt wdt0, wdt1;
     // Hart 1's data port (hart 0 uses k210.cpu): each core has its own timeline under temporal
     // decoupling, so one port's busy time must not make the other wait.
     sim::AxiPort cpu1;
@@ -80,6 +83,8 @@ public:
     // every change: "<time us> <clock> <Hz>" lines (the boot clocks at 0).
     const soc::Clocks& clocks() const { return m_clocks; }
     const std::string& clock_log() const { return m_clock_log; }
+    // A watchdog's reset of the chip ("" if none): the run ended there.
+    const std::string& chip_reset() const { return m_chip_reset; }
 
 private:
     soc::DwApbUart& uart(unsigned n);  // UART n, 1-3
@@ -90,6 +95,7 @@ private:
     void map_hart(const K210Config& cfg);
     void connect_timers();
     void connect_uarts();
+    void connect_watchdogs();
     // SYSCTL's clocks: the blocks' clocks set from them at boot and after each write.
     void connect_clocks();
     void clocks_written(const sc_core::sc_time& at);
@@ -102,6 +108,7 @@ private:
     std::vector<std::string> m_warnings;
     soc::Clocks m_clocks;
     std::string m_clock_log;
+    std::string m_chip_reset;
     struct PwmLine {
         unsigned timer = 0, channel = 0;
         sc_core::sc_time at;

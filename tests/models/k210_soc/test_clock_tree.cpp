@@ -20,7 +20,9 @@ TEST(ClockTree, BootClocksAreTheRomsThreeNinetyMegahertz) {
     EXPECT_DOUBLE_EQ(c[Clock::kApb0], 195e6);
     EXPECT_EQ(c[Clock::kAi], 0.0);
     EXPECT_DOUBLE_EQ(c[Clock::kTimer0], 13e6);  // IN0 / 2
+    EXPECT_DOUBLE_EQ(c[Clock::kWdt1], 13e6);    // IN0 / 2
     EXPECT_STREQ(clock_name(Clock::kTimer2), "timer2");
+    EXPECT_STREQ(clock_name(Clock::kWdt1), "wdt1");
 }
 
 // What the SDK's sysctl_pll_set_freq writes for the demos' 800 and 400 MHz (MaixPy's log reads

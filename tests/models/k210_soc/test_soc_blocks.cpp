@@ -14,6 +14,7 @@
 #include "models/k210_soc/plic.h"
 #include "models/k210_soc/timer.h"
 #include "models/k210_soc/uart.h"
+#include "models/k210_soc/wdt.h"
 #include "sim/core/error.h"
 #include "tests/models/k210_soc/soc_test_helpers.h"
 #include "tests/sim/tlm/sc_harness.h"
@@ -266,6 +267,40 @@ TEST_F(ScTest, TimerCountsOnAtANewClock) {
         EXPECT_TRUE(t.irq_a.level());
     };
     sc_core::sc_start(sc_time(100, sc_core::SC_US));
+}
+
+// The watchdog as wdt.c drives it (DW_apb_wdt): TOP 0 is 2^16 counts (65.536 us at 1 ns a
+// count); interrupt mode: the first timeout raises the interrupt and counts again, eoi's read
+// clears it (its write is ignored), a restart (crr 0x76) counts again and clears it, a second
+// timeout with the interrupt raised resets the chip.
+TEST_F(ScTest, WdtInterruptsThenResetsAtASecondTimeout) {
+    soc::DwWdt w("w", sc_time(1, SC_NS), sc_time(0, SC_NS));
+    TestInitiator a("a");
+    a.socket.bind(w.regs.socket);
+    sc_time reset_at = sc_core::SC_ZERO_TIME;
+    w.on_reset([&](const sc_time& at) { reset_at = at; });
+    Runner r("r");
+    r.body = [&] {
+        wr32(a, 0x04, 0x00);       // torr: TOP 0
+        wr32(a, 0x00, 0x2 | 0x1);  // cr: interrupt mode, enabled at 0
+        sc_core::wait(sc_time(65'535, SC_NS));
+        EXPECT_FALSE(w.irq.level());
+        EXPECT_EQ(rd32(a, 0x08), 1u);  // ccvr: one count left
+        sc_core::wait(sc_time(1, SC_NS));
+        EXPECT_TRUE(w.irq.level());  // 65.536 us
+        EXPECT_EQ(rd32(a, 0x10), 1u);
+        wr32(a, 0x14, 1);  // the SDK writes back what it read from eoi: ignored
+        EXPECT_EQ(rd32(a, 0x14), 0u);
+        EXPECT_FALSE(w.irq.level());
+        sc_core::wait(sc_time(30'000, SC_NS));
+        wr32(a, 0x0c, soc::DwWdt::kRestart);  // fed at 95.536 us: due at 161.072 us
+        sc_core::wait(sc_time(65'536, SC_NS));
+        EXPECT_TRUE(w.irq.level());
+        EXPECT_EQ(reset_at, sc_core::SC_ZERO_TIME);
+        sc_core::wait(sc_time(65'536, SC_NS));  // not cleared: reset at 226.608 us
+        EXPECT_EQ(reset_at, sc_time(226'608, SC_NS));
+    };
+    sc_core::sc_start(sc_time(300, sc_core::SC_US));
 }
 
 // plic_init writes every source's priority, source 0's included: hard-wired 0, the write is

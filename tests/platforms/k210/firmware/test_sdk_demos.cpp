@@ -301,6 +301,40 @@ TEST_F(Firmware, SdkClocksDriveTheModelsClocks) {
     EXPECT_GE(rep["totals"]["busy_waits"].get<uint64_t>(), 2u);
 }
 
+// An SDK application of ours (sdk_wdt/main.c) uses WDT0 as the SDK's watchdog demo does:
+// wdt_init(2000 ms) picks TOP 8 at the WDT clock the SDK computes (IN0 / 2 = 13 MHz): a timeout is
+// 2^24 counts, 1.2906 s, and wdt_init answers 2 timeouts, 2581 ms. Fed three times 0.5 s apart,
+// then not: the interrupt (PLIC 21) one timeout after the last feed, cleared by the handler; again
+// one timeout later, not cleared (the handler spins); the third timeout resets the chip, which
+// ends the run with the reset's time, the run failing.
+TEST_F(Firmware, SdkWatchdogInterruptsThenResetsTheChip) {
+    const fs::path elf = our_sdk_app("sdk_wdt");
+    if (elf.empty()) {
+        GTEST_SKIP() << "../shared/vendor is absent";
+    }
+    const Result r =
+        run("run --firmware " + elf.string() + " --max-time 8s --out " + (dir / "o").string());
+    EXPECT_EQ(r.rc, 1);
+    const std::string console = slurp(dir / "o" / "uart3.txt");
+    unsigned long fed = 0, irq1 = 0, irq2 = 0;
+    ASSERT_EQ(std::sscanf(console.c_str(),
+                          "timeout 2581 ms\nfed at %lu us\nirq 1 at %lu us\n"
+                          "irq 2 at %lu us\n",
+                          &fed, &irq1, &irq2),
+              3)
+        << console;
+    const double timeout_us = (1 << 24) / 13.0;                      // 1,290,554.6 us
+    EXPECT_NEAR(static_cast<double>(irq1 - fed), timeout_us, 50.0);  // the feed, then its print
+    EXPECT_NEAR(static_cast<double>(irq2 - irq1), timeout_us, 2.0);  // printed in whole us
+    double reset_us = 0;
+    const size_t at = r.out.find("the watchdog WDT0 reset the chip at ");
+    ASSERT_NE(at, std::string::npos) << r.out;
+    ASSERT_EQ(
+        std::sscanf(r.out.c_str() + at, "the watchdog WDT0 reset the chip at %lf us", &reset_us),
+        1);
+    EXPECT_NEAR(reset_us - static_cast<double>(irq2), timeout_us, 50.0);
+}
+
 // The SDK's timer demo, unmodified: twelve channels of TIMER0-2 in single-shot mode with 500 ms
 // intervals (timer_set_interval at the timer clock the SDK computes), interrupts through the PLIC
 // (sources 14-19), its callbacks counting to 12: it prints its own "[PASS]".
