@@ -82,7 +82,7 @@ Dmac::Dmac(sc_core::sc_module_name name, const DmacConfig& cfg, sim::TraceWriter
           "bursts that waited for a peripheral's request (its data, or room for it)"))
     , m_errors(m_stats.counter("errors", "transfers", "transfers stopped by a bus error")) {
     connect_registers();
-    add_sysctl_registers();
+    add_sysctl_registers(cfg);
     m_stats.attach(axi.stats());
     if (m_trace != nullptr) {
         m_track = m_trace->track(this->name());
@@ -138,29 +138,28 @@ Dmac::~Dmac() = default;
 // The SYSCTL registers other than the DMA selectors, in the SDK's sysctl_t order (32-bit each):
 // kept as written, so start-up code that sets clocks, thresholds and resets and reads them back
 // works; pll_lock reads PLL0, PLL1 and PLL2 locked (as Renode's K210 does: it tags 0x50440018).
-// The clock registers start as the boot ROM leaves them (soc::SysctlClockRegs::at_boot) and tell
-// on_clock_write's callback when they are written.
-void Dmac::add_sysctl_registers() {
+// Their reset values are the configuration's (the K210's clock registers as the boot ROM leaves
+// them); on_sysctl_write's callback hears of each write.
+void Dmac::add_sysctl_registers(const DmacConfig& cfg) {
     static const char* const kNames[] = {
         "git_id",      "clk_freq",    "pll0",       "pll1",       "pll2",
         "resv5",       "pll_lock",    "rom_error",  "clk_sel0",   "clk_sel1",
         "clk_en_cent", "clk_en_peri", "soft_reset", "peri_reset", "clk_th0",
         "clk_th1",     "clk_th2",     "clk_th3",    "clk_th4",    "clk_th5",
         "clk_th6",     "misc",        "peri",       "spi_sleep",  "reset_status"};
-    soc::SysctlClockRegs boot = soc::SysctlClockRegs::at_boot();
     for (size_t i = 0; i < std::size(kNames); ++i) {
-        const uint32_t* clock = boot.word(4 * i);
-        m_sysctl_regs.emplace_back(sim::Register::Spec{kNames[i], 4 * i, 4,
-                                                       clock != nullptr ? *clock : uint64_t{0},
-                                                       Access::RW, 0xffffffff, true});
-        m_sysctl_bank.add(m_sysctl_regs.back());
-        if (clock != nullptr) {  // a clock register: the SoC recomputes its clocks
-            m_sysctl_regs.back().on_write([this](uint64_t) {
-                if (m_clock_write) {
-                    m_clock_write(sysctl.access_time());
-                }
-            });
+        uint64_t reset = 0;
+        for (const auto& [offset, value] : cfg.sysctl_reset) {
+            reset = offset == 4 * i ? value : reset;
         }
+        m_sysctl_regs.emplace_back(
+            sim::Register::Spec{kNames[i], 4 * i, 4, reset, Access::RW, 0xffffffff, true});
+        m_sysctl_bank.add(m_sysctl_regs.back());
+        m_sysctl_regs.back().on_write([this, i](uint64_t) {
+            if (m_sysctl_write) {
+                m_sysctl_write(4 * i, sysctl.access_time());
+            }
+        });
     }
     constexpr uint64_t kPllsLocked = 0x3 | (0x1 << 8) | (0x1 << 16);  // pll_lock0, 1, 2
     m_sysctl_regs[6].on_read([](uint64_t v) { return v | kPllsLocked; });
@@ -170,14 +169,13 @@ void Dmac::add_sysctl_registers() {
     m_sysctl_bank.add(m_sysctl_regs.back());
 }
 
-soc::SysctlClockRegs Dmac::clock_regs() const {
-    soc::SysctlClockRegs r;
+uint32_t Dmac::sysctl_value(uint64_t offset) const {
     for (const sim::Register& reg : m_sysctl_regs) {
-        if (uint32_t* w = r.word(reg.offset())) {
-            *w = static_cast<uint32_t>(reg.value());
+        if (reg.offset() == offset) {
+            return static_cast<uint32_t>(reg.value());
         }
     }
-    return r;
+    return 0;
 }
 
 void Dmac::connect_request(unsigned select, RequestSource source) {

@@ -11,12 +11,12 @@
 #include <deque>
 #include <functional>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include <systemc>
 
 #include "models/k210_dma/dmac_regs.h"
-#include "models/k210_soc/clock_tree.h"
 #include "sim/core/bus_cost.h"
 #include "sim/core/regs.h"
 #include "sim/core/stats.h"
@@ -30,6 +30,9 @@ namespace npu::dma {
 struct DmacConfig {
     sim::BusConfig bus{8, 16, 2, 4096, 400'000'000};  // the DMAC's AXI master
     double register_latency_ns = 10;
+    // SYSCTL registers whose reset value is not 0 (offset, value): the platform's (the K210's
+    // clock registers as the boot ROM leaves them).
+    std::vector<std::pair<uint64_t, uint32_t>> sysctl_reset;
 };
 
 // A peripheral's DMA request: how many items it can deliver now (a source) or take now (a
@@ -62,11 +65,12 @@ public:
     // Connects the peripheral whose SYSCTL select value is `select` (e.g. regs::kAiRxReq).
     void connect_request(unsigned select, RequestSource source);
     sim::StatGroup& stats() { return m_stats; }
-    // SYSCTL's clock registers as they are now, and a callback after each write to one of them
-    // (with the write's time): the SoC drives its blocks' clocks from them.
-    soc::SysctlClockRegs clock_regs() const;
-    void on_clock_write(std::function<void(const sc_core::sc_time&)> f) {
-        m_clock_write = std::move(f);
+    // A SYSCTL register other than the DMA selectors as it is now (0 for no register), and a
+    // callback after each write to one (its offset, the write's time): the SoC drives its
+    // blocks' clocks from them.
+    uint32_t sysctl_value(uint64_t offset) const;
+    void on_sysctl_write(std::function<void(uint64_t offset, const sc_core::sc_time&)> f) {
+        m_sysctl_write = std::move(f);
     }
 
 private:
@@ -83,10 +87,10 @@ private:
     void finish(unsigned ch, uint64_t status_bits);
     void update_irq(unsigned ch);
     void connect_registers();
-    void add_sysctl_registers();
+    void add_sysctl_registers(const DmacConfig& cfg);
 
     sim::TraceWriter* m_trace;
-    std::function<void(const sc_core::sc_time&)> m_clock_write;
+    std::function<void(uint64_t offset, const sc_core::sc_time&)> m_sysctl_write;
     int m_track = 0;
     std::vector<RequestSource> m_sources;  // by select value
     std::array<sc_core::sc_event, regs::kChannels> m_start;

@@ -41,6 +41,17 @@ uint32_t* SysctlClockRegs::word(uint64_t offset) {
     }
 }
 
+std::vector<uint64_t> SysctlClockRegs::offsets() {
+    std::vector<uint64_t> o{kClkSel0, kClkSel1, kClkEnCent, kClkEnPeri};
+    for (uint64_t i = 0; i < 3; ++i) {
+        o.push_back(kPll0 + 4 * i);
+    }
+    for (uint64_t i = 0; i < kThresholds; ++i) {
+        o.push_back(kClkTh0 + 4 * i);
+    }
+    return o;
+}
+
 const char* clock_name(Clock c) {
     static const char* const kNames[] = {"cpu",    "apb0",   "apb1",   "apb2", "ai",
                                          "timer0", "timer1", "timer2", "wdt0", "wdt1"};

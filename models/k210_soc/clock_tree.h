@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cstdint>
+#include <vector>
 
 namespace npu::soc {
 
@@ -23,6 +24,16 @@ struct SysctlClockRegs {
     static SysctlClockRegs at_boot();
     // The register at `offset` (pll0..clk_th6), or nullptr for any other offset.
     uint32_t* word(uint64_t offset);
+    // Every clock register's offset, and the registers read by offset (`value(offset)`).
+    static std::vector<uint64_t> offsets();
+    template <class Read>
+    static SysctlClockRegs read(Read value) {
+        SysctlClockRegs r;
+        for (uint64_t offset : offsets()) {
+            *r.word(offset) = value(offset);
+        }
+        return r;
+    }
 };
 
 // PLL register fields (sysctl_pll0_t).

@@ -146,7 +146,12 @@ void FirmwareSoc::connect_clocks() {
     if (m_clocks[soc::Clock::kAi] > 0) {
         k210.kpu.set_clock_hz(m_clocks[soc::Clock::kAi]);
     }
-    k210.dmac.on_clock_write([this](const sc_time& at) { clocks_written(at); });
+    k210.dmac.on_sysctl_write([this](uint64_t offset, const sc_time& at) {
+        soc::SysctlClockRegs probe;
+        if (probe.word(offset) != nullptr) {  // a clock register
+            clocks_written(at);
+        }
+    });
     sc_core::sc_spawn_options o;
     o.spawn_method();
     o.dont_initialize();
@@ -155,7 +160,8 @@ void FirmwareSoc::connect_clocks() {
 }
 
 void FirmwareSoc::clocks_written(const sc_time& at) {
-    const soc::Clocks now = soc::clocks_of(k210.dmac.clock_regs());
+    const soc::Clocks now = soc::clocks_of(soc::SysctlClockRegs::read(
+        [this](uint64_t offset) { return k210.dmac.sysctl_value(offset); }));
     for (unsigned c = 0; c < soc::kClockCount; ++c) {
         if (now.hz[c] != m_clocks.hz[c]) {
             m_clock_log += fmt::format("{:.3f} {} {:.0f}\n", at.to_seconds() * 1e6,

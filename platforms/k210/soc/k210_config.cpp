@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "models/k210_soc/clock_tree.h"
 #include "platforms/k210/kmodel/kmodel_ops.h"
 #include "sim/core/error.h"
 
@@ -80,8 +81,23 @@ rv64::CycleModel K210Config::default_cpi() {
     return m;
 }
 
+namespace {
+// SYSCTL's clock registers as the boot ROM leaves them (docs/firmware.md, "Clocks").
+std::vector<std::pair<uint64_t, uint32_t>> boot_sysctl() {
+    soc::SysctlClockRegs boot = soc::SysctlClockRegs::at_boot();
+    std::vector<std::pair<uint64_t, uint32_t>> v;
+    for (uint64_t offset : soc::SysctlClockRegs::offsets()) {
+        if (*boot.word(offset) != 0) {
+            v.emplace_back(offset, *boot.word(offset));
+        }
+    }
+    return v;
+}
+}  // namespace
+
 K210Config read_k210_config(const sim::ConfigNode& p) {
     K210Config c;
+    c.dmac.sysctl_reset = boot_sysctl();
     c.platform = platform::read_platform(p);
     if (auto k = p.optional_child("kpu")) {
         c.kpu_base_addr = k->get<uint64_t>("base_addr", c.kpu_base_addr);
