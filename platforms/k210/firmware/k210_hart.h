@@ -151,6 +151,7 @@ private:
     bool spin_safe_block(uint64_t pc, uint64_t n) const;
     void spin_wait(const SpinTurn& turn);
     void spin_account(const SpinTurn& turn, const sc_core::sc_time& elapsed);
+    void wait_turning(const SpinTurn& turn, uint64_t turns, const char* what);
     // Loops on the counters (k210_hart_wait.cpp): `while (read_cycle() - start < n);` waited out
     // to the turn that leaves it, found by trying turns at later times.
     struct Probe {

@@ -162,10 +162,18 @@ void K210Hart::spin_wait(const SpinTurn& turn) {
         m_qk.sync_if_needed();
         return;
     }
+    wait_turning(turn, 0, "busy-wait");
+}
+
+// Waits, turning in a loop, for `turns` turns (0: until something could end the loop,
+// wake_deadline) or less if something wakes the hart; the time counts as turns of the loop and
+// is one span named `what` in the trace.
+void K210Hart::wait_turning(const SpinTurn& turn, uint64_t turns, const char* what) {
     m_qk.sync();
     const sc_time start = sc_core::sc_time_stamp();
     close_segment(to_ps(start));
-    const sc_time due = wake_deadline(&turn);
+    const sc_time due =
+        turns == 0 ? wake_deadline(&turn) : start + span(static_cast<double>(turns * turn.cycles));
     if (due == sc_core::sc_max_time()) {
         sc_core::wait(m_wake);
     } else if (due > start) {
@@ -174,7 +182,7 @@ void K210Hart::spin_wait(const SpinTurn& turn) {
     const sc_time end = sc_core::sc_time_stamp();
     spin_account(turn, end - start);
     ++m_result.spins;
-    m_trace.complete(m_track, "busy-wait", "sleep", to_ps(start), to_ps(end - start));
+    m_trace.complete(m_track, what, "sleep", to_ps(start), to_ps(end - start));
     m_segment_start_ps = to_ps(end);
     m_segment_pc = m_cpu->pc();
 }

@@ -143,16 +143,7 @@ void K210Hart::wait_turns(const SpinTurn& turn, uint64_t turns) {
         m_qk.sync_if_needed();
         return;
     }
-    m_qk.sync();
-    const sc_time start = sc_core::sc_time_stamp();
-    close_segment(to_ps(start));
-    sc_core::wait(span(static_cast<double>(turns * turn.cycles)), m_wake);
-    const sc_time end = sc_core::sc_time_stamp();
-    spin_account(turn, end - start);
-    ++m_result.spins;
-    m_trace.complete(m_track, "counter wait", "sleep", to_ps(start), to_ps(end - start));
-    m_segment_start_ps = to_ps(end);
-    m_segment_pc = m_cpu->pc();
+    wait_turning(turn, turns, "counter wait");
     set_busy(true);
 }
 
