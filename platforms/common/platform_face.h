@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -36,8 +37,13 @@ struct RunRequest {
     std::string semihost_read_root, semihost_write_root;
     std::string semihost_hint;  // how a user gives the firmware files, for a refusal's message
     int gdb_port = 0;  // --gdb: wait for a debugger on 127.0.0.1:port before running (0: none)
-    std::string uart_input;  // --uart-input [uartN=]FILE: bytes the firmware's UART receives
-    std::string pin_input;   // --pin-input FILE: levels applied to the chip's pads over time
+    // The options the platform's kind declares (PlatformKind::run_options) that were given, by
+    // name ("1" for a flag); option(name) is "" when one was not given.
+    std::map<std::string, std::string> options;
+    std::string option(const std::string& name) const {
+        const auto it = options.find(name);
+        return it == options.end() ? std::string() : it->second;
+    }
     // What the firmware prints (source: "console" for semihosting, else the UART), as it prints.
     std::function<void(const std::string& source, const std::string& text)> firmware_output;
     std::string folding;      // --folding: a FINN folding config (platforms that take one)
@@ -180,6 +186,17 @@ private:
     std::string m_source;
 };
 
+// A `npusim run` option a platform kind declares: the program puts it on its command line (its
+// help, the file check, the option it needs) and passes its value to the platform in
+// RunRequest::options; given for another platform, it is refused naming the ones that take it.
+// Adding such an option touches only its platform.
+struct RunOption {
+    std::string name;  // without the dashes, e.g. "uart-input"
+    std::string help;
+    bool existing_file = false;  // the value names a file that must exist
+    std::string needs;           // an option it needs, without the dashes ("": none)
+};
+
 // One platform kind: how to build a Platform from the `platform:` map of a YAML file. `read`
 // records problems in the document (the loader calls finish() afterwards, then `validate`).
 struct PlatformKind {
@@ -194,6 +211,7 @@ struct PlatformKind {
     // Its built-in config (configs/<file>), loaded when an option only it takes is given
     // without --platform (e.g. --folding: "finn.yaml"); empty: none.
     std::string builtin_config{};
+    std::vector<RunOption> run_options{};  // its own `npusim run` options
 };
 
 // Every registered kind, the built-in ones first (platforms/registry.cpp, library

@@ -297,12 +297,24 @@ platform::CompileReport K210Face::compile(const platform::CompileRequest& reques
 }
 
 platform::PlatformKind k210_platform_kind() {
-    return {"k210", "Kendryte K210: KPU, DMAC, SRAM; runs kmodels v3/v4 (configs/k210.yaml)",
-            [](const sim::ConfigNode& p, const std::string& source) {
-                return std::make_unique<K210Face>(read_k210_config(p), source);
-            },
-            true,   // npusim run --script: register scripts on the SoC
-            true};  // npusim run --firmware: RISC-V firmware on the SoC
+    platform::PlatformKind k{
+        "k210", "Kendryte K210: KPU, DMAC, SRAM; runs kmodels v3/v4 (configs/k210.yaml)",
+        [](const sim::ConfigNode& p, const std::string& source) {
+            return std::make_unique<K210Face>(read_k210_config(p), source);
+        },
+        true,   // npusim run --script: register scripts on the SoC
+        true};  // npusim run --firmware: RISC-V firmware on the SoC
+    // What the chip's outside world gives a firmware (docs/firmware.md).
+    k.run_options = {
+        {"uart-input",
+         "With --firmware: bytes a UART receives, [PORT=]FILE (uart1-3; default uart3, the "
+         "SDK's console), arriving at its line rate from when the firmware sets its baud rate",
+         false, "firmware"},
+        {"pin-input",
+         "With --firmware: levels applied to the chip's pads from outside over time, a text file "
+         "of '<time> io<N> <0|1|z>' lines (e.g. '5ms io26 0': a key pressed)",
+         true, "firmware"}};
+    return k;
 }
 
 }  // namespace npu::k210

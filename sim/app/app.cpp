@@ -10,6 +10,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "platforms/common/platform_face.h"
 #include "sim/core/error.h"
 #include "sim/core/parallel.h"
 #include "sim/core/version.h"
@@ -71,19 +72,33 @@ void add_firmware_options(CLI::App* run, RunOptions& run_opts) {
                     "console, arguments, clock and exit work, its files do not")
         ->expected(0, 1)
         ->needs(run->get_option("--firmware"));
-    run->add_option("--uart-input", run_opts.uart_input,
-                    "With --firmware: bytes a serial port of the platform receives, "
-                    "[PORT=]FILE, arriving at its line rate (ports and default: the "
-                    "platform's docs; K210: uart1-3, uart3)")
-        ->needs(run->get_option("--firmware"));
-    run->add_option("--pin-input", run_opts.pin_input,
-                    "With --firmware: levels applied to the chip's pins from outside over time, "
-                    "a text file of '<time> <pin> <0|1|z>' lines (e.g. '5ms io26 0': a key "
-                    "pressed; pins and format: the platform's docs)")
-        ->check(CLI::ExistingFile)
-        ->needs(run->get_option("--firmware"));
     run->add_option("args", run_opts.firmware_args,
                     "After --: the firmware's arguments (argv[1..] through semihosting)");
+}
+
+// The options the platform kinds declare (platform::RunOption), each once: a platform's option
+// is built here from its declaration, and checked against the platform in cmd_run.
+void add_platform_options(CLI::App* run, RunOptions& run_opts) {
+    for (const platform::PlatformKind& k : platform::platform_kinds()) {
+        for (const platform::RunOption& o : k.run_options) {
+            const std::string flag = "--" + o.name;
+            if (run->get_option_no_throw(flag) != nullptr) {
+                continue;  // declared by another kind too
+            }
+            CLI::Option* opt = run->add_option_function<std::string>(
+                flag,
+                [&run_opts, name = o.name](const std::string& v) {
+                    run_opts.platform_options[name] = v;
+                },
+                o.help + " (" + k.kind + ")");
+            if (o.existing_file) {
+                opt->check(CLI::ExistingFile);
+            }
+            if (!o.needs.empty()) {
+                opt->needs(run->get_option("--" + o.needs));
+            }
+        }
+    }
 }
 
 // npusim run --folding FILE --size-fifos (FINN designs; need --model).
@@ -136,6 +151,7 @@ CLI::App* add_run(CLI::App& app, RunOptions& run_opts) {
         ->excludes(run->get_option("--input"));
     add_firmware_options(run, run_opts);
     add_finn_options(run, run_opts);
+    add_platform_options(run, run_opts);
     run->add_flag("--dump-all", run_opts.dump_all,
                   "Also write every layer's result into --out as layer_<index>_<type>.npy, "
                   "with its SHA-256 in report.json (K210; timed runs read it at no simulated "

@@ -3,6 +3,7 @@
 // 3 internal error).
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -33,14 +34,14 @@ struct RunOptions {
     int gdb_port = 0;          // --gdb PORT: debug the firmware with GDB (0: no debugger)
     bool semihosting = false;  // --semihosting[=DIR]: the firmware may open files
     std::string semihost_dir;  // its DIR: reads and writes there (else: . and --out DIR/files)
-    std::string uart_input;    // --uart-input [uartN=]FILE: bytes a UART receives
-    std::string pin_input;     // --pin-input FILE: levels applied to the pads over time
-    std::string folding;       // --folding: a FINN folding config (JSON)
-    bool size_fifos = false;   // --size-fifos: the smallest FIFO depths keeping the rate (FINN)
-    bool trace = false;        // write trace.json (Chrome trace events) into --out
-    bool functional = false;   // values only: no SystemC, no time (k210)
-    bool dump_all = false;     // every layer's result into --out (k210)
-    bool progress = false;     // always show the progress line (else: long runs on a terminal)
+    // The options platforms declare (platform::RunOption: e.g. the K210's --uart-input), by name.
+    std::map<std::string, std::string> platform_options;
+    std::string folding;      // --folding: a FINN folding config (JSON)
+    bool size_fifos = false;  // --size-fifos: the smallest FIFO depths keeping the rate (FINN)
+    bool trace = false;       // write trace.json (Chrome trace events) into --out
+    bool functional = false;  // values only: no SystemC, no time (k210)
+    bool dump_all = false;    // every layer's result into --out (k210)
+    bool progress = false;    // always show the progress line (else: long runs on a terminal)
     bool verbose = false;
 };
 

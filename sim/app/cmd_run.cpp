@@ -63,8 +63,7 @@ platform::RunRequest run_request(const RunOptions& opts) {
         req.max_time_ps = *ps;
     }
     req.gdb_port = opts.gdb_port;
-    req.uart_input = opts.uart_input;
-    req.pin_input = opts.pin_input;
+    req.options = opts.platform_options;
     req.firmware_output = [](const std::string& from, const std::string& text) {
         if (from == "npusim") {  // a line of ours about the firmware
             std::fprintf(stderr, "npusim: %s", text.c_str());
@@ -119,6 +118,7 @@ int cmd_run(const RunOptions& opts) {
     if (!opts.firmware.empty()) {
         check_kind_can(*p, &platform::PlatformKind::runs_firmware, "--firmware", "firmware runs");
     }
+    check_platform_options(*p, opts.platform_options);
     if (!opts.folding.empty() || opts.size_fifos) {
         check_kind_can(*p, &platform::PlatformKind::takes_folding,
                        opts.folding.empty() ? "--size-fifos" : "--folding",

@@ -42,4 +42,24 @@ void check_kind_can(const platform::Platform& p, bool platform::PlatformKind::*c
     }
 }
 
+void check_platform_options(const platform::Platform& p,
+                            const std::map<std::string, std::string>& given) {
+    for (const auto& [name, value] : given) {
+        std::string takers;
+        bool ok = false;
+        for (const platform::PlatformKind& k : platform::platform_kinds()) {
+            for (const platform::RunOption& o : k.run_options) {
+                if (o.name == name) {
+                    ok = ok || k.kind == p.kind();
+                    takers += (takers.empty() ? "" : ", ") + k.kind;
+                }
+            }
+        }
+        if (!ok) {
+            throw sim::Error(fmt::format("--{}: an option of the {} platform; {} is a {} platform",
+                                         name, takers, p.source(), p.kind()));
+        }
+    }
+}
+
 }  // namespace npu::app

@@ -2,6 +2,7 @@
 // a YAML file, or a built-in config of configs/ when no file is named.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -27,5 +28,10 @@ std::string default_platform(bool wanted, bool platform::PlatformKind::*can);
 // takes_folding).
 void check_kind_can(const platform::Platform& p, bool platform::PlatformKind::*can,
                     const char* option, const char* what);
+
+// Refuses, naming the kinds that take it, an option `given` that `p`'s kind does not declare
+// (platform::RunOption).
+void check_platform_options(const platform::Platform& p,
+                            const std::map<std::string, std::string>& given);
 
 }  // namespace npu::app

@@ -266,12 +266,12 @@ platform::RunReport run_firmware(const K210Config& cfg, const std::string& sourc
     const std::unique_ptr<GdbLink> gdb = connect_gdb(request.gdb_port);
     base.gdb = gdb.get();
     FirmwareSoc soc("soc", cfg, trace, base.output);
-    if (!request.uart_input.empty()) {
-        const auto [port, bytes] = uart_input(request.uart_input);
+    if (const std::string spec = request.option("uart-input"); !spec.empty()) {
+        const auto [port, bytes] = uart_input(spec);
         soc.set_uart_input(port, bytes);
     }
-    if (!request.pin_input.empty()) {
-        soc.set_pin_input(pin_input(request.pin_input));
+    if (const std::string path = request.option("pin-input"); !path.empty()) {
+        soc.set_pin_input(pin_input(path));
     }
     const bool two_harts = load_harts(soc, cfg, elf, request, base);
     sc_core::sc_start();
