@@ -135,15 +135,18 @@ private:
     void sleep();
     void set_busy(bool busy);
     // Busy-wait loops (k210_hart_spin.cpp): a look after a quantum, one turn checked, the wait.
+    static constexpr unsigned kSpinBlocks = 4;  // translated blocks in one turn, at most
     struct SpinTurn {
         uint64_t instructions = 0, cycles = 0;
-        uint64_t counter_reads = 0;         // of cycle/time/instret (a loop on the counters)
-        uint64_t head = 0;                  // where the turn began and ended
-        std::vector<uint64_t> blocks;       // the turn's translated blocks, by their first pc
+        uint64_t counter_reads = 0;  // of cycle/time/instret (a loop on the counters)
+        uint64_t head = 0;           // where the turn began and ended
+        // The turn's translated blocks, by their first pc (no heap: a turn can be on a hart's
+        // stack when the simulation stops, never unwound).
+        std::array<uint64_t, kSpinBlocks> blocks{};
+        unsigned block_count = 0;
         std::array<uint64_t, 32> before{};  // the integer registers at its start
     };
     static constexpr uint64_t kSpinBytes = 128;       // a loop's reach from one end to the other
-    static constexpr unsigned kSpinBlocks = 4;        // translated blocks in one turn, at most
     static constexpr uint64_t kSpinBackoff = 10'000;  // instructions after a failed look
     bool spin_candidate();
     bool still_spinning();

@@ -94,7 +94,7 @@ std::optional<K210Hart::SpinTurn> K210Hart::spin_turn(rv64::RunResult& r) {
             return std::nullopt;
         }
         safe = safe && spin_safe_block(start, r.instructions);
-        turn.blocks.push_back(start);
+        turn.blocks[turn.block_count++] = start;
         turn.instructions += r.instructions;
         turn.cycles += r.cycles;
         if (m_cpu->pc() == head) {

@@ -53,7 +53,8 @@ K210Hart::Probe K210Hart::probe_turn(const SpinTurn& turn, const std::array<uint
             p.looping = true;
             break;
         }
-        if (std::find(turn.blocks.begin(), turn.blocks.end(), pc) == turn.blocks.end()) {
+        const auto* end = turn.blocks.begin() + turn.block_count;
+        if (std::find(turn.blocks.begin(), end, pc) == end) {
             break;  // left the loop
         }
         m_run_base = start + span(static_cast<double>(cycles));
