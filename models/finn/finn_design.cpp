@@ -157,9 +157,9 @@ DesignRun simulate(const Design& d, const std::vector<int64_t>& input, uint64_t 
         throw sim::Error(fmt::format("the input holds {} values, expected {} frames of {}",
                                      input.size(), frames, per_frame));
     }
-    sim::reset_simulation();
+    sim::Session session({nullptr, false, true, false});  // the caller's report handler
     auto chain = std::make_unique<Chain>("finn", d, input, frames, opts.record);
-    sc_core::sc_start();
+    session.run();
     if (chain->m_frame_done.size() != frames) {
         throw sim::Error(fmt::format("the design stopped after {} of {} frames",
                                      chain->m_frame_done.size(), frames));

@@ -241,10 +241,10 @@ platform::RunReport AscendFace::run(const platform::RunRequest& request) {
     const aipp::Params& p = j.job.params;
     const aipp::LoadParams& l = j.job.load;
     const AippProgram program{p, l, j.src.src0, j.src.src1};
-    sim::install_report_handler({}, request.verbose);
+    sim::Session session({nullptr, request.verbose});
     AscendPlatform soc("ascend", m_cfg, engine_config(m_cfg, j.job.timing, j.job.fidelity));
     soc.load(program);
-    sc_core::sc_start();
+    session.run();
     const AippRun& r = soc.result();
     if (!r.done) {
         throw sim::Error(fmt::format("{}: {}", j.source,

@@ -177,10 +177,10 @@ platform::RunReport DlpFace::run(const platform::RunRequest& request) {
     const Network& n = c.file.network;
     std::string described;
     std::vector<std::vector<uint8_t>> images = inputs(request.input, c.file, m_cfg.dlp, described);
-    sim::install_report_handler({}, request.verbose);
+    sim::Session session({nullptr, request.verbose});
     DlpPlatform soc("dlp", m_cfg);
     soc.load(c.program, std::move(images));
-    sc_core::sc_start();
+    session.run();
     const HostResult& r = soc.result();
     if (!r.done) {
         throw sim::Error(r.error.empty() ? "the DL processor did not finish" : r.error);

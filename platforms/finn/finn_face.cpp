@@ -168,7 +168,7 @@ platform::RunReport FinnFace::run(const platform::RunRequest& request) {
         functional_report(rep, m, ctx);
         return rep;
     }
-    sim::install_report_handler({}, request.verbose);
+    sim::install_report_handler({}, request.verbose);  // for every simulation of the design
     std::optional<Sizing> sizing;
     if (request.size_fifos) {
         sizing = Sizing{simulate(m.design, x, ctx.frames),

@@ -25,7 +25,7 @@ double per_second(uint64_t cycles, uint64_t clock_hz) {
     return cycles == 0 ? 0 : static_cast<double>(clock_hz) / static_cast<double>(cycles);
 }
 
-uint64_t to_ps(uint64_t cycles, uint64_t clock_hz) {
+uint64_t cycles_to_ps(uint64_t cycles, uint64_t clock_hz) {
     return static_cast<uint64_t>(
         static_cast<double>(cycles) * 1e12 / static_cast<double>(clock_hz) + 0.5);
 }
@@ -267,8 +267,8 @@ void timed_report(platform::RunReport& rep, const FinnModel& m, const DesignRun&
                    "after {} cycles ({:.3f} us, a lower bound: layers add no pipeline fill); {} "
                    "frames in {} cycles\n",
                    r.interval(), per_second(r.interval(), hz), sim::format_frequency(hz),
-                   r.latency(), static_cast<double>(to_ps(r.latency(), hz)) / 1e6, ctx.frames,
-                   r.cycles);
+                   r.latency(), static_cast<double>(cycles_to_ps(r.latency(), hz)) / 1e6,
+                   ctx.frames, r.cycles);
     const nlohmann::ordered_json finn = finn_estimate_json(m.design, hz);
     const nlohmann::ordered_json ours = formula_estimate_json(m.design, hz);
     rep.text += estimates_text(m.design, finn, ours);
@@ -279,7 +279,7 @@ void timed_report(platform::RunReport& rep, const FinnModel& m, const DesignRun&
     rep.json["totals"] = {{"interval_cycles", r.interval()},
                           {"frames_per_second", per_second(r.interval(), hz)},
                           {"latency_cycles", r.latency()},
-                          {"latency_ps", to_ps(r.latency(), hz)},
+                          {"latency_ps", cycles_to_ps(r.latency(), hz)},
                           {"cycles", r.cycles}};
     rep.json["notes"] = {{"latency_cycles", kLatencyNote}};
     rep.json["finn_estimate"] = finn;
@@ -295,14 +295,16 @@ void add_trace(sim::TraceWriter& trace, const DesignRun& r, uint64_t clock_hz) {
         const int track = trace.track(n.name);
         for (size_t f = 0; f < n.frame_starts.size(); ++f) {
             const uint64_t end = f + 1 < n.frame_starts.size() ? n.frame_starts[f + 1] : n.end;
-            trace.complete(
-                track, fmt::format("frame {}", f), n.op_type, to_ps(n.frame_starts[f], clock_hz),
-                to_ps(end - n.frame_starts[f], clock_hz), {{"formula_cycles", n.formula_cycles}});
+            trace.complete(track, fmt::format("frame {}", f), n.op_type,
+                           cycles_to_ps(n.frame_starts[f], clock_hz),
+                           cycles_to_ps(end - n.frame_starts[f], clock_hz),
+                           {{"formula_cycles", n.formula_cycles}});
         }
     }
     for (const FifoReport& f : r.fifos) {
         for (const auto& [cycle, words] : f.occupancy) {
-            trace.counter("FIFO " + f.name, to_ps(cycle, clock_hz), static_cast<double>(words));
+            trace.counter("FIFO " + f.name, cycles_to_ps(cycle, clock_hz),
+                          static_cast<double>(words));
         }
     }
 }

@@ -21,13 +21,11 @@ namespace npu::k210 {
 
 std::vector<LayerFeatures> timed_features(const Kmodel& m, const K210Config& cfg,
                                           std::string& error) {
-    sim::reset_simulation();
-    sim::install_report_handler();
-    sim::TraceWriter trace(false);
-    K210Platform soc("k210", cfg, trace);
-    K210Driver driver("driver", soc, trace);
+    sim::Session session({nullptr, false, true});
+    K210Platform soc("k210", cfg, session.trace());
+    K210Driver driver("driver", soc, session.trace());
     driver.load(m, sim::Tensor(model_input_dtype(m), model_input_shape(m)));
-    sc_core::sc_start();
+    session.run();
     const RunResult& r = driver.result();
     std::vector<LayerFeatures> out;
     if (!r.done || !r.error.empty()) {

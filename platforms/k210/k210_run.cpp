@@ -346,9 +346,8 @@ platform::RunReport run_timed(const K210Job& job, const platform::RunRequest& re
     if (job.digits != nullptr) {
         rep.text = job.digits->text;
     }
-    sim::install_report_handler({}, request.verbose);
-    sim::TraceWriter no_trace(false);
-    sim::TraceWriter& trace = request.trace != nullptr ? *request.trace : no_trace;
+    sim::Session session({request.trace, request.verbose});
+    sim::TraceWriter& trace = session.trace();
     K210Platform soc("k210", *job.cfg, trace);
     K210Driver driver("driver", soc, trace);
     driver.load(job.model, job.input);
@@ -358,7 +357,7 @@ platform::RunReport run_timed(const K210Job& job, const platform::RunRequest& re
             request.progress(done, total, l.type);
         });
     }
-    sc_core::sc_start();
+    session.run();
     RunResult r = driver.result();
     reshape_demo_outputs(job.demo, r.outputs);
     if (!r.error.empty() || !r.done) {  // returned, not thrown (RunReport::error)

@@ -26,13 +26,11 @@ nlohmann::ordered_json layer_json(const kpu::LayerRecord& l, uint64_t hz) {
 platform::RunReport run_script(const K210Config& cfg, const std::string& source,
                                const platform::RunRequest& request) {
     TraceScript script = load_trace_script(request.script);
-    sim::install_report_handler({}, request.verbose);
-    sim::TraceWriter no_trace(false);
-    sim::TraceWriter& trace = request.trace != nullptr ? *request.trace : no_trace;
-    K210Platform soc("k210", cfg, trace);
+    sim::Session session({request.trace, request.verbose});
+    K210Platform soc("k210", cfg, session.trace());
     const size_t steps = script.steps.size();
     TracePlayer player("script", soc, std::move(script.steps), std::move(script.blobs));
-    sc_core::sc_start();
+    session.run();
     std::vector<std::string> failures = player.failures();
     if (!player.finished()) {
         const TraceStep& s = player.steps().at(player.at());

@@ -58,12 +58,11 @@ std::string junit_xml(size_t tests, int failures, const std::string& cases) {
 
 TimedRun run_timed(const Kmodel& km, const sim::Tensor& in, const K210Config& cfg,
                    const std::vector<sim::Tensor>& want) {
-    sim::install_report_handler({}, false);
-    sim::TraceWriter trace(false);
-    K210Platform soc("k210", cfg, trace);
-    K210Driver driver("driver", soc, trace);
+    sim::Session session;
+    K210Platform soc("k210", cfg, session.trace());
+    K210Driver driver("driver", soc, session.trace());
     driver.load(km, in);
-    sc_core::sc_start();
+    session.run();
     const RunResult& r = driver.result();
     if (!r.error.empty()) {
         throw sim::Error(r.error);

@@ -97,10 +97,9 @@ RunReport SelfCheckFace::run(const RunRequest& request) {
             "--model, --input and --functional need a platform that runs models (e.g. "
             "configs/k210.yaml)");
     }
-    sim::install_report_handler({}, request.verbose);
-    sim::TraceWriter no_trace(false);
-    SelfCheckPlatform top("selfcheck", m_cfg, request.trace != nullptr ? *request.trace : no_trace);
-    sc_core::sc_start();
+    sim::Session session({request.trace, request.verbose});
+    SelfCheckPlatform top("selfcheck", m_cfg, session.trace());
+    session.run();
     RunReport rep;
     rep.passed = !top.results().empty();
     for (const RoundTrip& t : top.results()) {

@@ -58,4 +58,19 @@ uint64_t warning_count() {
     return g_warnings;
 }
 
+Session::Session(const SessionOptions& o)
+    : m_trace(o.trace) {
+    if (o.fresh) {
+        reset_simulation();
+    }
+    if (o.report_handler) {
+        install_report_handler({}, o.verbose);
+    }
+}
+
+uint64_t Session::run() {
+    sc_core::sc_start();
+    return sc_core::sc_time_stamp().value() / sc_core::sc_time(1, sc_core::SC_PS).value();
+}
+
 }  // namespace npu::sim

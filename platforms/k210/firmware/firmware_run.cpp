@@ -250,9 +250,8 @@ std::unique_ptr<GdbLink> connect_gdb(int port) {
 platform::RunReport run_firmware(const K210Config& cfg, const std::string& source,
                                  const platform::RunRequest& request) {
     const rv64::ElfImage elf = rv64::load_elf(request.firmware);
-    sim::install_report_handler({}, request.verbose);
-    sim::TraceWriter no_trace(false);
-    sim::TraceWriter& trace = request.trace != nullptr ? *request.trace : no_trace;
+    sim::Session session({request.trace, request.verbose});
+    sim::TraceWriter& trace = session.trace();
     std::string console;
     HartOptions base;
     base.output = [&](const std::string& from, const std::string& text) {
@@ -274,7 +273,7 @@ platform::RunReport run_firmware(const K210Config& cfg, const std::string& sourc
         soc.set_pin_input(pin_input(path));
     }
     const bool two_harts = load_harts(soc, cfg, elf, request, base);
-    sc_core::sc_start();
+    session.run();
     soc.check_pads();
     const HartResult& h = soc.hart.result();
     uint64_t kpu_cycles = 0;
