@@ -111,6 +111,7 @@ int cmd_run(const RunOptions& opts) {
         load_platform(opts.platform, opts.set,
                       default_platform(!opts.folding.empty() || opts.size_fifos,
                                        &platform::PlatformKind::takes_folding));
+    check_platform_options(*p, opts.platform_options);
     if (!opts.script.empty()) {
         check_kind_can(*p, &platform::PlatformKind::plays_scripts, "--script",
                        "register scripts play");
@@ -118,7 +119,6 @@ int cmd_run(const RunOptions& opts) {
     if (!opts.firmware.empty()) {
         check_kind_can(*p, &platform::PlatformKind::runs_firmware, "--firmware", "firmware runs");
     }
-    check_platform_options(*p, opts.platform_options);
     if (!opts.folding.empty() || opts.size_fifos) {
         check_kind_can(*p, &platform::PlatformKind::takes_folding,
                        opts.folding.empty() ? "--size-fifos" : "--folding",

@@ -695,4 +695,16 @@ TEST_F(Cli, RegisterScriptRunsOneKpuLayer) {
     EXPECT_NE(r.err.find("register scripts play on the k210 platform"), std::string::npos) << r.err;
 }
 
+// A platform's own run option (platform::RunOption, declared in its kind) is refused on another
+// platform, naming the kinds that take it: the K210's --pin-input given to the self-check.
+TEST_F(Cli, APlatformsOwnOptionIsRefusedElsewhere) {
+    const fs::path pins = write("pins.txt", "0 io1 1\n");
+    const Result r =
+        run("run --firmware " + pins.string() + " --pin-input " + pins.string() + kSelfcheck);
+    EXPECT_EQ(r.rc, 2);
+    EXPECT_NE(r.err.find("--pin-input: an option of the k210 platform; "), std::string::npos)
+        << r.err;
+    EXPECT_NE(r.err.find("is a selfcheck platform"), std::string::npos) << r.err;
+}
+
 }  // namespace
