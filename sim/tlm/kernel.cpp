@@ -5,6 +5,8 @@
 
 #include <systemc>
 
+#include "sim/tlm/sim_time.h"
+
 namespace npu::sim {
 
 void reset_simulation() {
@@ -70,7 +72,7 @@ Session::Session(const SessionOptions& o)
 
 uint64_t Session::run() {
     sc_core::sc_start();
-    return sc_core::sc_time_stamp().value() / sc_core::sc_time(1, sc_core::SC_PS).value();
+    return to_ps(sc_core::sc_time_stamp());
 }
 
 }  // namespace npu::sim

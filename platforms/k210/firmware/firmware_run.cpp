@@ -129,10 +129,9 @@ bool load_harts(FirmwareSoc& soc, const K210Config& cfg, const rv64::ElfImage& e
 
 // What the run says on stdout: the harts, interrupts, KPU, time, warnings and failure.
 std::string run_text(const FirmwareSoc& soc, const K210Config& cfg, const std::string& source,
-                     const std::string& file, bool two_harts, uint64_t kpu_cycles,
+                     const std::string& file, bool two_harts, uint64_t kpu_cycles, uint64_t end_ps,
                      const std::string& why) {
     const HartResult& h = soc.hart.result();
-    const uint64_t end_ps = static_cast<uint64_t>(sc_core::sc_time_stamp().value());
     std::string text = fmt::format(
         "firmware {} on {} ({}): {}\n"
         "  {} instructions, {} CPU cycles; asleep (wfi) {:.3f} us; busy-waits waited "
@@ -193,7 +192,7 @@ nlohmann::ordered_json output_files(const FirmwareSoc& soc, const std::string& c
     return files;
 }
 
-nlohmann::ordered_json totals_json(const FirmwareSoc& soc, uint64_t kpu_cycles) {
+nlohmann::ordered_json totals_json(const FirmwareSoc& soc, uint64_t kpu_cycles, uint64_t end_ps) {
     const HartResult& h = soc.hart.result();
     return {{"instructions", h.instructions},
             {"cpu_cycles", h.cpu_cycles},
@@ -209,7 +208,7 @@ nlohmann::ordered_json totals_json(const FirmwareSoc& soc, uint64_t kpu_cycles) 
             {"uncached_accesses", h.uncached_accesses},
             {"kpu_layers", soc.k210.kpu.layers().size()},
             {"kpu_cycles", kpu_cycles},
-            {"end_ps", static_cast<uint64_t>(sc_core::sc_time_stamp().value())}};
+            {"end_ps", end_ps}};
 }
 
 // The clocks at the end, Hz by name (0: stopped).
@@ -273,7 +272,7 @@ platform::RunReport run_firmware(const K210Config& cfg, const std::string& sourc
         soc.set_pin_input(pin_input(path));
     }
     const bool two_harts = load_harts(soc, cfg, elf, request, base);
-    session.run();
+    const uint64_t end_ps = session.run();
     soc.check_pads();
     const HartResult& h = soc.hart.result();
     uint64_t kpu_cycles = 0;
@@ -281,7 +280,7 @@ platform::RunReport run_firmware(const K210Config& cfg, const std::string& sourc
     platform::RunReport rep;
     const std::string why = failure(soc, request.firmware);
     rep.passed = why.empty();
-    rep.text = run_text(soc, cfg, source, request.firmware, two_harts, kpu_cycles, why);
+    rep.text = run_text(soc, cfg, source, request.firmware, two_harts, kpu_cycles, end_ps, why);
     const nlohmann::ordered_json files = output_files(soc, console, rep);
     rep.json = {{"tool", "npusim"},
                 {"version", sim::npusim_version()},
@@ -293,7 +292,7 @@ platform::RunReport run_firmware(const K210Config& cfg, const std::string& sourc
                 {"exit_code", h.exit_code},
                 {"failure", why},
                 {"warnings", soc.warnings()},
-                {"totals", totals_json(soc, kpu_cycles)},
+                {"totals", totals_json(soc, kpu_cycles, end_ps)},
                 {"clocks_hz", clocks_json(soc.clocks())},
                 {"hart1", hart1_json(soc, two_harts)},
                 {"devices", devices_json(soc.hart.devices())},

@@ -158,8 +158,7 @@ uint64_t K210Hart::cycles_at(const sc_time& at) const {
 
 void K210Hart::set_clock_hz(double hz) {
     m_next_period_ps = 1e12 / hz;
-    m_clock_changed = m_next_period_ps != m_period_ps;
-    if (m_clock_changed && m_in_run) {
+    if (m_next_period_ps != m_period_ps && m_in_run) {
         m_cpu->request_stop();  // the rest of this run would be timed at the old clock
     }
 }
@@ -169,7 +168,6 @@ void K210Hart::apply_clock() {
     m_cycle_base = cycles_at(at);
     m_cycle_epoch = at;
     m_period_ps = m_next_period_ps;
-    m_clock_changed = false;
 }
 
 sc_time K210Hart::access_time() const {
@@ -254,7 +252,7 @@ bool K210Hart::step() {
     if (m_gdb != nullptr && !debug_turn()) {
         return false;
     }
-    if (m_clock_changed) {
+    if (m_next_period_ps != m_period_ps) {  // set_clock_hz since the last run
         apply_clock();
     }
     deliver_interrupts();

@@ -115,7 +115,6 @@ public:
     // The CPU clock changed (SYSCTL): it takes effect at the hart's next run (a run in progress
     // stops after the access that changed it); mcycle counts on from its value then.
     void set_clock_hz(double hz);
-    double clock_hz() const { return 1e12 / m_period_ps; }
 
 private:
     void run();
@@ -205,7 +204,7 @@ private:
         return static_cast<uint64_t>(static_cast<double>(to_ps(t)) / m_period_ps);
     }
     double m_next_period_ps = 2500;  // set_clock_hz's, until the next run takes it
-    bool m_clock_changed = false, m_in_run = false;
+    bool m_in_run = false;
     uint64_t m_cycle_base = 0;  // mcycle at m_cycle_epoch, when m_period_ps began
     sc_core::sc_time m_cycle_epoch;
     sc_core::sc_time m_run_base;  // local time at the start of the current run
