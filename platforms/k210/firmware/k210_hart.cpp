@@ -153,7 +153,7 @@ bool K210Hart::counter(uint64_t offset, unsigned size, uint64_t& value) const {
 }
 
 uint64_t K210Hart::cycles_at(const sc_time& at) const {
-    return m_cycle_base + (at > m_cycle_epoch ? cycles_in(at - m_cycle_epoch) : 0);
+    return m_cycle_base + (at > m_cycle_epoch ? counted_cycles_in(at - m_cycle_epoch) : 0);
 }
 
 void K210Hart::set_clock_hz(double hz) {

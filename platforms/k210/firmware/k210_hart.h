@@ -203,6 +203,12 @@ private:
     uint64_t cycles_in(const sc_core::sc_time& t) const {
         return static_cast<uint64_t>(static_cast<double>(to_ps(t)) / m_period_ps);
     }
+    // mcycle's count in a time: rounded to the nearest cycle, so that the ps each piece of
+    // execution rounds to (span) never takes a cycle off a count of whole cycles: the cycles
+    // between two reads do not depend on where the quantum boundaries fell in between.
+    uint64_t counted_cycles_in(const sc_core::sc_time& t) const {
+        return static_cast<uint64_t>(static_cast<double>(to_ps(t)) / m_period_ps + 0.5);
+    }
     double m_next_period_ps = 2500;  // set_clock_hz's, until the next run takes it
     bool m_in_run = false;
     uint64_t m_cycle_base = 0;  // mcycle at m_cycle_epoch, when m_period_ps began

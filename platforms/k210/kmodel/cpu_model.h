@@ -14,22 +14,48 @@ namespace npu::k210 {
 // Each constant's source: docs/k210_platform.md ("CPU time model").
 struct CpuModel {
     uint64_t clock_hz = 400'000'000;
-    double cycles_per_element = 4;  // a CPU layer's work unit (docs/k210_cpu_ops.md), assumed
+    double cycles_per_element = 4;  // an op with no constant below (docs/k210_cpu_ops.md), assumed
     double cycles_per_mac = 3;      // per multiply-accumulate (load, load, fmadd), assumed
-    // Per work unit of the kmodel v4 nodes whose cost boards show (docs/k210_platform.md "CPU
-    // time model": nncase v0.2's NNCASE_DEBUG per node at 400 MHz, on models rebuilt with their
-    // 160x120 maps; fitted by `npusim calibrate`, less what the bus model charges):
-    // `dequantize` 11.323 (nncase#95: 9.357 ms for 307,200 elements); `quantize` the same
-    // (inferred: nncase's riscv kernels run both as one hand-pipelined two-element loop; no board
-    // figure); `quantized_binary` 75.914 (nncase#97: 58.699 ms for a 307,200-element add);
-    // `kpu_upload` 26.171 per byte (nncase#97: 20.367 ms for 307,200 bytes stored into the
-    // uncached KPU RAM); kmodel v3's `DEQUANTIZE` 17.040 (nncase#77: the SDK's kpu.c, 0.404 ms
-    // for face_detect_v3's 9,000 elements in its one-element loop).
-    std::map<std::string, double> op_cycles_per_element{{"DEQUANTIZE", 17.040},
-                                                        {"dequantize", 11.323},
-                                                        {"quantize", 11.323},
-                                                        {"quantized_binary", 75.914},
-                                                        {"kpu_upload", 26.171}};
+    // Per work unit of a CPU op (docs/k210_platform.md "CPU time model"), at 400 MHz. From boards
+    // (NNCASE_DEBUG per node, the SDK's kpu.c per layer; fitted by `npusim calibrate`, less what
+    // the bus model charges): `dequantize` 11.323 (nncase#95: 9.357 ms for 307,200 elements),
+    // `quantized_binary` 75.914 (nncase#97: 58.699 ms for a 307,200-element add), `kpu_upload`
+    // 26.171 per byte (nncase#97: 20.367 ms for 307,200 bytes stored into the uncached KPU RAM),
+    // kmodel v3's `DEQUANTIZE` 17.040 (nncase#77: 0.404 ms for face_detect_v3's 9,000 elements).
+    // The others: the vendor runtimes' own kernels run on the hart, cycles per element × the
+    // board/hart scale fitted on the three kernels above (docs/k210_platform.md "CPU kernels on
+    // the hart", `scripts/k210-cpu-fit`; a test fails when these differ from its table).
+    std::map<std::string, double> op_cycles_per_element{
+        {"DEQUANTIZE", 17.040},
+        {"dequantize", 11.323},
+        {"quantized_binary", 75.914},
+        {"kpu_upload", 26.171},
+        {"quantize", 20.166},
+        {"binary", 21.043},
+        {"transpose", 12.275},
+        {"concat", 12.275},
+        {"pad", 17.615},
+        {"memory_copy", 12.275},
+        {"resize_image", 64.377},
+        {"softmax", 71.689},
+        {"unary", 228.769},
+        {"reduce_window2d", 28.541},
+        {"reduce", 140.810},
+        {"strided_slice", 11.573},
+        {"table_lookup1d", 15.782},
+        {"QUANTIZE", 79.636},
+        {"QUANTIZED_ADD", 70.456},
+        {"K210_UPLOAD", 28.895},
+        {"ADD", 22.796},
+        {"GLOBAL_AVERAGE_POOL2D", 12.275},
+        {"REQUANTIZE", 24.550},
+        {"SOFTMAX", 92.824},
+        {"CONCAT", 12.275},
+        {"TENSORFLOW_FLATTEN", 23.843},
+        {"RESIZE_NEAREST_NEIGHBOR", 81.255},
+        {"QUANTIZED_RESIZE_NEAREST_NEIGHBOR", 77.792},
+        {"LOGISTIC", 272.586},
+        {"K210_REMOVE_PADDING", 24.550}};
     // nncase v0.2 reads a KPU output bound for main memory back with the CPU, byte by byte
     // through the AI SRAM's uncached window (kpu_download): per byte, on top of the bus transfers
     // (nncase#95: 26.563 ms for the last layer's 307,200 bytes, less the KPU layer and the bus).

@@ -176,7 +176,7 @@ CpuLayerWork v3_concat(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem
     check_range(m, l, {kMainMemory, kUint8, out, static_cast<uint32_t>(y.size())}, "output", -1,
                 true);
     write_main_bytes(m, l, mem, out, y);
-    return {y.size() / 4, 0};  // bytes copied, counted as 4-byte elements
+    return {y.size(), 0};  // bytes: kpu.c's memcpy copies byte by byte (docs/k210_platform.md)
 }
 
 CpuLayerWork v3_upload(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem, bool /*fma*/) {

@@ -61,7 +61,7 @@ CpuLayerWork v4_memory_copy(const Kmodel& m, const KmodelLayer& l, RuntimeMemory
     std::vector<uint8_t> data(bytes);
     mem.read(c.in.memory_type, c.in.start, data.data(), bytes);
     write_range(mem, c.out, data);
-    return {bytes / 4};
+    return {bytes};  // std::copy's memmove copies byte by byte (docs/k210_platform.md)
 }
 
 CpuLayerWork v4_concat(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem, bool /*fma*/) {
@@ -92,7 +92,7 @@ CpuLayerWork v4_concat(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem
         }
     }
     write_range(mem, c.out, out);
-    return {total / elem_size(c.out.datatype)};
+    return {total};  // bytes: std::copy of each block, byte by byte
 }
 
 CpuLayerWork v4_pad(const Kmodel& m, const KmodelLayer& l, RuntimeMemory& mem, bool /*fma*/) {

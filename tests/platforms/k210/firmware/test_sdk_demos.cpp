@@ -443,5 +443,38 @@ TEST_F(Firmware, SdkUartDmaDemoMovesItsBytesByDma) {
     EXPECT_EQ(stats["uart3"]["bytes_lost"]["value"], 0);
 }
 
+// The CPU calibration's firmware (firmware/k210-cpu-kernels: nncase v0.2's kernels and kpu.c's
+// kmodel v3 layers, from this SDK) prints, on today's hart, exactly the measurements the CPU
+// constants were fitted on (platforms/k210/data/k210_cpu_kernels.txt): a change of the hart's
+// timing, the kernels or their sizes without `scripts/k210-cpu-fit --measure --write` fails here.
+TEST_F(Firmware, VendorCpuKernelsGiveTheCalibrationData) {
+    const std::string sdk = NPUSIM_SHARED_DIR "/vendor/kendryte-standalone-sdk";
+    if (!fs::exists(sdk + "/lib/nncase/v0")) {
+        GTEST_SKIP() << "../shared/vendor (with the SDK's lib/nncase) is absent";
+    }
+    if (shell("command -v riscv64-linux-gnu-g++ && test -f /usr/include/xtl/xspan.hpp").rc != 0) {
+        GTEST_SKIP() << "needs g++-riscv64-linux-gnu and xtl-dev (scripts/install-deps)";
+    }
+    const fs::path elf = dir / "cpu_kernels.elf";
+    const Result b = shell(std::string(NPUSIM_SOURCE_DIR "/scripts/k210-cpu-kernels --sdk ") + sdk +
+                           " -o " + elf.string());
+    ASSERT_EQ(b.rc, 0) << b.out << b.err;
+    // Run as the script runs it, from its folder: the command line the firmware gets (its own
+    // name) is the same, so are the instructions before the first kernel and the phase of the
+    // hart's time against its clock (docs/firmware.md "Time").
+    const Result r = shell("cd " + dir.string() + " && " + NPUSIM_BIN +
+                           " run --firmware cpu_kernels.elf --out ck");
+    ASSERT_EQ(r.rc, 0) << r.out << r.err;
+    std::istringstream console(slurp(dir / "ck" / "console.txt"));
+    std::string measured, line;
+    while (std::getline(console, line)) {
+        if (line.rfind("kernel ", 0) == 0) {
+            measured += line + "\n";
+        }
+    }
+    EXPECT_EQ(measured, slurp(NPUSIM_SOURCE_DIR "/platforms/k210/data/k210_cpu_kernels.txt"))
+        << "run scripts/k210-cpu-fit --measure --write";
+}
+
 }  // namespace
 }  // namespace npu::test

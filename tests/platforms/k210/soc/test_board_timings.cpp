@@ -10,6 +10,7 @@
 #include "models/k210_kpu/kpu_layer_builder.h"
 #include "models/k210_kpu/kpu_layout.h"
 #include "platforms/k210/k210_kpu_fit.h"
+#include "platforms/k210/kmodel/cpu_fit.h"
 #include "platforms/k210/kmodel/demo_model.h"
 #include "platforms/k210/kmodel/kmodel.h"
 #include "platforms/k210/kmodel/kmodel_runtime.h"
@@ -128,6 +129,28 @@ TEST(KpuFit, DocTablesShippedConstantsAndBoardTolerances) {
 // so each DMA transfer starts after the KPU layer it drains has ended, and the driver's layer ends
 // after both (the words were once visible at the layer's start: a small output was in main memory
 // before the KPU had computed it, and the digits model finished before its last KPU layer).
+// The per-op CPU constants are the fit of the vendor kernels measured on the hart
+// (platforms/k210/data/k210_cpu_kernels.txt), and docs/k210_platform.md prints that fit: a
+// constant changed without its table, or a table without its constant, fails here.
+TEST(CpuFit, DocTablesAndShippedConstantsAreTheFitOfTheHartsMeasurements) {
+    const std::string src = NPUSIM_SOURCE_DIR;
+    const std::vector<uint8_t> data =
+        sim::read_file(src + "/platforms/k210/data/k210_cpu_kernels.txt");
+    const auto measures =
+        k210::parse_kernel_lines(std::string(data.begin(), data.end()), "k210_cpu_kernels.txt");
+    sim::ConfigDocument doc = sim::ConfigDocument::load_file(src + "/configs/k210.yaml");
+    const k210::K210Config cfg = k210::read_k210_config(doc.root().child("platform"));
+    doc.finish();
+    const k210::CpuFitReport rep = k210::cpu_fit_report(measures, cfg.cpu);
+    EXPECT_TRUE(rep.shipped_match) << rep.markdown;
+    const std::vector<uint8_t> bytes = sim::read_file(src + "/docs/k210_platform.md");
+    const std::string text(bytes.begin(), bytes.end());
+    EXPECT_EQ(
+        k210::replace_between(text, "<!-- cpu-fit:begin -->", "<!-- cpu-fit:end -->", rep.markdown),
+        text)
+        << "docs/k210_platform.md is not what the fit prints: run scripts/k210-cpu-fit --write";
+}
+
 TEST_F(BoardTimings, DmaOutputWaitsForTheKpuLayersEnd) {
     const k210::Kmodel m = k210::parse_kmodel(k210::build_demo_model().kmodel, "demo.kmodel");
     sim::reset_simulation();
