@@ -92,6 +92,9 @@ static void nncase_v0(const struct sized *z) {
     TIME("table_lookup1d", n, nk_table_lookup(U(A), U(O), n, table));
     TIME("kpu_upload", n, nk_kpu_upload(U(A), kpu_ram, s));
     TIME("kpu_download", n, nk_kpu_download(kpu_ram, U(O), s));
+    /* The same maps 64 wide: nncase's other path (W % 64 == 0: std::copy of the whole map). */
+    const struct nk_shape w64 = {s->c, s->h, 64};
+    TIME("kpu_download_w64", (uint32_t)s->c * s->h * 64, nk_kpu_download(kpu_ram, U(O), &w64));
 }
 
 static void kpu_c(const struct sized *z) {

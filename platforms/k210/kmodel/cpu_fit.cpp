@@ -41,6 +41,8 @@ constexpr KernelInfo kKernels[] = {
     {"table_lookup1d", KernelUse::Scaled, "nncase `table_lookup1d`: u8"},
     {"kpu_upload", KernelUse::Shown, "nncase `kpu_upload` into uncached KPU RAM"},
     {"kpu_download", KernelUse::Shown, "nncase `kpu_download` from uncached KPU RAM"},
+    {"kpu_download_w64", KernelUse::Shown,
+     "the same, maps 64 wide: its `std::copy` path (charged as the byte loop)"},
     {"QUANTIZE", KernelUse::Scaled, "kpu.c `kpu_quantize`"},
     {"QUANTIZED_ADD", KernelUse::Scaled, "kpu.c `kpu_quantized_add`"},
     {"K210_UPLOAD", KernelUse::Measured, "kpu.c `kpu_upload` into uncached KPU RAM"},

@@ -35,6 +35,7 @@ std::string lines(double dequantize, double dequantize_v3, double quantized_bina
                            "table_lookup1d",
                            "kpu_upload",
                            "kpu_download",
+                           "kpu_download_w64",
                            "QUANTIZE",
                            "QUANTIZED_ADD",
                            "K210_UPLOAD",
