@@ -29,6 +29,10 @@ void nk_table_lookup(const uint8_t* in, uint8_t* out, size_t n, const uint8_t* t
 void nk_max_pool(const float* in, float* out, const struct nk_shape* s);
 void nk_reduce_mean(const float* in, float* out, const struct nk_shape* s);
 void nk_strided_slice(const uint8_t* in, uint8_t* out, const struct nk_shape* s);
+void nk_matmul(const float* in, const float* weights, const float* bias, float* out, int32_t cols,
+               int32_t b_cols);
+void nk_conv2d(const float* in, const float* weights, const float* bias, float* out, int32_t h,
+               int32_t w);
 void nk_kpu_upload(const uint8_t* in, uint8_t* kpu, const struct nk_shape* s);
 void nk_kpu_download(const uint8_t* kpu, uint8_t* out, const struct nk_shape* s);
 
@@ -46,6 +50,8 @@ void kc_flatten(uint8_t* arena, uint32_t in, uint32_t out, const struct nk_shape
 void kc_resize(uint8_t* arena, uint32_t in, uint32_t out, const struct nk_shape* s);
 void kc_quantized_resize(uint8_t* arena, uint32_t in, uint32_t out, const struct nk_shape* s);
 void kc_logistic(uint8_t* arena, uint32_t in, uint32_t out, uint32_t channels);
+void kc_fc_body(uint32_t in, uint32_t out, uint32_t in_channels, uint32_t out_channels);
+void kc_fully_connected(uint8_t* arena);
 void kc_remove_padding(uint8_t* arena, uint32_t in, uint32_t out, uint32_t channels);
 
 #ifdef __cplusplus

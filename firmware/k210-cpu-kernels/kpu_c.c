@@ -114,3 +114,24 @@ void kc_remove_padding(uint8_t *arena, uint32_t in, uint32_t out, uint32_t chann
     kpu_model_context_t ctx = context_of(arena);
     kpu_remove_padding(&arg, &ctx);
 }
+
+/* FULLY_CONNECTED: the layer's body carries its weights and biases (kpu.c copies them into the
+ * heap on every call, as the SDK does); kc_fc_body fills them, outside the timing. */
+static union {
+    kpu_model_fully_connected_layer_argument_t arg;
+    uint8_t room[sizeof(kpu_model_fully_connected_layer_argument_t) + 4 * (4800 * 20 + 20)];
+} fc;
+
+void kc_fc_body(uint32_t in, uint32_t out, uint32_t in_channels, uint32_t out_channels) {
+    fc.arg.main_mem_in_address = in, fc.arg.main_mem_out_address = out;
+    fc.arg.in_channels = in_channels, fc.arg.out_channels = out_channels;
+    fc.arg.act = KLA_LINEAR;
+    for (uint32_t i = 0; i < in_channels * out_channels + out_channels; ++i) {
+        fc.arg.weights[i] = (float)(i % 17) * 0.01f - 0.08f;
+    }
+}
+
+void kc_fully_connected(uint8_t *arena) {
+    kpu_model_context_t ctx = context_of(arena);
+    kpu_kmodel_fully_connected(&fc.arg, &ctx);
+}

@@ -89,6 +89,12 @@ static void nncase_v0(const struct sized *z) {
     TIME("reduce_window2d", n, nk_max_pool(F(A), F(O), s)); /* outputs · 2 · 2 */
     TIME("reduce", n, nk_reduce_mean(F(A), F(O), s));        /* inputs (+ c outputs) */
     TIME("strided_slice", n / 2, nk_strided_slice(U(A), U(O), s));
+    /* A 20-output fully connected layer of n / 20 inputs: n MACs (weights in B, bias after). */
+    TIME("matmul", n, nk_matmul(F(A), F(B), F(B) + n, F(O), (int32_t)(n / 20), 20));
+    /* 4 -> 4 channels, 3x3, padding 1 over h x w: its in-bounds taps, (3h - 2)(3w - 2) for each
+     * channel pair, are the MACs (docs/k210_cpu_ops.md). */
+    const uint32_t conv_macs = 16u * (3u * s->h - 2) * (3u * s->w - 2);
+    TIME("conv2d", conv_macs, nk_conv2d(F(A), F(B), F(B) + 144, F(O), s->h, s->w));
     TIME("table_lookup1d", n, nk_table_lookup(U(A), U(O), n, table));
     TIME("kpu_upload", n, nk_kpu_upload(U(A), kpu_ram, s));
     TIME("kpu_download", n, nk_kpu_download(kpu_ram, U(O), s));
@@ -112,6 +118,8 @@ static void kpu_c(const struct sized *z) {
     TIME("RESIZE_NEAREST_NEIGHBOR", 4 * n, kc_resize(arena, A, O, &z->s));
     TIME("QUANTIZED_RESIZE_NEAREST_NEIGHBOR", 4 * n, kc_quantized_resize(arena, A, O, &z->s));
     TIME("LOGISTIC", n, kc_logistic(arena, A, O, n));
+    kc_fc_body(A, O, n / 20, 20);
+    TIME("FULLY_CONNECTED", n, kc_fully_connected(arena)); /* MACs */
     TIME("K210_REMOVE_PADDING", n / 16, kc_remove_padding(arena, A, O, n / 16));
 }
 

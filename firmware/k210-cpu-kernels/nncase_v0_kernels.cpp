@@ -121,6 +121,24 @@ void nk_strided_slice(const uint8_t* in, uint8_t* out, const struct nk_shape* s)
                                     runtime_shape_t{1, 1, 1, 2});
 }
 
+// A fully connected layer as nncase lowers one: a 1-row matmul with bias, no activation.
+void nk_matmul(const float* in, const float* weights, const float* bias, float* out, int32_t cols,
+               int32_t b_cols) {
+    const value_range<float> none{std::numeric_limits<float>::lowest(),
+                                  std::numeric_limits<float>::max()};
+    kernels::neutral::matmul(in, weights, out, bias, 1, cols, b_cols, none);
+}
+
+// A float 3x3 convolution, stride 1, padding 1, of a 4-channel map to 4 channels (nncase's
+// `conv2d` node, for what the KPU cannot run).
+void nk_conv2d(const float* in, const float* weights, const float* bias, float* out, int32_t h,
+               int32_t w) {
+    const value_range<float> none{std::numeric_limits<float>::lowest(),
+                                  std::numeric_limits<float>::max()};
+    kernels::neutral::conv2d(in, out, weights, bias, runtime_shape_t{1, 4, h, w}, 1, 4, 3, 3, 1, 1,
+                             1, 1, padding{1, 1}, padding{1, 1}, none);
+}
+
 // The K210 target's KPU row layout: up and down between main memory and the KPU's RAM.
 void nk_kpu_upload(const uint8_t* in, uint8_t* kpu, const struct nk_shape* s) {
     kernels::k210::kpu_upload(in, kpu, nchw(s));

@@ -43,8 +43,7 @@ std::vector<std::string> split_csv_line(const std::string& line) {
 }
 
 double per_element(const CpuModel& c, const std::string& type) {
-    const auto it = c.op_cycles_per_element.find(type);
-    return it == c.op_cycles_per_element.end() ? c.cycles_per_element : it->second;
+    return c.element_cycles(type);
 }
 
 double u64(uint64_t v) {
@@ -166,7 +165,7 @@ double predicted_us(const LayerFeatures& f, const K210Config& cfg, bool /*eight_
         static_cast<double>(f.cpu_kept) +
         cfg.cpu.kpu_readback_cycles_per_byte * static_cast<double>(f.readback_bytes) +
         per_element(cfg.cpu, f.type) * static_cast<double>(f.cpu_elements) +
-        cfg.cpu.cycles_per_mac * static_cast<double>(f.cpu_macs);
+        cfg.cpu.mac_cycles(f.type) * static_cast<double>(f.cpu_macs);
     return kpu * 1e6 / kpu_hz + cpu * 1e6 / cpu_hz + f.bus_dma_us;
 }
 
@@ -180,6 +179,54 @@ struct Column {
     std::function<void(K210Config&, double)> set;
     std::function<double(const K210Config&)> get;
 };
+
+// The per-op CPU columns (per element of each measured CPU op type, per MAC of an op with its
+// own MAC constant) and the generic per-MAC one, appended to `cols`.
+void add_cpu_op_columns(const std::vector<MeasuredRow>& rows,
+                        const std::vector<LayerFeatures>& features, const K210Config& base,
+                        std::vector<Column>& cols) {
+    const double cpu_us = 1e6 / static_cast<double>(base.cpu.clock_hz);
+    std::set<std::string> types;
+    for (const MeasuredRow& r : rows) {
+        if (features[r.layer].cpu_elements > 0) {
+            types.insert(r.type);
+        }
+    }
+    for (const std::string& t : types) {
+        cols.push_back({"cpu.op_cycles_per_element." + t,
+                        [=](const LayerFeatures& f) {
+                            return f.type == t ? cpu_us * static_cast<double>(f.cpu_elements) : 0.0;
+                        },
+                        [t](K210Config& c, double v) { c.cpu.op_cycles_per_element[t] = v; },
+                        [t](const K210Config& c) {
+                            return per_element(c.cpu, t);
+                        }});
+    }
+    // Per MAC: an op with a constant of its own has its column, the others share the generic one.
+    const auto& own_mac = base.cpu.op_cycles_per_mac;
+    for (const std::string& t : types) {
+        if (own_mac.count(t) != 0) {
+            cols.push_back({"cpu.op_cycles_per_mac." + t,
+                            [=](const LayerFeatures& f) {
+                                return f.type == t ? cpu_us * static_cast<double>(f.cpu_macs) : 0.0;
+                            },
+                            [t](K210Config& c, double v) { c.cpu.op_cycles_per_mac[t] = v; },
+                            [t](const K210Config& c) {
+                                return c.cpu.mac_cycles(t);
+                            }});
+        }
+    }
+    cols.push_back({"cpu.cycles_per_mac",
+                    [=](const LayerFeatures& f) {
+                        return own_mac.count(f.type) != 0
+                                   ? 0.0
+                                   : cpu_us * static_cast<double>(f.cpu_macs);
+                    },
+                    [](K210Config& c, double v) { c.cpu.cycles_per_mac = v; },
+                    [](const K210Config& c) {
+                        return c.cpu.cycles_per_mac;
+                    }});
+}
 
 std::vector<Column> candidate_columns(const std::vector<MeasuredRow>& rows,
                                       const std::vector<LayerFeatures>& features,
@@ -206,29 +253,7 @@ std::vector<Column> candidate_columns(const std::vector<MeasuredRow>& rows,
          [](const K210Config& c) {
              return c.cpu.kpu_readback_cycles_per_byte;
          }});
-    std::set<std::string> types;
-    for (const MeasuredRow& r : rows) {
-        if (features[r.layer].cpu_elements > 0) {
-            types.insert(r.type);
-        }
-    }
-    for (const std::string& t : types) {
-        cols.push_back({"cpu.op_cycles_per_element." + t,
-                        [=](const LayerFeatures& f) {
-                            return f.type == t ? cpu_us * static_cast<double>(f.cpu_elements) : 0.0;
-                        },
-                        [t](K210Config& c, double v) { c.cpu.op_cycles_per_element[t] = v; },
-                        [t](const K210Config& c) {
-                            return per_element(c.cpu, t);
-                        }});
-    }
-    cols.push_back(
-        {"cpu.cycles_per_mac",
-         [=](const LayerFeatures& f) { return cpu_us * static_cast<double>(f.cpu_macs); },
-         [](K210Config& c, double v) { c.cpu.cycles_per_mac = v; },
-         [](const K210Config& c) {
-             return c.cpu.cycles_per_mac;
-         }});
+    add_cpu_op_columns(rows, features, base, cols);
     return cols;
 }
 
@@ -356,6 +381,8 @@ std::string calibration_yaml(const Fit& fit, const std::string& header) {
             value = fmt::format("{:.6g}", c.cpu.kpu_readback_cycles_per_byte);
         } else if (rest == "cycles_per_mac") {
             value = fmt::format("{:.6g}", c.cpu.cycles_per_mac);
+        } else if (rest.rfind("op_cycles_per_mac.", 0) == 0) {
+            value = fmt::format("{:.6g}", c.cpu.mac_cycles(rest.substr(rest.find('.') + 1)));
         } else {
             value = fmt::format("{:.6g}", per_element(c.cpu, rest.substr(rest.find('.') + 1)));
         }
@@ -365,16 +392,19 @@ std::string calibration_yaml(const Fit& fit, const std::string& header) {
     auto it = std::back_inserter(s);
     for (const auto& [section, keys] : groups) {
         fmt::format_to(it, "{}:\n", section);
-        std::string per_op;  // op_cycles_per_element.<type> keys, as one nested map at the end
+        // op_cycles_per_element.<type> and op_cycles_per_mac.<type> keys, as nested maps at the end
+        std::map<std::string, std::string> per_op;
         for (const auto& [key, value] : keys) {
-            if (key.rfind("op_cycles_per_element.", 0) == 0) {
-                per_op += fmt::format("    {}: {}\n", key.substr(22), value);
+            const size_t dot = key.find('.');
+            if (key.rfind("op_cycles_per_", 0) == 0 && dot != std::string::npos) {
+                per_op[key.substr(0, dot)] +=
+                    fmt::format("    {}: {}\n", key.substr(dot + 1), value);
             } else {
                 fmt::format_to(it, "  {}: {}\n", key, value);
             }
         }
-        if (!per_op.empty()) {
-            s += "  op_cycles_per_element:\n" + per_op;
+        for (const auto& [map, entries] : per_op) {
+            s += "  " + map + ":\n" + entries;
         }
     }
     return s;

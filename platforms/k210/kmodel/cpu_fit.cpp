@@ -19,6 +19,7 @@ struct KernelInfo {
     const char* name;
     KernelUse use;
     const char* what;
+    bool per_mac = false;  // its unit is a MAC (its constant: per MAC, not per element)
 };
 constexpr KernelInfo kKernels[] = {
     {"dequantize", KernelUse::Board, "nncase `riscv_dequantize` (two elements a turn); nncase#95"},
@@ -39,6 +40,9 @@ constexpr KernelInfo kKernels[] = {
     {"reduce", KernelUse::Scaled, "nncase `reduce` + `unary`: mean over H and W"},
     {"strided_slice", KernelUse::Scaled, "nncase `strided_slice`: u8, stride 2 in W"},
     {"table_lookup1d", KernelUse::Scaled, "nncase `table_lookup1d`: u8"},
+    {"matmul", KernelUse::Scaled, "nncase `matmul`: 1 row, 20 columns out", true},
+    {"conv2d", KernelUse::Scaled,
+     "nncase `conv2d`: f32 3x3, 4 → 4 channels (the generic `cycles_per_mac`)", true},
     {"kpu_upload", KernelUse::Shown, "nncase `kpu_upload` into uncached KPU RAM"},
     {"kpu_download", KernelUse::Shown, "nncase `kpu_download` from uncached KPU RAM"},
     {"kpu_download_w64", KernelUse::Shown,
@@ -57,6 +61,8 @@ constexpr KernelInfo kKernels[] = {
      "kpu.c `kpu_quant_resize_nearest_neighbor`, 2x"},
     {"LOGISTIC", KernelUse::Scaled, "kpu.c `kpu_logistic`"},
     {"K210_REMOVE_PADDING", KernelUse::Scaled, "kpu.c `kpu_remove_padding`"},
+    {"FULLY_CONNECTED", KernelUse::Scaled,
+     "kpu.c `kpu_kmodel_fully_connected`: 20 outputs (copies its weights every call)", true},
 };
 
 // y = a + b·x by least squares.
@@ -84,9 +90,12 @@ double round3(double v) {
     return std::round(v * 1000) / 1000;
 }
 
-double shipped_of(const CpuModel& m, const std::string& name) {
+double shipped_of(const CpuModel& m, const std::string& name, bool per_mac) {
     if (name == "kpu_download") {
         return m.kpu_readback_cycles_per_byte;
+    }
+    if (per_mac) {  // nncase's conv2d stands for every op without a MAC constant of its own
+        return name == "conv2d" ? m.cycles_per_mac : m.mac_cycles(name);
     }
     const auto it = m.op_cycles_per_element.find(name);
     return it == m.op_cycles_per_element.end() ? 0 : it->second;
@@ -149,12 +158,12 @@ std::string constant_text(const KernelRow& k) {
 
 std::string kernel_table(const CpuFitReport& r) {
     std::string s =
-        "| op | kernel measured | instructions/element | hart cycles/element | per call | "
-        "constant (cycles/element) |\n|---|---|---|---|---|---|\n";
+        "| op | kernel measured | instructions/unit | hart cycles/unit | per call | "
+        "constant (cycles/unit) |\n|---|---|---|---|---|---|\n";
     for (const KernelRow& k : r.rows) {
-        s +=
-            fmt::format("| `{}` | {} | {:.2f} | {:.2f} | {:.0f} | {} |\n", k.m.name, k.what,
-                        k.m.instructions_per_element, k.m.per_element, k.m.fixed, constant_text(k));
+        s += fmt::format("| `{}`{} | {} | {:.2f} | {:.2f} | {:.0f} | {} |\n", k.m.name,
+                         k.per_mac ? " per MAC" : "", k.what, k.m.instructions_per_element,
+                         k.m.per_element, k.m.fixed, constant_text(k));
     }
     return s;
 }
@@ -207,8 +216,8 @@ CpuFitReport cpu_fit_report(const std::vector<KernelMeasure>& measures, const Cp
         if (it == measures.end()) {
             throw sim::Error(fmt::format("the measurements have no kernel {}", info.name));
         }
-        KernelRow k{*it, info.use, info.what};
-        k.shipped = shipped_of(shipped, k.m.name);
+        KernelRow k{*it, info.use, info.what, info.per_mac};
+        k.shipped = shipped_of(shipped, k.m.name, info.per_mac);
         k.board = info.use == KernelUse::Board ? k.shipped : 0;
         r.rows.push_back(std::move(k));
     }

@@ -35,6 +35,8 @@ struct KernelRow {
     KernelMeasure m;
     KernelUse use = KernelUse::Shown;
     const char* what = "";
+    bool per_mac = false;  // the unit is a MAC: the constant is cpu.cycles_per_mac (conv2d) or
+                           // cpu.op_cycles_per_mac.<op>
     double board = 0;      // Board: the shipped (board-fitted) constant
     double loo_ratio = 0;  // Board: the scale fitted without this row
     double constant = 0;   // Scaled / Measured: the constant the fit gives (3 decimals)

@@ -15,7 +15,10 @@ namespace npu::k210 {
 struct CpuModel {
     uint64_t clock_hz = 400'000'000;
     double cycles_per_element = 4;  // an op with no constant below (docs/k210_cpu_ops.md), assumed
-    double cycles_per_mac = 3;      // per multiply-accumulate (load, load, fmadd), assumed
+    // Per multiply-accumulate of an op with no MAC constant of its own: nncase v0.2's float
+    // `conv2d` measured on the hart × the board/hart scale ("CPU kernels on the hart"), for the
+    // generic loop nests of the convolutions (float, quantized, transposed, NHWC).
+    double cycles_per_mac = 36.867;
     // Per work unit of a CPU op (docs/k210_platform.md "CPU time model"), at 400 MHz. From boards
     // (NNCASE_DEBUG per node, the SDK's kpu.c per layer; fitted by `npusim calibrate`, less what
     // the bus model charges): `dequantize` 11.323 (nncase#95: 9.357 ms for 307,200 elements),
@@ -56,6 +59,10 @@ struct CpuModel {
         {"QUANTIZED_RESIZE_NEAREST_NEIGHBOR", 77.792},
         {"LOGISTIC", 272.586},
         {"K210_REMOVE_PADDING", 24.550}};
+    // Per MAC, the ops with a kernel of their own (the same source): nncase's `matmul`, kpu.c's
+    // FULLY_CONNECTED (it copies its weights into the heap byte by byte on every call).
+    std::map<std::string, double> op_cycles_per_mac{{"matmul", 14.028},
+                                                    {"FULLY_CONNECTED", 87.459}};
     // nncase v0.2 reads a KPU output bound for main memory back with the CPU, byte by byte
     // through the AI SRAM's uncached window (kpu_download): per byte, on top of the bus transfers
     // (nncase#95: 26.563 ms for the last layer's 307,200 bytes, less the KPU layer and the bus).
@@ -69,10 +76,18 @@ struct CpuModel {
     // The work of CPU layer `type` (its name in the op table): ⌈per element · elements + per
     // MAC · macs⌉, without the dispatch.
     uint64_t layer_work_cycles(const std::string& type, uint64_t elements, uint64_t macs) const {
+        return static_cast<uint64_t>(
+            std::ceil(element_cycles(type) * static_cast<double>(elements) +
+                      mac_cycles(type) * static_cast<double>(macs)));
+    }
+    // The op's cycles per work unit and per MAC (its own constant, else the generic one).
+    double element_cycles(const std::string& type) const {
         const auto it = op_cycles_per_element.find(type);
-        const double per = it == op_cycles_per_element.end() ? cycles_per_element : it->second;
-        return static_cast<uint64_t>(std::ceil(per * static_cast<double>(elements) +
-                                               cycles_per_mac * static_cast<double>(macs)));
+        return it == op_cycles_per_element.end() ? cycles_per_element : it->second;
+    }
+    double mac_cycles(const std::string& type) const {
+        const auto it = op_cycles_per_mac.find(type);
+        return it == op_cycles_per_mac.end() ? cycles_per_mac : it->second;
     }
     // nncase v0.2's CPU read-back of `bytes` of a KPU output into main memory.
     uint64_t readback_cycles(uint64_t bytes) const {

@@ -20,10 +20,14 @@ void read_cpu_model(const sim::ConfigNode& cpu, CpuModel& m) {
     m.kpu_readback_cycles_per_byte =
         cpu.get<double>("kpu_readback_cycles_per_byte", m.kpu_readback_cycles_per_byte, 0.0, 1e6);
     // Any CPU op of the table, by its name (an unknown name is reported by finish()).
-    if (const auto per_op = cpu.optional_child("op_cycles_per_element")) {
-        for (const KmodelOp& op : kmodel_ops()) {
-            if (op.runs == OpRuns::cpu && per_op->has(op.name)) {
-                m.op_cycles_per_element[op.name] = per_op->get<double>(op.name, 0.0, 0.0, 1e6);
+    for (const char* key : {"op_cycles_per_element", "op_cycles_per_mac"}) {
+        auto& per =
+            std::string(key) == "op_cycles_per_mac" ? m.op_cycles_per_mac : m.op_cycles_per_element;
+        if (const auto per_op = cpu.optional_child(key)) {
+            for (const KmodelOp& op : kmodel_ops()) {
+                if (op.runs == OpRuns::cpu && per_op->has(op.name)) {
+                    per[op.name] = per_op->get<double>(op.name, 0.0, 0.0, 1e6);
+                }
             }
         }
     }

@@ -63,8 +63,8 @@ int sc_main(int argc, char** argv) {  // no simulation: SystemC's library comes 
         }
         if (!rep.shipped_match) {
             std::fprintf(stderr,
-                         "a shipped per-op CPU constant (%s cpu.op_cycles_per_element) is not the "
-                         "fit's:\n%s",
+                         "a shipped CPU constant (%s cpu.cycles_per_mac, op_cycles_per_element or "
+                         "op_cycles_per_mac) is not the fit's:\n%s",
                          argv[2], rep.markdown.c_str());
             return 1;
         }

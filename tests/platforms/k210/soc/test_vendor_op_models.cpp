@@ -46,9 +46,12 @@ void expect_timed_equals_functional(const k210::Kmodel& m, const sim::Tensor& in
         const auto own = c.cpu.op_cycles_per_element.find(types[i]);
         const double per =
             own != c.cpu.op_cycles_per_element.end() ? own->second : c.cpu.cycles_per_element;
+        const auto own_mac = c.cpu.op_cycles_per_mac.find(types[i]);
+        const double per_mac =
+            own_mac != c.cpu.op_cycles_per_mac.end() ? own_mac->second : c.cpu.cycles_per_mac;
         const double want = static_cast<double>(c.cpu.layer_dispatch_cycles) +
                             std::ceil(per * static_cast<double>(work.elements) +
-                                      c.cpu.cycles_per_mac * static_cast<double>(work.cpu_macs));
+                                      per_mac * static_cast<double>(work.cpu_macs));
         EXPECT_EQ(static_cast<double>(l.cpu_cycles), want) << "layer " << i;
         EXPECT_GT(work.elements, 0u) << "layer " << i;
     }
