@@ -114,6 +114,9 @@ Outputs softmax(const Ctx& c, int64_t opset, bool log);
 Outputs gemm(const Ctx& c);
 Outputs matmul(const Ctx& c);
 Outputs concat(const Ctx& c);
+// ReduceMean, ReduceSum, ... (by the node's op_type) and ArgMax / ArgMin (ops_reduce.cpp).
+Outputs reduce(const Ctx& c, int64_t opset);
+Outputs arg_extreme(const Ctx& c, bool max);
 Outputs reshape(const Ctx& c, const Shape& req, bool allowzero);
 Outputs transpose(const Ctx& c);
 Outputs squeeze(const Ctx& c, int64_t opset);

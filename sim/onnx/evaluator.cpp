@@ -237,6 +237,25 @@ const std::vector<OnnxOp>& table() {
          [](const Ctx& c, int64_t) {
              return gather(c);
          }},
+        // Reductions (ops_reduce.cpp).
+        {"ReduceMean", reduce},
+        {"ReduceSum", reduce},
+        {"ReduceMax", reduce},
+        {"ReduceMin", reduce},
+        {"ReduceProd", reduce},
+        {"ReduceL1", reduce},
+        {"ReduceL2", reduce},
+        {"ReduceLogSum", reduce},
+        {"ReduceLogSumExp", reduce},
+        {"ReduceSumSquare", reduce},
+        {"ArgMax",
+         [](const Ctx& c, int64_t) {
+             return arg_extreme(c, true);
+         }},
+        {"ArgMin",
+         [](const Ctx& c, int64_t) {
+             return arg_extreme(c, false);
+         }},
         // Quantization and resizing (ops_quant.cpp).
         {"QuantizeLinear",
          [](const Ctx& c, int64_t) {
