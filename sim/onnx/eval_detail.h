@@ -117,6 +117,16 @@ Outputs concat(const Ctx& c);
 // ReduceMean, ReduceSum, ... (by the node's op_type) and ArgMax / ArgMin (ops_reduce.cpp).
 Outputs reduce(const Ctx& c, int64_t opset);
 Outputs arg_extreme(const Ctx& c, bool max);
+// Comparisons and logic (booleans), Where, Expand, Tile, Split, Max/Min/Sum/Mean, Pow
+// (ops_logic.cpp).
+Outputs compare(const Ctx& c);
+Outputs logical_not(const Ctx& c);
+Outputs where(const Ctx& c);
+Outputs expand(const Ctx& c);
+Outputs tile(const Ctx& c);
+Outputs split(const Ctx& c, int64_t opset);
+Outputs variadic(const Ctx& c);
+Outputs pow_op(const Ctx& c);
 Outputs reshape(const Ctx& c, const Shape& req, bool allowzero);
 Outputs transpose(const Ctx& c);
 Outputs squeeze(const Ctx& c, int64_t opset);

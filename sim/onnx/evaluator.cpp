@@ -237,6 +237,164 @@ const std::vector<OnnxOp>& table() {
          [](const Ctx& c, int64_t) {
              return gather(c);
          }},
+        // More elementwise, one input.
+        {"Elu",
+         [](const Ctx& c, int64_t) {
+             const float a = c.n.get_float("alpha", 1.0f);
+             return unary(c, [a](float v) { return v >= 0 ? v : a * std::expm1(v); });
+         }},
+        {"Selu",
+         [](const Ctx& c, int64_t) {
+             const float a = c.n.get_float("alpha", 1.67326319217681884765625f),
+                         g = c.n.get_float("gamma", 1.05070102214813232421875f);
+             return unary(c, [a, g](float v) { return g * (v > 0 ? v : a * std::expm1(v)); });
+         }},
+        {"Celu",
+         [](const Ctx& c, int64_t) {
+             const float a = c.n.get_float("alpha", 1.0f);
+             return unary(c, [a](float v) {
+                 return std::max(0.0f, v) + std::min(0.0f, a * std::expm1(v / a));
+             });
+         }},
+        {"ThresholdedRelu",
+         [](const Ctx& c, int64_t) {
+             const float a = c.n.get_float("alpha", 1.0f);
+             return unary(c, [a](float v) { return v > a ? v : 0.0f; });
+         }},
+        {"Softplus",
+         [](const Ctx& c, int64_t) {
+             return unary(c, [](float v) { return std::log1p(std::exp(v)); });
+         }},
+        {"Softsign",
+         [](const Ctx& c, int64_t) {
+             return unary(c, [](float v) { return v / (1 + std::abs(v)); });
+         }},
+        {"Sin",
+         [](const Ctx& c, int64_t) {
+             return unary(c, [](float v) { return std::sin(v); });
+         }},
+        {"Cos",
+         [](const Ctx& c, int64_t) {
+             return unary(c, [](float v) { return std::cos(v); });
+         }},
+        {"Tan",
+         [](const Ctx& c, int64_t) {
+             return unary(c, [](float v) { return std::tan(v); });
+         }},
+        {"Asin",
+         [](const Ctx& c, int64_t) {
+             return unary(c, [](float v) { return std::asin(v); });
+         }},
+        {"Acos",
+         [](const Ctx& c, int64_t) {
+             return unary(c, [](float v) { return std::acos(v); });
+         }},
+        {"Atan",
+         [](const Ctx& c, int64_t) {
+             return unary(c, [](float v) { return std::atan(v); });
+         }},
+        {"Sinh",
+         [](const Ctx& c, int64_t) {
+             return unary(c, [](float v) { return std::sinh(v); });
+         }},
+        {"Cosh",
+         [](const Ctx& c, int64_t) {
+             return unary(c, [](float v) { return std::cosh(v); });
+         }},
+        {"Asinh",
+         [](const Ctx& c, int64_t) {
+             return unary(c, [](float v) { return std::asinh(v); });
+         }},
+        {"Acosh",
+         [](const Ctx& c, int64_t) {
+             return unary(c, [](float v) { return std::acosh(v); });
+         }},
+        {"Atanh",
+         [](const Ctx& c, int64_t) {
+             return unary(c, [](float v) { return std::atanh(v); });
+         }},
+        {"Erf",
+         [](const Ctx& c, int64_t) {
+             return unary(c, [](float v) { return std::erf(v); });
+         }},
+        {"Sign",
+         [](const Ctx& c, int64_t) {
+             return unary(c, [](float v) { return static_cast<float>((v > 0) - (v < 0)); });
+         }},
+        {"Round",
+         [](const Ctx& c, int64_t) {
+             return unary(c, [](float v) { return std::nearbyint(v); });  // half to even
+         }},
+        // Comparisons, logic, selection, broadcasting (ops_logic.cpp).
+        {"Equal",
+         [](const Ctx& c, int64_t) {
+             return compare(c);
+         }},
+        {"Greater",
+         [](const Ctx& c, int64_t) {
+             return compare(c);
+         }},
+        {"Less",
+         [](const Ctx& c, int64_t) {
+             return compare(c);
+         }},
+        {"GreaterOrEqual",
+         [](const Ctx& c, int64_t) {
+             return compare(c);
+         }},
+        {"LessOrEqual",
+         [](const Ctx& c, int64_t) {
+             return compare(c);
+         }},
+        {"And",
+         [](const Ctx& c, int64_t) {
+             return compare(c);
+         }},
+        {"Or",
+         [](const Ctx& c, int64_t) {
+             return compare(c);
+         }},
+        {"Xor",
+         [](const Ctx& c, int64_t) {
+             return compare(c);
+         }},
+        {"Not",
+         [](const Ctx& c, int64_t) {
+             return logical_not(c);
+         }},
+        {"Where",
+         [](const Ctx& c, int64_t) {
+             return where(c);
+         }},
+        {"Expand",
+         [](const Ctx& c, int64_t) {
+             return expand(c);
+         }},
+        {"Tile",
+         [](const Ctx& c, int64_t) {
+             return tile(c);
+         }},
+        {"Split", split},
+        {"Max",
+         [](const Ctx& c, int64_t) {
+             return variadic(c);
+         }},
+        {"Min",
+         [](const Ctx& c, int64_t) {
+             return variadic(c);
+         }},
+        {"Sum",
+         [](const Ctx& c, int64_t) {
+             return variadic(c);
+         }},
+        {"Mean",
+         [](const Ctx& c, int64_t) {
+             return variadic(c);
+         }},
+        {"Pow",
+         [](const Ctx& c, int64_t) {
+             return pow_op(c);
+         }},
         // Reductions (ops_reduce.cpp).
         {"ReduceMean", reduce},
         {"ReduceSum", reduce},

@@ -1,5 +1,6 @@
 #include "sim/onnx/onnx_import.h"
 
+#include <cmath>
 #include <cstring>
 #include <limits>
 
@@ -42,6 +43,19 @@ void fill(std::vector<Out>& out, const std::string& raw, size_t n, const Field& 
     }
 }
 
+// An IEEE 754 binary16 value (subnormals, infinities and NaN included) as a float.
+float half_to_float(uint16_t h) {
+    const int sign = (h >> 15) != 0 ? -1 : 1;
+    const int exp = (h >> 10) & 0x1f, frac = h & 0x3ff;
+    if (exp == 0x1f) {
+        return frac != 0 ? std::numeric_limits<float>::quiet_NaN()
+                         : static_cast<float>(sign) * std::numeric_limits<float>::infinity();
+    }
+    const float m =
+        exp == 0 ? static_cast<float>(frac) / 1024.0f : 1.0f + static_cast<float>(frac) / 1024.0f;
+    return static_cast<float>(sign) * std::ldexp(m, exp == 0 ? -14 : exp - 15);
+}
+
 // The tensor's shape into `shape`; its element count. Dimensions and counts are bounded.
 size_t shape_of(const pb::TensorProto& t, const std::string& where, std::vector<int64_t>& shape) {
     size_t n = 1;
@@ -74,9 +88,10 @@ Value to_value(const pb::TensorProto& t, const std::string& where) {
                             where, have, n, bytes));
         }
     };
-    v.kind = t.data_type() == pb::TensorProto::FLOAT || t.data_type() == pb::TensorProto::DOUBLE
-                 ? Value::Kind::f32
-                 : Value::Kind::i64;
+    const bool is_float = t.data_type() == pb::TensorProto::FLOAT ||
+                          t.data_type() == pb::TensorProto::DOUBLE ||
+                          t.data_type() == pb::TensorProto::FLOAT16;
+    v.kind = is_float ? Value::Kind::f32 : Value::Kind::i64;
     switch (t.data_type()) {
     case pb::TensorProto::FLOAT: fill<float>(v.f, raw, n, t.float_data(), need); break;
     case pb::TensorProto::DOUBLE: fill<double>(v.f, raw, n, t.double_data(), need); break;
@@ -87,10 +102,21 @@ Value to_value(const pb::TensorProto& t, const std::string& where) {
     case pb::TensorProto::INT8: fill<int8_t>(v.i, raw, n, t.int32_data(), need); break;
     case pb::TensorProto::UINT8:
     case pb::TensorProto::BOOL: fill<uint8_t>(v.i, raw, n, t.int32_data(), need); break;
+    case pb::TensorProto::UINT32: fill<uint32_t>(v.i, raw, n, t.uint64_data(), need); break;
+    // Held in int64: values from 2^63 on wrap to negative ones.
+    case pb::TensorProto::UINT64: fill<uint64_t>(v.i, raw, n, t.uint64_data(), need); break;
+    case pb::TensorProto::FLOAT16: {  // IEEE half bit patterns (raw, or int32_data), as floats
+        std::vector<int64_t> bits;
+        fill<uint16_t>(bits, raw, n, t.int32_data(), need);
+        for (int64_t b : bits) {
+            v.f.push_back(half_to_float(static_cast<uint16_t>(b)));
+        }
+        break;
+    }
     default:
         throw sim::Error(
-            fmt::format("{}: tensor data type {} is not supported (float, double, "
-                        "int64, int32, int16, int8, uint8, bool are)",
+            fmt::format("{}: tensor data type {} is not supported (float, double, float16, "
+                        "int64, int32, int16, int8, uint64, uint32, uint16, uint8, bool are)",
                         where, t.data_type()));
     }
     return v;
