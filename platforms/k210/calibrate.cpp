@@ -272,6 +272,44 @@ Eigen::MatrixXd design(const std::vector<MeasuredRow>& rows,
     return a;
 }
 
+// Drops the columns no row exercises, then, while the rows cannot tell the rest apart, the one
+// whose rows least single it out: per MAC, the KPU's finer terms (output line, pass, fetch,
+// output word), the line rate, the fixed cost, the read-back, then the per-op constants (each
+// measured op type has rows of its own). Each kept constant gets a note.
+void drop_undetermined(const std::vector<MeasuredRow>& rows,
+                       const std::vector<LayerFeatures>& features, const K210Config& base,
+                       std::vector<Column>& cols, std::vector<std::string>& notes) {
+    for (size_t j = cols.size(); j-- > 0;) {
+        if (design(rows, features, {cols[j]}).cwiseAbs().maxCoeff() == 0) {
+            cols.erase(cols.begin() + static_cast<std::ptrdiff_t>(j));
+        }
+    }
+    auto drop_rank = [](const std::string& key) {
+        return key == "cpu.cycles_per_mac"                 ? 0
+               : key == "kpu.cycles_per_output_line"       ? 1
+               : key == "kpu.cycles_per_pass"              ? 2
+               : key == "kpu.fetch_cycles_per_byte"        ? 3
+               : key == "kpu.output_cycles_per_word"       ? 4
+               : key == "kpu.cycles_per_input_line"        ? 5
+               : key == "kpu.layer_fixed_cycles"           ? 6
+               : key == "cpu.kpu_readback_cycles_per_byte" ? 7
+                                                           : 8;
+    };
+    while (!cols.empty()) {
+        const Eigen::MatrixXd a = design(rows, features, cols);
+        if (a.colPivHouseholderQr().rank() == a.cols()) {
+            break;
+        }
+        size_t drop = cols.size() - 1;
+        for (size_t j = 0; j < cols.size(); ++j) {
+            drop = drop_rank(cols[j].key) < drop_rank(cols[drop].key) ? j : drop;
+        }
+        notes.push_back(fmt::format("{} kept at {:g}: the rows cannot tell it from the others",
+                                    cols[drop].key, cols[drop].get(base)));
+        cols.erase(cols.begin() + static_cast<std::ptrdiff_t>(drop));
+    }
+}
+
 }  // namespace
 
 void check_measured_rows(const std::vector<MeasuredRow>& rows,
@@ -298,39 +336,7 @@ Fit fit_constants(const std::vector<MeasuredRow>& rows, const std::vector<LayerF
     check_measured_rows(rows, types, csv_name);
     std::vector<Column> cols = candidate_columns(rows, features, base);
     Fit fit{base, {}, {}};
-    // Columns no row exercises, then, while the rows cannot tell the rest apart, the one whose
-    // rows least single it out: per MAC, the KPU's finer terms (output line, pass, fetch,
-    // output word), the line rate, the fixed cost, the read-back, then the per-op constants
-    // (each measured op type has rows of its own).
-    for (size_t j = cols.size(); j-- > 0;) {
-        if (design(rows, features, {cols[j]}).cwiseAbs().maxCoeff() == 0) {
-            cols.erase(cols.begin() + static_cast<std::ptrdiff_t>(j));
-        }
-    }
-    auto drop_rank = [](const std::string& key) {
-        return key == "cpu.cycles_per_mac"                 ? 0
-               : key == "kpu.cycles_per_output_line"       ? 1
-               : key == "kpu.cycles_per_pass"              ? 2
-               : key == "kpu.fetch_cycles_per_byte"        ? 3
-               : key == "kpu.output_cycles_per_word"       ? 4
-               : key == "kpu.cycles_per_input_line"        ? 5
-               : key == "kpu.layer_fixed_cycles"           ? 6
-               : key == "cpu.kpu_readback_cycles_per_byte" ? 7
-                                                           : 8;
-    };
-    while (!cols.empty()) {
-        const Eigen::MatrixXd a = design(rows, features, cols);
-        if (a.colPivHouseholderQr().rank() == a.cols()) {
-            break;
-        }
-        size_t drop = cols.size() - 1;
-        for (size_t j = 0; j < cols.size(); ++j) {
-            drop = drop_rank(cols[j].key) < drop_rank(cols[drop].key) ? j : drop;
-        }
-        fit.notes.push_back(fmt::format("{} kept at {:g}: the rows cannot tell it from the others",
-                                        cols[drop].key, cols[drop].get(base)));
-        cols.erase(cols.begin() + static_cast<std::ptrdiff_t>(drop));
-    }
+    drop_undetermined(rows, features, base, cols, fit.notes);
     if (cols.empty()) {
         throw sim::Error(fmt::format("{}: the rows determine no constant", csv_name));
     }

@@ -251,19 +251,12 @@ void rows(const onnx::Graph& g, const Setup& setup, const Comparison& c, size_t 
 
 }  // namespace
 
-platform::RunReport regress_vendor(const platform::RegressRequest& req, const K210Config& cfg,
-                                   const std::string& platform_source) {
-    const regress::Tolerances tol = regress::tolerances(req);
-    const Setup setup = read_setup(req);
-    const onnx::Graph g = onnx::import_model(req.onnx, {onnx::supported_ops(), true});
-    if (g.inputs.size() != 1) {
-        throw sim::Error(
-            fmt::format("{}: {} inputs; regress feeds one", req.onnx, g.inputs.size()));
-    }
-    const Kmodel km = parse_kmodel(sim::read_file(req.model), req.model);
-    const sim::Shape in_shape = model_input_shape(km);
-    const std::vector<onnx::Value> samples =
-        onnx::read_samples(req.inputs, std::vector<int64_t>(in_shape.begin(), in_shape.end()), 1.0);
+namespace {
+
+// Both engines on every sample (any thread, in batches: memory stays bounded), compared in
+// order: outputs, the matched layers, and the first sample's outputs kept for the timed run.
+Comparison compare_samples(const onnx::Graph& g, const Kmodel& km, const Setup& setup,
+                           const std::vector<onnx::Value>& samples, const K210Config& cfg) {
     FunctionalOptions fo;
     fo.fused_multiply_add = cfg.cpu.fused_multiply_add;
     fo.dump_all = !setup.matches.empty();
@@ -305,22 +298,48 @@ platform::RunReport regress_vendor(const platform::RegressRequest& req, const K2
             }
         }
     }
+    return c;
+}
+
+// The report's head: what was compared, how, at which tolerances.
+Report report_head(const platform::RegressRequest& req, const Setup& setup,
+                   const regress::Tolerances& tol, size_t samples) {
     Report rep;
     rep.table = fmt::format(
         "{} vs {} on {} samples (a kmodel without a compile report)\npreprocessing: {}\n"
         "tolerances: cosine >= {}{}\n",
-        req.model, req.onnx, samples.size(), formula(setup.pre), tol.min_cosine,
+        req.model, req.onnx, samples, formula(setup.pre), tol.min_cosine,
         tol.top1_given ? fmt::format(", arg-max agreement >= {}", tol.min_top1) : "");
     rep.json["mode"] = "vendor";
     rep.json["onnx"] = req.onnx;
     rep.json["kmodel"] = req.model;
-    rep.json["samples"] = samples.size();
+    rep.json["samples"] = samples;
     rep.json["preprocessing"] = {{"formula", formula(setup.pre)},
                                  {"mean", setup.pre.mean},
                                  {"std", setup.pre.std},
                                  {"scale", setup.pre.scale},
                                  {"channel_order", setup.pre.channel_order},
                                  {"layout", setup.pre.layout}};
+    return rep;
+}
+
+}  // namespace
+
+platform::RunReport regress_vendor(const platform::RegressRequest& req, const K210Config& cfg,
+                                   const std::string& platform_source) {
+    const regress::Tolerances tol = regress::tolerances(req);
+    const Setup setup = read_setup(req);
+    const onnx::Graph g = onnx::import_model(req.onnx, {onnx::supported_ops(), true});
+    if (g.inputs.size() != 1) {
+        throw sim::Error(
+            fmt::format("{}: {} inputs; regress feeds one", req.onnx, g.inputs.size()));
+    }
+    const Kmodel km = parse_kmodel(sim::read_file(req.model), req.model);
+    const sim::Shape in_shape = model_input_shape(km);
+    const std::vector<onnx::Value> samples =
+        onnx::read_samples(req.inputs, std::vector<int64_t>(in_shape.begin(), in_shape.end()), 1.0);
+    Comparison c = compare_samples(g, km, setup, samples, cfg);
+    Report rep = report_head(req, setup, tol, samples.size());
     rows(g, setup, c, samples.size(), tol, rep);
     rep.json["first_diverging_layer"] = rep.first_diverging;
     if (req.timed) {

@@ -478,39 +478,36 @@ void keep_freed_memory() {
 
 }  // namespace
 
-std::map<std::string, Value> evaluate(const Graph& g, const std::map<std::string, Value>& inputs,
-                                      const EvalOptions& opts) {
-    keep_freed_memory();
-    for (const ValueInfo& in : g.inputs) {
-        if (inputs.count(in.name) == 0) {
-            throw sim::Error(fmt::format("{}: no value for graph input '{}'", g.name, in.name));
+namespace {
+
+// The values of one evaluation: graph inputs and initializers read where they are, never copied;
+// node outputs kept from their node to their last reader (graph outputs to the end).
+class Values {
+public:
+    Values(const Graph& g, const std::map<std::string, Value>& inputs)
+        : m_g(g)
+        , m_inputs(inputs) {
+        for (size_t i = 0; i < g.nodes.size(); ++i) {
+            for (const std::string& name : g.nodes[i].inputs) {
+                m_last_read[name] = i;
+            }
+        }
+        for (const ValueInfo& o : g.outputs) {
+            m_last_read[o.name] = kKeep;
         }
     }
-    // Node outputs live from their node to their last reader (graph outputs to the end); graph
-    // inputs and initializers are read where they are, never copied.
-    constexpr size_t kKeep = static_cast<size_t>(-1);
-    std::unordered_map<std::string, size_t> last_read;
-    for (size_t i = 0; i < g.nodes.size(); ++i) {
-        for (const std::string& name : g.nodes[i].inputs) {
-            last_read[name] = i;
-        }
-    }
-    for (const ValueInfo& o : g.outputs) {
-        last_read[o.name] = kKeep;
-    }
-    std::unordered_map<std::string, Value> computed;
-    auto find = [&](const std::string& name) -> const Value* {
-        if (auto it = computed.find(name); it != computed.end()) {
+    const Value* find(const std::string& name) const {
+        if (auto it = m_computed.find(name); it != m_computed.end()) {
             return &it->second;
         }
-        if (auto it = inputs.find(name); it != inputs.end()) {
+        if (auto it = m_inputs.find(name); it != m_inputs.end()) {
             return &it->second;
         }
-        auto it = g.initializers.find(name);
-        return it != g.initializers.end() ? &it->second : nullptr;
-    };
-    for (size_t i = 0; i < g.nodes.size(); ++i) {
-        const Node& n = g.nodes[i];
+        auto it = m_g.initializers.find(name);
+        return it != m_g.initializers.end() ? &it->second : nullptr;
+    }
+    // Node i's inputs; its first one donated when no later node reads it (and it reads it once).
+    Ctx context(const Node& n, size_t i) {
         Ctx c{n, {}, nullptr};
         for (const std::string& name : n.inputs) {
             const Value* v = name.empty() ? nullptr : find(name);
@@ -521,20 +518,19 @@ std::map<std::string, Value> evaluate(const Graph& g, const std::map<std::string
         }
         if (!n.inputs.empty() && !n.inputs[0].empty() &&
             std::count(n.inputs.begin(), n.inputs.end(), n.inputs[0]) == 1) {
-            auto it = computed.find(n.inputs[0]);
-            if (it != computed.end() && last_read.at(n.inputs[0]) == i) {
+            auto it = m_computed.find(n.inputs[0]);
+            if (it != m_computed.end() && m_last_read.at(n.inputs[0]) == i) {
                 c.donated = &it->second;
             }
         }
-        const Runner run = find_runner(n.op_type);
-        if (run == nullptr) {
-            fail(n, "op " + n.op_type + " is not supported by the reference evaluator");
-        }
-        Outputs out = run(c, g.opset);
-        for (const std::string& name : n.inputs) {  // values no later node reads
-            auto it = last_read.find(name);
-            if (it != last_read.end() && it->second == i) {
-                computed.erase(name);
+        return c;
+    }
+    // After node i: its inputs no later node reads dropped, its outputs shown and kept.
+    void after(const Node& n, size_t i, Outputs& out, const EvalOptions& opts) {
+        for (const std::string& name : n.inputs) {
+            auto it = m_last_read.find(name);
+            if (it != m_last_read.end() && it->second == i) {
+                m_computed.erase(name);
             }
         }
         for (size_t k = 0; k < n.outputs.size() && k < out.size(); ++k) {
@@ -545,15 +541,45 @@ std::map<std::string, Value> evaluate(const Graph& g, const std::map<std::string
             if (opts.on_value) {
                 opts.on_value(name, out[k]);
             }
-            auto it = last_read.find(name);
-            if (it != last_read.end() && it->second > i) {
-                computed[name] = std::move(out[k]);
+            auto it = m_last_read.find(name);
+            if (it != m_last_read.end() && it->second > i) {
+                m_computed[name] = std::move(out[k]);
             }
         }
     }
+
+private:
+    static constexpr size_t kKeep = static_cast<size_t>(-1);
+    const Graph& m_g;
+    const std::map<std::string, Value>& m_inputs;
+    std::unordered_map<std::string, size_t> m_last_read;
+    std::unordered_map<std::string, Value> m_computed;
+};
+
+}  // namespace
+
+std::map<std::string, Value> evaluate(const Graph& g, const std::map<std::string, Value>& inputs,
+                                      const EvalOptions& opts) {
+    keep_freed_memory();
+    for (const ValueInfo& in : g.inputs) {
+        if (inputs.count(in.name) == 0) {
+            throw sim::Error(fmt::format("{}: no value for graph input '{}'", g.name, in.name));
+        }
+    }
+    Values values(g, inputs);
+    for (size_t i = 0; i < g.nodes.size(); ++i) {
+        const Node& n = g.nodes[i];
+        const Ctx c = values.context(n, i);
+        const Runner run = find_runner(n.op_type);
+        if (run == nullptr) {
+            fail(n, "op " + n.op_type + " is not supported by the reference evaluator");
+        }
+        Outputs out = run(c, g.opset);
+        values.after(n, i, out, opts);
+    }
     std::map<std::string, Value> result;
     for (const ValueInfo& o : g.outputs) {
-        const Value* v = find(o.name);
+        const Value* v = values.find(o.name);
         if (v == nullptr) {
             throw sim::Error(
                 fmt::format("{}: graph output '{}' was never computed", g.name, o.name));

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 
 #include <fmt/format.h>
@@ -98,6 +99,65 @@ void fold_batch_norm(std::vector<float>& weights, std::vector<float>& bias,
     }
 }
 
+namespace {
+
+// The KPU's 16-entry table from the pieces' segments: neighbours that say the same constant
+// merged, segments that start no later than the one before dropped (never selected); `merged`
+// gets the segments used.
+kpu::ActTable table_of(const std::vector<kpu::ActSegment>& segs, const Activation& act,
+                       std::vector<kpu::ActSegment>& merged) {
+    for (const kpu::ActSegment& s : segs) {
+        if (!merged.empty() && merged.back().y_mul == 0 && s.y_mul == 0 &&
+            merged.back().bias == s.bias) {
+            continue;
+        }
+        if (!merged.empty() && s.x_start <= merged.back().x_start) {
+            merged.back() = s;
+            continue;
+        }
+        merged.push_back(s);
+    }
+    if (merged.size() > 16) {
+        throw sim::Error(fmt::format("activation {} needs {} segments, the KPU has 16", act.name(),
+                                     merged.size()));
+    }
+    merged.front().x_start = kXMin;
+    kpu::ActTable t;
+    for (size_t i = 0; i < 16; ++i) {
+        t[i] = i < merged.size() ? merged[i] : kpu::ActSegment{kXMax, 0, 0, 255};
+    }
+    return t;
+}
+
+// The largest error in output LSBs of table `t` against g over the BN outputs the range
+// [pre_lo, pre_hi] gives (20,001 samples) and around each segment's start.
+int worst_error(const kpu::ActTable& t, const std::vector<kpu::ActSegment>& merged,
+                const std::function<double(double)>& g, double pre_lo, double pre_hi,
+                double bn_scale) {
+    int worst = 0;
+    const double v_lo = std::floor(pre_lo / bn_scale), v_hi = std::ceil(pre_hi / bn_scale);
+    auto check = [&](double v) {
+        if (v < static_cast<double>(kXMin) || v > static_cast<double>(kXMax)) {
+            return;
+        }
+        const auto vi = static_cast<int64_t>(v);
+        const double ideal = std::clamp(std::nearbyint(g(static_cast<double>(vi))), 0.0, 255.0);
+        const int got = kpu::activate(vi, t, kpu::Fidelity{});
+        worst = std::max(worst, static_cast<int>(std::fabs(got - ideal)));
+    };
+    for (int s = 0; s <= 20000; ++s) {
+        check(std::nearbyint(v_lo + (v_hi - v_lo) * s / 20000.0));
+    }
+    for (const kpu::ActSegment& s : merged) {
+        for (int d = -2; d <= 2; ++d) {
+            check(static_cast<double>(s.x_start + d));
+        }
+    }
+    return worst;
+}
+
+}  // namespace
+
 kpu::ActTable fit_activation(const Activation& act, double bn_scale, const QuantParams& out,
                              double pre_lo, double pre_hi, int* max_error_lsb) {
     // g(v): the ideal output in LSBs (before rounding) for the BN output v.
@@ -149,50 +209,10 @@ kpu::ActTable fit_activation(const Activation& act, double bn_scale, const Quant
             segs.push_back(constant(clamp_x(hi), m > 0 ? 255 : 0));
         }
     }
-    // Merge neighbours that say the same constant; drop segments that start no later than the
-    // one before (they would never be selected).
     std::vector<kpu::ActSegment> merged;
-    for (const kpu::ActSegment& s : segs) {
-        if (!merged.empty() && merged.back().y_mul == 0 && s.y_mul == 0 &&
-            merged.back().bias == s.bias) {
-            continue;
-        }
-        if (!merged.empty() && s.x_start <= merged.back().x_start) {
-            merged.back() = s;
-            continue;
-        }
-        merged.push_back(s);
-    }
-    if (merged.size() > 16) {
-        throw sim::Error(fmt::format("activation {} needs {} segments, the KPU has 16", act.name(),
-                                     merged.size()));
-    }
-    merged.front().x_start = kXMin;
-    kpu::ActTable t;
-    for (size_t i = 0; i < 16; ++i) {
-        t[i] = i < merged.size() ? merged[i] : kpu::ActSegment{kXMax, 0, 0, 255};
-    }
+    const kpu::ActTable t = table_of(segs, act, merged);
     if (max_error_lsb != nullptr) {
-        int worst = 0;
-        const double v_lo = std::floor(pre_lo / bn_scale), v_hi = std::ceil(pre_hi / bn_scale);
-        auto check = [&](double v) {
-            if (v < static_cast<double>(kXMin) || v > static_cast<double>(kXMax)) {
-                return;
-            }
-            const auto vi = static_cast<int64_t>(v);
-            const double ideal = std::clamp(std::nearbyint(g(static_cast<double>(vi))), 0.0, 255.0);
-            const int got = kpu::activate(vi, t, kpu::Fidelity{});
-            worst = std::max(worst, static_cast<int>(std::fabs(got - ideal)));
-        };
-        for (int s = 0; s <= 20000; ++s) {
-            check(std::nearbyint(v_lo + (v_hi - v_lo) * s / 20000.0));
-        }
-        for (const kpu::ActSegment& s : merged) {
-            for (int d = -2; d <= 2; ++d) {
-                check(static_cast<double>(s.x_start + d));
-            }
-        }
-        *max_error_lsb = worst;
+        *max_error_lsb = worst_error(t, merged, g, pre_lo, pre_hi, bn_scale);
     }
     return t;
 }

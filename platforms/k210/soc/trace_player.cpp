@@ -53,81 +53,89 @@ bool plain_name(const std::string& n) {
 }
 
 // The steps of a script's lines (words_of).
+// A dump_mem step's length (1 byte to 64 MiB) and name (new, a plain file name).
+void check_dump(const TraceStep& s, const std::string& where, std::set<std::string>& dump_names) {
+    if (s.value == 0 || s.value > (64u << 20)) {
+        throw sim::Error(fmt::format("{}: dump_mem LEN {}: expected 1 to 64 MiB", where, s.value));
+    }
+    if (!dump_names.insert(s.name).second) {
+        throw sim::Error(fmt::format("{}: dump_mem NAME '{}': already the name of an earlier dump",
+                                     where, s.name));
+    }
+    if (!plain_name(s.name)) {
+        throw sim::Error(fmt::format(
+            "{}: dump_mem NAME '{}': expected a plain file name (letters, digits, . _ -; "
+            "not report.json, report.html or trace.json)",
+            where, s.name));
+    }
+}
+
+// One line's step (`t`: its words, `n`: its line number).
+TraceStep parse_step(const std::vector<std::string>& t, int n, const std::string& where,
+                     const Blobs& blobs, std::set<std::string>& dump_names) {
+    auto want = [&](size_t count, const char* form) {
+        if (t.size() != count) {
+            throw sim::Error(fmt::format("{}: expected '{}'", where, form));
+        }
+    };
+    auto blob = [&](const std::string& tok) {
+        const std::string key = !tok.empty() && tok[0] == '@' ? tok.substr(1) : tok;
+        if (key.empty() || blobs.count(key) == 0) {
+            throw sim::Error(
+                fmt::format("{}: '{}' is not a known blob (@name) or file", where, tok));
+        }
+        return key;
+    };
+    TraceStep s{TraceStep::WriteReg, n, 0, 0, 0, ""};
+    if (t[0] == "load_mem" || t[0] == "compare_mem") {
+        want(3, (t[0] + " ADDR BLOB").c_str());
+        s.op = t[0] == "load_mem" ? TraceStep::LoadMem : TraceStep::CompareMem;
+        s.addr = number(t[1], where);
+        s.name = blob(t[2]);
+    } else if (t[0] == "write_reg") {
+        want(3, "write_reg ADDR VALUE");
+        s.addr = number(t[1], where);
+        s.value = number(t[2], where);
+    } else if (t[0] == "read_reg") {
+        want(4, "read_reg ADDR MASK EXPECT");
+        s.op = TraceStep::ReadReg;
+        s.addr = number(t[1], where);
+        s.mask = number(t[2], where);
+        s.value = number(t[3], where);
+    } else if (t[0] == "wait_irq") {
+        want(2, "wait_irq kpu|dma0..dma5");
+        s.op = TraceStep::WaitIrq;
+        s.name = t[1];
+        if (s.name != "kpu" && !(s.name.size() == 4 && s.name.rfind("dma", 0) == 0 &&
+                                 s.name[3] >= '0' && s.name[3] <= '5')) {
+            throw sim::Error(fmt::format("{}: unknown interrupt '{}': expected kpu or dma0..dma5",
+                                         where, s.name));
+        }
+    } else if (t[0] == "dump_mem") {
+        want(4, "dump_mem ADDR LEN NAME");
+        s.op = TraceStep::DumpMem;
+        s.addr = number(t[1], where);
+        s.value = number(t[2], where);
+        s.name = t[3];
+        check_dump(s, where, dump_names);
+    } else {
+        throw sim::Error(
+            fmt::format("{}: unknown command '{}': expected load_mem, write_reg, read_reg, "
+                        "wait_irq, compare_mem or dump_mem",
+                        where, t[0]));
+    }
+    return s;
+}
+
 std::vector<TraceStep> parse_lines(const std::vector<std::vector<std::string>>& lines,
                                    const std::string& source, const Blobs& blobs) {
     std::vector<TraceStep> steps;
     std::set<std::string> dump_names;
     for (int n = 1; n <= static_cast<int>(lines.size()); ++n) {
         const std::vector<std::string>& t = lines[static_cast<size_t>(n - 1)];
-        if (t.empty()) {
-            continue;
+        if (!t.empty()) {
+            steps.push_back(parse_step(t, n, fmt::format("{}:{}", source, n), blobs, dump_names));
         }
-        const std::string where = fmt::format("{}:{}", source, n);
-        auto want = [&](size_t count, const char* form) {
-            if (t.size() != count) {
-                throw sim::Error(fmt::format("{}: expected '{}'", where, form));
-            }
-        };
-        auto blob = [&](const std::string& tok) {
-            const std::string key = !tok.empty() && tok[0] == '@' ? tok.substr(1) : tok;
-            if (key.empty() || blobs.count(key) == 0) {
-                throw sim::Error(
-                    fmt::format("{}: '{}' is not a known blob (@name) or file", where, tok));
-            }
-            return key;
-        };
-        TraceStep s{TraceStep::WriteReg, n, 0, 0, 0, ""};
-        if (t[0] == "load_mem" || t[0] == "compare_mem") {
-            want(3, (t[0] + " ADDR BLOB").c_str());
-            s.op = t[0] == "load_mem" ? TraceStep::LoadMem : TraceStep::CompareMem;
-            s.addr = number(t[1], where);
-            s.name = blob(t[2]);
-        } else if (t[0] == "write_reg") {
-            want(3, "write_reg ADDR VALUE");
-            s.addr = number(t[1], where);
-            s.value = number(t[2], where);
-        } else if (t[0] == "read_reg") {
-            want(4, "read_reg ADDR MASK EXPECT");
-            s.op = TraceStep::ReadReg;
-            s.addr = number(t[1], where);
-            s.mask = number(t[2], where);
-            s.value = number(t[3], where);
-        } else if (t[0] == "wait_irq") {
-            want(2, "wait_irq kpu|dma0..dma5");
-            s.op = TraceStep::WaitIrq;
-            s.name = t[1];
-            if (s.name != "kpu" && !(s.name.size() == 4 && s.name.rfind("dma", 0) == 0 &&
-                                     s.name[3] >= '0' && s.name[3] <= '5')) {
-                throw sim::Error(fmt::format(
-                    "{}: unknown interrupt '{}': expected kpu or dma0..dma5", where, s.name));
-            }
-        } else if (t[0] == "dump_mem") {
-            want(4, "dump_mem ADDR LEN NAME");
-            s.op = TraceStep::DumpMem;
-            s.addr = number(t[1], where);
-            s.value = number(t[2], where);
-            s.name = t[3];
-            if (s.value == 0 || s.value > (64u << 20)) {
-                throw sim::Error(
-                    fmt::format("{}: dump_mem LEN {}: expected 1 to 64 MiB", where, s.value));
-            }
-            if (!dump_names.insert(s.name).second) {
-                throw sim::Error(fmt::format(
-                    "{}: dump_mem NAME '{}': already the name of an earlier dump", where, s.name));
-            }
-            if (!plain_name(s.name)) {
-                throw sim::Error(fmt::format(
-                    "{}: dump_mem NAME '{}': expected a plain file name (letters, digits, . _ -; "
-                    "not report.json, report.html or trace.json)",
-                    where, s.name));
-            }
-        } else {
-            throw sim::Error(
-                fmt::format("{}: unknown command '{}': expected load_mem, write_reg, read_reg, "
-                            "wait_irq, compare_mem or dump_mem",
-                            where, t[0]));
-        }
-        steps.push_back(s);
     }
     return steps;
 }
