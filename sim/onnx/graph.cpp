@@ -50,7 +50,13 @@ std::vector<int64_t> Node::get_ints(const std::string& a, std::vector<int64_t> f
 }
 
 std::string Node::describe() const {
-    return name.empty() ? op_type : fmt::format("{} '{}'", op_type, name);
+    if (!name.empty()) {
+        return fmt::format("{} '{}'", op_type, name);
+    }
+    // An unnamed node (PyTorch often leaves them so) by the tensor it writes.
+    return outputs.empty() || outputs[0].empty()
+               ? op_type
+               : fmt::format("{} (output '{}')", op_type, outputs[0]);
 }
 
 }  // namespace npu::onnx

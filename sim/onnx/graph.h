@@ -48,7 +48,7 @@ struct Node {
     float get_float(const std::string& a, float fallback) const;
     std::string get_string(const std::string& a, const std::string& fallback) const;
     std::vector<int64_t> get_ints(const std::string& a, std::vector<int64_t> fallback = {}) const;
-    // "Conv 'conv1'" for messages.
+    // "Conv 'conv1'" for messages; an unnamed node "Conv (output 'x')".
     std::string describe() const;
 };
 

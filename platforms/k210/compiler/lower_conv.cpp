@@ -170,8 +170,8 @@ void Lowering::kpu_conv_layer(const onnx::Node& n, const Where& x, const Fused& 
         fail(n, std::string("cannot be a KPU layer: ") + e.what());
     }
     const kpu::FmapGeometry og = kpu::output_geometry(args);
-    args.image_dst_addr =
-        alloc_kpu(kpu::fmap_lines(og.channels, og.width, og.height), "the output of " + n.name);
+    args.image_dst_addr = alloc_kpu(kpu::fmap_lines(og.channels, og.width, og.height),
+                                    "the output of " + n.describe());
     args.arg_x = q.arg_x, args.arg_w = q.arg_w, args.arg_add = q.arg_add;
     args.shr_x = args.shr_w = 0;
     args.pad_value = q.pad_value;
