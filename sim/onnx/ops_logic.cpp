@@ -17,17 +17,33 @@ Value booleans(const Shape& s, std::vector<int64_t> v) {
     return r;
 }
 
+// Two inputs broadcast together: the output shape and each input's offsets for every output
+// element (its size checked before they are made).
+struct Pair {
+    Shape out;
+    std::vector<size_t> oa, ob;
+};
+Pair pair_of(const Ctx& c) {
+    Pair p;
+    p.out = broadcast(c.n, c.x(0).shape, c.x(1).shape);
+    checked_numel(c.n, p.out);
+    p.oa = broadcast_offsets(c.x(0).shape, p.out);
+    p.ob = broadcast_offsets(c.x(1).shape, p.out);
+    return p;
+}
+
+// Element k of `v` as a double (exact for int64 up to 2^53).
+double at(const Value& v, size_t k) {
+    return v.is_int() ? static_cast<double>(v.i[k]) : static_cast<double>(v.f[k]);
+}
+
 // Both inputs as doubles at the broadcast shape's offsets (exact for int64 up to 2^53).
 template <typename F>
 Outputs compare_with(const Ctx& c, F pred) {
     const Value &a = c.x(0), &b = c.x(1);
-    const Shape out = broadcast(c.n, a.shape, b.shape);
-    checked_numel(c.n, out);
-    const std::vector<size_t> oa = broadcast_offsets(a.shape, out),
-                              ob = broadcast_offsets(b.shape, out);
-    auto at = [](const Value& v, size_t k) {
-        return v.is_int() ? static_cast<double>(v.i[k]) : static_cast<double>(v.f[k]);
-    };
+    const Pair p = pair_of(c);
+    const Shape& out = p.out;
+    const std::vector<size_t>&oa = p.oa, &ob = p.ob;
     std::vector<int64_t> r(oa.size());
     for (size_t k = 0; k < r.size(); ++k) {
         r[k] = pred(at(a, oa[k]), at(b, ob[k])) ? 1 : 0;
@@ -214,13 +230,9 @@ Outputs variadic(const Ctx& c) {
 // Pow: the result has the base's type (int64 bases stay integers, as numpy's int power).
 Outputs pow_op(const Ctx& c) {
     const Value &a = c.x(0), &b = c.x(1);
-    const Shape out = broadcast(c.n, a.shape, b.shape);
-    checked_numel(c.n, out);
-    const std::vector<size_t> oa = broadcast_offsets(a.shape, out),
-                              ob = broadcast_offsets(b.shape, out);
-    auto at = [](const Value& v, size_t k) {
-        return v.is_int() ? static_cast<double>(v.i[k]) : static_cast<double>(v.f[k]);
-    };
+    const Pair p = pair_of(c);
+    const Shape& out = p.out;
+    const std::vector<size_t>&oa = p.oa, &ob = p.ob;
     if (a.is_int()) {
         std::vector<int64_t> r(oa.size());
         for (size_t k = 0; k < r.size(); ++k) {

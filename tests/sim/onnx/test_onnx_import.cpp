@@ -96,7 +96,7 @@ TEST(OnnxImport, InconsistentShapesAreOneErrorNamingTheNode) {
         onnx::evaluate(g, in);
         FAIL();
     } catch (const sim::Error& e) {
-        EXPECT_STREQ(e.what(), "Add: shapes (2, 3) and (4) do not broadcast");
+        EXPECT_STREQ(e.what(), "Add (output 'Y'): shapes (2, 3) and (4) do not broadcast");
     }
 }
 
