@@ -42,10 +42,6 @@ std::vector<std::string> split_csv_line(const std::string& line) {
     return out;
 }
 
-double per_element(const CpuModel& c, const std::string& type) {
-    return c.element_cycles(type);
-}
-
 double u64(uint64_t v) {
     return static_cast<double>(v);
 }
@@ -164,7 +160,7 @@ double predicted_us(const LayerFeatures& f, const K210Config& cfg, bool /*eight_
     const double cpu =
         static_cast<double>(f.cpu_kept) +
         cfg.cpu.kpu_readback_cycles_per_byte * static_cast<double>(f.readback_bytes) +
-        per_element(cfg.cpu, f.type) * static_cast<double>(f.cpu_elements) +
+        cfg.cpu.element_cycles(f.type) * static_cast<double>(f.cpu_elements) +
         cfg.cpu.mac_cycles(f.type) * static_cast<double>(f.cpu_macs);
     return kpu * 1e6 / kpu_hz + cpu * 1e6 / cpu_hz + f.bus_dma_us;
 }
@@ -199,7 +195,7 @@ void add_cpu_op_columns(const std::vector<MeasuredRow>& rows,
                         },
                         [t](K210Config& c, double v) { c.cpu.op_cycles_per_element[t] = v; },
                         [t](const K210Config& c) {
-                            return per_element(c.cpu, t);
+                            return c.cpu.element_cycles(t);
                         }});
     }
     // Per MAC: an op with a constant of its own has its column, the others share the generic one.
@@ -390,7 +386,7 @@ std::string calibration_yaml(const Fit& fit, const std::string& header) {
         } else if (rest.rfind("op_cycles_per_mac.", 0) == 0) {
             value = fmt::format("{:.6g}", c.cpu.mac_cycles(rest.substr(rest.find('.') + 1)));
         } else {
-            value = fmt::format("{:.6g}", per_element(c.cpu, rest.substr(rest.find('.') + 1)));
+            value = fmt::format("{:.6g}", c.cpu.element_cycles(rest.substr(rest.find('.') + 1)));
         }
         groups[section][rest] = value;
     }

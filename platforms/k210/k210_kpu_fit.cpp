@@ -10,6 +10,7 @@
 #include "models/k210_kpu/kpu_layer_builder.h"
 #include "platforms/k210/calibrate.h"
 #include "platforms/k210/k210_calibrate.h"
+#include "platforms/k210/kmodel/cpu_fit.h"
 #include "platforms/k210/kmodel/kmodel.h"
 #include "sim/core/error.h"
 #include "sim/core/files.h"
@@ -124,12 +125,7 @@ const char* const kConstantMeaning[] = {
 }  // namespace
 
 std::string with_fit_tables(const std::string& doc, const std::string& markdown) {
-    const size_t b = doc.find(kBegin), e = doc.find(kEnd);
-    if (b == std::string::npos || e == std::string::npos || e < b) {
-        throw sim::Error(fmt::format("the document has no {} ... {} section", kBegin, kEnd));
-    }
-    const size_t from = b + std::string(kBegin).size();
-    return doc.substr(0, from) + "\n" + markdown + doc.substr(e);
+    return replace_between(doc, kBegin, kEnd, markdown);
 }
 
 namespace {
