@@ -31,8 +31,7 @@ FirmwareSoc::FirmwareSoc(sc_core::sc_module_name name, const K210Config& cfg,
     : sc_module(name)
     , k210("k210", cfg, trace)
     , plic("plic", register_latency(cfg))
-    , clint("clint", 1e12 * FirmwareMap::kClintClockDiv / boot_clocks()[soc::Clock::kCpu],
-            register_latency(cfg))
+    , clint("clint", FirmwareMap::kClintClockDiv, register_latency(cfg))
     , uarths("uarths", register_latency(cfg), sink("uarths"))
     , uart1("uart1", boot_clocks()[soc::Clock::kApb0], register_latency(cfg), sink("uart1"))
     , uart2("uart2", boot_clocks()[soc::Clock::kApb0], register_latency(cfg), sink("uart2"))
@@ -49,6 +48,7 @@ FirmwareSoc::FirmwareSoc(sc_core::sc_module_name name, const K210Config& cfg,
     , hart("hart0", k210.cpu, plic, clint, trace, 0)
     , hart1("hart1", cpu1, plic, clint, trace, 1)
     , m_output(std::move(output)) {
+    clint.count(hart.clock());  // one prescaler on the CPU clock: mtime = hart 0's mcycle / 50
     sim::Router& r = k210.router;
     cpu1.socket.bind(r.target_socket);
     r.map("plic", FirmwareMap::kPlic, soc::Plic::kBytes, r.bind_target(plic.regs.socket));
@@ -185,8 +185,7 @@ void FirmwareSoc::set_clock(soc::Clock c, double hz, const sc_time& at) {
     switch (c) {
     case soc::Clock::kCpu:
         hart.set_clock_hz(hz);
-        hart1.set_clock_hz(hz);
-        clint.set_tick(at, 1e12 * FirmwareMap::kClintClockDiv / hz);
+        hart1.set_clock_hz(hz);  // the CLINT counts hart 0's cycles on at its new clock
         break;
     case soc::Clock::kApb0:
         for (unsigned n = 1; n <= 3; ++n) {

@@ -96,6 +96,7 @@ void K210Hart::load(const rv64::ElfImage& elf, HartOptions options) {
     m_elf = elf;
     m_options = std::move(options);
     m_period_ps = m_next_period_ps = 1e12 / m_options.clock_hz;
+    m_clock = soc::CycleClock(m_period_ps);
     m_cpu->set_cycle_model(m_options.cpi);
     m_cpu->stop_on_exceptions(!m_options.trap_exceptions);
     m_cpu->set_pc(elf.entry);
@@ -135,7 +136,7 @@ uint8_t* K210Hart::host(uint64_t addr, size_t n) const {
 // is a bus fault, as an unmapped address), at the access's time (the end of the block being run):
 // cycles = simulated time in CPU clock periods, each period at the clock it ran at (the clock
 // runs through bus waits and wfi: assumed, no K210 document says it stops), instructions retired,
-// and the CLINT's mtime.
+// and the CLINT's mtime (hart 0's cycles over 50).
 bool K210Hart::counter(uint64_t offset, unsigned size, uint64_t& value) const {
     if (size != 8) {
         return false;
@@ -153,7 +154,7 @@ bool K210Hart::counter(uint64_t offset, unsigned size, uint64_t& value) const {
 }
 
 uint64_t K210Hart::cycles_at(const sc_time& at) const {
-    return m_cycle_base + (at > m_cycle_epoch ? counted_cycles_in(at - m_cycle_epoch) : 0);
+    return m_clock.cycles_at(at);
 }
 
 void K210Hart::set_clock_hz(double hz) {
@@ -165,9 +166,9 @@ void K210Hart::set_clock_hz(double hz) {
 
 void K210Hart::apply_clock() {
     const sc_time at = sc_core::sc_time_stamp() + m_qk.local();
-    m_cycle_base = cycles_at(at);
-    m_cycle_epoch = at;
+    m_clock.change(at, m_next_period_ps);
     m_period_ps = m_next_period_ps;
+    m_clint.clock_changed();
 }
 
 sc_time K210Hart::access_time() const {

@@ -15,6 +15,7 @@
 
 #include <systemc>
 
+#include "models/k210_soc/cycle_clock.h"
 #include "models/rv64/cpu.h"
 #include "models/rv64/elf.h"
 #include "models/rv64/gdb_rsp.h"
@@ -115,6 +116,7 @@ public:
     // The CPU clock changed (SYSCTL): it takes effect at the hart's next run (a run in progress
     // stops after the access that changed it); mcycle counts on from its value then.
     void set_clock_hz(double hz);
+    const soc::CycleClock& clock() const { return m_clock; }  // mcycle as a function of time
 
 private:
     void run();
@@ -203,18 +205,11 @@ private:
     uint64_t cycles_in(const sc_core::sc_time& t) const {
         return static_cast<uint64_t>(static_cast<double>(to_ps(t)) / m_period_ps);
     }
-    // mcycle's count in a time: rounded to the nearest cycle, so that the ps each piece of
-    // execution rounds to (span) never takes a cycle off a count of whole cycles: the cycles
-    // between two reads do not depend on where the quantum boundaries fell in between.
-    uint64_t counted_cycles_in(const sc_core::sc_time& t) const {
-        return static_cast<uint64_t>(static_cast<double>(to_ps(t)) / m_period_ps + 0.5);
-    }
     double m_next_period_ps = 2500;  // set_clock_hz's, until the next run takes it
     bool m_in_run = false;
-    uint64_t m_cycle_base = 0;  // mcycle at m_cycle_epoch, when m_period_ps began
-    sc_core::sc_time m_cycle_epoch;
-    sc_core::sc_time m_run_base;  // local time at the start of the current run
-    sc_core::sc_time m_bus_time;  // bus time of the current run's accesses so far
+    soc::CycleClock m_clock{2500};  // mcycle (the CLINT divides hart 0's)
+    sc_core::sc_time m_run_base;    // local time at the start of the current run
+    sc_core::sc_time m_bus_time;    // bus time of the current run's accesses so far
     uint64_t m_segment_start_ps = 0;
     uint64_t m_segment_pc = 0;
     bool m_started = false, m_done = false;

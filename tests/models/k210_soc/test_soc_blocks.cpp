@@ -321,7 +321,9 @@ TEST_F(ScTest, PlicSourceZeroPriorityIgnoresWrites) {
 
 TEST_F(ScTest, ClintMtimeCountsTheCpuClockOverFiftyAndTimersFallDue) {
     // 400 MHz / 50: one tick per 125 ns.
-    soc::Clint clint("clint", 125'000.0, sc_time(10, SC_NS));
+    soc::CycleClock cpu_clock(2'500.0);
+    soc::Clint clint("clint", 50, sc_time(10, SC_NS));
+    clint.count(cpu_clock);
     TestInitiator cpu("cpu");
     cpu.socket.bind(clint.regs.socket);
     Runner r("r");
@@ -338,16 +340,20 @@ TEST_F(ScTest, ClintMtimeCountsTheCpuClockOverFiftyAndTimersFallDue) {
         EXPECT_FALSE(clint.timer_pending(0, sc_core::sc_time_stamp()));  // mtimecmp resets to max
         const uint64_t cmp = 20;
         cpu.write(soc::Clint::kMtimecmp, &cmp, 8);
-        EXPECT_EQ(clint.timer_due(0, sc_core::sc_time_stamp()), sc_time(2500, SC_NS));
+        // Cycle 1000 is counted from half a cycle before its edge (the count rounds to the
+        // nearest cycle, as mcycle does): 2500 ns - 1.25 ns.
+        EXPECT_EQ(clint.timer_due(0, sc_core::sc_time_stamp()), sc_time(2498750, sc_core::SC_PS));
         const uint64_t set = 100;  // firmware sets mtime: due at once
         cpu.write(soc::Clint::kMtime, &set, 8);
         EXPECT_TRUE(clint.timer_pending(0, sc_core::sc_time_stamp()));
         // The CPU clock halves (SYSCTL): mtime counts on from 100, one tick per 250 ns.
-        clint.set_tick(sc_core::sc_time_stamp(), 250'000.0);
+        cpu_clock.change(sc_core::sc_time_stamp(), 5'000.0);
+        clint.clock_changed();
         EXPECT_EQ(clint.mtime(sc_core::sc_time_stamp() + sc_time(1000, SC_NS)), 104u);
         const uint64_t later = 110;
         cpu.write(soc::Clint::kMtimecmp, &later, 8);
-        EXPECT_EQ(clint.timer_due(0, sc_core::sc_time_stamp()), sc_time(1000 + 2500, SC_NS));
+        // Cycle 400 + 500, half a 5 ns cycle early.
+        EXPECT_EQ(clint.timer_due(0, sc_core::sc_time_stamp()), sc_time(3497500, sc_core::SC_PS));
         wr32(cpu, soc::Clint::kMsip + 4, 1);
         EXPECT_TRUE(clint.software_pending(1));
         EXPECT_FALSE(clint.software_pending(0));

@@ -4,7 +4,8 @@
    from the PLIC only then, plic.c). With MIE clear, the KPU's almost-full event is made pending
    through the PLIC, and mip is read until it shows MEIP (or 100,000 reads pass).
    counters: mcycle, minstret and time read twice around a loop of 1000 iterations: simulated
-   values, the same on every run (Unicorn alone answers with the host's clock).
+   values, the same on every run (Unicorn alone answers with the host's clock); then mcycle and
+   time read together 500 times after an uncached byte: time = mcycle / 50 in every pair.
    uncached: mcycle around nncase v0.2's two byte loops over the AI SRAM's uncached window
    (k210_kernels.h: kpu_download reads a KPU map byte by byte into main memory; the upload node's
    row copy stores it back), 4096 bytes each, written here as the same loops in C.
@@ -67,6 +68,17 @@ static int counters_case(void) {
     printf("counters: mcycle %llu -> %llu, minstret %llu -> %llu, time %llu -> %llu\n",
            (unsigned long long)c0, (unsigned long long)c1, (unsigned long long)i0,
            (unsigned long long)i1, (unsigned long long)t0, (unsigned long long)t1);
+    /* mcycle and time read together after a byte over the uncached window (a bus wait that
+       need not end on a clock edge): time is mcycle / 50 every time. */
+    const volatile uint8_t *uncached = (const volatile uint8_t *)0x40600000u;
+    int agree = 0;
+    for (int k = 0; k < 500; ++k) {
+        (void)uncached[k];
+        uint64_t c, t;
+        __asm__ volatile("csrr %0, mcycle\n\tcsrr %1, time" : "=r"(c), "=r"(t));
+        agree += t == c / 50;
+    }
+    printf("counters: time = mcycle / 50 in %d of 500 reads\n", agree);
     return 0;
 }
 
