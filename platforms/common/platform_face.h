@@ -10,12 +10,14 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "sim/core/config.h"
+#include "sim/core/run_record.h"
 #include "sim/core/trace.h"
 
 namespace npu::platform {
@@ -63,9 +65,12 @@ struct OutputFile {
 };
 
 // What a run gives back. The program prints `text`, and with --out writes `files`, then
-// report.json (`json`), then `files_after`, then trace.json when tracing; all or nothing.
+// report.json (the record's, or `json` from a platform not yet on the record), then
+// `files_after`, layers.csv (the record's), trace.json when tracing and report.html; all or
+// nothing.
 struct RunReport {
     std::string text;
+    std::optional<sim::RunRecord> record;
     nlohmann::ordered_json json;
     std::vector<OutputFile> files;
     std::vector<OutputFile> files_after;

@@ -27,10 +27,6 @@ double us(uint64_t ps) {
     return static_cast<double>(ps) / 1e6;
 }
 
-std::vector<uint8_t> bytes_of(const std::string& s) {
-    return {s.begin(), s.end()};
-}
-
 // One kmodel layer of a timed run, with the KPU's costs joined in, and where its time went: the
 // KPU (fixed, parameter fetch, compute), the CPU (own work, runtime overhead, read-back) and the
 // rest of the layer's wall time (bus transactions and the DMA drain).
@@ -88,44 +84,31 @@ std::vector<Row> rows_of(const RunResult& r, const kpu::Kpu& kpu, uint64_t kpu_h
     return rows;
 }
 
-std::string layers_csv(const std::vector<Row>& rows) {
-    std::string s =
-        "index,type,shape,macs,kpu_cycles,cpu_cycles,param_bytes,cpu_bus_bytes,start_us,end_us,"
-        "utilization,kpu_fixed_cycles,kpu_fetch_cycles,kpu_compute_cycles,kpu_output_cycles,"
-        "cpu_work_cycles,"
-        "cpu_overhead_cycles,readback_cycles,kpu_us,cpu_us,bus_dma_us\n";
-    for (const Row& r : rows) {
-        s += fmt::format(
-            "{},{},\"{}\",{},{},{},{},{},{:.3f},{:.3f},{:.4f},{},{},{},{},{},{},{},{:.3f},"
-            "{:.3f},{:.3f}\n",
-            r.index, r.type, r.shape, r.macs, r.kpu_cycles, r.cpu_cycles, r.weight_bytes,
-            r.bus_bytes, us(r.start_ps), us(r.end_ps), r.utilization, r.kpu_fixed, r.kpu_fetch,
-            r.kpu_compute, r.kpu_output, r.cpu_work, r.cpu_overhead, r.readback, us(r.kpu_ps),
-            us(r.cpu_ps), us(r.bus_dma_ps));
-    }
-    return s;
-}
-
-nlohmann::ordered_json layer_json(const Row& row) {
-    return {{"index", row.index},
-            {"type", row.type},
-            {"shape", row.shape},
-            {"macs", row.macs},
-            {"kpu_cycles", row.kpu_cycles},
-            {"cpu_cycles", row.cpu_cycles},
-            {"param_bytes", row.weight_bytes},
-            {"cpu_bus_bytes", row.bus_bytes},
-            {"start_ps", row.start_ps},
-            {"end_ps", row.end_ps},
-            {"utilization", row.utilization},
-            {"kpu_fixed_cycles", row.kpu_fixed},
-            {"kpu_fetch_cycles", row.kpu_fetch},
-            {"kpu_compute_cycles", row.kpu_compute},
-            {"kpu_output_cycles", row.kpu_output},
-            {"cpu_work_cycles", row.cpu_work},
-            {"cpu_overhead_cycles", row.cpu_overhead},
-            {"readback_cycles", row.readback},
-            {"time_ps", {{"kpu", row.kpu_ps}, {"cpu", row.cpu_ps}, {"bus_dma", row.bus_dma_ps}}}};
+// One layer of the record: where its wall time went, by engine, with the cycle parts each
+// engine's time splits into (docs/k210_timing.md).
+sim::LayerRecord layer_record(const Row& row, uint64_t kpu_hz, uint64_t cpu_hz) {
+    sim::LayerRecord l{row.index,    row.type,   row.shape, row.macs, row.weight_bytes,
+                       row.start_ps, row.end_ps, {},        {}};
+    l.engines.push_back({"KPU",
+                         row.kpu_ps,
+                         "kpu",
+                         static_cast<double>(kpu_hz),
+                         {{"fixed", row.kpu_fixed},
+                          {"fetch", row.kpu_fetch},
+                          {"compute", row.kpu_compute},
+                          {"output stream", row.kpu_output}}});
+    l.engines.push_back(
+        {"CPU",
+         row.cpu_ps,
+         "cpu",
+         static_cast<double>(cpu_hz),
+         {{"work", row.cpu_work}, {"read-back", row.readback}, {"runtime", row.cpu_overhead}}});
+    l.engines.push_back({"bus and DMA", row.bus_dma_ps, "", 0, {}});
+    l.measures = {{"kpu_cycles", static_cast<double>(row.kpu_cycles), "cycles"},
+                  {"cpu_cycles", static_cast<double>(row.cpu_cycles), "cycles"},
+                  {"cpu_bus_bytes", static_cast<double>(row.bus_bytes), "bytes"},
+                  {"utilization", row.utilization, ""}};
+    return l;
 }
 
 // Σ over the layers of where the time went, in ms: KPU, CPU work, CPU overhead, read-back, bus
@@ -174,61 +157,57 @@ void reshape_demo_outputs(const DemoModel* demo, std::vector<sim::Tensor>& outpu
     }
 }
 
-nlohmann::ordered_json report_head(const K210Job& job, bool functional) {
-    nlohmann::ordered_json j;
-    j["mode"] = functional ? "functional" : "timed";
-    j["platform"] = {
-        {"kind", "k210"},
-        {"name", job.cfg->platform.name},
-        {"source", job.source},
-        {"kpu_clock_hz", job.cfg->kpu.timing.clock_hz},
-        {"cpu_clock_hz", job.cfg->cpu.clock_hz},
-        // The roofline's: 576 multipliers × 2 ops per cycle, and the KPU's
-        // parameter-fetch port (bytes per beat × its clock).
-        {"peak_ops_per_s", 2.0 * 576 * static_cast<double>(job.cfg->kpu.timing.clock_hz)},
-        {"peak_bytes_per_s", static_cast<double>(job.cfg->kpu.timing.bus.data_width_bytes) *
-                                 static_cast<double>(job.cfg->kpu.timing.bus.clock_hz)}};
-    j["model"] = {{"file", job.model_file},
-                  {"version", job.model.version},
-                  {"layers", job.model.layers.size()},
-                  {"kpu_layers", job.model.convs.size()}};
-    j["input"] = {{"file", job.input_name},
-                  {"shape", job.input.shape()},
-                  {"dtype", sim::dtype_name(job.input.dtype())},
-                  {"preprocessing", job.conversion}};
-    return j;
+sim::RunRecord record_head(const K210Job& job, bool functional) {
+    sim::RunRecord r;
+    r.command = "run";
+    r.mode = functional ? "functional" : "timed";
+    const double kpu_hz = static_cast<double>(job.cfg->kpu.timing.clock_hz);
+    r.platform = {"k210",
+                  job.cfg->platform.name,
+                  job.source,
+                  {{"kpu_clock_hz", kpu_hz, "Hz"},
+                   {"cpu_clock_hz", static_cast<double>(job.cfg->cpu.clock_hz), "Hz"},
+                   // The roofline's: 576 multipliers × 2 ops per cycle, and the KPU's
+                   // parameter-fetch port (bytes per beat × its clock).
+                   {"peak_ops_per_s", 2.0 * 576 * kpu_hz, "ops/s"},
+                   {"peak_bytes_per_s",
+                    static_cast<double>(job.cfg->kpu.timing.bus.data_width_bytes) *
+                        static_cast<double>(job.cfg->kpu.timing.bus.clock_hz),
+                    "bytes/s"}}};
+    r.program = {job.model_file,
+                 fmt::format("kmodel v{}", job.model.version),
+                 {{"layers", static_cast<double>(job.model.layers.size()), "layers"},
+                  {"kpu_layers", static_cast<double>(job.model.convs.size()), "layers"}}};
+    std::vector<int64_t> shape(job.input.shape().begin(), job.input.shape().end());
+    r.inputs.push_back({"input", job.input_name, shape, sim::dtype_name(job.input.dtype()),
+                        job.conversion, "", std::nullopt});
+    return r;
 }
 
-// The outputs as output_<i>.npy, and their entries of report.json.
-nlohmann::ordered_json add_outputs(std::vector<OutputFile>& files,
-                                   const std::vector<sim::Tensor>& outputs) {
-    nlohmann::ordered_json outs = nlohmann::ordered_json::array();
+// The outputs as output_<i>.npy, and their entries of the record.
+void add_outputs(std::vector<OutputFile>& files, sim::RunRecord& rec,
+                 const std::vector<sim::Tensor>& outputs) {
     for (size_t i = 0; i < outputs.size(); ++i) {
         const std::string name = fmt::format("output_{}.npy", i);
         files.push_back({name, sim::encode_npy(outputs[i])});
-        outs.push_back({{"file", name},
-                        {"shape", outputs[i].shape()},
-                        {"dtype", sim::dtype_name(outputs[i].dtype())}});
+        rec.outputs.push_back(
+            {fmt::format("output {}", i), name,
+             std::vector<int64_t>(outputs[i].shape().begin(), outputs[i].shape().end()),
+             sim::dtype_name(outputs[i].dtype()), "", "", std::nullopt});
     }
-    return outs;
 }
 
-// --dump-all: each layer's result as layer_<index>_<type>.npy, and its report.json entry with
-// the SHA-256 of the tensor's bytes (the .npy payload, little-endian).
-nlohmann::ordered_json add_dumps(std::vector<OutputFile>& files,
-                                 const std::vector<LayerDump>& dumps) {
-    nlohmann::ordered_json out = nlohmann::ordered_json::array();
+// --dump-all: each layer's result as layer_<index>_<type>.npy, and its entry with the SHA-256 of
+// the tensor's bytes (the .npy payload, little-endian).
+void add_dumps(std::vector<OutputFile>& files, sim::RunRecord& rec,
+               const std::vector<LayerDump>& dumps) {
     for (const LayerDump& d : dumps) {
         files.push_back({d.file, sim::encode_npy(d.tensor)});
-        out.push_back({{"index", d.index},
-                       {"type", d.type},
-                       {"where", d.where},
-                       {"file", d.file},
-                       {"dtype", sim::dtype_name(d.tensor.dtype())},
-                       {"shape", d.tensor.shape()},
-                       {"sha256", sim::sha256_hex(d.tensor.bytes(), d.tensor.size_bytes())}});
+        rec.dumps.push_back({d.type, d.file,
+                             std::vector<int64_t>(d.tensor.shape().begin(), d.tensor.shape().end()),
+                             sim::dtype_name(d.tensor.dtype()), d.where,
+                             sim::sha256_hex(d.tensor.bytes(), d.tensor.size_bytes()), d.index});
     }
-    return out;
 }
 
 FunctionalOptions functional_options(const K210Job& job) {
@@ -238,14 +217,14 @@ FunctionalOptions functional_options(const K210Job& job) {
     return fo;
 }
 
-// The values-only run's layer table (text) and report.json entries.
-nlohmann::ordered_json values_only_layers(const K210Job& job, const FunctionalResult& r,
-                                          std::string& text, uint64_t& macs) {
+// The values-only run's layer table (text) and record entries.
+std::vector<sim::LayerRecord> values_only_layers(const K210Job& job, const FunctionalResult& r,
+                                                 std::string& text, uint64_t& macs) {
     auto it = std::back_inserter(text);
     fmt::format_to(it, "{:>4}  {:<14} {:<30} {:>11} {:>10}\n", "#", "layer", "shape", "MACs",
                    "elements");
     size_t conv = 0;
-    nlohmann::ordered_json layers = nlohmann::ordered_json::array();
+    std::vector<sim::LayerRecord> layers;
     for (const FunctionalLayer& l : r.layers) {
         const KmodelLayer& ml = job.model.layers[l.index];
         std::string shape;
@@ -254,12 +233,16 @@ nlohmann::ordered_json values_only_layers(const K210Job& job, const FunctionalRe
         }
         fmt::format_to(it, "{:>4}  {:<14} {:<30} {:>11} {:>10}\n", l.index, ml.type_name, shape,
                        l.macs, l.elements);
-        layers.push_back({{"index", l.index},
-                          {"type", ml.type_name},
-                          {"shape", shape},
-                          {"macs", l.macs},
-                          {"cpu_elements", l.elements},
-                          {"overflows", l.overflows}});
+        layers.push_back({l.index,
+                          ml.type_name,
+                          shape,
+                          l.macs,
+                          0,
+                          std::nullopt,
+                          std::nullopt,
+                          {},
+                          {{"cpu_elements", static_cast<double>(l.elements), "elements"},
+                           {"overflows", static_cast<double>(l.overflows), "values"}}});
         macs += l.macs;
     }
     return layers;
@@ -288,16 +271,20 @@ platform::RunReport run_values_only(const K210Job& job, const platform::RunReque
     fmt::format_to(it, "input: {} {} ({})\n\n", job.input_name, sim::shape_str(job.input.shape()),
                    job.conversion);
     uint64_t macs = 0;
-    nlohmann::ordered_json layers = values_only_layers(job, r, rep.text, macs);
+    std::vector<sim::LayerRecord> layers = values_only_layers(job, r, rep.text, macs);
     fmt::format_to(it, "\nfunctional run: {} layers, {} MACs, {} outputs\n", r.layers.size(), macs,
                    r.outputs.size());
-    rep.json = report_head(job, true);
-    rep.json["layers"] = layers;
-    rep.json["totals"] = {{"macs", macs}};
-    rep.json["outputs"] = add_outputs(rep.files, r.outputs);
+    sim::RunRecord rec = record_head(job, true);
+    rec.layers = std::move(layers);
+    rec.totals = {{"macs", static_cast<double>(macs), "MAC"}};
+    add_outputs(rep.files, rec, r.outputs);
     if (request.dump_all) {
-        rep.json["layer_dumps"] = add_dumps(rep.files, r.dumps);
+        add_dumps(rep.files, rec, r.dumps);
     }
+    if (job.digits != nullptr) {
+        rec.extra["digits"] = job.digits->summary;
+    }
+    rep.record = std::move(rec);
     if (job.demo != nullptr) {
         add_demo_files(rep.files, *job.demo, job.input, r.outputs);
     }
@@ -369,32 +356,29 @@ platform::RunReport run_timed(const K210Job& job, const platform::RunRequest& re
         rows_of(r, soc.kpu, job.cfg->kpu.timing.clock_hz, job.cfg->cpu.clock_hz);
     uint64_t macs = 0, kpu_cycles = 0;
     timed_text(job, r, rows, rep.text, macs, kpu_cycles);
-    rep.json = report_head(job, false);
-    nlohmann::ordered_json layers = nlohmann::ordered_json::array();
+    sim::RunRecord rec = record_head(job, false);
     for (const Row& row : rows) {
-        layers.push_back(layer_json(row));
+        rec.layers.push_back(
+            layer_record(row, job.cfg->kpu.timing.clock_hz, job.cfg->cpu.clock_hz));
     }
-    rep.json["layers"] = layers;
-    rep.json["totals"] = {{"macs", macs},
-                          {"kpu_cycles", kpu_cycles},
-                          {"load_end_ps", r.load_end_ps},
-                          {"end_ps", r.end_ps},
-                          {"inference_ms", static_cast<double>(r.end_ps - r.load_end_ps) / 1e9},
-                          {"cpu_clock_hz", static_cast<double>(job.cfg->cpu.clock_hz)},
-                          {"layer_time", time_split(rows, job.cfg->cpu.clock_hz)}};
-    rep.json["outputs"] = add_outputs(rep.files, r.outputs);
+    rec.totals = {{"macs", static_cast<double>(macs), "MAC"},
+                  {"kpu_cycles", static_cast<double>(kpu_cycles), "cycles"},
+                  {"load_end_ps", static_cast<double>(r.load_end_ps), "ps"},
+                  {"end_ps", static_cast<double>(r.end_ps), "ps"},
+                  {"inference_ms", static_cast<double>(r.end_ps - r.load_end_ps) / 1e9, "ms"}};
+    add_outputs(rep.files, rec, r.outputs);
     if (request.dump_all) {
-        rep.json["layer_dumps"] = add_dumps(rep.files, r.dumps);
+        add_dumps(rep.files, rec, r.dumps);
     }
     if (job.demo != nullptr) {
         add_demo_files(rep.files, *job.demo, job.input, r.outputs);
     }
     if (job.digits != nullptr) {
-        rep.json["digits"] = job.digits->summary;
+        rec.extra["digits"] = job.digits->summary;
         add_digits_files(rep.files, *job.digits);
     }
-    rep.json["stats"] = soc.stats().to_json();
-    rep.files_after.push_back({"layers.csv", bytes_of(layers_csv(rows))});
+    rec.stats = soc.stats().to_json();
+    rep.record = std::move(rec);
     return rep;
 }
 

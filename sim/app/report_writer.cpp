@@ -110,15 +110,24 @@ void write_run_report(const std::string& command, const platform::RunReport& rep
         out->write_bytes(f.name, f.bytes);
     }
     nlohmann::ordered_json j;
-    j["tool"] = "npusim";
-    j["version"] = sim::npusim_version();
-    j["command"] = command;
-    for (const auto& [key, value] : report.json.items()) {
-        j[key] = value;
+    if (report.record) {
+        sim::RunRecord rec = *report.record;
+        rec.command = command;
+        j = sim::to_json(rec);
+    } else {
+        j["tool"] = "npusim";
+        j["version"] = sim::npusim_version();
+        j["command"] = command;
+        for (const auto& [key, value] : report.json.items()) {
+            j[key] = value;
+        }
     }
     out->write_text("report.json", j.dump(2) + "\n");
     for (const platform::OutputFile& f : report.files_after) {
         out->write_bytes(f.name, f.bytes);
+    }
+    if (report.record && !report.record->layers.empty()) {
+        out->write_text("layers.csv", sim::layers_csv(*report.record));
     }
     const bool traced = trace != nullptr && trace->enabled();
     const nlohmann::json trace_json = traced ? nlohmann::json(trace->to_json()) : nlohmann::json();

@@ -8,6 +8,7 @@
 
 #include "sim/core/error.h"
 #include "sim/core/files.h"
+#include "sim/core/run_record.h"
 #include "sim/core/xml.h"
 
 namespace npu::campaign {
@@ -239,6 +240,25 @@ Json rows_of(const Json& report, const std::string& job_dir) {
 
 Json metrics_of(const Json& report) {
     Json m = Json::object();
+    if (sim::is_record_json(report)) {  // the run record: its totals and checks
+        sim::RunRecord r;
+        try {
+            r = sim::record_from_json(report, "report.json");
+        } catch (const sim::Error& e) {  // a job's report edited by hand: said, not fatal
+            m["report_error"] = e.what();
+            return m;
+        }
+        if (!r.checks.empty()) {
+            m["passed"] = r.passed();
+        }
+        for (const sim::Quantity& q : r.totals) {
+            m["totals." + q.name] = q.value;
+        }
+        for (const sim::Check& c : r.checks) {
+            m["checks." + c.name] = c.measured;
+        }
+        return m;
+    }
     if (!report.is_object()) {
         return m;
     }

@@ -60,4 +60,40 @@ std::string json_table(const nlohmann::ordered_json& rows) {
     return s + "</table>\n";
 }
 
+// Each picture at least 128 pixels wide (small ones scaled up without smoothing), captioned.
+std::string pictures_section(const std::vector<Picture>& pictures) {
+    if (pictures.empty()) {
+        return "";
+    }
+    std::string s = "<h2>Inputs and outputs</h2>\n<div id=\"pictures\">\n";
+    for (const Picture& p : pictures) {
+        const int shown = std::max(p.width, 128);
+        s += fmt::format(
+            "<figure class=\"picture\" style=\"display:inline-block;margin:0 16px 8px 0\">"
+            "<img alt=\"{0}\" width=\"{1}\" style=\"image-rendering:pixelated;border:1px solid "
+            "#ccc\" src=\"data:image/png;base64,{2}\"><figcaption class=\"note\">{0} ({3} x "
+            "{4})</figcaption></figure>\n",
+            escape(p.name), shown, base64(p.png), p.width, p.height);
+    }
+    return s + "</div>\n";
+}
+
+std::vector<Span> trace_spans(const nlohmann::json* trace) {
+    std::vector<Span> spans;
+    if (trace == nullptr || !trace->contains("traceEvents")) {
+        return spans;
+    }
+    for (const auto& e : (*trace)["traceEvents"]) {
+        // A span's parts (a category "... parts", e.g. the K210's "kpu parts") nest inside it:
+        // Perfetto shows them; a lane per category here would repeat the stacked bars.
+        const std::string cat = e.value("cat", "?");
+        const bool parts = cat.size() >= 6 && cat.compare(cat.size() - 6, 6, " parts") == 0;
+        if (e.value("ph", "") == "X" && !parts) {
+            const double ts = e.value("ts", 0.0), dur = e.value("dur", 0.0);
+            spans.push_back({cat, e.value("name", ""), ts, ts + dur});
+        }
+    }
+    return spans;
+}
+
 }  // namespace npu::report

@@ -9,6 +9,7 @@
 #include "sim/core/error.h"
 #include "sim/report/dataflow_page.h"
 #include "sim/report/html_parts.h"
+#include "sim/report/record_page.h"
 #include "sim/report/svg.h"
 
 namespace npu::report {
@@ -25,74 +26,21 @@ std::string table(const Json& rows) {
     return json_table(rows);
 }
 
-// Splits `total` over `parts` in proportion to the cycles given (all zero: nothing).
-std::vector<double> split(double total, const std::vector<double>& parts) {
-    double sum = 0;
-    for (double p : parts) {
-        sum += p;
-    }
-    std::vector<double> out;
-    for (double p : parts) {
-        out.push_back(sum > 0 ? total * p / sum : 0);
-    }
-    return out;
-}
-
-// Per layer where the time went, in µs: the KPU's and the CPU's time split by their cycle
-// parts, then bus and DMA (K210 reports); otherwise each layer's wall time.
+// Per layer its wall time in µs (a platform not yet on the run record: sim/report/record_page.h
+// draws the engines' split).
 std::string time_bars(const Json& layers) {
     std::vector<std::string> labels;
-    const std::vector<std::string> names = {"KPU compute",       "KPU fetch",  "KPU fixed",
-                                            "KPU output stream", "CPU work",   "CPU read-back",
-                                            "CPU runtime",       "bus and DMA"};
-    std::vector<Series> series;
-    for (const std::string& n : names) {
-        series.push_back({n, {}});
-    }
-    bool split_known = true;
+    Series time{"time", {}};
     for (const Json& l : layers) {
         labels.push_back(l.contains("index") ? l["index"].dump() : std::to_string(labels.size()));
-        split_known = split_known && l.contains("time_ps");
-        if (!split_known) {
-            break;
-        }
-        const Json& t = l["time_ps"];
-        const std::vector<double> kpu =
-            split(num(t, "kpu") / 1e6, {num(l, "kpu_compute_cycles"), num(l, "kpu_fetch_cycles"),
-                                        num(l, "kpu_fixed_cycles"), num(l, "kpu_output_cycles")});
-        const std::vector<double> cpu = split(
-            num(t, "cpu") / 1e6,
-            {num(l, "cpu_work_cycles"), num(l, "readback_cycles"), num(l, "cpu_overhead_cycles")});
-        for (size_t k = 0; k < 4; ++k) {
-            series[k].values.push_back(kpu[k]);
-        }
-        for (size_t k = 0; k < 3; ++k) {
-            series[4 + k].values.push_back(cpu[k]);
-        }
-        series[7].values.push_back(num(t, "bus_dma") / 1e6);
+        time.values.push_back((num(l, "end_ps") - num(l, "start_ps")) / 1e6);
     }
-    if (!split_known) {
-        series = {{"time", {}}};
-        for (const Json& l : layers) {
-            series[0].values.push_back((num(l, "end_ps") - num(l, "start_ps")) / 1e6);
-        }
-    }
-    return stacked_bars(labels, series, {"layer (index)", "time (µs)", 960, 320});
+    return stacked_bars(labels, {time}, {"layer (index)", "time (µs)", 960, 320});
 }
 
 // The engines over time: the trace's spans when there is a trace, else each layer's span.
 std::string engine_timeline(const Json& layers, const nlohmann::json* trace) {
-    std::vector<Span> spans;
-    if (trace != nullptr && trace->contains("traceEvents")) {
-        for (const auto& e : (*trace)["traceEvents"]) {
-            // A layer's parts (K210 "kpu parts") nest inside its span: Perfetto shows them,
-            // a lane per category here would repeat the stacked bars in one colour.
-            if (e.value("ph", "") == "X" && e.value("cat", "") != "kpu parts") {
-                const double ts = e.value("ts", 0.0), dur = e.value("dur", 0.0);
-                spans.push_back({e.value("cat", "?"), e.value("name", ""), ts, ts + dur});
-            }
-        }
-    }
+    std::vector<Span> spans = trace_spans(trace);
     if (spans.empty()) {
         for (const Json& l : layers) {
             spans.push_back({"layers", l.value("type", "") + " " + l.value("shape", ""),
@@ -100,36 +48,6 @@ std::string engine_timeline(const Json& layers, const nlohmann::json* trace) {
         }
     }
     return timeline(spans, {"simulated time (µs)", "", 960, 0});
-}
-
-// The KPU layers on the platform's roofline: 2 · MACs per byte fetched from memory (weights and
-// tables) against 2 · MACs per second of KPU time; empty without the platform's peaks.
-std::string roofline_section(const Json& report) {
-    const Json empty = Json::object();
-    const Json& p = report.contains("platform") ? report["platform"] : empty;
-    const double peak_ops = num(p, "peak_ops_per_s"), peak_bytes = num(p, "peak_bytes_per_s");
-    if (peak_ops <= 0 || peak_bytes <= 0) {
-        return "";
-    }
-    std::vector<Point> points;
-    for (const Json& l : report["layers"]) {
-        const double ops = 2 * num(l, "macs"), bytes = num(l, "param_bytes");
-        const double s = l.contains("time_ps") ? num(l["time_ps"], "kpu") / 1e12 : 0;
-        if (ops > 0 && bytes > 0 && s > 0) {
-            points.push_back({l.value("type", "") + " " + l["index"].dump(), ops / bytes, ops / s});
-        }
-    }
-    if (points.empty()) {
-        return "";
-    }
-    return fmt::format(
-        "<h2>Roofline</h2>\n<p class=\"note\">Each KPU layer: operations (2 · MACs) per byte the "
-        "KPU fetched from memory (weights, batch-norm and activation tables) against operations "
-        "per second of its KPU time; the roof is min(peak compute {:.3g} ops/s, fetch bandwidth "
-        "{:.3g} bytes/s · intensity).</p>\n<div id=\"roofline\">{}</div>\n",
-        peak_ops, peak_bytes,
-        roofline(points, peak_ops, peak_bytes,
-                 {"operational intensity (ops/byte)", "attained (ops/s)", 960, 360}));
 }
 
 // A per-layer error chart of a regress report: each layer's `key` value (through `f`) as a bar,
@@ -269,30 +187,11 @@ std::string base64(const std::vector<uint8_t>& bytes) {
     return s;
 }
 
-namespace {
-
-// Each picture at least 128 pixels wide (small ones scaled up without smoothing), captioned.
-std::string pictures_section(const std::vector<Picture>& pictures) {
-    if (pictures.empty()) {
-        return "";
-    }
-    std::string s = "<h2>Inputs and outputs</h2>\n<div id=\"pictures\">\n";
-    for (const Picture& p : pictures) {
-        const int shown = std::max(p.width, 128);
-        s += fmt::format(
-            "<figure class=\"picture\" style=\"display:inline-block;margin:0 16px 8px 0\">"
-            "<img alt=\"{0}\" width=\"{1}\" style=\"image-rendering:pixelated;border:1px solid "
-            "#ccc\" src=\"data:image/png;base64,{2}\"><figcaption class=\"note\">{0} ({3} x "
-            "{4})</figcaption></figure>\n",
-            escape(p.name), shown, base64(p.png), p.width, p.height);
-    }
-    return s + "</div>\n";
-}
-
-}  // namespace
-
 std::string html_report(const Json& report, const nlohmann::json* trace, const std::string& source,
                         const std::vector<Picture>& pictures) {
+    if (sim::is_record_json(report)) {
+        return record_page(sim::record_from_json(report, source), trace, source, pictures);
+    }
     if (!report.contains("layers") || !report["layers"].is_array() || report["layers"].empty()) {
         throw sim::Error(source + ": no per-layer results to draw (a report.json of npusim run)");
     }
@@ -318,15 +217,11 @@ std::string html_report(const Json& report, const nlohmann::json* trace, const s
         fmt::format_to(it, "<h2>Totals</h2>\n{}", table(Json::array({report["totals"]})));
     }
     fmt::format_to(it,
-                   "<h2>Where each layer's time goes</h2>\n<p class=\"note\">Stacked per layer: "
-                   "the KPU's time split by its fixed, parameter-fetch and compute cycles, the "
-                   "CPU's by its work, read-back and runtime cycles, and the rest of the layer's "
-                   "wall time (bus transactions, DMA). The layer table below has the numbers."
-                   "</p>\n<div id=\"layer-time\">{}</div>\n",
+                   "<h2>Each layer's time</h2>\n<p class=\"note\">Each layer's wall time. The "
+                   "layer table below has the numbers.</p>\n<div id=\"layer-time\">{}</div>\n",
                    time_bars(layers));
     fmt::format_to(it, "<h2>Timeline</h2>\n<div id=\"timeline\">{}</div>\n",
                    engine_timeline(layers, trace));
-    s += roofline_section(report);
     s += pictures_section(pictures);
     fmt::format_to(it, "<h2>Layers</h2>\n<div id=\"layers\">{}</div>\n", table(layers));
     return page(title, s);

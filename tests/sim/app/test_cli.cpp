@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <tuple>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -19,6 +20,7 @@
 #include "platforms/k210/kmodel/kmodel.h"
 #include "sim/core/image.h"
 #include "sim/core/npy.h"
+#include "sim/core/run_record.h"
 #include "sim/onnx/onnx_import.h"
 #include "tests/sim/app/cli_fixture.h"
 
@@ -49,7 +51,7 @@ TEST_F(Cli, DefaultRunIsTheDigitsModelOnTheK210) {
         EXPECT_TRUE(fs::exists(dir / "digits" / f)) << f;
     }
     const auto j = nlohmann::json::parse(slurp(dir / "digits" / "report.json"));
-    EXPECT_EQ(j["digits"]["accuracy_k210"], 290.0 / 297);
+    EXPECT_EQ(j["extra"]["digits"]["accuracy_k210"], 290.0 / 297);
     EXPECT_EQ(j["layers"].size(), 5u);
     // The written kmodel and input run again through --model/--input to the same output.
     const Result again =
@@ -67,32 +69,46 @@ TEST_F(Cli, EveryLayersTimeSplitsIntoItsParts) {
     const Result r = run("run --demo edges --out " + (dir / "edges").string());
     ASSERT_EQ(r.rc, 0) << r.err;
     EXPECT_NE(r.out.find("layer time: KPU "), std::string::npos) << r.out;
-    const auto j = nlohmann::json::parse(slurp(dir / "edges" / "report.json"));
-    double kpu_ms = 0, bus_ms = 0;
-    for (const auto& l : j["layers"]) {
-        const auto u = [&](const char* k) {
-            return l[k].get<uint64_t>();
+    const npu::sim::RunRecord rec = npu::sim::record_from_json(
+        nlohmann::ordered_json::parse(slurp(dir / "edges" / "report.json")), "report.json");
+    uint64_t kpu_ps = 0, bus_ps = 0;
+    for (const npu::sim::LayerRecord& l : rec.layers) {
+        ASSERT_EQ(l.engines.size(), 3u);
+        const auto& [kpu, cpu, bus] = std::tie(l.engines[0], l.engines[1], l.engines[2]);
+        EXPECT_EQ(kpu.engine + cpu.engine + bus.engine, "KPUCPUbus and DMA");
+        const auto sum = [](const npu::sim::EngineTime& e) {
+            uint64_t n = 0;
+            for (const npu::sim::Part& p : e.parts) {
+                n += p.cycles;
+            }
+            return n;
         };
-        EXPECT_EQ(u("kpu_fixed_cycles") + u("kpu_fetch_cycles") + u("kpu_compute_cycles") +
-                      u("kpu_output_cycles"),
-                  u("kpu_cycles"));
-        EXPECT_EQ(u("cpu_work_cycles") + u("cpu_overhead_cycles") + u("readback_cycles"),
-                  u("cpu_cycles"));
-        const uint64_t kpu = l["time_ps"]["kpu"], cpu = l["time_ps"]["cpu"],
-                       bus = l["time_ps"]["bus_dma"];
-        EXPECT_EQ(kpu, u("kpu_cycles") * 2500);  // 400 MHz: 2500 ps per cycle
-        EXPECT_EQ(cpu, u("cpu_cycles") * 2500);
-        EXPECT_EQ(kpu + cpu + bus, u("end_ps") - u("start_ps")) << l["index"];
-        kpu_ms += static_cast<double>(kpu) / 1e9, bus_ms += static_cast<double>(bus) / 1e9;
+        const auto measure = [&](const char* name) {
+            for (const npu::sim::Quantity& q : l.measures) {
+                if (q.name == name) {
+                    return static_cast<uint64_t>(q.value);
+                }
+            }
+            ADD_FAILURE() << name;
+            return uint64_t{0};
+        };
+        EXPECT_EQ(sum(kpu), measure("kpu_cycles"));       // fixed + fetch + compute + output stream
+        EXPECT_EQ(sum(cpu), measure("cpu_cycles"));       // work + read-back + runtime
+        EXPECT_EQ(kpu.ps, measure("kpu_cycles") * 2500);  // 400 MHz: 2500 ps per cycle
+        EXPECT_EQ(cpu.ps, measure("cpu_cycles") * 2500);
+        EXPECT_EQ(kpu.ps + cpu.ps + bus.ps, *l.end_ps - *l.start_ps) << l.index;
+        kpu_ps += kpu.ps, bus_ps += bus.ps;
     }
-    EXPECT_NEAR(j["totals"]["layer_time"]["kpu_ms"].get<double>(), kpu_ms, 1e-9);
-    EXPECT_NEAR(j["totals"]["layer_time"]["bus_dma_ms"].get<double>(), bus_ms, 1e-9);
-    EXPECT_GT(bus_ms, 0.0);  // the DMA drains and the driver's register writes take time
+    const std::vector<npu::sim::EngineTime> totals = npu::sim::engine_totals(rec);
+    EXPECT_EQ(totals[0].ps, kpu_ps);
+    EXPECT_EQ(totals[2].ps, bus_ps);
+    EXPECT_GT(bus_ps, 0u);  // the DMA drains and the driver's register writes take time
     const std::string csv = slurp(dir / "edges" / "layers.csv");
-    EXPECT_NE(csv.find(",kpu_fixed_cycles,kpu_fetch_cycles,kpu_compute_cycles,kpu_output_cycles,"
-                       "cpu_work_cycles,"
-                       "cpu_overhead_cycles,readback_cycles,kpu_us,cpu_us,bus_dma_us\n"),
-              std::string::npos);
+    EXPECT_EQ(csv.substr(0, csv.find('\n')),
+              "index,op,shape,macs,param_bytes,start_us,end_us,KPU us,CPU us,bus and DMA us,KPU "
+              "fixed cycles,KPU fetch cycles,KPU compute cycles,KPU output stream cycles,CPU work "
+              "cycles,CPU read-back cycles,CPU runtime cycles,kpu_cycles,cpu_cycles,cpu_bus_bytes,"
+              "utilization");
 }
 
 // estimate takes layer sweeps or a program, one of them; a platform without program estimates
@@ -112,8 +128,9 @@ TEST_F(Cli, EstimateTakesLayersOrAModel) {
     const auto timed = nlohmann::json::parse(slurp(dir / "e" / "report.json"));
     ASSERT_EQ(j["layers"].size(), timed["layers"].size());
     for (size_t i = 0; i < j["layers"].size(); ++i) {
-        EXPECT_EQ(j["layers"][i]["kpu_cycles"], timed["layers"][i]["kpu_cycles"]) << i;
-        EXPECT_EQ(j["layers"][i]["cpu_cycles"], timed["layers"][i]["cpu_cycles"]) << i;
+        const auto& m = timed["layers"][i]["measures"];
+        EXPECT_EQ(j["layers"][i]["kpu_cycles"], m["kpu_cycles"]["value"]) << i;
+        EXPECT_EQ(j["layers"][i]["cpu_cycles"], m["cpu_cycles"]["value"]) << i;
     }
     r = run("estimate --platform " NPUSIM_SOURCE_DIR "/configs/dlp_zcu102_int8.yaml --model " + km);
     EXPECT_EQ(r.rc, 2);
@@ -134,7 +151,7 @@ TEST_F(Cli, CalibrateWritesAYamlThatAPlatformIncludes) {
         board.push_back(
             static_cast<double>(l["end_ps"].get<uint64_t>() - l["start_ps"].get<uint64_t>()) / 1e9 *
             1.25);
-        csv += fmt::format("{},{},{:.9f}\n", l["index"].get<int>(), l["type"].get<std::string>(),
+        csv += fmt::format("{},{},{:.9f}\n", l["index"].get<int>(), l["op"].get<std::string>(),
                            board.back());
     }
     write("board.csv", csv);
@@ -412,7 +429,7 @@ TEST_F(Cli, EdgesDemoRunsOnTheK210) {
     const auto j = nlohmann::json::parse(slurp(dir / "demo" / "report.json"));
     EXPECT_EQ(j["layers"].size(), 5u);
     EXPECT_EQ(j["outputs"][1]["shape"], nlohmann::json::parse("[1, 1, 60, 80]"));
-    EXPECT_EQ(j["input"]["preprocessing"], "none (built-in scene)");
+    EXPECT_EQ(j["inputs"][0]["note"], "none (built-in scene)");
     // The written model and input run again through --model/--input to the same outputs.
     const Result again =
         run("run --model " + (dir / "demo" / "demo.kmodel").string() + " --input " +
@@ -564,7 +581,9 @@ TEST_F(Cli, FunctionalRunGivesTheTimedRunsValues) {
     }
     const auto j = nlohmann::json::parse(slurp(dir / "functional" / "report.json"));
     EXPECT_EQ(j["mode"], "functional");
-    EXPECT_FALSE(fs::exists(dir / "functional" / "layers.csv"));  // no times to list
+    const std::string csv = slurp(dir / "functional" / "layers.csv");  // no times to list
+    EXPECT_EQ(csv.substr(0, csv.find('\n')),
+              "index,op,shape,macs,param_bytes,cpu_elements,overflows");
     const Result t = run("run --functional --trace --out " + (dir / "t").string());
     EXPECT_EQ(t.rc, 2);
     EXPECT_NE(t.err.find("--trace excludes --functional"), std::string::npos) << t.err;

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "sim/core/error.h"
+#include "sim/core/run_record.h"
 #include "sim/report/estimate_page.h"
 #include "sim/report/html_report.h"
 #include "sim/report/svg.h"
@@ -99,39 +100,36 @@ TEST(HtmlReport, ARegressPageMarksTheFirstDivergingLayer) {
     EXPECT_EQ(bar_height(lsb, 1, "within tolerance"), 0);
 }
 
+// A run record's page: one bar per layer and per engine part (any engines: here an "NPU" with
+// two parts and a "DMA" without), in proportion to each engine's time split by its cycles.
 TEST(HtmlReport, ARunPageDrawsEveryLayerAndRefusesAReportWithoutLayers) {
-    nlohmann::ordered_json r;
-    r["command"] = "run";
-    r["model"] = {{"file", "m.kmodel"}};
-    r["platform"] = {{"name", "k210"}};
-    for (int i = 0; i < 4; ++i) {
-        r["layers"].push_back(
-            {{"index", i},
-             {"type", "t"},
-             {"start_ps", i * 1000000},
-             {"end_ps", i * 1000000 + 900000},
-             {"kpu_fixed_cycles", 1},
-             {"kpu_fetch_cycles", 1},
-             {"kpu_compute_cycles", 2},
-             {"kpu_output_cycles", 0},
-             {"cpu_work_cycles", 1},
-             {"cpu_overhead_cycles", 1},
-             {"readback_cycles", 0},
-             {"time_ps", {{"kpu", 400000}, {"cpu", 400000}, {"bus_dma", 100000}}}});
+    sim::RunRecord r;
+    r.command = "run";
+    r.program.file = "m.kmodel";
+    r.platform = {"test", "npu", "p.yaml", {}};
+    for (size_t i = 0; i < 4; ++i) {
+        sim::LayerRecord l;
+        l.index = i, l.op = "t";
+        l.start_ps = i * 1000000, l.end_ps = i * 1000000 + 900000;
+        l.engines = {{"NPU", 600000, "npu", 4e8, {{"fetch", 1}, {"compute", 2}}},
+                     {"DMA", 300000, "", 0, {}}};
+        r.layers.push_back(l);
     }
-    const std::string html = report::html_report(r, nullptr, "report.json");
-    EXPECT_NE(html.find("<title>npusim run: m.kmodel on k210</title>"), std::string::npos);
-    EXPECT_EQ(count(html, "class=\"bar\""), 4u * 8);  // 8 series per layer
+    const std::string html = report::html_report(sim::to_json(r), nullptr, "report.json");
+    EXPECT_NE(html.find("<title>npusim run: m.kmodel on npu</title>"), std::string::npos);
+    EXPECT_EQ(count(html, "class=\"bar\""), 4u * 3);  // NPU fetch, NPU compute, DMA
     EXPECT_EQ(count(html, "class=\"span\""), 4u);     // no trace: one span per layer
     EXPECT_EQ(html.find("<script"), std::string::npos);
     EXPECT_EQ(html.find("<link"), std::string::npos);  // nothing loaded from elsewhere
     EXPECT_EQ(html.find("src="), std::string::npos);
-    // KPU 0.4 µs split 1:1:2: compute 0.2 µs, twice the fetch's 0.1 µs.
+    // NPU 0.6 µs split 1:2: compute 0.4 µs, twice the fetch's 0.2 µs; DMA 0.3 µs, the fetch's
+    // one and a half.
     const std::string bars = html.substr(html.find("id=\"layer-time\""));
-    EXPECT_NEAR(bar_height(bars, 0, "KPU compute"), 2 * bar_height(bars, 0, "KPU fetch"), 0.02);
-    r["layers"] = nlohmann::ordered_json::array();
+    EXPECT_NEAR(bar_height(bars, 0, "NPU compute"), 2 * bar_height(bars, 0, "NPU fetch"), 0.02);
+    EXPECT_NEAR(bar_height(bars, 0, "DMA"), 1.5 * bar_height(bars, 0, "NPU fetch"), 0.02);
+    r.layers.clear();
     try {
-        report::html_report(r, nullptr, "d/report.json");
+        report::html_report(sim::to_json(r), nullptr, "d/report.json");
         ADD_FAILURE();
     } catch (const sim::Error& e) {
         EXPECT_STREQ(e.what(),

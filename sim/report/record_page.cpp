@@ -1,0 +1,209 @@
+#include "sim/report/record_page.h"
+
+#include <algorithm>
+#include <iterator>
+
+#include <fmt/format.h>
+
+#include "sim/core/error.h"
+#include "sim/report/html_parts.h"
+#include "sim/report/svg.h"
+
+namespace npu::report {
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+using sim::EngineTime;
+using sim::LayerRecord;
+using sim::RunRecord;
+
+double us(uint64_t ps) {
+    return static_cast<double>(ps) / 1e6;
+}
+
+std::string layer_label(const LayerRecord& l) {
+    return std::to_string(l.index);
+}
+
+// The series of the stacked bars: per engine its parts ("<engine> <part>"), or the engine alone
+// when it has none, in first-seen order.
+std::vector<std::pair<std::string, std::string>> series_names(const RunRecord& r) {
+    std::vector<std::pair<std::string, std::string>> names;  // engine, part ("": the engine)
+    for (const LayerRecord& l : r.layers) {
+        for (const EngineTime& e : l.engines) {
+            std::vector<std::string> parts;
+            for (const sim::Part& p : e.parts) {
+                parts.push_back(p.name);
+            }
+            if (parts.empty()) {
+                parts.emplace_back();
+            }
+            for (const std::string& p : parts) {
+                if (std::find(names.begin(), names.end(), std::pair{e.engine, p}) == names.end()) {
+                    names.emplace_back(e.engine, p);
+                }
+            }
+        }
+    }
+    return names;
+}
+
+// An engine's time on a layer split over its parts in proportion to their cycles (no cycles:
+// all of it to the engine's own series).
+double share(const EngineTime& e, const std::string& part) {
+    uint64_t sum = 0, mine = 0;
+    for (const sim::Part& p : e.parts) {
+        sum += p.cycles;
+        mine += p.name == part ? p.cycles : 0;
+    }
+    if (sum == 0) {
+        return part.empty() || e.parts.empty() ? us(e.ps) : 0;
+    }
+    return us(e.ps) * static_cast<double>(mine) / static_cast<double>(sum);
+}
+
+std::string time_bars(const RunRecord& r) {
+    const auto names = series_names(r);
+    std::vector<Series> series;
+    for (const auto& [engine, part] : names) {
+        series.push_back({part.empty() ? engine : engine + " " + part, {}});
+    }
+    std::vector<std::string> labels;
+    for (const LayerRecord& l : r.layers) {
+        labels.push_back(layer_label(l));
+        for (size_t k = 0; k < names.size(); ++k) {
+            const auto e =
+                std::find_if(l.engines.begin(), l.engines.end(),
+                             [&](const EngineTime& x) { return x.engine == names[k].first; });
+            series[k].values.push_back(e == l.engines.end() ? 0 : share(*e, names[k].second));
+        }
+    }
+    return stacked_bars(labels, series, {"layer (index)", "time (µs)", 960, 320});
+}
+
+std::string engine_timeline(const RunRecord& r, const nlohmann::json* trace) {
+    std::vector<Span> spans = trace_spans(trace);
+    if (spans.empty()) {
+        for (const LayerRecord& l : r.layers) {
+            if (l.start_ps && l.end_ps) {
+                spans.push_back({"layers", l.op + " " + l.shape, us(*l.start_ps), us(*l.end_ps)});
+            }
+        }
+    }
+    return spans.empty() ? "" : timeline(spans, {"simulated time (µs)", "", 960, 0});
+}
+
+double parameter(const RunRecord& r, const std::string& name) {
+    for (const sim::Quantity& q : r.platform.parameters) {
+        if (q.name == name) {
+            return q.value;
+        }
+    }
+    return 0;
+}
+
+// The layers on the platform's roofline: 2 · MACs per parameter byte fetched against 2 · MACs
+// per second of the layer's first engine (the platform's accelerator).
+std::string roofline_section(const RunRecord& r) {
+    const double peak_ops = parameter(r, "peak_ops_per_s"),
+                 peak_bytes = parameter(r, "peak_bytes_per_s");
+    std::vector<Point> points;
+    for (const LayerRecord& l : r.layers) {
+        const double ops = 2.0 * static_cast<double>(l.macs);
+        const double s = l.engines.empty() ? 0 : static_cast<double>(l.engines[0].ps) / 1e12;
+        if (ops > 0 && l.param_bytes > 0 && s > 0) {
+            points.push_back(
+                {l.op + " " + layer_label(l), ops / static_cast<double>(l.param_bytes), ops / s});
+        }
+    }
+    if (peak_ops <= 0 || peak_bytes <= 0 || points.empty()) {
+        return "";
+    }
+    return fmt::format(
+        "<h2>Roofline</h2>\n<p class=\"note\">Each layer: operations (2 · MACs) per byte of "
+        "parameters (weights and tables) fetched from memory against operations per second of "
+        "its {} time; the roof is min(peak compute {:.3g} ops/s, fetch bandwidth {:.3g} bytes/s "
+        "· intensity).</p>\n<div id=\"roofline\">{}</div>\n",
+        escape(r.layers[0].engines[0].engine), peak_ops, peak_bytes,
+        roofline(points, peak_ops, peak_bytes,
+                 {"operational intensity (ops/byte)", "attained (ops/s)", 960, 360}));
+}
+
+// One row per layer: its fields, each engine's time and each measure.
+Json layer_rows(const RunRecord& r) {
+    Json rows = Json::array();
+    for (const LayerRecord& l : r.layers) {
+        Json row = {{"index", l.index},
+                    {"op", l.op},
+                    {"shape", l.shape},
+                    {"macs", l.macs},
+                    {"param_bytes", l.param_bytes}};
+        if (l.start_ps && l.end_ps) {
+            row["start_us"] = us(*l.start_ps);
+            row["end_us"] = us(*l.end_ps);
+        }
+        for (const EngineTime& e : l.engines) {
+            row[e.engine + " us"] = us(e.ps);
+        }
+        for (const sim::Quantity& q : l.measures) {
+            row[q.name] = q.value;
+        }
+        rows.push_back(row);
+    }
+    return rows;
+}
+
+Json quantity_row(const std::vector<sim::Quantity>& qs) {
+    Json row = Json::object();
+    for (const sim::Quantity& q : qs) {
+        row[q.unit.empty() ? q.name : q.name + " (" + q.unit + ")"] = q.value;
+    }
+    return row;
+}
+
+std::string title_of(const RunRecord& r) {
+    std::string title = "npusim " + r.command;
+    if (!r.program.file.empty()) {
+        title += ": " + r.program.file;
+    }
+    if (!r.platform.name.empty()) {
+        title += " on " + r.platform.name;
+    }
+    return title;
+}
+
+}  // namespace
+
+std::string record_page(const RunRecord& r, const nlohmann::json* trace, const std::string& source,
+                        const std::vector<Picture>& pictures) {
+    if (r.layers.empty()) {
+        throw sim::Error(source + ": no per-layer results to draw (a report.json of npusim run)");
+    }
+    std::string s;
+    auto it = std::back_inserter(s);
+    if (!r.totals.empty()) {
+        fmt::format_to(it, "<h2>Totals</h2>\n{}",
+                       json_table(Json::array({quantity_row(r.totals)})));
+    }
+    const bool timed = std::any_of(r.layers.begin(), r.layers.end(),
+                                   [](const LayerRecord& l) { return !l.engines.empty(); });
+    if (timed) {
+        fmt::format_to(it,
+                       "<h2>Where each layer's time goes</h2>\n<p class=\"note\">Stacked per "
+                       "layer: each engine's share of the layer's wall time, split by the named "
+                       "parts of its cycles. The layer table below has the numbers.</p>\n<div "
+                       "id=\"layer-time\">{}</div>\n",
+                       time_bars(r));
+    }
+    const std::string lanes = engine_timeline(r, trace);
+    if (!lanes.empty()) {
+        fmt::format_to(it, "<h2>Timeline</h2>\n<div id=\"timeline\">{}</div>\n", lanes);
+    }
+    s += roofline_section(r);
+    s += pictures_section(pictures);
+    fmt::format_to(it, "<h2>Layers</h2>\n<div id=\"layers\">{}</div>\n", json_table(layer_rows(r)));
+    return page(title_of(r), s);
+}
+
+}  // namespace npu::report

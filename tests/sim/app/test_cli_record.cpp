@@ -1,0 +1,89 @@
+// report.json is the run record (docs/reports.md): every report a migrated platform writes
+// validates against docs/report.schema.json (Debian's python3-jsonschema, through
+// scripts/validate-report), and the validator rejects a damaged one; `npusim report` draws the
+// same page again from the record alone.
+#include <filesystem>
+#include <fstream>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "sim/core/run_record.h"
+#include "tests/sim/app/cli_fixture.h"
+
+namespace {
+
+using npu::test::Cli;
+using npu::test::Result;
+using npu::test::slurp;
+namespace fs = std::filesystem;
+
+const std::string kValidate = NPUSIM_SOURCE_DIR "/scripts/validate-report";
+
+TEST_F(Cli, EveryReportValidatesAgainstTheSchema) {
+    if (shell("/usr/bin/python3 -c 'import jsonschema'").rc != 0) {
+        GTEST_SKIP() << "python3-jsonschema is not installed (scripts/install-deps installs it)";
+    }
+    const std::vector<std::pair<std::string, std::string>> runs = {
+        {"timed", "run"},
+        {"functional", "run --functional"},
+        {"dumps", "run --demo edges --dump-all"},
+        {"traced", "run --demo edges --trace"},
+    };
+    std::string reports;
+    for (const auto& [name, args] : runs) {
+        const Result r = run(args + " --out " + (dir / name).string());
+        ASSERT_EQ(r.rc, 0) << args << r.err;
+        reports += " " + (dir / name / "report.json").string();
+    }
+    const Result valid = shell(kValidate + reports);
+    EXPECT_EQ(valid.rc, 0) << valid.out << valid.err;
+    EXPECT_EQ(valid.out, "");
+    // A record with every optional field, and one damaged: a layer without its MACs and an
+    // engine's negative time are both named.
+    nlohmann::ordered_json j = nlohmann::ordered_json::parse(slurp(dir / "dumps" / "report.json"));
+    j["checks"].push_back({{"name", "max_lsb"},
+                           {"measured", 2},
+                           {"relation", "<="},
+                           {"limit", 1},
+                           {"unit", "LSB"},
+                           {"passed", false}});
+    j["passed"] = false;
+    std::ofstream(dir / "full.json") << j.dump();
+    EXPECT_EQ(shell(kValidate + " " + (dir / "full.json").string()).rc, 0);
+    j["layers"][0].erase("macs");
+    j["layers"][1]["engines"][0]["ps"] = -1;
+    std::ofstream(dir / "bad.json") << j.dump();
+    const Result bad = shell(kValidate + " " + (dir / "bad.json").string());
+    EXPECT_EQ(bad.rc, 1);
+    EXPECT_NE(bad.out.find("layers/0: 'macs' is a required property"), std::string::npos)
+        << bad.out;
+    EXPECT_NE(bad.out.find("layers/1/engines/0/ps: -1 is less than the minimum of 0"),
+              std::string::npos)
+        << bad.out;
+}
+
+// The page is drawn from the record: `npusim report` reads report.json back into the record and
+// draws the same bytes; the time bars have one series per engine part the record names.
+TEST_F(Cli, TheReportPageIsDrawnFromTheRecordAlone) {
+    ASSERT_EQ(run("run --demo edges --trace --out " + (dir / "e").string()).rc, 0);
+    const std::string page = slurp(dir / "e" / "report.html");
+    fs::remove(dir / "e" / "report.html");
+    const Result again = run("report " + (dir / "e").string());
+    ASSERT_EQ(again.rc, 0) << again.err;
+    EXPECT_EQ(slurp(dir / "e" / "report.html"), page);
+    const npu::sim::RunRecord rec = npu::sim::record_from_json(
+        nlohmann::ordered_json::parse(slurp(dir / "e" / "report.json")), "report.json");
+    size_t series = 0;
+    for (const npu::sim::EngineTime& e : npu::sim::engine_totals(rec)) {
+        series += std::max<size_t>(e.parts.size(), 1);
+        for (const npu::sim::Part& p : e.parts) {
+            EXPECT_NE(page.find("data-series=\"" + e.engine + " " + p.name + "\""),
+                      std::string::npos)
+                << e.engine << " " << p.name;
+        }
+    }
+    EXPECT_EQ(series, 8u);  // KPU: 4 parts, CPU: 3, bus and DMA
+}
+
+}  // namespace

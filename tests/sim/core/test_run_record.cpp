@@ -1,0 +1,137 @@
+// The run record (sim/core/run_record.h): report.json written and read back to the same record,
+// one error naming the file and key for anything else, layers.csv and the engines' sums worked by
+// hand. The schema file against real reports: Cli.EveryReportValidatesAgainstTheSchema.
+#include <random>
+
+#include <gtest/gtest.h>
+
+#include "sim/core/error.h"
+#include "sim/core/run_record.h"
+
+namespace npu::test {
+namespace {
+
+using sim::RunRecord;
+
+RunRecord full_record() {
+    RunRecord r;
+    r.command = "regress";
+    r.mode = "timed";
+    r.platform = {"k210", "board", "p.yaml", {{"kpu_clock_hz", 4e8, "Hz"}}};
+    r.program = {"m.kmodel", "kmodel v3", {{"layers", 2, "layers"}}};
+    r.inputs = {{"input", "in.npy", {1, 3, 4, 4}, "u8", "raw", "", std::nullopt}};
+    r.outputs = {{"output 0", "output_0.npy", {1, 10}, "f32", "", "", std::nullopt}};
+    r.dumps = {{"conv", "layer_0.npy", {1, 2}, "u8", "kpu", std::string(64, 'a'), size_t{0}}};
+    sim::LayerRecord l{0, "conv, \"1x1\"", "3x4x4 -> 2x4x4 1x1", 96, 16, 1000, 6000, {}, {}};
+    l.engines = {{"KPU", 4000, "kpu", 4e8, {{"fetch", 1}, {"compute", 3}}},
+                 {"bus and DMA", 1000, "", 0, {}}};
+    l.measures = {{"utilization", 0.25, ""}};
+    sim::LayerRecord cpu{1, "softmax", "", 0, 0, 6000, 9000, {}, {}};
+    cpu.engines = {{"CPU", 3000, "cpu", 4e8, {{"work", 1200}}}};
+    r.layers = {l, cpu};
+    r.totals = {{"macs", 96, "MAC"}, {"inference_ms", 0.008, "ms"}};
+    r.checks = {{"max_lsb", 2, "<=", 1, "LSB", false}, {"min_cosine", 0.999, ">=", 0.99, "", true}};
+    r.stats = {{"kpu", {{"layers", {{"value", 1}, {"unit", "layers"}, {"desc", "d"}}}}}};
+    r.extra = {{"note", "private"}};
+    return r;
+}
+
+TEST(RunRecord, WrittenAndReadBackIsTheSameRecord) {
+    const RunRecord r = full_record();
+    const nlohmann::ordered_json j = sim::to_json(r);
+    EXPECT_EQ(j["schema"], "npusim-report/2");
+    EXPECT_EQ(j["passed"], false);  // one check failed
+    EXPECT_EQ(j["totals"]["macs"]["value"], 96);
+    EXPECT_EQ(j["layers"][0]["engines"][0]["parts"]["compute"], 3);
+    const RunRecord back = sim::record_from_json(j, "r.json");
+    EXPECT_EQ(sim::to_json(back), j);
+    EXPECT_FALSE(back.passed());
+    ASSERT_NE(back.total("inference_ms"), nullptr);
+    EXPECT_EQ(back.total("inference_ms")->unit, "ms");
+    EXPECT_EQ(back.total("nothing"), nullptr);
+}
+
+TEST(RunRecord, AnythingElseIsOneErrorNamingTheKey) {
+    nlohmann::ordered_json j = sim::to_json(full_record());
+    const auto message = [](const nlohmann::ordered_json& bad) {
+        try {
+            sim::record_from_json(bad, "d/report.json");
+        } catch (const sim::Error& e) {
+            return std::string(e.what());
+        }
+        return std::string("no error");
+    };
+    auto bad = j;
+    bad["schema"] = "npusim-report/1";
+    EXPECT_EQ(message(bad),
+              "d/report.json: not an npusim report (npusim-report/2): 'schema' is not "
+              "\"npusim-report/2\"");
+    bad = j;
+    bad["layers"][1]["engines"][0].erase("ps");
+    EXPECT_EQ(message(bad),
+              "d/report.json: not an npusim report (npusim-report/2): 'layers[1].engines[0].ps' "
+              "is missing");
+    bad = j;
+    bad["totals"]["macs"]["value"] = "96";
+    EXPECT_EQ(message(bad),
+              "d/report.json: not an npusim report (npusim-report/2): 'totals.macs.value' has "
+              "the wrong type");
+    bad = j;
+    bad["layers"][0]["macs"] = -1;
+    EXPECT_EQ(message(bad),
+              "d/report.json: not an npusim report (npusim-report/2): 'layers[0].macs' has the "
+              "wrong type");
+}
+
+// Random damage to a report (keys removed, values of other types) gives a record or one
+// sim::Error, never anything else.
+TEST(RunRecord, DamagedReportsAreRecordsOrOneError) {
+    const nlohmann::ordered_json good = sim::to_json(full_record());
+    const std::string text = good.dump();
+    std::mt19937 rng(7);
+    const std::vector<nlohmann::ordered_json> values = {nullptr,
+                                                        -3,
+                                                        1.5,
+                                                        "x",
+                                                        true,
+                                                        nlohmann::ordered_json::array(),
+                                                        nlohmann::ordered_json::object()};
+    size_t errors = 0;
+    for (int n = 0; n < 2000; ++n) {
+        nlohmann::ordered_json j = good;
+        // Walk to a random place and replace or remove it.
+        nlohmann::ordered_json* at = &j;
+        while (at->is_structured() && !at->empty() && rng() % 3 != 0) {
+            auto it = at->begin();
+            std::advance(it, static_cast<long>(rng() % at->size()));
+            at = &*it;
+        }
+        *at = values[rng() % values.size()];
+        try {
+            (void)sim::record_from_json(j, "r.json");
+        } catch (const sim::Error&) {
+            ++errors;
+        }
+    }
+    EXPECT_GT(errors, 1000u);  // most damage is found
+}
+
+// layers.csv by hand: the fixed columns, times in µs, each engine's time, each part's cycles
+// (empty where a layer's engines lack it), each measure; text with a comma or quote quoted.
+TEST(RunRecord, LayersCsvHasEveryEnginePartAndMeasure) {
+    EXPECT_EQ(sim::layers_csv(full_record()),
+              "index,op,shape,macs,param_bytes,start_us,end_us,KPU us,bus and DMA us,CPU us,KPU "
+              "fetch cycles,KPU compute cycles,CPU work cycles,utilization\n"
+              "0,\"conv, \"\"1x1\"\"\",3x4x4 -> 2x4x4 1x1,96,16,0.001000,0.006000,0.004000,"
+              "0.001000,,1,3,,0.25\n"
+              "1,softmax,,0,0,0.006000,0.009000,,,0.003000,,,1200,\n");
+    const std::vector<sim::EngineTime> t = sim::engine_totals(full_record());
+    ASSERT_EQ(t.size(), 3u);
+    EXPECT_EQ(t[0].engine, "KPU");
+    EXPECT_EQ(t[0].ps, 4000u);
+    EXPECT_EQ(t[0].parts[1].cycles, 3u);
+    EXPECT_EQ(t[2].parts[0].cycles, 1200u);
+}
+
+}  // namespace
+}  // namespace npu::test
