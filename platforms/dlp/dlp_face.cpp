@@ -85,12 +85,11 @@ std::vector<std::vector<uint8_t>> inputs(const std::string& path, const NetworkF
     return images;
 }
 
-// The result images as tensors (output_<i>.npy) and their report.json entries.
-nlohmann::ordered_json add_outputs(std::vector<platform::OutputFile>& files, const HostResult& r,
-                                   const Layer& last, const DlpConfig& cfg) {
+// The result images as tensors (output_<i>.npy) and their entries of the record.
+void add_outputs(std::vector<platform::OutputFile>& files, sim::RunRecord& rec, const HostResult& r,
+                 const Layer& last, const DlpConfig& cfg) {
     const bool fc = last.kind == LayerKind::fc;
     const bool single = cfg.data_type == DataType::single;
-    nlohmann::ordered_json outs = nlohmann::ordered_json::array();
     for (size_t i = 0; i < r.outputs.size(); ++i) {
         const sim::Shape shape =
             fc ? sim::Shape{last.out.z} : sim::Shape{last.out.z, last.out.h, last.out.w};
@@ -106,27 +105,92 @@ nlohmann::ordered_json add_outputs(std::vector<platform::OutputFile>& files, con
         }
         const std::string name = fmt::format("output_{}.npy", i);
         files.push_back({name, sim::encode_npy(t)});
-        outs.push_back({{"file", name}, {"shape", t.shape()}});
+        rec.outputs.push_back({fmt::format("output {}", i), name,
+                               std::vector<int64_t>(t.shape().begin(), t.shape().end()),
+                               sim::dtype_name(t.dtype()), "", "", std::nullopt});
     }
-    return outs;
 }
 
-nlohmann::ordered_json layers_json(const std::vector<LayerRun>& runs, const Network& n,
-                                   const NetworkEstimate& est) {
-    nlohmann::ordered_json layers = nlohmann::ordered_json::array();
+// The module's cycles as the parts that add up to them: its overhead, then, when compute and
+// transfers overlap, the longer of the two (the transfers by kind), else all of them
+// (models/dlp/dlp_cost.cpp total_cycles).
+std::vector<sim::Part> exposed_parts(const LayerCost& c, bool overlap) {
+    std::vector<sim::Part> parts = {{"overhead", c.overhead_cycles}};
+    const uint64_t transfers = c.read_cycles + c.weight_cycles + c.write_cycles;
+    if (!overlap || c.compute_cycles >= transfers) {
+        parts.push_back({"compute", c.compute_cycles});
+    }
+    if (!overlap || transfers > c.compute_cycles) {
+        parts.push_back({"input read", c.read_cycles});
+        parts.push_back({"weight read", c.weight_cycles});
+        parts.push_back({"output write", c.write_cycles});
+    }
+    return parts;
+}
+
+std::vector<sim::LayerRecord> layer_records(const std::vector<LayerRun>& runs, const Network& n,
+                                            const NetworkEstimate& est,
+                                            const DlpPlatformConfig& job) {
+    std::vector<sim::LayerRecord> layers;
     for (const LayerRun& run : runs) {
-        layers.push_back({{"frame", run.frame},
-                          {"layer", n.layers[run.layer].name},
-                          {"total_cycles", run.cost.total_cycles},
-                          {"estimate_cycles", est.layers[run.layer].cost.total_cycles},
-                          {"compute_cycles", run.cost.compute_cycles},
-                          {"read_cycles", run.cost.read_cycles},
-                          {"weight_cycles", run.cost.weight_cycles},
-                          {"write_cycles", run.cost.write_cycles},
-                          {"start_ps", run.start_ps},
-                          {"end_ps", run.end_ps}});
+        const Layer& l = n.layers[run.layer];
+        sim::LayerRecord r;
+        r.index = layers.size();
+        r.name = l.name;
+        r.op = module_name(l.kind);
+        const ActShape in = input_shape(n, l);
+        r.shape = fmt::format("{}x{}x{} -> {}x{}x{}", in.z, in.h, in.w, l.out.z, l.out.h, l.out.w);
+        r.macs = run.cost.macs;
+        r.param_bytes = run.cost.weight_bytes;
+        r.start_ps = run.start_ps, r.end_ps = run.end_ps;
+        r.engines.push_back({"DL processor", run.end_ps - run.start_ps, "dlp",
+                             static_cast<double>(job.dlp.target_frequency_hz),
+                             exposed_parts(run.cost, job.timing.overlap)});
+        r.measures = {{"frame", static_cast<double>(run.frame), ""},
+                      {"cycles", static_cast<double>(run.cost.total_cycles), "cycles"},
+                      {"estimate_cycles",
+                       static_cast<double>(est.layers[run.layer].cost.total_cycles), "cycles"},
+                      {"compute_cycles", static_cast<double>(run.cost.compute_cycles), "cycles"},
+                      {"read_cycles", static_cast<double>(run.cost.read_cycles), "cycles"},
+                      {"weight_cycles", static_cast<double>(run.cost.weight_cycles), "cycles"},
+                      {"write_cycles", static_cast<double>(run.cost.write_cycles), "cycles"}};
+        layers.push_back(std::move(r));
     }
     return layers;
+}
+
+// The run's record (its outputs are added as they are written).
+sim::RunRecord run_record(const DlpPlatformConfig& cfg, const std::string& source,
+                          const platform::RunRequest& request, const Compiled& c,
+                          const NetworkEstimate& est, DlpPlatform& soc,
+                          const std::string& described, uint64_t total) {
+    const Network& n = c.file.network;
+    const HostResult& r = soc.result();
+    sim::RunRecord rec;
+    rec.command = "run";
+    rec.mode = "timed";
+    rec.platform = {"dlp",
+                    cfg.name,
+                    source,
+                    {{"clock_hz", static_cast<double>(cfg.dlp.target_frequency_hz), "Hz"},
+                     {"axi_bits", static_cast<double>(cfg.dlp.axi_bits()), "bits"}}};
+    rec.program = {request.network,
+                   "DL processor network",
+                   {{"layers", static_cast<double>(n.layers.size()), "layers"},
+                    {"frames", static_cast<double>(c.file.frames), "frames"}}};
+    rec.inputs.push_back(
+        {"input", request.input,
+         std::vector<int64_t>{c.file.frames, n.input.z, n.input.h, n.input.w},
+         sim::dtype_name(cfg.dlp.data_type == DataType::single ? sim::DType::f32 : sim::DType::i8),
+         described, "", std::nullopt});
+    rec.layers = layer_records(soc.dlp.runs(), n, est, cfg);
+    rec.totals = {{"cycles", static_cast<double>(total), "cycles"},
+                  {"estimate_cycles", static_cast<double>(est.total_cycles), "cycles"},
+                  {"start_ps", static_cast<double>(r.start_ps), "ps"},
+                  {"end_ps", static_cast<double>(r.end_ps), "ps"}};
+    rec.stats = soc.dlp.stats().to_json();
+    rec.extra = {{"network", n.name}, {"memory_map", c.program.table()}};
+    return rec;
 }
 
 }  // namespace
@@ -205,18 +269,8 @@ platform::RunReport DlpFace::run(const platform::RunRequest& request) {
                    "interrupt at {}), estimate {} cycles\n",
                    c.file.frames, total, static_cast<double>(r.end_ps - r.start_ps) / 1e12,
                    sim::format_frequency(m_cfg.dlp.target_frequency_hz), est.total_cycles);
-    const nlohmann::ordered_json outs = add_outputs(rep.files, r, n.layers.back(), m_cfg.dlp);
-    rep.json["platform"] = {{"kind", "dlp"}, {"name", m_cfg.name}, {"source", source()}};
-    rep.json["network"] = {{"file", request.network}, {"name", n.name}, {"frames", c.file.frames}};
-    rep.json["input"] = described;
-    rep.json["layers"] = layers_json(soc.dlp.runs(), n, est);
-    rep.json["totals"] = {{"cycles", total},
-                          {"estimate_cycles", est.total_cycles},
-                          {"start_ps", r.start_ps},
-                          {"end_ps", r.end_ps}};
-    rep.json["outputs"] = outs;
-    rep.json["memory_map"] = c.program.table();
-    rep.json["stats"] = soc.dlp.stats().to_json();
+    rep.record = run_record(m_cfg, source(), request, c, est, soc, described, total);
+    add_outputs(rep.files, *rep.record, r, n.layers.back(), m_cfg.dlp);
     return rep;
 }
 

@@ -88,7 +88,7 @@ std::vector<Row> rows_of(const RunResult& r, const kpu::Kpu& kpu, uint64_t kpu_h
 // engine's time splits into (docs/k210_timing.md).
 sim::LayerRecord layer_record(const Row& row, uint64_t kpu_hz, uint64_t cpu_hz) {
     sim::LayerRecord l{row.index,    row.type,   row.shape, row.macs, row.weight_bytes,
-                       row.start_ps, row.end_ps, {},        {}};
+                       row.start_ps, row.end_ps, {},        {},       ""};
     l.engines.push_back({"KPU",
                          row.kpu_ps,
                          "kpu",
@@ -242,7 +242,8 @@ std::vector<sim::LayerRecord> values_only_layers(const K210Job& job, const Funct
                           std::nullopt,
                           {},
                           {{"cpu_elements", static_cast<double>(l.elements), "elements"},
-                           {"overflows", static_cast<double>(l.overflows), "values"}}});
+                           {"overflows", static_cast<double>(l.overflows), "values"}},
+                          ""});
         macs += l.macs;
     }
     return layers;

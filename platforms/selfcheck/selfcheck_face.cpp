@@ -37,21 +37,41 @@ std::string round_trip_table(const std::vector<RoundTrip>& trips) {
     return s;
 }
 
-nlohmann::ordered_json trip_json(const RoundTrip& t) {
-    return {{"memory", t.memory},
-            {"bytes", t.bytes},
-            {"write_window", t.write_window},
-            {"write_addr", t.write_addr},
-            {"write_path", t.write_dmi ? "dmi" : "burst"},
-            {"write_time_ps", to_ps(t.write_time)},
-            {"expected_write_time_ps", to_ps(t.expected_write_time)},
-            {"read_window", t.read_window},
-            {"read_addr", t.read_addr},
-            {"read_path", t.read_dmi ? "dmi" : "burst"},
-            {"read_time_ps", to_ps(t.read_time)},
-            {"expected_read_time_ps", to_ps(t.expected_read_time)},
-            {"data_ok", t.data_ok},
-            {"ok", t.ok()}};
+// A round trip as one layer of the record: the write and the read as engines, their paths and
+// the expected times as measures; its checks: the data and both times as transfer_cost says.
+sim::LayerRecord trip_layer(const RoundTrip& t, size_t index) {
+    sim::LayerRecord l;
+    l.index = index;
+    l.name = t.memory;
+    l.op = "round trip";
+    l.shape = fmt::format("{} bytes: {} {:#x} -> {} {:#x}", t.bytes, t.write_window, t.write_addr,
+                          t.read_window, t.read_addr);
+    l.engines = {{"write (" + std::string(t.write_dmi ? "dmi" : "burst") + ")",
+                  to_ps(t.write_time),
+                  "",
+                  0,
+                  {}},
+                 {"read (" + std::string(t.read_dmi ? "dmi" : "burst") + ")",
+                  to_ps(t.read_time),
+                  "",
+                  0,
+                  {}}};
+    l.measures = {{"bytes", static_cast<double>(t.bytes), "bytes"},
+                  {"expected_write_ps", static_cast<double>(to_ps(t.expected_write_time)), "ps"},
+                  {"expected_read_ps", static_cast<double>(to_ps(t.expected_read_time)), "ps"}};
+    return l;
+}
+
+void add_trip_checks(sim::RunRecord& r, const RoundTrip& t) {
+    const auto off = [](const sc_core::sc_time& a, const sc_core::sc_time& b) {
+        return static_cast<double>(a > b ? to_ps(a - b) : to_ps(b - a));
+    };
+    const double w = off(t.write_time, t.expected_write_time),
+                 rd = off(t.read_time, t.expected_read_time);
+    r.checks.push_back(
+        {t.memory + " data mismatches", t.data_ok ? 0.0 : 1.0, "<=", 0, "", t.data_ok});
+    r.checks.push_back({t.memory + " write time off", w, "<=", 0, "ps", w == 0});
+    r.checks.push_back({t.memory + " read time off", rd, "<=", 0, "ps", rd == 0});
 }
 
 std::string bus_line(const PlatformConfig& c) {
@@ -117,20 +137,25 @@ RunReport SelfCheckFace::run(const RunRequest& request) {
     fmt::format_to(it, "\nself-check {}: {} round trips, simulated time {:.3f} us\n",
                    rep.passed ? "passed" : "FAILED", top.results().size(),
                    sc_core::sc_time_stamp().to_seconds() * 1e6);
-    rep.json["platform"] = {{"kind", m_cfg.kind}, {"name", m_cfg.name}, {"source", source()}};
-    rep.json["passed"] = rep.passed;
-    rep.json["simulated_time_ps"] = to_ps(sc_core::sc_time_stamp());
+    sim::RunRecord rec;
+    rec.command = "run";
+    rec.mode = "timed";
+    rec.platform = {m_cfg.kind, m_cfg.name, source(), {}};
+    rec.program = {"", "pattern round trips", {}};
+    for (const RoundTrip& t : top.results()) {
+        rec.layers.push_back(trip_layer(t, rec.layers.size()));
+        add_trip_checks(rec, t);
+    }
+    rec.totals = {
+        {"round_trips", static_cast<double>(top.results().size()), ""},
+        {"simulated_time_ps", static_cast<double>(to_ps(sc_core::sc_time_stamp())), "ps"}};
     nlohmann::ordered_json windows = nlohmann::ordered_json::array();
     for (const sim::MapWindow& w : top.address_map().windows()) {
         windows.push_back({{"name", w.name}, {"base", w.base}, {"size", w.size}, {"port", w.port}});
     }
-    rep.json["address_map"] = windows;
-    nlohmann::ordered_json trips = nlohmann::ordered_json::array();
-    for (const RoundTrip& t : top.results()) {
-        trips.push_back(trip_json(t));
-    }
-    rep.json["round_trips"] = trips;
-    rep.json["stats"] = top.stats().to_json();
+    rec.extra = {{"address_map", windows}};
+    rec.stats = top.stats().to_json();
+    rep.record = std::move(rec);
     return rep;
 }
 

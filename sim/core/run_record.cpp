@@ -57,11 +57,8 @@ Json engine_json(const EngineTime& e) {
 }
 
 Json layer_json(const LayerRecord& l) {
-    Json j = {{"index", l.index},
-              {"op", l.op},
-              {"shape", l.shape},
-              {"macs", l.macs},
-              {"param_bytes", l.param_bytes}};
+    Json j = {{"index", l.index}, {"name", l.name}, {"op", l.op},
+              {"shape", l.shape}, {"macs", l.macs}, {"param_bytes", l.param_bytes}};
     if (l.start_ps && l.end_ps) {
         j["start_ps"] = *l.start_ps;
         j["end_ps"] = *l.end_ps;
@@ -153,6 +150,7 @@ TensorRecord tensor_from(const Reader& r, const Json& j, const std::string& w) {
 LayerRecord layer_from(const Reader& r, const Json& j, const std::string& w) {
     LayerRecord l;
     l.index = r.count(j, "index", w);
+    l.name = r.str(j, "name", w);
     l.op = r.str(j, "op", w);
     l.shape = r.str(j, "shape", w);
     l.macs = r.count(j, "macs", w);
@@ -327,7 +325,7 @@ namespace {
 
 // layers.csv's columns beyond the fixed ones, in first-seen order.
 struct CsvColumns {
-    bool timed = false;
+    bool timed = false, named = false;
     std::vector<std::string> engines, measures;
     std::vector<std::pair<std::string, std::string>> parts;  // engine, part
 };
@@ -336,6 +334,7 @@ CsvColumns csv_columns(const RunRecord& r) {
     CsvColumns c;
     for (const LayerRecord& l : r.layers) {
         c.timed = c.timed || l.start_ps.has_value();
+        c.named = c.named || !l.name.empty();
         for (const EngineTime& e : l.engines) {
             add_name(c.engines, e.engine);
             for (const Part& p : e.parts) {
@@ -353,8 +352,8 @@ CsvColumns csv_columns(const RunRecord& r) {
 }
 
 std::string csv_row(const LayerRecord& l, const CsvColumns& c) {
-    std::string s = fmt::format("{},{},{},{},{}", l.index, csv_text(l.op), csv_text(l.shape),
-                                l.macs, l.param_bytes);
+    std::string s = std::to_string(l.index) + (c.named ? "," + csv_text(l.name) : "");
+    s += fmt::format(",{},{},{},{}", csv_text(l.op), csv_text(l.shape), l.macs, l.param_bytes);
     if (c.timed) {
         s += fmt::format(",{:.6f},{:.6f}", static_cast<double>(l.start_ps.value_or(0)) / 1e6,
                          static_cast<double>(l.end_ps.value_or(0)) / 1e6);
@@ -387,7 +386,8 @@ std::string csv_row(const LayerRecord& l, const CsvColumns& c) {
 
 std::string layers_csv(const RunRecord& r) {
     const CsvColumns c = csv_columns(r);
-    std::string s = "index,op,shape,macs,param_bytes";
+    std::string s =
+        c.named ? "index,name,op,shape,macs,param_bytes" : "index,op,shape,macs,param_bytes";
     s += c.timed ? ",start_us,end_us" : "";
     for (const std::string& e : c.engines) {
         s += "," + csv_text(e + " us");

@@ -45,6 +45,7 @@ struct LayerRecord {
     std::optional<uint64_t> start_ps, end_ps;  // wall time (timed runs)
     std::vector<EngineTime> engines;           // where the time went (timed runs)
     std::vector<Quantity> measures;            // further numbers of the layer
+    std::string name;                          // the program's name for the layer, if any
 };
 
 // A tensor the run read or wrote (a file in --out when `file` is set).
@@ -70,7 +71,7 @@ struct Check {
 
 struct RunRecord {
     static constexpr const char* kSchema = "npusim-report/2";
-    std::string command;  // "run", "estimate", "regress", "calibrate"
+    std::string command;  // "run", "aipp", "estimate", "regress", "calibrate"
     std::string mode;     // e.g. "timed", "functional"
     struct {
         std::string kind, name, source;
@@ -98,7 +99,8 @@ nlohmann::ordered_json to_json(const RunRecord& r);
 RunRecord record_from_json(const nlohmann::ordered_json& j, const std::string& source);
 bool is_record_json(const nlohmann::ordered_json& j);
 
-// layers.csv: index, op, shape, macs, param_bytes, start_us, end_us, then each engine's time
+// layers.csv: index, name (when a layer has one), op, shape, macs, param_bytes, start_us, end_us
+// (timed), then each engine's time
 // (<engine> us) and parts (<engine> <part> cycles), then the measures, in first-seen order.
 std::string layers_csv(const RunRecord& r);
 // The parts of the layers' engines summed: per engine its time and cycles per part.

@@ -514,15 +514,17 @@ TEST_F(Cli, OutputsAreWholeAndDeterministic) {
     EXPECT_EQ(slurp(dir / "a" / "trace.json"), slurp(dir / "b" / "trace.json"));
     const auto j = nlohmann::json::parse(report);
     EXPECT_EQ(j["passed"], true);
-    EXPECT_EQ(j["simulated_time_ps"], 14'240'000);
-    EXPECT_EQ(j["round_trips"][0]["write_time_ps"], 1'780'000);
-    EXPECT_EQ(j["round_trips"][0]["write_path"], "burst");
-    EXPECT_EQ(j["round_trips"][1]["write_path"], "dmi");
+    EXPECT_EQ(j["totals"]["simulated_time_ps"]["value"], 14'240'000);
+    EXPECT_EQ(j["layers"][0]["engines"][0]["ps"], 1'780'000);
+    EXPECT_EQ(j["layers"][0]["engines"][0]["engine"], "write (burst)");
+    EXPECT_EQ(j["layers"][1]["engines"][0]["engine"], "write (dmi)");
+    EXPECT_EQ(j["checks"].size(), 3 * j["layers"].size());  // data, write and read time each
     EXPECT_EQ(j["stats"]["cpu"]["beats"]["value"], 8 * 514);
     const auto t = nlohmann::json::parse(slurp(dir / "a" / "trace.json"));
     EXPECT_EQ(t["traceEvents"].size(), 3u + 8u);
-    // Nothing but the two files is left behind (no staging directory).
-    EXPECT_EQ(std::distance(fs::directory_iterator(dir / "a"), fs::directory_iterator{}), 2);
+    // Nothing but the four files is left behind (no staging directory): report.json,
+    // trace.json, layers.csv and report.html.
+    EXPECT_EQ(std::distance(fs::directory_iterator(dir / "a"), fs::directory_iterator{}), 4);
 }
 
 TEST_F(Cli, TraceNeedsOutAndBadOutWritesNothing) {

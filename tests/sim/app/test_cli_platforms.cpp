@@ -38,12 +38,20 @@ TEST_F(Cli, AippDefaultJobWritesTheTileAndItsCost) {
     // split keeps 8: both pieces ≡ 16 mod 32) -> 336 · 8 = 2688 bus cycles. Write 232·232·4 =
     // 215296 B from L1 address 0 in 64-B beats: 3364 cycles. Rows 232 · 8 = 1856; total 64 + 1856
     // + max(2688, 3364) = 5284 cycles at 1 GHz.
-    EXPECT_EQ(j["cost"]["read_bytes"], 75264);
-    EXPECT_EQ(j["cost"]["read_bus_cycles"], 2688);
-    EXPECT_EQ(j["cost"]["write_bytes"], 215296);
-    EXPECT_EQ(j["cost"]["write_bus_cycles"], 3364);
-    EXPECT_EQ(j["cost"]["total_cycles"], 5284);
-    EXPECT_EQ(j["cost"]["total_ps"], 5284000);
+    const auto& m = j["layers"][0]["measures"];
+    EXPECT_EQ(m["read_bytes"]["value"], 75264);
+    EXPECT_EQ(m["read_bus_cycles"]["value"], 2688);
+    EXPECT_EQ(m["write_bytes"]["value"], 215296);
+    EXPECT_EQ(m["write_bus_cycles"]["value"], 3364);
+    EXPECT_EQ(m["total_cycles"]["value"], 5284);
+    EXPECT_EQ(m["cost_ps"]["value"], 5284000);
+    // The engine's own cycles (64 + 1856) at 1 GHz, then the longer port, the L1 write's 3364
+    // cycles at 1 GHz: the engines' times add up to the job's.
+    const auto& e = j["layers"][0]["engines"];
+    EXPECT_EQ(e[0]["ps"], 1920000);
+    EXPECT_EQ(e[1]["engine"], "L1 write");
+    EXPECT_EQ(e[1]["ps"], 3364000);
+    EXPECT_EQ(j["checks"][0]["passed"], true);  // the simulated time is the cost model's
     EXPECT_EQ(slurp(dir / "aipp" / "output.png").substr(1, 3), "PNG");
 }
 
@@ -141,18 +149,26 @@ TEST_F(Cli, DlpTimedRunEqualsItsEstimate) {
     const Result r = run("run" + args + " --out " + (dir / "run").string());
     ASSERT_EQ(r.rc, 0) << r.err;
     const auto j = nlohmann::json::parse(slurp(dir / "run" / "report.json"));
-    EXPECT_EQ(j["totals"]["cycles"], j["totals"]["estimate_cycles"]);
+    EXPECT_EQ(j["totals"]["cycles"]["value"], j["totals"]["estimate_cycles"]["value"]);
     ASSERT_EQ(j["layers"].size(), 5u);
     for (const auto& l : j["layers"]) {
-        EXPECT_EQ(l["total_cycles"], l["estimate_cycles"]) << l["layer"];
+        const auto& m = l["measures"];
+        EXPECT_EQ(m["cycles"]["value"], m["estimate_cycles"]["value"]) << l["name"];
+        // The module's parts (overhead, then the longer of compute and the transfers) add up
+        // to its cycles.
+        uint64_t parts = 0;
+        for (const auto& [name, cycles] : l["engines"][0]["parts"].items()) {
+            parts += cycles.get<uint64_t>();
+        }
+        EXPECT_EQ(parts, m["cycles"]["value"].get<uint64_t>()) << l["name"];
     }
     EXPECT_EQ(j["outputs"][0]["shape"], nlohmann::json::parse("[10]"));
     const Result e = run("estimate --platform " NPUSIM_SOURCE_DIR
                          "/configs/dlp_zcu102_int8.yaml --layers " NPUSIM_SOURCE_DIR
                          "/configs/networks/dlp_tiny.yaml");
-    EXPECT_NE(
-        e.out.find(fmt::format("{:<28}{:>26}", "Network", j["totals"]["cycles"].get<uint64_t>())),
-        std::string::npos)
+    EXPECT_NE(e.out.find(fmt::format("{:<28}{:>26}", "Network",
+                                     j["totals"]["cycles"]["value"].get<uint64_t>())),
+              std::string::npos)
         << e.out;
     const Result no_net = run("run --platform " NPUSIM_SOURCE_DIR "/configs/dlp_zcu102_int8.yaml");
     EXPECT_EQ(no_net.rc, 2);

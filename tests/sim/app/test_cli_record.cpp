@@ -1,5 +1,6 @@
-// report.json is the run record (docs/reports.md): every report a migrated platform writes
-// validates against docs/report.schema.json (Debian's python3-jsonschema, through
+// report.json is the run record (docs/reports.md): every report a migrated platform writes (the
+// K210's runs, the DL processor's, AIPP's, the self-check's) validates against
+// docs/report.schema.json (Debian's python3-jsonschema, through
 // scripts/validate-report), and the validator rejects a damaged one; `npusim report` draws the
 // same page again from the record alone.
 #include <filesystem>
@@ -29,6 +30,11 @@ TEST_F(Cli, EveryReportValidatesAgainstTheSchema) {
         {"functional", "run --functional"},
         {"dumps", "run --demo edges --dump-all"},
         {"traced", "run --demo edges --trace"},
+        {"dlp", "run --platform " NPUSIM_SOURCE_DIR
+                "/configs/dlp_zcu102_int8.yaml --network " NPUSIM_SOURCE_DIR
+                "/configs/networks/dlp_tiny.yaml"},
+        {"aipp", "aipp"},
+        {"selfcheck", "run --platform " NPUSIM_SOURCE_DIR "/configs/selfcheck.yaml"},
     };
     std::string reports;
     for (const auto& [name, args] : runs) {

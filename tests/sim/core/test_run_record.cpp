@@ -22,11 +22,11 @@ RunRecord full_record() {
     r.inputs = {{"input", "in.npy", {1, 3, 4, 4}, "u8", "raw", "", std::nullopt}};
     r.outputs = {{"output 0", "output_0.npy", {1, 10}, "f32", "", "", std::nullopt}};
     r.dumps = {{"conv", "layer_0.npy", {1, 2}, "u8", "kpu", std::string(64, 'a'), size_t{0}}};
-    sim::LayerRecord l{0, "conv, \"1x1\"", "3x4x4 -> 2x4x4 1x1", 96, 16, 1000, 6000, {}, {}};
+    sim::LayerRecord l{0, "conv, \"1x1\"", "3x4x4 -> 2x4x4 1x1", 96, 16, 1000, 6000, {}, {}, ""};
     l.engines = {{"KPU", 4000, "kpu", 4e8, {{"fetch", 1}, {"compute", 3}}},
                  {"bus and DMA", 1000, "", 0, {}}};
     l.measures = {{"utilization", 0.25, ""}};
-    sim::LayerRecord cpu{1, "softmax", "", 0, 0, 6000, 9000, {}, {}};
+    sim::LayerRecord cpu{1, "softmax", "", 0, 0, 6000, 9000, {}, {}, "sm"};
     cpu.engines = {{"CPU", 3000, "cpu", 4e8, {{"work", 1200}}}};
     r.layers = {l, cpu};
     r.totals = {{"macs", 96, "MAC"}, {"inference_ms", 0.008, "ms"}};
@@ -116,15 +116,16 @@ TEST(RunRecord, DamagedReportsAreRecordsOrOneError) {
     EXPECT_GT(errors, 1000u);  // most damage is found
 }
 
-// layers.csv by hand: the fixed columns, times in µs, each engine's time, each part's cycles
-// (empty where a layer's engines lack it), each measure; text with a comma or quote quoted.
+// layers.csv by hand: the fixed columns (a name column as one layer has a name), times in µs, each
+// engine's time, each part's cycles (empty where a layer's engines lack it), each measure; text
+// with a comma or quote quoted.
 TEST(RunRecord, LayersCsvHasEveryEnginePartAndMeasure) {
     EXPECT_EQ(sim::layers_csv(full_record()),
-              "index,op,shape,macs,param_bytes,start_us,end_us,KPU us,bus and DMA us,CPU us,KPU "
-              "fetch cycles,KPU compute cycles,CPU work cycles,utilization\n"
-              "0,\"conv, \"\"1x1\"\"\",3x4x4 -> 2x4x4 1x1,96,16,0.001000,0.006000,0.004000,"
+              "index,name,op,shape,macs,param_bytes,start_us,end_us,KPU us,bus and DMA us,CPU "
+              "us,KPU fetch cycles,KPU compute cycles,CPU work cycles,utilization\n"
+              "0,,\"conv, \"\"1x1\"\"\",3x4x4 -> 2x4x4 1x1,96,16,0.001000,0.006000,0.004000,"
               "0.001000,,1,3,,0.25\n"
-              "1,softmax,,0,0,0.006000,0.009000,,,0.003000,,,1200,\n");
+              "1,sm,softmax,,0,0,0.006000,0.009000,,,0.003000,,,1200,\n");
     const std::vector<sim::EngineTime> t = sim::engine_totals(full_record());
     ASSERT_EQ(t.size(), 3u);
     EXPECT_EQ(t[0].engine, "KPU");
