@@ -49,8 +49,8 @@ std::vector<std::pair<std::string, std::string>> series_names(const RunRecord& r
     return names;
 }
 
-// An engine's time on a layer split over its parts in proportion to their cycles (no cycles:
-// all of it to the engine's own series).
+// An engine's time on a layer split over its parts in proportion to their cycles (no parts: all
+// of it to the engine's own series; parts of no cycles: all of it to the first).
 double share(const EngineTime& e, const std::string& part) {
     uint64_t sum = 0, mine = 0;
     for (const sim::Part& p : e.parts) {
@@ -58,7 +58,7 @@ double share(const EngineTime& e, const std::string& part) {
         mine += p.name == part ? p.cycles : 0;
     }
     if (sum == 0) {
-        return part.empty() || e.parts.empty() ? us(e.ps) : 0;
+        return part == (e.parts.empty() ? std::string() : e.parts[0].name) ? us(e.ps) : 0;
     }
     return us(e.ps) * static_cast<double>(mine) / static_cast<double>(sum);
 }

@@ -127,6 +127,12 @@ TEST(HtmlReport, ARunPageDrawsEveryLayerAndRefusesAReportWithoutLayers) {
     const std::string bars = html.substr(html.find("id=\"layer-time\""));
     EXPECT_NEAR(bar_height(bars, 0, "NPU compute"), 2 * bar_height(bars, 0, "NPU fetch"), 0.02);
     EXPECT_NEAR(bar_height(bars, 0, "DMA"), 1.5 * bar_height(bars, 0, "NPU fetch"), 0.02);
+    // Parts that counted no cycles: the engine's time goes to its first part, not nowhere.
+    r.layers[3].engines[0].parts = {{"fetch", 0}, {"compute", 0}};
+    const std::string zero = report::html_report(sim::to_json(r), nullptr, "report.json");
+    const std::string zbars = zero.substr(zero.find("id=\"layer-time\""));
+    EXPECT_NEAR(bar_height(zbars, 3, "NPU fetch"), 2 * bar_height(zbars, 3, "DMA"), 0.02);
+    EXPECT_EQ(bar_height(zbars, 3, "NPU compute"), 0);
     r.layers.clear();
     try {
         report::html_report(sim::to_json(r), nullptr, "d/report.json");
