@@ -126,8 +126,8 @@ void firmware(benchmark::State& state, const char* name) {
             state.SkipWithError(r.text.c_str());
             return;
         }
-        instructions = r.json["totals"]["instructions"];
-        sim_ms = static_cast<double>(r.json["totals"]["end_ps"].get<uint64_t>()) / 1e9;
+        instructions = static_cast<uint64_t>(r.record->total("instructions")->value);
+        sim_ms = r.record->total("end_ps")->value / 1e9;
     }
     state.counters["instructions"] = static_cast<double>(instructions);
     state.counters["sim_ms"] = sim_ms;

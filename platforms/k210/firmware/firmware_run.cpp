@@ -6,11 +6,13 @@
 
 #include <fmt/format.h>
 
+#include "models/k210_kpu/kpu_layer_args.h"
 #include "models/rv64/elf.h"
 #include "platforms/k210/firmware/firmware_soc.h"
 #include "platforms/k210/firmware/gdb_link.h"
 #include "sim/core/error.h"
 #include "sim/core/files.h"
+#include "sim/core/run_record.h"
 #include "sim/core/version.h"
 #include "sim/tlm/kernel.h"
 
@@ -18,17 +20,32 @@ namespace npu::k210 {
 
 namespace {
 
-nlohmann::ordered_json kpu_layers_json(const std::vector<kpu::LayerRecord>& layers,
-                                       uint64_t& cycles) {
-    nlohmann::ordered_json out = nlohmann::ordered_json::array();
+// The KPU layers the firmware ran, as the record's layers: the KPU's time split by its parts
+// (docs/k210_kpu.md), a skipped layer as a measure.
+std::vector<sim::LayerRecord> kpu_layer_records(const std::vector<kpu::LayerRecord>& layers,
+                                                double kpu_hz, uint64_t& cycles) {
+    std::vector<sim::LayerRecord> out;
     for (const kpu::LayerRecord& l : layers) {
-        cycles += l.cost.total_cycles;
-        out.push_back({{"index", l.index},
-                       {"macs", l.cost.macs},
-                       {"kpu_cycles", l.cost.total_cycles},
-                       {"start_ps", l.start_ps},
-                       {"end_ps", l.end_ps},
-                       {"skipped", l.skipped}});
+        const kpu::LayerCost& c = l.cost;
+        cycles += c.total_cycles;
+        sim::LayerRecord r;
+        r.index = l.index;
+        r.op = "KPU layer";
+        r.shape = kpu::shape_summary(l.args);
+        r.macs = c.macs;
+        r.param_bytes = c.weight_bytes + c.param_bytes;
+        r.start_ps = l.start_ps, r.end_ps = l.end_ps;
+        r.engines.push_back({"KPU",
+                             l.end_ps - l.start_ps,
+                             "kpu",
+                             kpu_hz,
+                             {{"fixed", c.fixed_cycles},
+                              {"fetch", c.param_fetch_cycles + c.exposed_fetch_cycles},
+                              {"compute", c.compute_cycles},
+                              {"output stream", c.output_cycles}}});
+        r.measures = {{"kpu_cycles", static_cast<double>(c.total_cycles), "cycles"},
+                      {"skipped", l.skipped ? 1.0 : 0.0, ""}};
+        out.push_back(std::move(r));
     }
     return out;
 }
@@ -192,32 +209,36 @@ nlohmann::ordered_json output_files(const FirmwareSoc& soc, const std::string& c
     return files;
 }
 
-nlohmann::ordered_json totals_json(const FirmwareSoc& soc, uint64_t kpu_cycles, uint64_t end_ps) {
+std::vector<sim::Quantity> totals_of(const FirmwareSoc& soc, uint64_t kpu_cycles, uint64_t end_ps) {
     const HartResult& h = soc.hart.result();
-    return {{"instructions", h.instructions},
-            {"cpu_cycles", h.cpu_cycles},
-            {"cpu_clock_hz", soc.clocks()[soc::Clock::kCpu]},  // at the end
-            {"sleep_ps", h.sleep_ps},
-            {"busy_wait_ps", h.spin_ps},
-            {"busy_waits", h.spins},
-            {"wfi", h.wfi_count},
-            {"irq_external", h.irq_external},
-            {"irq_timer", h.irq_timer},
-            {"irq_software", h.irq_software},
-            {"plic_claims", soc.plic.claims()},
-            {"uncached_accesses", h.uncached_accesses},
-            {"kpu_layers", soc.k210.kpu.layers().size()},
-            {"kpu_cycles", kpu_cycles},
-            {"end_ps", end_ps}};
+    const auto q = [](const char* name, uint64_t v, const char* unit) {
+        return sim::Quantity{name, static_cast<double>(v), unit};
+    };
+    return {q("instructions", h.instructions, "instructions"),
+            q("cpu_cycles", h.cpu_cycles, "cycles"),
+            {"cpu_clock_hz", soc.clocks()[soc::Clock::kCpu], "Hz"},  // at the end
+            q("sleep_ps", h.sleep_ps, "ps"),
+            q("busy_wait_ps", h.spin_ps, "ps"),
+            q("busy_waits", h.spins, "loops"),
+            q("wfi", h.wfi_count, "instructions"),
+            q("irq_external", h.irq_external, "interrupts"),
+            q("irq_timer", h.irq_timer, "interrupts"),
+            q("irq_software", h.irq_software, "interrupts"),
+            q("plic_claims", soc.plic.claims(), "claims"),
+            q("uncached_accesses", h.uncached_accesses, "accesses"),
+            q("kpu_layers", soc.k210.kpu.layers().size(), "layers"),
+            q("kpu_cycles", kpu_cycles, "cycles"),
+            q("end_ps", end_ps, "ps")};
 }
 
-// The clocks at the end, Hz by name (0: stopped).
-nlohmann::ordered_json clocks_json(const soc::Clocks& clocks) {
-    nlohmann::ordered_json j = nlohmann::ordered_json::object();
+// The clocks at the end, as the platform's parameters: <name>_clock_hz (0: stopped).
+std::vector<sim::Quantity> clock_parameters(const soc::Clocks& clocks) {
+    std::vector<sim::Quantity> out;
     for (unsigned c = 0; c < soc::kClockCount; ++c) {
-        j[soc::clock_name(static_cast<soc::Clock>(c))] = clocks.hz[c];
+        out.push_back({std::string(soc::clock_name(static_cast<soc::Clock>(c))) + "_clock_hz",
+                       clocks.hz[c], "Hz"});
     }
-    return j;
+    return out;
 }
 
 nlohmann::ordered_json hart1_json(const FirmwareSoc& soc, bool two_harts) {
@@ -230,6 +251,23 @@ nlohmann::ordered_json hart1_json(const FirmwareSoc& soc, bool two_harts) {
             {"sleep_ps", h1.sleep_ps},
             {"exited", h1.exited},
             {"budget_spent", h1.budget_spent}};
+}
+
+// What only the firmware run reports (the record's extra).
+nlohmann::ordered_json extra_json(const FirmwareSoc& soc, const platform::RunRequest& request,
+                                  const std::string& why, bool two_harts,
+                                  const nlohmann::ordered_json& files) {
+    const HartResult& h = soc.hart.result();
+    return {{"args", request.firmware_args},
+            {"exited", h.exited},
+            {"exit_code", h.exit_code},
+            {"failure", why},
+            {"warnings", soc.warnings()},
+            {"hart1", hart1_json(soc, two_harts)},
+            {"devices", devices_json(soc.hart.devices())},
+            {"files", files},
+            {"semihosting_unsupported", h.unsupported},
+            {"semihosting_refused", h.refused}};
 }
 
 // The GDB link, connected, when the request asks for one.
@@ -276,32 +314,26 @@ platform::RunReport run_firmware(const K210Config& cfg, const std::string& sourc
     soc.check_pads();
     const HartResult& h = soc.hart.result();
     uint64_t kpu_cycles = 0;
-    nlohmann::ordered_json layers = kpu_layers_json(soc.k210.kpu.layers(), kpu_cycles);
+    sim::RunRecord rec;
+    rec.layers =
+        kpu_layer_records(soc.k210.kpu.layers(), soc.clocks()[soc::Clock::kAi], kpu_cycles);
     platform::RunReport rep;
     const std::string why = failure(soc, request.firmware);
     rep.passed = why.empty();
     rep.text = run_text(soc, cfg, source, request.firmware, two_harts, kpu_cycles, end_ps, why);
     const nlohmann::ordered_json files = output_files(soc, console, rep);
-    rep.json = {{"tool", "npusim"},
-                {"version", sim::npusim_version()},
-                {"command", "run"},
-                {"mode", "firmware"},
-                {"platform", {{"kind", "k210"}, {"name", cfg.platform.name}, {"source", source}}},
-                {"firmware", {{"file", request.firmware}, {"args", request.firmware_args}}},
-                {"exited", h.exited},
-                {"exit_code", h.exit_code},
-                {"failure", why},
-                {"warnings", soc.warnings()},
-                {"totals", totals_json(soc, kpu_cycles, end_ps)},
-                {"clocks_hz", clocks_json(soc.clocks())},
-                {"hart1", hart1_json(soc, two_harts)},
-                {"devices", devices_json(soc.hart.devices())},
-                {"layers", layers},
-                {"outputs", files},
-                {"semihosting_unsupported", h.unsupported},
-                {"semihosting_refused", h.refused},
-                {"passed", rep.passed},
-                {"stats", soc.k210.stats().to_json()}};
+    rec.command = "run";
+    rec.mode = "firmware";
+    rec.platform = {"k210", cfg.platform.name, source, clock_parameters(soc.clocks())};
+    rec.program = {request.firmware, "ELF (RV64)", {}};
+    rec.totals = totals_of(soc, kpu_cycles, end_ps);
+    // The run passes when the firmware exits with 0 on either hart, without a fault or a spent
+    // budget (`failure` says which).
+    rec.checks.push_back(
+        {"firmware exit code", static_cast<double>(h.exit_code), "<=", 0, "", rep.passed});
+    rec.extra = extra_json(soc, request, why, two_harts, files);
+    rec.stats = soc.k210.stats().to_json();
+    rep.record = std::move(rec);
     return rep;
 }
 

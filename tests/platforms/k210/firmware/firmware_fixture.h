@@ -122,14 +122,12 @@ protected:
     }
 };
 
-// The KPU cycles of a report's layers in order: every layer of a firmware run's report (each is
-// a KPU layer), or those of op `type` in the driver's (a run record: the measure kpu_cycles).
+// The KPU cycles (the measure kpu_cycles) of a run record's layers in order: every layer of a
+// firmware run's report (each is a KPU layer), or those of op `type` in the driver's.
 inline std::vector<uint64_t> kpu_cycles(const json& report, const std::string& type) {
     std::vector<uint64_t> cycles;
     for (const json& l : report["layers"]) {
-        if (type.empty()) {
-            cycles.push_back(l["kpu_cycles"]);
-        } else if (l["op"] == type) {
+        if (type.empty() || l["op"] == type) {
             cycles.push_back(l["measures"]["kpu_cycles"]["value"]);
         }
     }

@@ -121,8 +121,10 @@ TEST_F(Firmware, SdkProgramRunsKmodelsAsTheDriverDoes) {
                   std::string::npos)
             << console;
         EXPECT_EQ(kpu_cycles(report(fw_out), ""), kpu_cycles(report(drv_out), "K210_CONV"));
-        EXPECT_TRUE(report(fw_out)["warnings"].empty()) << report(fw_out)["warnings"];
-        EXPECT_NEAR(report(fw_out)["clocks_hz"]["ai"].get<double>(), 26e6 * 46 / 3, 1);
+        EXPECT_TRUE(report(fw_out)["extra"]["warnings"].empty())
+            << report(fw_out)["extra"]["warnings"];
+        EXPECT_NEAR(report(fw_out)["platform"]["parameters"]["ai_clock_hz"]["value"].get<double>(),
+                    26e6 * 46 / 3, 1);
     }
 }
 
@@ -171,9 +173,9 @@ TEST_F(Firmware, SdkGpioLedDemoDrivesItsPin) {
         EXPECT_LT(gap, 1e6 + 5) << i;  // and the loop around the sleep
     }
     const json rep = report("o");
-    EXPECT_TRUE(rep["warnings"].empty()) << rep["warnings"];
-    EXPECT_GE(rep["totals"]["busy_waits"].get<uint64_t>(), 2u);
-    EXPECT_EQ(rep["clocks_hz"]["cpu"], 390e6);
+    EXPECT_TRUE(rep["extra"]["warnings"].empty()) << rep["extra"]["warnings"];
+    EXPECT_GE(rep["totals"]["busy_waits"]["value"].get<uint64_t>(), 2u);
+    EXPECT_EQ(rep["platform"]["parameters"]["cpu_clock_hz"]["value"], 390e6);
 }
 
 // gpiohs_led, unmodified, with its key pressed (--pin-input): GPIOHS pin 3 on io25 drives the LED
@@ -211,8 +213,8 @@ TEST_F(Firmware, SdkGpiohsLedDemoFollowsItsKey) {
         EXPECT_GT(led[2 + i].us, key[1 + i].us + 11 * kChar) << i;
         EXPECT_LT(led[2 + i].us, key[1 + i].us + 12 * kChar) << i;
     }
-    EXPECT_EQ(report("o")["totals"]["irq_external"], 2);
-    EXPECT_TRUE(report("o")["warnings"].empty()) << report("o")["warnings"];
+    EXPECT_EQ(report("o")["totals"]["irq_external"]["value"], 2);
+    EXPECT_TRUE(report("o")["extra"]["warnings"].empty()) << report("o")["extra"]["warnings"];
     // A bad line is one error naming the file and line.
     const fs::path bad = write("bad.txt", "5ms io26 0\n4ms io48 1\n");
     const Result b = run("run --firmware " + elf.string() + " --pin-input " + bad.string());
@@ -296,9 +298,9 @@ TEST_F(Firmware, SdkClocksDriveTheModelsClocks) {
         EXPECT_NE(log.find(change), std::string::npos) << change << log;
     }
     const json rep = report("o");
-    EXPECT_EQ(rep["clocks_hz"]["cpu"], 403e6);
-    EXPECT_EQ(rep["clocks_hz"]["apb0"], 201.5e6);
-    EXPECT_GE(rep["totals"]["busy_waits"].get<uint64_t>(), 2u);
+    EXPECT_EQ(rep["platform"]["parameters"]["cpu_clock_hz"]["value"], 403e6);
+    EXPECT_EQ(rep["platform"]["parameters"]["apb0_clock_hz"]["value"], 201.5e6);
+    EXPECT_GE(rep["totals"]["busy_waits"]["value"].get<uint64_t>(), 2u);
 }
 
 // An SDK application of ours (sdk_wdt/main.c) uses WDT0 as the SDK's watchdog demo does:
@@ -351,7 +353,7 @@ TEST_F(Firmware, SdkTimerDemoPassesItsSingleShotTest) {
         << console << r.out << r.err;
     // Twelve callbacks in at least six interrupts: a line serves two channels, and the SDK's
     // handler runs the callback of each channel whose status it finds set.
-    const int irqs = report("o")["totals"]["irq_external"].get<int>();
+    const int irqs = report("o")["totals"]["irq_external"]["value"].get<int>();
     EXPECT_GE(irqs, 6);
     EXPECT_LE(irqs, 12);
 }
@@ -408,7 +410,7 @@ TEST_F(Firmware, SdkUartDemosReceiveTheirCommands) {
     EXPECT_LT(irq[1] - irq[0], 10 * kChar + 20);
     // The first command is taken at the 8th byte, not the 6th: after the polled demo's.
     EXPECT_GT(irq[0], polled[0] + kChar);
-    EXPECT_EQ(report("uart_interrupt")["totals"]["irq_external"], 4);
+    EXPECT_EQ(report("uart_interrupt")["totals"]["irq_external"]["value"], 4);
     // Without the flag, no input, and a run without firmware does not take it.
     const Result bad = run("run --uart-input " + in.string());
     EXPECT_EQ(bad.rc, 2);
