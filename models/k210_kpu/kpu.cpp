@@ -334,14 +334,8 @@ void Kpu::count_layer(const LayerRecord& rec, const LayerResult& r) {
 // inside the layer's span, in order: fixed cost, exposed fetch (tables, weight chunk 0 and any
 // later chunk compute does not hide), compute, output stream.
 void Kpu::trace_parts(const LayerRecord& rec) {
-    const LayerCost& c = rec.cost;
     uint64_t t = rec.start_ps;
-    const std::pair<const char*, uint64_t> parts[] = {
-        {"fixed", c.fixed_cycles},
-        {"fetch", c.param_fetch_cycles + c.exposed_fetch_cycles},
-        {"compute", c.compute_cycles},
-        {"output stream", c.output_cycles}};
-    for (const auto& [name, cycles] : parts) {
+    for (const auto& [name, cycles] : rec.cost.parts()) {
         const auto ps = to_ps(sim::from_ps(static_cast<double>(cycles) * m_period_ps));
         const uint64_t d = std::min(ps, rec.end_ps > t ? rec.end_ps - t : 0);
         if (d > 0) {

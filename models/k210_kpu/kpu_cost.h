@@ -5,7 +5,9 @@
 // docs/k210_kpu.md "Timing". Pure C++.
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "models/k210_kpu/kpu_layer_args.h"
@@ -51,6 +53,15 @@ struct LayerCost {
     uint64_t output_cycles = 0;         // d · output_words
     uint64_t total_cycles = 0;          // F + param fetch + compute + exposed fetch + output
 
+    // The parts total_cycles adds up to, in the order the model composes them, named as the trace
+    // and the run record name them: fixed cost, exposed fetch (tables, weight chunk 0 and any
+    // later chunk compute does not hide), compute, output stream.
+    std::array<std::pair<const char*, uint64_t>, 4> parts() const {
+        return {{{"fixed", fixed_cycles},
+                 {"fetch", param_fetch_cycles + exposed_fetch_cycles},
+                 {"compute", compute_cycles},
+                 {"output stream", output_cycles}}};
+    }
     double utilization() const {  // MACs per cycle over the 576 multipliers (64 lanes × 9)
         return total_cycles == 0
                    ? 0.0

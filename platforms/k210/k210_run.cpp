@@ -37,9 +37,9 @@ struct Row {
     uint64_t macs = 0, kpu_cycles = 0, cpu_cycles = 0, weight_bytes = 0, bus_bytes = 0;
     uint64_t start_ps = 0, end_ps = 0;
     double utilization = 0;
-    uint64_t kpu_fixed = 0, kpu_fetch = 0, kpu_compute = 0, kpu_output = 0;  // KPU cycles
-    uint64_t cpu_work = 0, cpu_overhead = 0, readback = 0;                   // CPU cycles
-    uint64_t kpu_ps = 0, cpu_ps = 0, bus_dma_ps = 0;                         // wall time split
+    std::vector<sim::Part> kpu_parts{};  // LayerCost::parts(), summed over a layer's batches
+    uint64_t cpu_work = 0, cpu_overhead = 0, readback = 0;  // CPU cycles
+    uint64_t kpu_ps = 0, cpu_ps = 0, bus_dma_ps = 0;        // wall time split
 };
 
 uint64_t cycles_ps(uint64_t cycles, uint64_t hz) {
@@ -54,6 +54,9 @@ std::vector<Row> rows_of(const RunResult& r, const kpu::Kpu& kpu, uint64_t kpu_h
         Row row{l.index, l.type, "", 0, 0, l.cpu_cycles, 0, l.bus_bytes, l.start_ps, l.end_ps, 0};
         row.cpu_work = l.cpu_work_cycles, row.cpu_overhead = l.cpu_overhead_cycles;
         row.readback = l.readback_cycles;
+        for (const auto& [name, zero] : kpu::LayerCost{}.parts()) {  // CPU layers: all 0
+            row.kpu_parts.push_back({name, zero});
+        }
         // A v4 kpu_conv2d with batches ran one KPU layer per batch: their sums, and the
         // cycle-weighted utilization.
         double busy = 0;
@@ -67,10 +70,10 @@ std::vector<Row> rows_of(const RunResult& r, const kpu::Kpu& kpu, uint64_t kpu_h
                         (l.kpu_layers > 1 ? fmt::format(" x{}", l.kpu_layers) : "");
             row.macs += k.cost.macs;
             row.kpu_cycles += k.cost.total_cycles;
-            row.kpu_fixed += k.cost.fixed_cycles;
-            row.kpu_fetch += k.cost.param_fetch_cycles + k.cost.exposed_fetch_cycles;
-            row.kpu_compute += k.cost.compute_cycles;
-            row.kpu_output += k.cost.output_cycles;
+            const auto parts = k.cost.parts();
+            for (size_t i = 0; i < parts.size(); ++i) {
+                row.kpu_parts[i].cycles += parts[i].second;
+            }
             row.weight_bytes += k.cost.weight_bytes + k.cost.param_bytes;
             busy += k.cost.utilization() * static_cast<double>(k.cost.total_cycles);
         }
@@ -85,18 +88,11 @@ std::vector<Row> rows_of(const RunResult& r, const kpu::Kpu& kpu, uint64_t kpu_h
 }
 
 // One layer of the record: where its wall time went, by engine, with the cycle parts each
-// engine's time splits into (docs/k210_timing.md).
+// engine's time splits into (docs/k210_platform.md).
 sim::LayerRecord layer_record(const Row& row, uint64_t kpu_hz, uint64_t cpu_hz) {
     sim::LayerRecord l{row.index,    row.type,   row.shape, row.macs, row.weight_bytes,
                        row.start_ps, row.end_ps, {},        {},       ""};
-    l.engines.push_back({"KPU",
-                         row.kpu_ps,
-                         "kpu",
-                         static_cast<double>(kpu_hz),
-                         {{"fixed", row.kpu_fixed},
-                          {"fetch", row.kpu_fetch},
-                          {"compute", row.kpu_compute},
-                          {"output stream", row.kpu_output}}});
+    l.engines.push_back({"KPU", row.kpu_ps, "kpu", static_cast<double>(kpu_hz), row.kpu_parts});
     l.engines.push_back(
         {"CPU",
          row.cpu_ps,
@@ -109,24 +105,6 @@ sim::LayerRecord layer_record(const Row& row, uint64_t kpu_hz, uint64_t cpu_hz) 
                   {"cpu_bus_bytes", static_cast<double>(row.bus_bytes), "bytes"},
                   {"utilization", row.utilization, ""}};
     return l;
-}
-
-// Σ over the layers of where the time went, in ms: KPU, CPU work, CPU overhead, read-back, bus
-// and DMA.
-nlohmann::ordered_json time_split(const std::vector<Row>& rows, uint64_t cpu_hz) {
-    uint64_t kpu = 0, work = 0, overhead = 0, readback = 0, bus = 0;
-    for (const Row& r : rows) {
-        kpu += r.kpu_ps, bus += r.bus_dma_ps;
-        work += r.cpu_work, overhead += r.cpu_overhead, readback += r.readback;
-    }
-    auto ms = [](uint64_t ps) {
-        return static_cast<double>(ps) / 1e9;
-    };
-    return {{"kpu_ms", ms(kpu)},
-            {"cpu_work_ms", ms(cycles_ps(work, cpu_hz))},
-            {"cpu_overhead_ms", ms(cycles_ps(overhead, cpu_hz))},
-            {"readback_ms", ms(cycles_ps(readback, cpu_hz))},
-            {"bus_dma_ms", ms(bus)}};
 }
 
 // The demo's files: the model and input (to rerun with --model/--input), and every map as PNG.
@@ -294,9 +272,11 @@ platform::RunReport run_values_only(const K210Job& job, const platform::RunReque
 
 namespace {
 
-// The timed run's summary: one line per kmodel layer, then the inference time.
+// The timed run's summary: one line per kmodel layer, then the inference time, then the record's
+// engines summed (KPU, CPU by its parts, bus and DMA).
 void timed_text(const K210Job& job, const RunResult& r, const std::vector<Row>& rows,
-                std::string& text, uint64_t& macs, uint64_t& kpu_cycles) {
+                const std::vector<sim::EngineTime>& engines, std::string& text) {
+    uint64_t macs = 0, kpu_cycles = 0;
     auto it = std::back_inserter(text);
     fmt::format_to(it, "npusim {}: {} (kmodel v{}) on {} ({})\n", sim::npusim_version(),
                    job.model.name, job.model.version, job.cfg->platform.name, job.source);
@@ -316,15 +296,16 @@ void timed_text(const K210Job& job, const RunResult& r, const std::vector<Row>& 
                    "\ninference: {:.3f} ms ({} layers, {} MACs, {} KPU cycles at {}), {} outputs\n",
                    inference_ms, rows.size(), macs, kpu_cycles,
                    sim::format_frequency(job.cfg->kpu.timing.clock_hz), r.outputs.size());
-    const nlohmann::ordered_json t = time_split(rows, job.cfg->cpu.clock_hz);
+    const auto ms = [&](uint64_t cpu_cycles) {
+        return static_cast<double>(cycles_ps(cpu_cycles, job.cfg->cpu.clock_hz)) / 1e9;
+    };
+    const std::vector<sim::Part>& cpu = engines[1].parts;  // work, read-back, runtime
     fmt::format_to(it,
                    "layer time: KPU {:.3f} ms, CPU {:.3f} ms (work {:.3f}, read-back {:.3f}, "
                    "runtime {:.3f}), bus and DMA {:.3f} ms\n",
-                   t["kpu_ms"].get<double>(),
-                   t["cpu_work_ms"].get<double>() + t["readback_ms"].get<double>() +
-                       t["cpu_overhead_ms"].get<double>(),
-                   t["cpu_work_ms"].get<double>(), t["readback_ms"].get<double>(),
-                   t["cpu_overhead_ms"].get<double>(), t["bus_dma_ms"].get<double>());
+                   static_cast<double>(engines[0].ps) / 1e9,
+                   ms(cpu[0].cycles) + ms(cpu[1].cycles) + ms(cpu[2].cycles), ms(cpu[0].cycles),
+                   ms(cpu[1].cycles), ms(cpu[2].cycles), static_cast<double>(engines[2].ps) / 1e9);
 }
 
 }  // namespace
@@ -355,13 +336,14 @@ platform::RunReport run_timed(const K210Job& job, const platform::RunRequest& re
     }
     const std::vector<Row> rows =
         rows_of(r, soc.kpu, job.cfg->kpu.timing.clock_hz, job.cfg->cpu.clock_hz);
-    uint64_t macs = 0, kpu_cycles = 0;
-    timed_text(job, r, rows, rep.text, macs, kpu_cycles);
     sim::RunRecord rec = record_head(job, false);
+    uint64_t macs = 0, kpu_cycles = 0;
     for (const Row& row : rows) {
         rec.layers.push_back(
             layer_record(row, job.cfg->kpu.timing.clock_hz, job.cfg->cpu.clock_hz));
+        macs += row.macs, kpu_cycles += row.kpu_cycles;
     }
+    timed_text(job, r, rows, sim::engine_totals(rec), rep.text);
     rec.totals = {{"macs", static_cast<double>(macs), "MAC"},
                   {"kpu_cycles", static_cast<double>(kpu_cycles), "cycles"},
                   {"load_end_ps", static_cast<double>(r.load_end_ps), "ps"},

@@ -35,14 +35,10 @@ std::vector<sim::LayerRecord> kpu_layer_records(const std::vector<kpu::LayerReco
         r.macs = c.macs;
         r.param_bytes = c.weight_bytes + c.param_bytes;
         r.start_ps = l.start_ps, r.end_ps = l.end_ps;
-        r.engines.push_back({"KPU",
-                             l.end_ps - l.start_ps,
-                             "kpu",
-                             kpu_hz,
-                             {{"fixed", c.fixed_cycles},
-                              {"fetch", c.param_fetch_cycles + c.exposed_fetch_cycles},
-                              {"compute", c.compute_cycles},
-                              {"output stream", c.output_cycles}}});
+        r.engines.push_back({"KPU", l.end_ps - l.start_ps, "kpu", kpu_hz, {}});
+        for (const auto& [name, n] : c.parts()) {
+            r.engines.back().parts.push_back({name, n});
+        }
         r.measures = {{"kpu_cycles", static_cast<double>(c.total_cycles), "cycles"},
                       {"skipped", l.skipped ? 1.0 : 0.0, ""}};
         out.push_back(std::move(r));
