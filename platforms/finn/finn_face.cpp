@@ -77,12 +77,7 @@ std::vector<int64_t> read_inputs(const std::string& path, const FinnModel& m,
 // graph output's shape without its batch.
 platform::OutputFile output_file(const std::vector<int64_t>& y, const FinnModel& m,
                                  uint64_t frames) {
-    sim::Shape shape{static_cast<int64_t>(frames)};
-    if (m.out_shape.size() > 1) {
-        shape.insert(shape.end(), m.out_shape.begin() + 1, m.out_shape.end());
-    } else {
-        shape.push_back(static_cast<int64_t>(m.out_elements));
-    }
+    const sim::Shape shape = output_shape(m, frames);
     if (m.out_type.kind() == DataType::Kind::Fixed) {
         sim::Tensor f(sim::DType::f32, shape);
         const double unit = std::ldexp(1.0, -static_cast<int>(m.out_type.frac_bits()));

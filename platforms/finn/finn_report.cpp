@@ -135,16 +135,55 @@ std::pair<std::string, std::string> folding_of(const LayerOp& op) {
         op);
 }
 
-nlohmann::ordered_json common_json(const FinnModel& m, const RunContext& ctx) {
-    nlohmann::ordered_json j;
-    j["platform"] = {{"kind", "finn"}, {"name", ctx.cfg.name}, {"source", ctx.source}};
-    j["model"] = {{"file", ctx.request.model}, {"folding", ctx.request.folding},
-                  {"input", m.input_name},     {"input_type", m.in_type.name()},
-                  {"output", m.output_name},   {"output_type", m.out_type.name()}};
-    j["input"] = ctx.input;
-    j["frames"] = ctx.frames;
-    j["outputs"] = {{{"file", "output.npy"}, {"dtype", "int32"}}};
-    return j;
+// The input as the model declares it (its FINN type) and output.npy as written.
+sim::RunRecord base_record(const FinnModel& m, const RunContext& ctx, const char* mode) {
+    sim::RunRecord rec;
+    rec.mode = mode;
+    rec.platform = {"finn",
+                    ctx.cfg.name,
+                    ctx.source,
+                    {{"clock_hz", static_cast<double>(ctx.cfg.clock_hz), "Hz"}}};
+    size_t inserted = 0;
+    for (const Layer& l : m.design.layers) {
+        inserted += l.inserted ? 1 : 0;
+    }
+    rec.program = {ctx.request.model,
+                   "FINN-ONNX",
+                   {{"layers", static_cast<double>(m.design.layers.size()), ""},
+                    {"converters_inserted", static_cast<double>(inserted), ""}}};
+    sim::Shape in{static_cast<int64_t>(ctx.frames)};
+    in.insert(in.end(), m.in_shape.begin() + (m.in_shape.size() > 1 ? 1 : 0), m.in_shape.end());
+    rec.inputs = {{m.input_name, "", in, m.in_type.name(), ctx.input, "", std::nullopt}};
+    const bool fixed = m.out_type.kind() == DataType::Kind::Fixed;
+    rec.outputs = {{m.output_name, "output.npy", output_shape(m, ctx.frames),
+                    fixed ? "float32" : "int32",
+                    fmt::format("values of FINN's type {}", m.out_type.name()), "", std::nullopt}};
+    rec.totals = {{"frames", static_cast<double>(ctx.frames), "frames"}};
+    rec.extra = {{"folding", ctx.request.folding}};
+    return rec;
+}
+
+// The columns of a one-row JSON object as a table, each key's unit read from its suffix.
+sim::Table one_row_table(const char* name, const char* title, const char* note,
+                         const nlohmann::ordered_json& row) {
+    sim::Table t{name, title, note, {}, {{}}};
+    for (const auto& [key, value] : row.items()) {
+        const auto ends = [&](const std::string& suffix) {
+            return key.size() >= suffix.size() &&
+                   key.compare(key.size() - suffix.size(), suffix.size(), suffix) == 0;
+        };
+        const char* unit = ends("cycles")                             ? "cycles"
+                           : ends("_ns")                              ? "ns"
+                           : ends("fps") || ends("frames_per_second") ? "frames/s"
+                                                                      : "";
+        t.columns.push_back({key, unit});
+        if (value.is_string()) {
+            t.rows[0].emplace_back(value.get<std::string>());
+        } else {
+            t.rows[0].emplace_back(value.get<double>());
+        }
+    }
+    return t;
 }
 
 std::string layer_table(const DesignRun& r) {
@@ -173,33 +212,88 @@ std::string layer_table(const DesignRun& r) {
     return s;
 }
 
-nlohmann::ordered_json layers_json(const DesignRun& r) {
-    nlohmann::ordered_json a = nlohmann::ordered_json::array();
-    for (const NodeReport& n : r.nodes) {
-        a.push_back({{"name", n.name},
-                     {"op_type", n.op_type},
-                     {"formula_cycles", n.formula_cycles},
-                     {"frame_cycles", n.frame_cycles},
-                     {"start_cycle", n.start},
-                     {"end_cycle", n.end},
-                     {"input_stall_cycles", n.input_stall},
-                     {"output_stall_cycles", n.output_stall},
-                     {"busy", n.busy}});
+// Multiply-accumulates a frame: the MVAU's and VVAU's; the other layers have none.
+uint64_t macs_of(const LayerOp& op) {
+    if (const auto* m = std::get_if<Mvau>(&op)) {
+        return uint64_t{m->mw} * m->mh * m->vectors;
     }
-    return a;
+    if (const auto* v = std::get_if<Vvau>(&op)) {
+        return uint64_t{v->channels} * v->k() * v->pixels;
+    }
+    return 0;
 }
 
-nlohmann::ordered_json fifos_json(const DesignRun& r) {
-    nlohmann::ordered_json a = nlohmann::ordered_json::array();
-    for (const FifoReport& f : r.fifos) {
-        a.push_back({{"name", f.name},
-                     {"depth", f.depth},
-                     {"max_occupancy", f.max_occupancy},
-                     {"words", f.words},
-                     {"write_stall_cycles", f.write_stall},
-                     {"read_stall_cycles", f.read_stall}});
+// "64 -> 10" (an MVAU's MW -> MH, "x N" for N vectors a frame), "32 ch 3x3 x 64" (a VVAU's
+// channels, kernel and pixels); "" for the other layers.
+std::string shape_of(const LayerOp& op) {
+    if (const auto* m = std::get_if<Mvau>(&op)) {
+        return fmt::format("{} -> {}", m->mw, m->mh) +
+               (m->vectors > 1 ? fmt::format(" x {}", m->vectors) : "");
     }
-    return a;
+    if (const auto* v = std::get_if<Vvau>(&op)) {
+        return fmt::format("{} ch {}x{} x {}", v->channels, v->kh, v->kw, v->pixels);
+    }
+    return "";
+}
+
+// Per layer: its span from its first read to its last iteration and, from the start of the run
+// to its end, the cycles it was busy, waited for input and was held by a full output FIFO.
+std::vector<sim::LayerRecord> layer_records(const Design& d, const DesignRun& r, uint64_t hz) {
+    std::vector<sim::LayerRecord> out;
+    for (size_t i = 0; i < r.nodes.size(); ++i) {
+        const NodeReport& n = r.nodes[i];
+        const uint64_t waited = n.input_stall, held = n.output_stall;
+        const uint64_t busy = n.end > waited + held ? n.end - waited - held : 0;
+        sim::EngineTime e{
+            "layer",
+            cycles_to_ps(n.end, hz),
+            "clock",
+            static_cast<double>(hz),
+            {{"busy", busy}, {"waiting for input", waited}, {"held (FIFO full)", held}}};
+        auto c = [](const char* name, uint64_t v) {
+            return sim::Quantity{name, static_cast<double>(v), "cycles"};
+        };
+        out.push_back({i,
+                       n.op_type,
+                       i < d.layers.size() ? shape_of(d.layers[i].op) : "",
+                       i < d.layers.size() ? macs_of(d.layers[i].op) : 0,
+                       0,
+                       cycles_to_ps(n.start, hz),
+                       cycles_to_ps(n.end, hz),
+                       {e},
+                       {c("formula_cycles", n.formula_cycles),
+                        c("frame_cycles", n.frame_cycles),
+                        c("start_cycle", n.start),
+                        c("end_cycle", n.end),
+                        c("input_stall_cycles", waited),
+                        c("output_stall_cycles", held),
+                        {"busy", n.busy, ""}},
+                       n.name});
+    }
+    return out;
+}
+
+sim::Table fifo_table(const DesignRun& r) {
+    sim::Table t{"fifos",
+                 "FIFOs",
+                 "Each FIFO between two layers (input and output at the ends): its depth, the "
+                 "most words it held, the words through it, the cycles its writer was held by it "
+                 "full and its reader waited on it empty.",
+                 {{"name", ""},
+                  {"depth", "words"},
+                  {"max_occupancy", "words"},
+                  {"words", "words"},
+                  {"write_stall_cycles", "cycles"},
+                  {"read_stall_cycles", "cycles"}},
+                 {}};
+    for (const FifoReport& f : r.fifos) {
+        auto d = [](uint64_t v) {
+            return sim::Table::Cell(static_cast<double>(v));
+        };
+        t.rows.push_back({f.name, d(f.depth), d(f.max_occupancy), d(f.words), d(f.write_stall),
+                          d(f.read_stall)});
+    }
+    return t;
 }
 
 std::string depths_text(const std::vector<uint64_t>& d) {
@@ -218,12 +312,16 @@ void sizing_report(platform::RunReport& rep, const Sizing& s, uint64_t clock_hz)
                    depths_text(before), s.before.interval(), s.result.target_interval,
                    s.result.simulations, depths_text(s.result.depths), s.result.interval,
                    per_second(s.result.interval, clock_hz));
-    rep.json["fifo_sizing"] = {{"interval_before_cycles", s.before.interval()},
-                               {"target_interval_cycles", s.result.target_interval},
-                               {"interval_cycles", s.result.interval},
-                               {"depths", s.result.depths},
-                               {"simulations", s.result.simulations},
-                               {"file", "folding_sized.json"}};
+    rep.record->tables.push_back(
+        one_row_table("fifo_sizing", "FIFO sizing",
+                      "The smallest FIFO depths (in the order of the FIFOs table) that keep the "
+                      "interval the design has with the deepest FIFOs, found by simulation.",
+                      {{"interval_before_cycles", s.before.interval()},
+                       {"target_interval_cycles", s.result.target_interval},
+                       {"interval_cycles", s.result.interval},
+                       {"depths", depths_text(s.result.depths)},
+                       {"simulations", s.result.simulations},
+                       {"file", "folding_sized.json"}}));
 }
 
 }  // namespace
@@ -248,13 +346,37 @@ std::string program_table(const FinnModel& m, const std::string& path) {
     return s;
 }
 
+sim::Shape output_shape(const FinnModel& m, uint64_t frames) {
+    sim::Shape shape{static_cast<int64_t>(frames)};
+    if (m.out_shape.size() > 1) {
+        shape.insert(shape.end(), m.out_shape.begin() + 1, m.out_shape.end());
+    } else {
+        shape.push_back(static_cast<int64_t>(m.out_elements));
+    }
+    return shape;
+}
+
 void functional_report(platform::RunReport& rep, const FinnModel& m, const RunContext& ctx) {
     rep.text = header(m, ctx, "values only (--functional)");
     rep.text +=
         "output.npy: the last layer's values per frame (no time: run without --functional "
         "for cycles)\n";
-    rep.json = common_json(m, ctx);
-    rep.json["functional"] = true;
+    sim::RunRecord rec = base_record(m, ctx, "functional");
+    for (size_t i = 0; i < m.design.layers.size(); ++i) {
+        const Layer& l = m.design.layers[i];
+        rec.layers.push_back(
+            {i,
+             op_name(l.op),
+             shape_of(l.op),
+             macs_of(l.op),
+             0,
+             std::nullopt,
+             std::nullopt,
+             {},
+             {{"formula_cycles", static_cast<double>(formula_cycles(l.op)), "cycles"}},
+             l.name});
+    }
+    rep.record = std::move(rec);
 }
 
 void timed_report(platform::RunReport& rep, const FinnModel& m, const DesignRun& r,
@@ -272,18 +394,30 @@ void timed_report(platform::RunReport& rep, const FinnModel& m, const DesignRun&
     const nlohmann::ordered_json finn = finn_estimate_json(m.design, hz);
     const nlohmann::ordered_json ours = formula_estimate_json(m.design, hz);
     rep.text += estimates_text(m.design, finn, ours);
-    rep.json = common_json(m, ctx);
-    rep.json["clock_hz"] = hz;
-    rep.json["layers"] = layers_json(r);
-    rep.json["fifos"] = fifos_json(r);
-    rep.json["totals"] = {{"interval_cycles", r.interval()},
-                          {"frames_per_second", per_second(r.interval(), hz)},
-                          {"latency_cycles", r.latency()},
-                          {"latency_ps", cycles_to_ps(r.latency(), hz)},
-                          {"cycles", r.cycles}};
-    rep.json["notes"] = {{"latency_cycles", kLatencyNote}};
-    rep.json["finn_estimate"] = finn;
-    rep.json["formula_estimate"] = ours;
+    sim::RunRecord rec = base_record(m, ctx, "timed");
+    rec.layers = layer_records(m.design, r, hz);
+    const auto d = [](uint64_t v) {
+        return static_cast<double>(v);
+    };
+    rec.totals = {{"interval_cycles", d(r.interval()), "cycles"},
+                  {"frames_per_second", per_second(r.interval(), hz), "frames/s"},
+                  {"latency_cycles", d(r.latency()), "cycles"},
+                  {"latency_ps", d(cycles_to_ps(r.latency(), hz)), "ps"},
+                  {"cycles", d(r.cycles), "cycles"},
+                  {"frames", d(ctx.frames), "frames"}};
+    rec.notes = {std::string("latency_cycles: ") + kLatencyNote};
+    rec.tables = {fifo_table(r),
+                  one_row_table("finn_estimate", "FINN's estimate",
+                                "As FINN's dataflow_performance computes it on the graph as "
+                                "given: its nodes at FINN's get_exp_cycles, the slowest one's "
+                                "cycles a frame and the latency as their sum (no overlap).",
+                                finn),
+                  one_row_table("formula_estimate", "npusim's formulas",
+                                "The same on the chain npusim simulates: the width converters "
+                                "it inserts and its own formulas where they differ from FINN's "
+                                "(docs/finn.md).",
+                                ours)};
+    rep.record = std::move(rec);
     if (sizing != nullptr) {
         sizing_report(rep, *sizing, hz);
     }

@@ -10,6 +10,7 @@
 #include "platforms/common/platform_face.h"
 #include "platforms/finn/finn_face.h"
 #include "platforms/finn/finn_import.h"
+#include "sim/core/tensor.h"
 #include "sim/core/trace.h"
 
 namespace npu::finn {
@@ -27,6 +28,8 @@ struct Sizing {
     FifoSizing result;
 };
 
+// output.npy's shape: the frames, then the graph output's shape without its batch.
+sim::Shape output_shape(const FinnModel& m, uint64_t frames);
 void functional_report(platform::RunReport& rep, const FinnModel& m, const RunContext& ctx);
 void timed_report(platform::RunReport& rep, const FinnModel& m, const DesignRun& r,
                   const Sizing* sizing, const RunContext& ctx);

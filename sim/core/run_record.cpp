@@ -77,6 +77,31 @@ Json check_json(const Check& c) {
             {"unit", c.unit},         {"passed", c.passed}};
 }
 
+Json cell_json(const Table::Cell& c) {
+    return std::holds_alternative<double>(c) ? value_json(std::get<double>(c))
+                                             : Json(std::get<std::string>(c));
+}
+
+// Tables as {name: {"title", "note", "columns": [{"name", "unit"}], "rows": [{column: cell}]}}.
+Json tables_json(const std::vector<Table>& tables) {
+    Json j = Json::object();
+    for (const Table& t : tables) {
+        Json columns = Json::array(), rows = Json::array();
+        for (const Table::Column& c : t.columns) {
+            columns.push_back({{"name", c.name}, {"unit", c.unit}});
+        }
+        for (const std::vector<Table::Cell>& row : t.rows) {
+            Json o = Json::object();
+            for (size_t k = 0; k < t.columns.size() && k < row.size(); ++k) {
+                o[t.columns[k].name] = cell_json(row[k]);
+            }
+            rows.push_back(o);
+        }
+        j[t.name] = {{"title", t.title}, {"note", t.note}, {"columns", columns}, {"rows", rows}};
+    }
+    return j;
+}
+
 // Reading back: each key of the type the schema gives, or one error naming the file and key.
 class Reader {
 public:
@@ -179,6 +204,36 @@ LayerRecord layer_from(const Reader& r, const Json& j, const std::string& w) {
     return l;
 }
 
+Table table_from(const Reader& r, const std::string& name, const Json& j) {
+    const std::string w = "tables." + name + ".";
+    Table t{name, r.str(j, "title", w), r.str(j, "note", w), {}, {}};
+    const Json& columns = r.list(j, "columns", w);
+    for (size_t k = 0; k < columns.size(); ++k) {
+        const std::string wc = fmt::format("{}columns[{}].", w, k);
+        t.columns.push_back({r.str(columns[k], "name", wc), r.str(columns[k], "unit", wc)});
+    }
+    const Json& rows = r.list(j, "rows", w);
+    for (size_t i = 0; i < rows.size(); ++i) {
+        const std::string wr = fmt::format("{}rows[{}].", w, i);
+        std::vector<Table::Cell> row;
+        for (const Table::Column& c : t.columns) {
+            if (!rows[i].is_object() || !rows[i].contains(c.name)) {
+                r.fail(wr + c.name, "is missing");
+            }
+            const Json& v = rows[i][c.name];
+            if (v.is_number()) {
+                row.emplace_back(v.get<double>());
+            } else if (v.is_string()) {
+                row.emplace_back(v.get<std::string>());
+            } else {
+                r.fail(wr + c.name, "is neither a number nor a text");
+            }
+        }
+        t.rows.push_back(std::move(row));
+    }
+    return t;
+}
+
 std::vector<TensorRecord> tensors_from(const Reader& r, const Json& j, const std::string& key) {
     std::vector<TensorRecord> out;
     const Json& list = r.list(j, key, "");
@@ -211,6 +266,21 @@ const Quantity* RunRecord::total(const std::string& name) const {
     const auto it = std::find_if(totals.begin(), totals.end(),
                                  [&](const Quantity& q) { return q.name == name; });
     return it == totals.end() ? nullptr : &*it;
+}
+
+const Table* RunRecord::table(const std::string& name) const {
+    const auto it =
+        std::find_if(tables.begin(), tables.end(), [&](const Table& t) { return t.name == name; });
+    return it == tables.end() ? nullptr : &*it;
+}
+
+const Table::Cell* Table::cell(size_t row, const std::string& column) const {
+    for (size_t k = 0; k < columns.size(); ++k) {
+        if (columns[k].name == column && row < rows.size() && k < rows[row].size()) {
+            return &rows[row][k];
+        }
+    }
+    return nullptr;
 }
 
 bool RunRecord::passed() const {
@@ -249,6 +319,8 @@ Json to_json(const RunRecord& r) {
         j["checks"].push_back(check_json(c));
     }
     j["passed"] = r.passed();
+    j["notes"] = r.notes;
+    j["tables"] = tables_json(r.tables);
     j["stats"] = r.stats.is_null() ? Json::object() : r.stats;
     j["extra"] = r.extra.is_null() ? Json::object() : r.extra;
     return j;
@@ -290,6 +362,19 @@ RunRecord record_from_json(const Json& j, const std::string& source) {
                             rd.str(checks[i], "relation", w), rd.num(checks[i], "limit", w),
                             rd.str(checks[i], "unit", w),
                             rd.at(checks[i], "passed", w, Json::value_t::boolean).get<bool>()});
+    }
+    if (j.contains("notes")) {
+        for (const Json& n : rd.list(j, "notes", "")) {
+            if (!n.is_string()) {
+                rd.fail("notes", "has an entry that is not a text");
+            }
+            r.notes.push_back(n.get<std::string>());
+        }
+    }
+    if (j.contains("tables")) {
+        for (const auto& [name, t] : rd.at(j, "tables", "", Json::value_t::object).items()) {
+            r.tables.push_back(table_from(rd, name, t));
+        }
     }
     r.stats = rd.at(j, "stats", "", Json::value_t::object);
     r.extra = rd.at(j, "extra", "", Json::value_t::object);

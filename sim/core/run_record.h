@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -69,6 +70,22 @@ struct Check {
     bool passed = true;
 };
 
+// A table only some runs have (a dataflow design's FIFOs, an estimate's results): named columns
+// with units, each row a number or a text per column.
+struct Table {
+    struct Column {
+        std::string name, unit;
+    };
+    using Cell = std::variant<double, std::string>;
+    std::string name;   // its key in report.json, e.g. "fifos"
+    std::string title;  // e.g. "FIFOs"
+    std::string note;   // what the numbers are, or ""
+    std::vector<Column> columns;
+    std::vector<std::vector<Cell>> rows;  // a cell per column
+
+    const Cell* cell(size_t row, const std::string& column) const;
+};
+
 struct RunRecord {
     static constexpr const char* kSchema = "npusim-report/2";
     std::string command;  // "run", "aipp", "estimate", "regress", "calibrate"
@@ -85,10 +102,13 @@ struct RunRecord {
     std::vector<LayerRecord> layers;
     std::vector<Quantity> totals;
     std::vector<Check> checks;
+    std::vector<std::string> notes;  // what a reader of the numbers should know
+    std::vector<Table> tables;
     nlohmann::ordered_json stats;  // the models' statistics tree (sim/core/stats.h), or null
     nlohmann::ordered_json extra;  // what only this platform reports (an object), or null
 
     const Quantity* total(const std::string& name) const;
+    const Table* table(const std::string& name) const;
     bool passed() const;  // every check passed
 };
 

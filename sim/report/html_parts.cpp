@@ -1,6 +1,7 @@
 #include "sim/report/html_parts.h"
 
 #include <algorithm>
+#include <map>
 #include <vector>
 
 #include <fmt/format.h>
@@ -83,6 +84,13 @@ std::vector<Span> trace_spans(const nlohmann::json* trace) {
     if (trace == nullptr || !trace->contains("traceEvents")) {
         return spans;
     }
+    std::map<int64_t, std::string> tracks;  // a lane per track, named as the trace names it
+    for (const auto& e : (*trace)["traceEvents"]) {
+        if (e.value("ph", "") == "M" && e.value("name", "") == "thread_name" &&
+            e.contains("args") && e["args"].is_object()) {
+            tracks[e.value("tid", int64_t{0})] = e["args"].value("name", "");
+        }
+    }
     for (const auto& e : (*trace)["traceEvents"]) {
         // A span's parts (a category "... parts", e.g. the K210's "kpu parts") nest inside it:
         // Perfetto shows them; a lane per category here would repeat the stacked bars.
@@ -90,7 +98,9 @@ std::vector<Span> trace_spans(const nlohmann::json* trace) {
         const bool parts = cat.size() >= 6 && cat.compare(cat.size() - 6, 6, " parts") == 0;
         if (e.value("ph", "") == "X" && !parts) {
             const double ts = e.value("ts", 0.0), dur = e.value("dur", 0.0);
-            spans.push_back({cat, e.value("name", ""), ts, ts + dur});
+            const auto track = tracks.find(e.value("tid", int64_t{0}));
+            spans.push_back(
+                {track == tracks.end() ? cat : track->second, e.value("name", ""), ts, ts + dur});
         }
     }
     return spans;

@@ -21,8 +21,9 @@ std::string json_table(const nlohmann::ordered_json& rows);
 // Each picture at least 128 pixels wide, captioned ("" without pictures).
 std::string pictures_section(const std::vector<Picture>& pictures);
 
-// A trace.json's complete spans ("X" events) as timeline spans in µs, without the nested
-// "... parts" categories; none without a trace.
+// A trace.json's complete spans ("X" events) as timeline spans in µs, a lane per track (named by
+// its thread_name; its category when it has none), without the nested "... parts" categories;
+// none without a trace.
 std::vector<Span> trace_spans(const nlohmann::json* trace);
 
 }  // namespace npu::report

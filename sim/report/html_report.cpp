@@ -7,7 +7,6 @@
 #include <fmt/format.h>
 
 #include "sim/core/error.h"
-#include "sim/report/dataflow_page.h"
 #include "sim/report/html_parts.h"
 #include "sim/report/record_page.h"
 #include "sim/report/svg.h"
@@ -207,9 +206,6 @@ std::string html_report(const Json& report, const nlohmann::json* trace, const s
     }
     if (report.contains("tolerances")) {  // npusim regress
         return page(title, regress_body(report));
-    }
-    if (report.contains("fifos")) {  // a dataflow design (FINN)
-        return page(title, dataflow_body(report, trace));
     }
     std::string s;
     auto it = std::back_inserter(s);

@@ -134,11 +134,12 @@ std::string roofline_section(const RunRecord& r) {
 Json layer_rows(const RunRecord& r) {
     Json rows = Json::array();
     for (const LayerRecord& l : r.layers) {
-        Json row = {{"index", l.index},
-                    {"op", l.op},
-                    {"shape", l.shape},
-                    {"macs", l.macs},
-                    {"param_bytes", l.param_bytes}};
+        Json row = {{"index", l.index}};
+        if (!l.name.empty()) {
+            row["name"] = l.name;
+        }
+        row["op"] = l.op, row["shape"] = l.shape;
+        row["macs"] = l.macs, row["param_bytes"] = l.param_bytes;
         if (l.start_ps && l.end_ps) {
             row["start_us"] = us(*l.start_ps);
             row["end_us"] = us(*l.end_ps);
@@ -160,6 +161,48 @@ Json quantity_row(const std::vector<sim::Quantity>& qs) {
         row[q.unit.empty() ? q.name : q.name + " (" + q.unit + ")"] = q.value;
     }
     return row;
+}
+
+std::string checks_section(const RunRecord& r) {
+    if (r.checks.empty()) {
+        return "";
+    }
+    Json rows = Json::array();
+    for (const sim::Check& c : r.checks) {
+        rows.push_back({{"check", c.name},
+                        {"measured", c.measured},
+                        {"relation", c.relation},
+                        {"limit", c.limit},
+                        {"unit", c.unit},
+                        {"passed", c.passed ? "yes" : "NO"}});
+    }
+    return fmt::format("<h2>Checks: {}</h2>\n<div id=\"checks\">{}</div>\n",
+                       r.passed() ? "all passed" : "FAILED", json_table(rows));
+}
+
+// Each table of the record under its title, columns headed with their units.
+std::string tables_section(const RunRecord& r) {
+    std::string s;
+    for (const sim::Table& t : r.tables) {
+        Json rows = Json::array();
+        for (const auto& cells : t.rows) {
+            Json row = Json::object();
+            for (size_t k = 0; k < t.columns.size() && k < cells.size(); ++k) {
+                const sim::Table::Column& c = t.columns[k];
+                const std::string head = c.unit.empty() ? c.name : c.name + " (" + c.unit + ")";
+                row[head] = std::holds_alternative<double>(cells[k])
+                                ? Json(std::get<double>(cells[k]))
+                                : Json(std::get<std::string>(cells[k]));
+            }
+            rows.push_back(row);
+        }
+        s += fmt::format("<h2>{}</h2>\n", escape(t.title));
+        if (!t.note.empty()) {
+            s += fmt::format("<p class=\"note\">{}</p>\n", escape(t.note));
+        }
+        s += fmt::format("<div id=\"table-{}\">{}</div>\n", escape(t.name), json_table(rows));
+    }
+    return s;
 }
 
 std::string title_of(const RunRecord& r) {
@@ -186,6 +229,9 @@ std::string record_page(const RunRecord& r, const nlohmann::json* trace, const s
         fmt::format_to(it, "<h2>Totals</h2>\n{}",
                        json_table(Json::array({quantity_row(r.totals)})));
     }
+    for (const std::string& n : r.notes) {
+        fmt::format_to(it, "<p class=\"note\">{}</p>\n", escape(n));
+    }
     const bool timed = std::any_of(r.layers.begin(), r.layers.end(),
                                    [](const LayerRecord& l) { return !l.engines.empty(); });
     if (timed) {
@@ -202,7 +248,9 @@ std::string record_page(const RunRecord& r, const nlohmann::json* trace, const s
     }
     s += roofline_section(r);
     s += pictures_section(pictures);
+    s += checks_section(r);
     fmt::format_to(it, "<h2>Layers</h2>\n<div id=\"layers\">{}</div>\n", json_table(layer_rows(r)));
+    s += tables_section(r);
     return page(title_of(r), s);
 }
 

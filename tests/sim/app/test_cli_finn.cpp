@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
+#include <sstream>
 #include <string>
 
 #include <fmt/format.h>
@@ -53,20 +54,21 @@ TEST_F(Cli, FinnTfcIsBitExactAndFifoSizingRestoresItsRate) {
     // FINN's estimate on the graph as given (dataflow_performance): three MVAUs at 16 and
     // LabelSelect at Labels/PE = 10; npusim's formulas add the two converters it inserts (16 and
     // 10 words) and LabelSelect's output word: 16 + 16 + 16 + 16 + 10 + 11 = 85.
-    EXPECT_EQ(j["finn_estimate"]["max_cycles"], 16);
-    EXPECT_EQ(j["finn_estimate"]["max_cycles_node_name"], "MVAU_hls_0");
-    EXPECT_EQ(j["finn_estimate"]["critical_path_cycles"], 58);
-    EXPECT_EQ(j["finn_estimate"]["estimated_latency_ns"], 580.0);
-    EXPECT_EQ(j["finn_estimate"]["estimated_throughput_fps"], 6.25e6);
-    EXPECT_EQ(j["formula_estimate"]["latency_cycles"], 85);
-    EXPECT_NE(j["notes"]["latency_cycles"].get<std::string>().find("lower bound"),
-              std::string::npos);
+    EXPECT_EQ(j["tables"]["finn_estimate"]["rows"][0]["max_cycles"], 16);
+    EXPECT_EQ(j["tables"]["finn_estimate"]["rows"][0]["max_cycles_node_name"], "MVAU_hls_0");
+    EXPECT_EQ(j["tables"]["finn_estimate"]["rows"][0]["critical_path_cycles"], 58);
+    EXPECT_EQ(j["tables"]["finn_estimate"]["rows"][0]["estimated_latency_ns"], 580.0);
+    EXPECT_EQ(j["tables"]["finn_estimate"]["rows"][0]["estimated_throughput_fps"], 6.25e6);
+    EXPECT_EQ(j["tables"]["formula_estimate"]["rows"][0]["latency_cycles"], 85);
+    EXPECT_NE(j["notes"][0].get<std::string>().find("lower bound"), std::string::npos);
     EXPECT_NE(r.out.find("a lower bound"), std::string::npos);
-    EXPECT_EQ(j["fifo_sizing"]["interval_before_cycles"], 17);
-    EXPECT_EQ(j["fifo_sizing"]["depths"], nlohmann::json::parse("[2, 3, 2, 2, 2, 2, 2]"));
-    EXPECT_EQ(j["totals"]["interval_cycles"], 16);
-    EXPECT_EQ(j["totals"]["frames_per_second"], 6.25e6);
-    EXPECT_EQ(j["layers"][0]["frame_cycles"], 16);
+    EXPECT_EQ(j["tables"]["fifo_sizing"]["rows"][0]["interval_before_cycles"], 17);
+    EXPECT_EQ(j["tables"]["fifo_sizing"]["rows"][0]["depths"], "2 3 2 2 2 2 2");
+    EXPECT_EQ(j["totals"]["interval_cycles"]["value"], 16);
+    EXPECT_EQ(j["totals"]["frames_per_second"]["value"], 6.25e6);
+    EXPECT_EQ(j["layers"][0]["measures"]["frame_cycles"]["value"], 16);
+    EXPECT_EQ(j["layers"][3]["shape"], "64 -> 10");  // MVAU_hls_2 after a converter
+    EXPECT_EQ(j["layers"][3]["macs"], 640);
     const auto sized = nlohmann::json::parse(slurp(out / "folding_sized.json"));
     EXPECT_EQ(sized["MVAU_hls_0"]["PE"], 16);  // the given folding, kept
     EXPECT_EQ(sized["MVAU_hls_0"]["outFIFODepths"], nlohmann::json::parse("[3]"));
@@ -81,9 +83,9 @@ TEST_F(Cli, FinnTfcIsBitExactAndFifoSizingRestoresItsRate) {
             "tfc_digits.onnx --input " TFC "test_inputs.npy --folding " +
             (out / "folding_sized.json").string() + " --out " + (dir / "again").string());
     ASSERT_EQ(again.rc, 0) << again.err;
-    EXPECT_EQ(
-        nlohmann::json::parse(slurp(dir / "again" / "report.json"))["totals"]["interval_cycles"],
-        16);
+    EXPECT_EQ(nlohmann::json::parse(
+                  slurp(dir / "again" / "report.json"))["totals"]["interval_cycles"]["value"],
+              16);
 }
 
 // Every FIFO's largest occupancy in report.json is the largest value of its counter in the
@@ -96,8 +98,8 @@ void expect_fifos_match_trace(const nlohmann::json& report, const nlohmann::json
             p = std::max(p, e["args"]["value"].get<double>());
         }
     }
-    ASSERT_FALSE(report["fifos"].empty());
-    for (const auto& f : report["fifos"]) {
+    ASSERT_FALSE(report["tables"]["fifos"]["rows"].empty());
+    for (const auto& f : report["tables"]["fifos"]["rows"]) {
         const std::string name = "FIFO " + f["name"].get<std::string>();
         ASSERT_TRUE(peak.count(name)) << name;
         EXPECT_EQ(f["max_occupancy"].get<double>(), peak[name]) << name;
@@ -124,40 +126,45 @@ TEST_F(Cli, FinnCnvIsBitExactAndItsWindowNeedsADeepFifo) {
     auto j = nlohmann::json::parse(slurp(dir / "cnv" / "report.json"));
     ASSERT_EQ(j["layers"].size(), 10u);
     // The first window: 8·3·1 + 6·max(6·3·3·1, 1·8·1) = 24 + 324 = 348 cycles, the slowest.
-    EXPECT_EQ(j["layers"][0]["formula_cycles"], 348);
-    EXPECT_EQ(j["finn_estimate"]["max_cycles"], 348);
+    EXPECT_EQ(j["layers"][0]["measures"]["formula_cycles"]["value"], 348);
+    EXPECT_EQ(j["tables"]["finn_estimate"]["rows"][0]["max_cycles"], 348);
     // FINN's sum over the seven graph nodes: 348 + 288 + 162 + 288 + 20 (the pool: 4·4·1.25) +
     // 40 + 10 = 1,156; npusim's adds the three converters (324 + 288 + 32) and LabelSelect's
     // output word: 1,801.
-    EXPECT_EQ(j["finn_estimate"]["critical_path_cycles"], 1156);
-    EXPECT_EQ(j["formula_estimate"]["latency_cycles"], 1801);
+    EXPECT_EQ(j["tables"]["finn_estimate"]["rows"][0]["critical_path_cycles"], 1156);
+    EXPECT_EQ(j["tables"]["formula_estimate"]["rows"][0]["latency_cycles"], 1801);
     // The second window (SIMD 16: 6·3 + 4·max(4·9, 6) = 162 cycles) writes each output row's
     // 36 words in a burst that the MVAU behind it (8 · 9 · 16 = 288 cycles a frame) takes 9 at
     // a time: behind FINN's 2 slots every frame takes 456 cycles instead of 348.
-    EXPECT_EQ(j["layers"][4]["formula_cycles"], 162);
-    EXPECT_EQ(j["totals"]["interval_cycles"], 456);
+    EXPECT_EQ(j["layers"][4]["measures"]["formula_cycles"]["value"], 162);
+    EXPECT_EQ(j["totals"]["interval_cycles"]["value"], 456);
     // Sizing (on the platform's 8 pseudo-random frames) deepens that FIFO alone.
     const fs::path sized = dir / "sized";
     const Result s = run(cnv + TFC "cnv_folding.json --size-fifos --trace --out " + sized.string());
     ASSERT_EQ(s.rc, 0) << s.err;
     j = nlohmann::json::parse(slurp(sized / "report.json"));
     expect_fifos_match_trace(j, nlohmann::json::parse(slurp(sized / "trace.json")));
-    EXPECT_EQ(j["fifo_sizing"]["interval_before_cycles"], 456);
-    EXPECT_EQ(j["totals"]["interval_cycles"], 348);
-    const auto& depths = j["fifo_sizing"]["depths"];
+    EXPECT_EQ(j["tables"]["fifo_sizing"]["rows"][0]["interval_before_cycles"], 456);
+    EXPECT_EQ(j["totals"]["interval_cycles"]["value"], 348);
+    std::vector<int> depths;
+    std::istringstream text(j["tables"]["fifo_sizing"]["rows"][0]["depths"].get<std::string>());
+    for (int d = 0; text >> d;) {
+        depths.push_back(d);
+    }
+    ASSERT_EQ(depths.size(), 11u);  // the input, between the ten layers, the output
     for (size_t i = 0; i < depths.size(); ++i) {
-        EXPECT_EQ(depths[i].get<int>() > 2, i == 5) << i;
+        EXPECT_EQ(depths[i] > 2, i == 5) << i;
     }
     // One slot less there is slower again.
     auto folding = nlohmann::json::parse(slurp(sized / "folding_sized.json"));
-    const int less = depths[5].get<int>() - 1;
+    const int less = depths[5] - 1;
     folding["ConvolutionInputGenerator_hls_1"]["outFIFODepths"] = {less};
     folding["MVAU_hls_1"]["inFIFODepths"] = {less};
     const fs::path f = write("less.json", folding.dump());
     const Result l = run(cnv + f.string() + " --out " + (dir / "less").string());
     ASSERT_EQ(l.rc, 0) << l.err;
     j = nlohmann::json::parse(slurp(dir / "less" / "report.json"));
-    EXPECT_GT(j["totals"]["interval_cycles"].get<int>(), 348);
+    EXPECT_GT(j["totals"]["interval_cycles"]["value"].get<int>(), 348);
 }
 
 // A folding sweep of the CNV: 5 · 3 (MVAU_hls_0's PE and SIMD: every value) · 5 (the windows'

@@ -1,5 +1,5 @@
 // report.json is the run record (docs/reports.md): every report a migrated platform writes (the
-// K210's runs, the DL processor's, AIPP's, the self-check's) validates against
+// K210's runs, the DL processor's, AIPP's, the self-check's, FINN's) validates against
 // docs/report.schema.json (Debian's python3-jsonschema, through
 // scripts/validate-report), and the validator rejects a damaged one; `npusim report` draws the
 // same page again from the record alone.
@@ -35,6 +35,11 @@ TEST_F(Cli, EveryReportValidatesAgainstTheSchema) {
                 "/configs/networks/dlp_tiny.yaml"},
         {"aipp", "aipp"},
         {"selfcheck", "run --platform " NPUSIM_SOURCE_DIR "/configs/selfcheck.yaml"},
+        {"finn", "run --platform " NPUSIM_SOURCE_DIR "/configs/finn.yaml --model " NPUSIM_SOURCE_DIR
+                 "/configs/networks/finn/tfc_digits.onnx --size-fifos"},
+        {"finn_functional", "run --platform " NPUSIM_SOURCE_DIR
+                            "/configs/finn.yaml --functional --model " NPUSIM_SOURCE_DIR
+                            "/configs/networks/finn/tfc_digits.onnx"},
     };
     std::string reports;
     for (const auto& [name, args] : runs) {
@@ -55,10 +60,14 @@ TEST_F(Cli, EveryReportValidatesAgainstTheSchema) {
                            {"unit", "LSB"},
                            {"passed", false}});
     j["passed"] = false;
+    const auto finn = nlohmann::ordered_json::parse(slurp(dir / "finn" / "report.json"));
+    j["tables"] = finn["tables"];
+    j["notes"] = finn["notes"];
     std::ofstream(dir / "full.json") << j.dump();
     EXPECT_EQ(shell(kValidate + " " + (dir / "full.json").string()).rc, 0);
     j["layers"][0].erase("macs");
     j["layers"][1]["engines"][0]["ps"] = -1;
+    j["tables"]["fifos"]["rows"][0]["depth"] = nullptr;
     std::ofstream(dir / "bad.json") << j.dump();
     const Result bad = shell(kValidate + " " + (dir / "bad.json").string());
     EXPECT_EQ(bad.rc, 1);
@@ -66,6 +75,8 @@ TEST_F(Cli, EveryReportValidatesAgainstTheSchema) {
         << bad.out;
     EXPECT_NE(bad.out.find("layers/1/engines/0/ps: -1 is less than the minimum of 0"),
               std::string::npos)
+        << bad.out;
+    EXPECT_NE(bad.out.find("tables/fifos/rows/0/depth: None is not of type"), std::string::npos)
         << bad.out;
 }
 

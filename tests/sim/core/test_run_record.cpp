@@ -31,6 +31,12 @@ RunRecord full_record() {
     r.layers = {l, cpu};
     r.totals = {{"macs", 96, "MAC"}, {"inference_ms", 0.008, "ms"}};
     r.checks = {{"max_lsb", 2, "<=", 1, "LSB", false}, {"min_cosine", 0.999, ">=", 0.99, "", true}};
+    r.notes = {"latency: a lower bound"};
+    r.tables = {{"fifos",
+                 "FIFOs",
+                 "each FIFO",
+                 {{"name", ""}, {"depth", "words"}},
+                 {{std::string("in -> a"), 2.0}, {std::string("a -> out"), 32.0}}}};
     r.stats = {{"kpu", {{"layers", {{"value", 1}, {"unit", "layers"}, {"desc", "d"}}}}}};
     r.extra = {{"note", "private"}};
     return r;
@@ -49,6 +55,12 @@ TEST(RunRecord, WrittenAndReadBackIsTheSameRecord) {
     ASSERT_NE(back.total("inference_ms"), nullptr);
     EXPECT_EQ(back.total("inference_ms")->unit, "ms");
     EXPECT_EQ(back.total("nothing"), nullptr);
+    EXPECT_EQ(j["tables"]["fifos"]["rows"][1]["depth"], 32);
+    ASSERT_NE(back.table("fifos"), nullptr);
+    EXPECT_EQ(std::get<double>(*back.table("fifos")->cell(1, "depth")), 32.0);
+    EXPECT_EQ(std::get<std::string>(*back.table("fifos")->cell(0, "name")), "in -> a");
+    EXPECT_EQ(back.table("fifos")->cell(2, "depth"), nullptr);
+    EXPECT_EQ(back.notes, r.notes);
 }
 
 TEST(RunRecord, AnythingElseIsOneErrorNamingTheKey) {
@@ -76,6 +88,16 @@ TEST(RunRecord, AnythingElseIsOneErrorNamingTheKey) {
     EXPECT_EQ(message(bad),
               "d/report.json: not an npusim report (npusim-report/2): 'totals.macs.value' has "
               "the wrong type");
+    bad = j;
+    bad["tables"]["fifos"]["rows"][0].erase("depth");
+    EXPECT_EQ(message(bad),
+              "d/report.json: not an npusim report (npusim-report/2): "
+              "'tables.fifos.rows[0].depth' is missing");
+    bad = j;
+    bad["tables"]["fifos"]["rows"][1]["name"] = true;
+    EXPECT_EQ(message(bad),
+              "d/report.json: not an npusim report (npusim-report/2): "
+              "'tables.fifos.rows[1].name' is neither a number nor a text");
     bad = j;
     bad["layers"][0]["macs"] = -1;
     EXPECT_EQ(message(bad),
