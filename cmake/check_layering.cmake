@@ -12,6 +12,7 @@ set(rules
   "sim/onnx/=sim/core/,sim/onnx/"
   "sim/report/=sim/core/,sim/report/"
   "sim/campaign/=sim/core/,sim/campaign/"
+  "sim/regress/=sim/core/,sim/regress/"
   "configs/=sim/core/,configs/"
   "models/=sim/core/,sim/tlm/,models/*/"
   "platforms/common/=sim/,platforms/common/"

@@ -265,7 +265,8 @@ sim::RunRecord run_record(const Outcome& o, const std::string& name, const std::
     // The engine's time from CMD.start to the interrupt is its cost model's (one formula).
     const uint64_t off =
         time_ps > o.cost.total_ps ? time_ps - o.cost.total_ps : o.cost.total_ps - time_ps;
-    r.checks.push_back({"simulated_minus_cost", static_cast<double>(off), "<=", 0, "ps", off == 0});
+    r.checks.push_back({"simulated_minus_cost", static_cast<double>(off), "<=", 0, "ps", off == 0,
+                        std::nullopt, ""});
     r.stats = o.stats;
     return r;
 }

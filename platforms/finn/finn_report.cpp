@@ -166,7 +166,7 @@ sim::RunRecord base_record(const FinnModel& m, const RunContext& ctx, const char
 // The columns of a one-row JSON object as a table, each key's unit read from its suffix.
 sim::Table one_row_table(const char* name, const char* title, const char* note,
                          const nlohmann::ordered_json& row) {
-    sim::Table t{name, title, note, {}, {{}}};
+    sim::Table t{name, title, note, {}, {{}}, ""};
     for (const auto& [key, value] : row.items()) {
         const auto ends = [&](const std::string& suffix) {
             return key.size() >= suffix.size() &&
@@ -285,7 +285,8 @@ sim::Table fifo_table(const DesignRun& r) {
                   {"words", "words"},
                   {"write_stall_cycles", "cycles"},
                   {"read_stall_cycles", "cycles"}},
-                 {}};
+                 {},
+                 ""};
     for (const FifoReport& f : r.fifos) {
         auto d = [](uint64_t v) {
             return sim::Table::Cell(static_cast<double>(v));

@@ -33,8 +33,7 @@ namespace npu::k210 {
 
 namespace {
 
-using regress::Report;
-using regress::Stats;
+using regress::ErrorStats;
 using regress::Tolerances;
 
 int64_t numel(const std::vector<int64_t>& s) {
@@ -72,17 +71,13 @@ std::vector<float> read_output(const CompiledLayer& l, RuntimeMemory& mem, std::
     return f;
 }
 
-void compare(Stats& s, const std::vector<float>& sim, const std::vector<int>& q,
+void compare(ErrorStats& s, const std::vector<float>& sim, const std::vector<int>& q,
              const std::vector<float>& ref, const QuantParams& lsb) {
     for (size_t i = 0; i < ref.size() && i < sim.size(); ++i) {
-        const double a = sim[i], b = ref[i], e = std::fabs(a - b);
-        s.max_abs = std::max(s.max_abs, e);
-        s.sum_abs += e;
-        ++s.count;
-        s.dot += a * b, s.sim_sq += a * a, s.ref_sq += b * b;
-        const double lsb_err =
-            q.empty() ? e / lsb.scale : std::abs(q[i] - static_cast<int>(lsb.quantize(b)));
-        s.max_lsb = std::max(s.max_lsb, lsb_err);
+        const double a = sim[i], b = ref[i];
+        s.add(a, b);
+        s.add_lsb(q.empty() ? std::fabs(a - b) / lsb.scale
+                            : std::abs(q[i] - static_cast<int>(lsb.quantize(b))));
     }
 }
 
@@ -134,9 +129,9 @@ Inputs read_inputs(const platform::RegressRequest& req) {
 
 // Every sample through the float reference and the functional K210, compared.
 struct Comparison {
-    std::map<const CompiledLayer*, Stats> layers;
-    Stats output;
-    std::vector<Stats> more;  // the graph's further outputs, in order (cosine only)
+    std::map<const CompiledLayer*, ErrorStats> layers;
+    ErrorStats output;
+    std::vector<ErrorStats> more;  // the graph's further outputs, in order (cosine only)
     uint64_t agree = 0, correct_sim = 0, correct_float = 0;
     // [label][predicted class] counts where labels are given and within the output's classes.
     std::vector<std::vector<uint64_t>> confusion_sim, confusion_float;
@@ -234,118 +229,38 @@ void compare_samples(const Inputs& in, const FunctionalOptions& fo, Comparison& 
     }
 }
 
-void layer_rows(const Inputs& in, const Comparison& c, const Tolerances& tol, Report& rep) {
-    rep.table += fmt::format("{:>3}  {:<4} {:<40} {:>11} {:>8} {:>11} {:>9}  {}\n", "#", "on",
-                             "layer", "max|err|", "max LSB", "mean|err|", "cosine", "status");
-    nlohmann::ordered_json jl = nlohmann::ordered_json::array();
+// What was compared, for the verdict: each mapped layer, the first output (a vector of scores
+// judged by its top-1 agreement, any other tensor by its cosine), the graph's further outputs (by
+// cosine), the labels' confusion matrices.
+npu::regress::Regression regression(const platform::RegressRequest& req, const Inputs& in,
+                                    const Comparison& c, const Tolerances& tol) {
+    npu::regress::Regression g;
+    g.program = req.model;
+    g.reference = req.onnx;
+    g.input_note = fmt::format(
+        "the kmodel's input quantized as q = clamp(round(x / {:.6g}) + {}, "
+        "0, 255)",
+        in.cm.input_q.scale, in.cm.input_q.zero_point);
+    g.samples = in.samples.size();
+    g.tol = tol;
     for (const auto& [index, l] : in.mapped) {
-        const Stats& st = c.layers.at(l);
-        const bool ok = st.max_lsb <= tol.max_lsb && st.cosine() >= tol.min_cosine;
-        if (!ok && rep.first_diverging.empty()) {
-            rep.first_diverging = fmt::format("{} ({})", index, l->onnx_output);
-        }
-        rep.failures += ok ? 0 : 1;
-        rep.table += fmt::format("{:>3}  {:<4} {:<40} {:>11.4g} {:>8.2f} {:>11.4g} {:>9.6f}  {}\n",
-                                 index, l->target, l->kind.substr(0, 40), st.max_abs, st.max_lsb,
-                                 st.mean_abs(), st.cosine(), ok ? "ok" : "EXCEEDS");
-        jl.push_back({{"kmodel_layer", index},
-                      {"target", l->target},
-                      {"kind", l->kind},
-                      {"onnx_tensor", l->onnx_output},
-                      {"lsb", l->lsb.scale},
-                      {"max_abs_error", st.max_abs},
-                      {"max_error_lsb", st.max_lsb},
-                      {"mean_abs_error", st.mean_abs()},
-                      {"cosine", st.cosine()},
-                      {"ok", ok}});
-        rep.junit_cases += fmt::format(
-            "    <testcase classname=\"npusim.regress.layers\" name=\"layer {} "
-            "{}\">{}</testcase>\n",
-            index, regress::xml_escape(l->onnx_output),
-            ok ? ""
-               : fmt::format("<failure message=\"max {:.2f} LSB (tolerance {}), cosine {:.6f} "
-                             "(minimum {})\"/>",
-                             st.max_lsb, tol.max_lsb, st.cosine(), tol.min_cosine));
+        g.layers.push_back(
+            {index, l->target + " " + l->kind, l->onnx_output, l->lsb.scale, c.layers.at(l)});
     }
-    rep.json["layers"] = jl;
-}
-
-// The graph's outputs after the first, judged by cosine.
-void more_output_rows(const Inputs& in, const Comparison& c, const Tolerances& tol, Report& rep) {
-    nlohmann::ordered_json more = nlohmann::ordered_json::array();
-    for (size_t k = 0; k < c.more.size(); ++k) {
-        const Stats& st = c.more[k];
-        const std::string& name = in.cm.output_names[k + 1];
-        const bool ok = st.cosine() >= tol.min_cosine;
-        rep.failures += ok ? 0 : 1;
-        rep.table += fmt::format(
-            "output {} '{}': max|err| {:.4g}, mean|err| {:.4g}, cosine {:.6f} "
-            "{}\n",
-            k + 1, name, st.max_abs, st.mean_abs(), st.cosine(), ok ? "ok" : "BELOW TOLERANCE");
-        more.push_back({{"name", name},
-                        {"max_abs_error", st.max_abs},
-                        {"mean_abs_error", st.mean_abs()},
-                        {"cosine", st.cosine()},
-                        {"ok", ok}});
-        rep.junit_cases += fmt::format(
-            "    <testcase classname=\"npusim.regress.output\" name=\"output {} {}\">{}"
-            "</testcase>\n",
-            k + 1, regress::xml_escape(name),
-            ok ? ""
-               : fmt::format("<failure message=\"cosine {:.6f} below {}\"/>", st.cosine(),
-                             tol.min_cosine));
-    }
-    if (!c.more.empty()) {
-        rep.json["more_outputs"] = more;
-    }
-}
-
-// The first output: a vector of scores is judged by its top-1 agreement; any other tensor (a
-// detector's table) by its cosine, unless a top-1 tolerance was given.
-void output_rows(const Inputs& in, const Comparison& c, const Tolerances& tol, Report& rep) {
-    const size_t n = in.samples.size();
-    const double dn = static_cast<double>(n);
-    const double top1 = static_cast<double>(c.agree) / dn;
     const std::vector<int64_t>& shape = in.graph.outputs.at(0).shape;
-    const bool vector =
+    const bool scores =
         std::count_if(shape.begin(), shape.end(), [](int64_t d) { return d > 1; }) <= 1;
-    const bool top1_ok = !(vector || tol.top1_given) || top1 >= tol.min_top1;
-    const bool cos_ok = vector || c.output.cosine() >= tol.min_cosine;
-    rep.failures += (top1_ok ? 0 : 1) + (cos_ok ? 0 : 1);
-    rep.table += fmt::format(
-        "output '{}': max|err| {:.4g}, mean|err| {:.4g}, cosine {:.6f}; top-1 "
-        "agreement {}/{} ({:.2f} %) {}\n",
-        in.cm.output_name, c.output.max_abs, c.output.mean_abs(), c.output.cosine(), c.agree, n,
-        100 * top1, top1_ok && cos_ok ? "ok" : "BELOW TOLERANCE");
-    if (!in.labels.empty()) {
-        rep.table +=
-            fmt::format("accuracy: float {}/{} ({:.2f} %), simulated K210 {}/{} ({:.2f} %)\n",
-                        c.correct_float, n, 100.0 * static_cast<double>(c.correct_float) / dn,
-                        c.correct_sim, n, 100.0 * static_cast<double>(c.correct_sim) / dn);
+    g.outputs.push_back({in.cm.output_name, c.output, c.agree, scores});
+    for (size_t k = 0; k < c.more.size(); ++k) {
+        g.outputs.push_back({in.cm.output_names[k + 1], c.more[k], std::nullopt, false});
     }
-    more_output_rows(in, c, tol, rep);
-    const std::string& first = rep.first_diverging;
-    rep.table += first.empty() ? "no layer exceeds the tolerances\n"
-                               : "first diverging layer: " + first + "\n";
-    rep.junit_cases += fmt::format(
-        "    <testcase classname=\"npusim.regress.output\" name=\"{}\">{}</testcase>\n",
-        vector ? "top1_agreement" : "output 0 cosine",
-        top1_ok && cos_ok ? ""
-                          : fmt::format("<failure message=\"top-1 {:.4f}, cosine {:.6f}\"/>", top1,
-                                        c.output.cosine()));
-    rep.json["output"] = {{"name", in.cm.output_name},
-                          {"max_abs_error", c.output.max_abs},
-                          {"mean_abs_error", c.output.mean_abs()},
-                          {"cosine", c.output.cosine()},
-                          {"top1_agreement", top1}};
     if (!in.labels.empty()) {
-        rep.json["accuracy"] = {{"float", static_cast<double>(c.correct_float) / dn},
-                                {"simulated", static_cast<double>(c.correct_sim) / dn}};
-        rep.json["confusion"] = {{"rows", "label"},
-                                 {"columns", "predicted class (top-1)"},
-                                 {"simulated", c.confusion_sim},
-                                 {"float", c.confusion_float}};
+        g.confusion_sim = c.confusion_sim;
+        g.confusion_ref = c.confusion_float;
+        g.correct_sim = c.correct_sim;
+        g.correct_ref = c.correct_float;
     }
+    return g;
 }
 
 }  // namespace
@@ -362,41 +277,17 @@ platform::RunReport K210Face::regress(const platform::RegressRequest& req) const
     fo.fused_multiply_add = m_cfg.cpu.fused_multiply_add;
     Comparison c;
     compare_samples(in, fo, c);
-    Report rep;
-    rep.table = fmt::format(
-        "{} vs {} on {} samples; input quantized as q = clamp(round(x / {:.6g}) + {}, 0, 255)\n"
-        "tolerances: max {} LSB per layer, cosine >= {}, top-1 agreement >= {}\n",
-        req.model, req.onnx, in.samples.size(), in.cm.input_q.scale, in.cm.input_q.zero_point,
-        tol.max_lsb, tol.min_cosine, tol.min_top1);
-    rep.json["onnx"] = req.onnx;
-    rep.json["kmodel"] = req.model;
-    rep.json["samples"] = in.samples.size();
-    rep.json["preprocessing"] = {{"input", in.cm.input_name},
-                                 {"formula", "q = clamp(round(x / scale) + zero_point, 0, 255)"},
-                                 {"scale", in.cm.input_q.scale},
-                                 {"zero_point", in.cm.input_q.zero_point}};
-    rep.json["tolerances"] = {{"max_lsb", tol.max_lsb},
-                              {"min_cosine", tol.min_cosine},
-                              {"min_top1_agreement", tol.min_top1}};
-    layer_rows(in, c, tol, rep);
-    output_rows(in, c, tol, rep);
-    rep.json["first_diverging_layer"] = rep.first_diverging;
+    const npu::regress::Regression g = regression(req, in, c, tol);
+    sim::RunRecord v = npu::regress::verdict(g);
+    std::string text = fmt::format("{} vs {} on {} samples; {}\n", req.model, req.onnx,
+                                   in.samples.size(), g.input_note);
+    text += npu::regress::verdict_text(g, v);
     if (req.timed) {
         const regress::TimedRun t =
             regress::run_timed(in.km, in.quantized(in.samples[0]), m_cfg, c.first_outputs);
-        regress::timed_rows(t, source(), rep);
+        regress::add_timed(t, v, text);
     }
-    rep.json["passed"] = rep.failures == 0;
-    platform::RunReport out;
-    out.text = rep.table;
-    out.json = rep.json;
-    out.passed = rep.failures == 0;
-    out.files_after.push_back({"report.txt", regress::bytes_of(rep.table)});
-    out.files_after.push_back(
-        {"junit.xml", regress::bytes_of(regress::junit_xml(
-                          in.mapped.size() + in.cm.output_names.size() + (req.timed ? 1 : 0),
-                          rep.failures, rep.junit_cases))});
-    return out;
+    return regress::finish(std::move(v), text, m_cfg, source(), in.km);
 }
 
 }  // namespace npu::k210

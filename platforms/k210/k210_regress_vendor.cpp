@@ -22,8 +22,7 @@ namespace npu::k210 {
 
 namespace {
 
-using regress::Report;
-using regress::Stats;
+using regress::ErrorStats;
 
 // A kmodel layer's result compared with an ONNX tensor (u8 results dequantized by the given
 // scale and zero point).
@@ -115,7 +114,7 @@ std::vector<float> as_floats(const sim::Tensor& t) {
 }
 
 struct Comparison {
-    std::vector<Stats> outputs, layers;
+    std::vector<ErrorStats> outputs, layers;
     std::vector<uint64_t> agree;  // per output: samples whose arg-max agrees
     std::vector<sim::Tensor> first_outputs;
 };
@@ -193,60 +192,26 @@ std::string formula(const platform::Preprocessing& p) {
                        p.scale, list(p.mean, "0"), list(p.std, "1"), p.layout);
 }
 
-// The table, report.json and JUnit cases of every output and matched layer.
-void rows(const onnx::Graph& g, const Setup& setup, const Comparison& c, size_t n,
-          const regress::Tolerances& tol, Report& rep) {
-    nlohmann::ordered_json jo = nlohmann::ordered_json::array();
-    for (size_t o = 0; o < c.outputs.size(); ++o) {
-        const Stats& st = c.outputs[o];
-        const double top1 = static_cast<double>(c.agree[o]) / static_cast<double>(n);
-        const bool ok = st.cosine() >= tol.min_cosine && (!tol.top1_given || top1 >= tol.min_top1);
-        rep.failures += ok ? 0 : 1;
-        rep.table += fmt::format(
-            "output {} '{}': max|err| {:.4g}, mean|err| {:.4g}, cosine {:.6f}, arg-max agrees "
-            "{}/{}  {}\n",
-            o, g.outputs[o].name, st.max_abs, st.mean_abs(), st.cosine(), c.agree[o], n,
-            ok ? "ok" : "EXCEEDS");
-        jo.push_back({{"index", o},
-                      {"onnx", g.outputs[o].name},
-                      {"max_abs_error", st.max_abs},
-                      {"mean_abs_error", st.mean_abs()},
-                      {"cosine", st.cosine()},
-                      {"argmax_agreement", top1},
-                      {"ok", ok}});
-        rep.junit_cases += fmt::format(
-            "    <testcase classname=\"npusim.regress.outputs\" name=\"output {} {}\">{}"
-            "</testcase>\n",
-            o, regress::xml_escape(g.outputs[o].name),
-            ok ? ""
-               : fmt::format("<failure message=\"cosine {:.6f} (minimum {})\"/>", st.cosine(),
-                             tol.min_cosine));
-    }
-    rep.json["outputs"] = jo;
-    nlohmann::ordered_json jl = nlohmann::ordered_json::array();
+// What was compared, for the verdict: each output (by cosine, and by arg-max agreement when a
+// tolerance for it is given) and each matched layer (by cosine: its scale is the user's).
+npu::regress::Regression regression(const platform::RegressRequest& req, const onnx::Graph& g,
+                                    const Kmodel& km, const Setup& setup, const Comparison& c,
+                                    size_t samples, const regress::Tolerances& tol) {
+    npu::regress::Regression r;
+    r.program = req.model;
+    r.reference = req.onnx;
+    r.input_note = "the raw samples to the kmodel; to the ONNX model " + formula(setup.pre);
+    r.samples = samples;
+    r.tol = tol;
     for (size_t k = 0; k < setup.matches.size(); ++k) {
-        const Match& m = setup.matches[k];
-        const Stats& st = c.layers[k];
-        const bool ok = st.cosine() >= tol.min_cosine;
-        rep.failures += ok ? 0 : 1;
-        if (!ok && rep.first_diverging.empty()) {
-            rep.first_diverging = fmt::format("{} ({})", m.layer, m.onnx);
-        }
-        rep.table += fmt::format("layer {} = '{}': max|err| {:.4g}, cosine {:.6f}  {}\n", m.layer,
-                                 m.onnx, st.max_abs, st.cosine(), ok ? "ok" : "EXCEEDS");
-        jl.push_back({{"kmodel_layer", m.layer},
-                      {"onnx_tensor", m.onnx},
-                      {"max_abs_error", st.max_abs},
-                      {"mean_abs_error", st.mean_abs()},
-                      {"cosine", st.cosine()},
-                      {"ok", ok}});
-        rep.junit_cases += fmt::format(
-            "    <testcase classname=\"npusim.regress.layers\" name=\"layer {} {}\">{}"
-            "</testcase>\n",
-            m.layer, regress::xml_escape(m.onnx),
-            ok ? "" : fmt::format("<failure message=\"cosine {:.6f}\"/>", st.cosine()));
+        const size_t layer = setup.matches[k].layer;
+        r.layers.push_back({layer, layer < km.layers.size() ? km.layers[layer].type_name : "",
+                            setup.matches[k].onnx, 0, c.layers[k]});
     }
-    rep.json["layers"] = jl;
+    for (size_t o = 0; o < c.outputs.size(); ++o) {
+        r.outputs.push_back({g.outputs[o].name, c.outputs[o], c.agree[o], false});
+    }
+    return r;
 }
 
 }  // namespace
@@ -301,28 +266,6 @@ Comparison compare_samples(const onnx::Graph& g, const Kmodel& km, const Setup& 
     return c;
 }
 
-// The report's head: what was compared, how, at which tolerances.
-Report report_head(const platform::RegressRequest& req, const Setup& setup,
-                   const regress::Tolerances& tol, size_t samples) {
-    Report rep;
-    rep.table = fmt::format(
-        "{} vs {} on {} samples (a kmodel without a compile report)\npreprocessing: {}\n"
-        "tolerances: cosine >= {}{}\n",
-        req.model, req.onnx, samples, formula(setup.pre), tol.min_cosine,
-        tol.top1_given ? fmt::format(", arg-max agreement >= {}", tol.min_top1) : "");
-    rep.json["mode"] = "vendor";
-    rep.json["onnx"] = req.onnx;
-    rep.json["kmodel"] = req.model;
-    rep.json["samples"] = samples;
-    rep.json["preprocessing"] = {{"formula", formula(setup.pre)},
-                                 {"mean", setup.pre.mean},
-                                 {"std", setup.pre.std},
-                                 {"scale", setup.pre.scale},
-                                 {"channel_order", setup.pre.channel_order},
-                                 {"layout", setup.pre.layout}};
-    return rep;
-}
-
 }  // namespace
 
 platform::RunReport regress_vendor(const platform::RegressRequest& req, const K210Config& cfg,
@@ -339,25 +282,25 @@ platform::RunReport regress_vendor(const platform::RegressRequest& req, const K2
     const std::vector<onnx::Value> samples =
         onnx::read_samples(req.inputs, std::vector<int64_t>(in_shape.begin(), in_shape.end()), 1.0);
     Comparison c = compare_samples(g, km, setup, samples, cfg);
-    Report rep = report_head(req, setup, tol, samples.size());
-    rows(g, setup, c, samples.size(), tol, rep);
-    rep.json["first_diverging_layer"] = rep.first_diverging;
+    const npu::regress::Regression r = regression(req, g, km, setup, c, samples.size(), tol);
+    sim::RunRecord v = npu::regress::verdict(r);
+    v.extra["preprocessing"] = {{"formula", formula(setup.pre)},
+                                {"mean", setup.pre.mean},
+                                {"std", setup.pre.std},
+                                {"scale", setup.pre.scale},
+                                {"channel_order", setup.pre.channel_order},
+                                {"layout", setup.pre.layout}};
+    std::string text = fmt::format(
+        "{} vs {} on {} samples (a kmodel without a compile report)\npreprocessing: "
+        "{}\n",
+        req.model, req.onnx, samples.size(), formula(setup.pre));
+    text += npu::regress::verdict_text(r, v);
     if (req.timed) {
         const regress::TimedRun t =
             regress::run_timed(km, kmodel_input(km, samples[0], 0), cfg, c.first_outputs);
-        regress::timed_rows(t, platform_source, rep);
+        regress::add_timed(t, v, text);
     }
-    rep.json["passed"] = rep.failures == 0;
-    platform::RunReport out;
-    out.text = rep.table;
-    out.json = rep.json;
-    out.passed = rep.failures == 0;
-    out.files_after.push_back({"report.txt", regress::bytes_of(rep.table)});
-    out.files_after.push_back(
-        {"junit.xml", regress::bytes_of(regress::junit_xml(
-                          g.outputs.size() + setup.matches.size() + (req.timed ? 1 : 0),
-                          rep.failures, rep.junit_cases))});
-    return out;
+    return regress::finish(std::move(v), text, cfg, platform_source, km);
 }
 
 }  // namespace npu::k210

@@ -10,50 +10,8 @@
 
 namespace npu::k210::regress {
 
-void Stats::add(const float* sim, const float* ref, size_t n) {
-    for (size_t i = 0; i < n; ++i) {
-        const double a = sim[i], b = ref[i], e = std::fabs(a - b);
-        max_abs = std::max(max_abs, e);
-        sum_abs += e;
-        ++count;
-        dot += a * b, sim_sq += a * a, ref_sq += b * b;
-    }
-}
-
 Tolerances tolerances(const platform::RegressRequest& o) {
-    Tolerances t;
-    if (!o.tolerances.empty()) {
-        sim::ConfigDocument doc = sim::ConfigDocument::load_file(o.tolerances);
-        const sim::ConfigNode r = doc.root();
-        t.max_lsb = r.get<double>("max_lsb", t.max_lsb, 0.0, 1e9);
-        t.min_cosine = r.get<double>("min_cosine", t.min_cosine, -1.0, 1.0);
-        t.top1_given = r.has("min_top1_agreement");
-        t.min_top1 = r.get<double>("min_top1_agreement", t.min_top1, 0.0, 1.0);
-        doc.finish();
-    }
-    if (o.max_lsb >= 0) {
-        t.max_lsb = o.max_lsb;
-    }
-    if (o.min_cosine >= 0) {
-        t.min_cosine = o.min_cosine;
-    }
-    if (o.min_top1 >= 0) {
-        t.min_top1 = o.min_top1;
-        t.top1_given = true;
-    }
-    return t;
-}
-
-std::vector<uint8_t> bytes_of(const std::string& s) {
-    return {s.begin(), s.end()};
-}
-
-std::string junit_xml(size_t tests, int failures, const std::string& cases) {
-    return fmt::format(
-        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n"
-        "  <testsuite name=\"npusim.regress\" tests=\"{}\" "
-        "failures=\"{}\">\n{}  </testsuite>\n</testsuites>\n",
-        tests, failures, cases);
+    return npu::regress::read_tolerances(o.tolerances, o.max_lsb, o.min_cosine, o.min_top1);
 }
 
 TimedRun run_timed(const Kmodel& km, const sim::Tensor& in, const K210Config& cfg,
@@ -86,37 +44,56 @@ TimedRun run_timed(const Kmodel& km, const sim::Tensor& in, const K210Config& cf
     return t;
 }
 
-void timed_rows(const TimedRun& t, const std::string& platform_name, Report& rep) {
-    rep.failures += t.equal ? 0 : 1;
-    rep.table += fmt::format(
+void add_timed(const TimedRun& t, sim::RunRecord& v, std::string& text) {
+    text += fmt::format(
         "timed platform, sample 0: {:.3f} ms per inference, {} KPU cycles, {} CPU cycles; "
         "outputs {} the functional run's\n",
         t.inference_ms, t.kpu_cycles, t.cpu_cycles, t.equal ? "equal" : "DIFFER FROM");
-    rep.table += fmt::format("{:>3}  {:<16} {:>10} {:>10} {:>10}\n", "#", "kmodel layer", "time us",
-                             "KPU cyc", "CPU cyc");
-    nlohmann::ordered_json tl = nlohmann::ordered_json::array();
+    text += fmt::format("{:>3}  {:<16} {:>10} {:>10} {:>10}\n", "#", "kmodel layer", "time us",
+                        "KPU cyc", "CPU cyc");
+    sim::Table table{"timed",
+                     "The first sample on the timed platform",
+                     "Each kmodel layer's wall time and the KPU's and CPU's cycles on it.",
+                     {{"kmodel_layer", ""},
+                      {"type", ""},
+                      {"time", "us"},
+                      {"kpu_cycles", "cycles"},
+                      {"cpu_cycles", "cycles"}},
+                     {},
+                     ""};
     for (size_t i = 0; i < t.layers.size(); ++i) {
         const LayerRun& l = t.layers[i];
         const double us = static_cast<double>(l.end_ps - l.start_ps) / 1e6;
-        rep.table += fmt::format("{:>3}  {:<16} {:>10.1f} {:>10} {:>10}\n", l.index, l.type, us,
-                                 t.layer_kpu_cycles[i], l.cpu_cycles);
-        tl.push_back({{"kmodel_layer", l.index},
-                      {"type", l.type},
-                      {"time_us", us},
-                      {"kpu_cycles", t.layer_kpu_cycles[i]},
-                      {"cpu_cycles", l.cpu_cycles}});
+        text += fmt::format("{:>3}  {:<16} {:>10.1f} {:>10} {:>10}\n", l.index, l.type, us,
+                            t.layer_kpu_cycles[i], l.cpu_cycles);
+        table.rows.push_back({static_cast<double>(l.index), l.type, us,
+                              static_cast<double>(t.layer_kpu_cycles[i]),
+                              static_cast<double>(l.cpu_cycles)});
     }
-    rep.json["timed"] = {{"sample", 0},
-                         {"platform", platform_name},
-                         {"outputs_equal_functional", t.equal},
-                         {"inference_ms", t.inference_ms},
-                         {"kpu_cycles", t.kpu_cycles},
-                         {"cpu_cycles", t.cpu_cycles},
-                         {"layers", tl}};
-    rep.junit_cases += fmt::format(
-        "    <testcase classname=\"npusim.regress.timed\" "
-        "name=\"timed_equals_functional\">{}</testcase>\n",
-        t.equal ? "" : "<failure message=\"the timed platform's outputs differ\"/>");
+    v.mode = "functional, sample 0 timed";
+    v.tables.push_back(std::move(table));
+    v.checks.push_back({"timed outputs equal the functional run's", t.equal ? 1.0 : 0.0, ">=", 1,
+                        "", t.equal, std::nullopt, ""});
+    v.totals.push_back({"inference_ms", t.inference_ms, "ms"});
+    v.totals.push_back({"kpu_cycles", static_cast<double>(t.kpu_cycles), "cycles"});
+    v.totals.push_back({"cpu_cycles", static_cast<double>(t.cpu_cycles), "cycles"});
+}
+
+platform::RunReport finish(sim::RunRecord v, const std::string& head, const K210Config& cfg,
+                           const std::string& platform_source, const Kmodel& km) {
+    v.platform = {"k210",
+                  cfg.platform.name,
+                  platform_source,
+                  {{"kpu_clock_hz", static_cast<double>(cfg.kpu.timing.clock_hz), "Hz"},
+                   {"cpu_clock_hz", static_cast<double>(cfg.cpu.clock_hz), "Hz"}}};
+    v.program.format = fmt::format("kmodel v{}", km.version);
+    v.program.facts = {{"layers", static_cast<double>(km.layers.size()), "layers"}};
+    platform::RunReport out;
+    out.text = head;
+    out.passed = v.passed();
+    out.files_after.push_back({"report.txt", {out.text.begin(), out.text.end()}});
+    out.record = std::move(v);
+    return out;
 }
 
 onnx::Value onnx_input(const onnx::Value& raw, const platform::Preprocessing& p,

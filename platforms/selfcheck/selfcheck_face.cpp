@@ -68,10 +68,10 @@ void add_trip_checks(sim::RunRecord& r, const RoundTrip& t) {
     };
     const double w = off(t.write_time, t.expected_write_time),
                  rd = off(t.read_time, t.expected_read_time);
-    r.checks.push_back(
-        {t.memory + " data mismatches", t.data_ok ? 0.0 : 1.0, "<=", 0, "", t.data_ok});
-    r.checks.push_back({t.memory + " write time off", w, "<=", 0, "ps", w == 0});
-    r.checks.push_back({t.memory + " read time off", rd, "<=", 0, "ps", rd == 0});
+    r.checks.push_back({t.memory + " data mismatches", t.data_ok ? 0.0 : 1.0, "<=", 0, "",
+                        t.data_ok, std::nullopt, ""});
+    r.checks.push_back({t.memory + " write time off", w, "<=", 0, "ps", w == 0, std::nullopt, ""});
+    r.checks.push_back({t.memory + " read time off", rd, "<=", 0, "ps", rd == 0, std::nullopt, ""});
 }
 
 std::string bus_line(const PlatformConfig& c) {

@@ -265,12 +265,10 @@ Json metrics_of(const Json& report) {
     if (report.contains("passed") && report["passed"].is_boolean()) {
         m["passed"] = report["passed"];
     }
-    for (const char* part : {"totals", "output", "accuracy", "timed"}) {
-        if (report.contains(part) && report[part].is_object()) {
-            for (const auto& [k, v] : report[part].items()) {
-                if (!v.is_structured()) {
-                    m[std::string(part) + "." + k] = v;
-                }
+    if (report.contains("totals") && report["totals"].is_object()) {  // estimate, calibrate
+        for (const auto& [k, v] : report["totals"].items()) {
+            if (!v.is_structured()) {
+                m["totals." + k] = v;
             }
         }
     }

@@ -7,6 +7,7 @@
 
 #include "sim/core/error.h"
 #include "sim/core/version.h"
+#include "sim/core/xml.h"
 
 namespace npu::sim {
 
@@ -72,9 +73,14 @@ Json layer_json(const LayerRecord& l) {
 }
 
 Json check_json(const Check& c) {
-    return {{"name", c.name},         {"measured", value_json(c.measured)},
-            {"relation", c.relation}, {"limit", value_json(c.limit)},
-            {"unit", c.unit},         {"passed", c.passed}};
+    Json j = {{"name", c.name},         {"measured", value_json(c.measured)},
+              {"relation", c.relation}, {"limit", value_json(c.limit)},
+              {"unit", c.unit},         {"passed", c.passed}};
+    if (c.layer) {
+        j["layer"] = *c.layer;
+        j["measure"] = c.measure;
+    }
+    return j;
 }
 
 Json cell_json(const Table::Cell& c) {
@@ -98,6 +104,9 @@ Json tables_json(const std::vector<Table>& tables) {
             rows.push_back(o);
         }
         j[t.name] = {{"title", t.title}, {"note", t.note}, {"columns", columns}, {"rows", rows}};
+        if (!t.style.empty()) {
+            j[t.name]["style"] = t.style;
+        }
     }
     return j;
 }
@@ -206,7 +215,12 @@ LayerRecord layer_from(const Reader& r, const Json& j, const std::string& w) {
 
 Table table_from(const Reader& r, const std::string& name, const Json& j) {
     const std::string w = "tables." + name + ".";
-    Table t{name, r.str(j, "title", w), r.str(j, "note", w), {}, {}};
+    Table t{name,
+            r.str(j, "title", w),
+            r.str(j, "note", w),
+            {},
+            {},
+            j.contains("style") ? r.str(j, "style", w) : ""};
     const Json& columns = r.list(j, "columns", w);
     for (size_t k = 0; k < columns.size(); ++k) {
         const std::string wc = fmt::format("{}columns[{}].", w, k);
@@ -232,6 +246,32 @@ Table table_from(const Reader& r, const std::string& name, const Json& j) {
         t.rows.push_back(std::move(row));
     }
     return t;
+}
+
+// The checks; a check tied to a layer names a position among the `layers` layers read before.
+std::vector<Check> checks_from(const Reader& rd, const Json& j, size_t layers) {
+    std::vector<Check> out;
+    const Json& checks = rd.list(j, "checks", "");
+    for (size_t i = 0; i < checks.size(); ++i) {
+        const std::string w = fmt::format("checks[{}].", i);
+        Check c{rd.str(checks[i], "name", w),
+                rd.num(checks[i], "measured", w),
+                rd.str(checks[i], "relation", w),
+                rd.num(checks[i], "limit", w),
+                rd.str(checks[i], "unit", w),
+                rd.at(checks[i], "passed", w, Json::value_t::boolean).get<bool>(),
+                std::nullopt,
+                ""};
+        if (checks[i].contains("layer") || checks[i].contains("measure")) {
+            c.layer = rd.count(checks[i], "layer", w);
+            c.measure = rd.str(checks[i], "measure", w);
+            if (*c.layer >= layers) {
+                rd.fail(w + "layer", "is not the position of a layer");
+            }
+        }
+        out.push_back(std::move(c));
+    }
+    return out;
 }
 
 std::vector<TensorRecord> tensors_from(const Reader& r, const Json& j, const std::string& key) {
@@ -355,14 +395,7 @@ RunRecord record_from_json(const Json& j, const std::string& source) {
         r.layers.push_back(layer_from(rd, layers[i], fmt::format("layers[{}].", i)));
     }
     r.totals = rd.quantities(j, "totals", "");
-    const Json& checks = rd.list(j, "checks", "");
-    for (size_t i = 0; i < checks.size(); ++i) {
-        const std::string w = fmt::format("checks[{}].", i);
-        r.checks.push_back({rd.str(checks[i], "name", w), rd.num(checks[i], "measured", w),
-                            rd.str(checks[i], "relation", w), rd.num(checks[i], "limit", w),
-                            rd.str(checks[i], "unit", w),
-                            rd.at(checks[i], "passed", w, Json::value_t::boolean).get<bool>()});
-    }
+    r.checks = checks_from(rd, j, r.layers.size());
     if (j.contains("notes")) {
         for (const Json& n : rd.list(j, "notes", "")) {
             if (!n.is_string()) {
@@ -468,6 +501,28 @@ std::string csv_row(const LayerRecord& l, const CsvColumns& c) {
 }
 
 }  // namespace
+
+std::string junit_xml(const RunRecord& r) {
+    const std::string suite = xml_escape("npusim." + r.command);
+    size_t failures = 0;
+    std::string cases;
+    for (const Check& c : r.checks) {
+        failures += c.passed ? 0 : 1;
+        const std::string unit = c.unit.empty() ? "" : " " + c.unit;
+        const std::string failure =
+            c.passed
+                ? ""
+                : fmt::format("<failure message=\"{}\"/>",
+                              xml_escape(fmt::format("{:.6g}{}, expected {} {:.6g}{}", c.measured,
+                                                     unit, c.relation, c.limit, unit)));
+        cases += fmt::format("    <testcase classname=\"{}\" name=\"{}\">{}</testcase>\n", suite,
+                             xml_escape(c.name), failure);
+    }
+    return fmt::format(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n  <testsuite name=\"{}\" "
+        "tests=\"{}\" failures=\"{}\">\n{}  </testsuite>\n</testsuites>\n",
+        suite, r.checks.size(), failures, cases);
+}
 
 std::string layers_csv(const RunRecord& r) {
     const CsvColumns c = csv_columns(r);

@@ -68,6 +68,8 @@ struct Check {
     double limit = 0;
     std::string unit;
     bool passed = true;
+    std::optional<size_t> layer;  // the layer (its position in `layers`) whose measure it judges
+    std::string measure;          // that measure's name, or ""
 };
 
 // A table only some runs have (a dataflow design's FIFOs, an estimate's results): named columns
@@ -82,6 +84,9 @@ struct Table {
     std::string note;   // what the numbers are, or ""
     std::vector<Column> columns;
     std::vector<std::vector<Cell>> rows;  // a cell per column
+    // "": a table; "matrix": counts, the first column the row's label, shaded by their share of
+    // the row (a confusion matrix).
+    std::string style;
 
     const Cell* cell(size_t row, const std::string& column) const;
 };
@@ -118,6 +123,10 @@ nlohmann::ordered_json to_json(const RunRecord& r);
 // the key when it is not a report of this schema.
 RunRecord record_from_json(const nlohmann::ordered_json& j, const std::string& source);
 bool is_record_json(const nlohmann::ordered_json& j);
+
+// junit.xml: a testsuite "npusim.<command>" with a testcase per check, a failed one with a
+// failure naming the measured value, the relation and the limit.
+std::string junit_xml(const RunRecord& r);
 
 // layers.csv: index, name (when a layer has one), op, shape, macs, param_bytes, start_us, end_us
 // (timed), then each engine's time

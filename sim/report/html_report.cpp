@@ -49,124 +49,6 @@ std::string engine_timeline(const Json& layers, const nlohmann::json* trace) {
     return timeline(spans, {"simulated time (µs)", "", 960, 0});
 }
 
-// A per-layer error chart of a regress report: each layer's `key` value (through `f`) as a bar,
-// in "within tolerance" or "exceeds" by its `ok`, the tolerance line, the first diverging layer
-// marked.
-std::string error_bars(const Json& layers, const std::string& key, double (*f)(double), double line,
-                       const std::string& line_label, long marked, const std::string& y_title) {
-    std::vector<std::string> labels;
-    Series ok{"within tolerance", {}}, bad{"exceeds", {}};
-    for (const Json& l : layers) {
-        labels.push_back(l.contains("kmodel_layer") ? l["kmodel_layer"].dump()
-                                                    : std::to_string(labels.size()));
-        const double v = f(num(l, key.c_str()));
-        const bool good = !l.contains("ok") || l["ok"].get<bool>();
-        ok.values.push_back(good ? v : 0);
-        bad.values.push_back(good ? 0 : v);
-    }
-    Axes a{"kmodel layer (index)", y_title, 960, 300};
-    a.line = line, a.line_label = line_label, a.marked_item = marked;
-    return stacked_bars(labels, {ok, bad}, a);
-}
-
-// A confusion matrix as a table: rows the labels, columns the predicted classes, each cell
-// shaded by its share of the row (class "confusion-cell", data-label, data-predicted).
-std::string confusion_table(const Json& m) {
-    std::string s = "<table class=\"confusion\">\n<tr><th>label \\ predicted</th>";
-    for (size_t j = 0; j < m.size(); ++j) {
-        s += fmt::format("<th>{}</th>", j);
-    }
-    s += "</tr>\n";
-    for (size_t i = 0; i < m.size(); ++i) {
-        double row = 0;
-        for (const Json& v : m[i]) {
-            row += v.get<double>();
-        }
-        s += fmt::format("<tr><th>{}</th>", i);
-        for (size_t j = 0; j < m[i].size(); ++j) {
-            const double v = m[i][j].get<double>(), share = row > 0 ? v / row : 0;
-            s += fmt::format(
-                "<td class=\"confusion-cell\" data-label=\"{}\" data-predicted=\"{}\" "
-                "style=\"background:rgba({},{:.3f})\">{}</td>",
-                i, j, i == j ? "30,110,180" : "200,40,40", share, v);
-        }
-        s += "</tr>\n";
-    }
-    return s + "</table>\n";
-}
-
-std::string confusion_section(const Json& report) {
-    if (!report.contains("confusion") || !report["confusion"].is_object()) {
-        return "";
-    }
-    std::string s =
-        "<h2>Confusion matrices</h2>\n<p class=\"note\">Rows: the samples' labels; columns: "
-        "the class each engine ranked first. Shading: the cell's share of its row (blue on the "
-        "diagonal, red off it).</p>\n";
-    for (const char* k : {"simulated", "float"}) {
-        const Json& m = report["confusion"].value(k, Json::array());
-        if (m.is_array() && !m.empty()) {
-            s += fmt::format("<h3>{}</h3>\n<div id=\"confusion-{}\">{}</div>\n", k, k,
-                             confusion_table(m));
-        }
-    }
-    return s;
-}
-
-std::string regress_body(const Json& report) {
-    const Json& layers = report["layers"];
-    std::string s;
-    auto it = std::back_inserter(s);
-    Json summary = Json::object();
-    for (const char* k : {"kmodel", "onnx", "samples", "passed", "first_diverging_layer"}) {
-        if (report.contains(k)) {
-            summary[k] = report[k];
-        }
-    }
-    fmt::format_to(it, "<h2>Summary</h2>\n{}", table(Json::array({summary})));
-    for (const char* k : {"tolerances", "output", "accuracy"}) {
-        if (report.contains(k) && report[k].is_object()) {
-            fmt::format_to(it, "<h3>{}</h3>\n{}", k, table(Json::array({report[k]})));
-        }
-    }
-    if (report.contains("outputs") && report["outputs"].is_array()) {
-        fmt::format_to(it, "<h3>outputs</h3>\n{}", table(report["outputs"]));
-    }
-    // The first diverging layer: its position among the rows ("<kmodel layer> (<tensor>)").
-    long marked = -1;
-    const std::string first = report.value("first_diverging_layer", std::string());
-    for (size_t i = 0; i < layers.size() && !first.empty(); ++i) {
-        if (layers[i].contains("kmodel_layer") &&
-            first.rfind(layers[i]["kmodel_layer"].dump() + " ", 0) == 0) {
-            marked = static_cast<long>(i);
-            break;
-        }
-    }
-    const Json empty = Json::object();
-    const Json& tol = report.contains("tolerances") ? report["tolerances"] : empty;
-    if (layers[0].contains("max_error_lsb")) {
-        fmt::format_to(it,
-                       "<h2>Error per layer</h2>\n<p class=\"note\">The largest difference of "
-                       "each layer's output from the float reference, in LSBs of its quantization; "
-                       "the dashed line is the tolerance, the triangle the first diverging layer."
-                       "</p>\n<div id=\"lsb\">{}</div>\n",
-                       error_bars(
-                           layers, "max_error_lsb", [](double v) { return v; }, num(tol, "max_lsb"),
-                           "tolerance", marked, "max error (LSB)"));
-    }
-    fmt::format_to(it,
-                   "<h2>Cosine distance per layer</h2>\n<p class=\"note\">1 − cosine "
-                   "similarity of each layer's output to the float reference (0: the same "
-                   "direction).</p>\n<div id=\"cosine\">{}</div>\n",
-                   error_bars(
-                       layers, "cosine", [](double v) { return 1 - v; },
-                       tol.contains("min_cosine") ? 1 - num(tol, "min_cosine") : -1, "tolerance",
-                       marked, "1 − cosine"));
-    s += confusion_section(report);
-    fmt::format_to(it, "<h2>Layers</h2>\n<div id=\"layers\">{}</div>\n", table(layers));
-    return s;
-}
-
 }  // namespace
 
 std::string base64(const std::vector<uint8_t>& bytes) {
@@ -203,9 +85,6 @@ std::string html_report(const Json& report, const nlohmann::json* trace, const s
             report[part][key].is_string() && !report[part][key].get<std::string>().empty()) {
             title += joint + report[part][key].get<std::string>();
         }
-    }
-    if (report.contains("tolerances")) {  // npusim regress
-        return page(title, regress_body(report));
     }
     std::string s;
     auto it = std::back_inserter(s);

@@ -163,6 +163,68 @@ Json quantity_row(const std::vector<sim::Quantity>& qs) {
     return row;
 }
 
+// The position of the first layer a check fails on, or −1.
+long first_failing_layer(const RunRecord& r) {
+    long first = -1;
+    for (const sim::Check& c : r.checks) {
+        if (!c.passed && c.layer && (first < 0 || static_cast<long>(*c.layer) < first)) {
+            first = static_cast<long>(*c.layer);
+        }
+    }
+    return first;
+}
+
+const sim::Quantity* measure_of(const LayerRecord& l, const std::string& name) {
+    for (const sim::Quantity& q : l.measures) {
+        if (q.name == name) {
+            return &q;
+        }
+    }
+    return nullptr;
+}
+
+// Per measure that checks judge layer by layer: each layer's value as a bar, in "within tolerance"
+// or "exceeds" by its check, the checks' limit as a line, the first failing layer marked.
+std::string checked_measures_section(const RunRecord& r) {
+    std::vector<std::string> measures;
+    for (const sim::Check& c : r.checks) {
+        if (c.layer && std::find(measures.begin(), measures.end(), c.measure) == measures.end()) {
+            measures.push_back(c.measure);
+        }
+    }
+    const long marked = first_failing_layer(r);
+    std::string s;
+    for (const std::string& m : measures) {
+        Series ok{"within tolerance", {}}, bad{"exceeds", {}};
+        std::vector<std::string> labels;
+        std::vector<bool> failed(r.layers.size(), false);
+        double limit = -1;
+        std::string unit;
+        for (const sim::Check& c : r.checks) {
+            if (c.layer && c.measure == m) {
+                failed[*c.layer] = failed[*c.layer] || !c.passed;
+                limit = limit < 0 ? c.limit : limit;
+                unit = c.unit;
+            }
+        }
+        for (size_t i = 0; i < r.layers.size(); ++i) {
+            labels.push_back(layer_label(r.layers[i]));
+            const sim::Quantity* q = measure_of(r.layers[i], m);
+            const double v = q == nullptr ? 0 : q->value;
+            ok.values.push_back(failed[i] ? 0 : v);
+            bad.values.push_back(failed[i] ? v : 0);
+        }
+        Axes a{"layer (index)", unit.empty() ? m : m + " (" + unit + ")", 960, 300};
+        a.line = limit, a.line_label = "tolerance", a.marked_item = marked;
+        s += fmt::format(
+            "<h2>{} per layer</h2>\n<p class=\"note\">Each layer's {} as its checks judge it; "
+            "the dashed line is their limit, the triangle the first layer that fails a "
+            "check.</p>\n<div id=\"check-{}\">{}</div>\n",
+            escape(m), escape(m), escape(m), stacked_bars(labels, {ok, bad}, a));
+    }
+    return s;
+}
+
 std::string checks_section(const RunRecord& r) {
     if (r.checks.empty()) {
         return "";
@@ -178,6 +240,39 @@ std::string checks_section(const RunRecord& r) {
     }
     return fmt::format("<h2>Checks: {}</h2>\n<div id=\"checks\">{}</div>\n",
                        r.passed() ? "all passed" : "FAILED", json_table(rows));
+}
+
+// A matrix of counts (a confusion matrix): the first column each row's label, every other cell
+// shaded by its share of the row — blue on the diagonal, red off it (class "confusion-cell",
+// data-label, data-predicted).
+std::string matrix_table(const sim::Table& t) {
+    const auto text = [](const sim::Table::Cell& c) {
+        return std::holds_alternative<double>(c) ? fmt::format("{}", std::get<double>(c))
+                                                 : escape(std::get<std::string>(c));
+    };
+    std::string s = "<table class=\"confusion\">\n<tr><th>label \\ predicted</th>";
+    for (size_t k = 1; k < t.columns.size(); ++k) {
+        s += fmt::format("<th>{}</th>", escape(t.columns[k].name));
+    }
+    s += "</tr>\n";
+    for (size_t i = 0; i < t.rows.size(); ++i) {
+        const auto& row = t.rows[i];
+        double sum = 0;
+        for (size_t k = 1; k < row.size(); ++k) {
+            sum += std::holds_alternative<double>(row[k]) ? std::get<double>(row[k]) : 0;
+        }
+        s += fmt::format("<tr><th>{}</th>", row.empty() ? "" : text(row[0]));
+        for (size_t k = 1; k < row.size(); ++k) {
+            const double v = std::holds_alternative<double>(row[k]) ? std::get<double>(row[k]) : 0;
+            s += fmt::format(
+                "<td class=\"confusion-cell\" data-label=\"{}\" data-predicted=\"{}\" "
+                "style=\"background:rgba({},{:.3f})\">{}</td>",
+                i, k - 1, i + 1 == k ? "30,110,180" : "200,40,40", sum > 0 ? v / sum : 0,
+                text(row[k]));
+        }
+        s += "</tr>\n";
+    }
+    return s + "</table>\n";
 }
 
 // Each table of the record under its title, columns headed with their units.
@@ -200,7 +295,8 @@ std::string tables_section(const RunRecord& r) {
         if (!t.note.empty()) {
             s += fmt::format("<p class=\"note\">{}</p>\n", escape(t.note));
         }
-        s += fmt::format("<div id=\"table-{}\">{}</div>\n", escape(t.name), json_table(rows));
+        s += fmt::format("<div id=\"table-{}\">{}</div>\n", escape(t.name),
+                         t.style == "matrix" ? matrix_table(t) : json_table(rows));
     }
     return s;
 }
@@ -220,7 +316,7 @@ std::string title_of(const RunRecord& r) {
 
 std::string record_page(const RunRecord& r, const nlohmann::json* trace, const std::string& source,
                         const std::vector<Picture>& pictures) {
-    if (r.layers.empty()) {
+    if (r.layers.empty() && r.checks.empty()) {
         throw sim::Error(source + ": no per-layer results to draw (a report.json of npusim run)");
     }
     std::string s;
@@ -249,6 +345,7 @@ std::string record_page(const RunRecord& r, const nlohmann::json* trace, const s
     s += roofline_section(r);
     s += pictures_section(pictures);
     s += checks_section(r);
+    s += checked_measures_section(r);
     fmt::format_to(it, "<h2>Layers</h2>\n<div id=\"layers\">{}</div>\n", json_table(layer_rows(r)));
     s += tables_section(r);
     return page(title_of(r), s);

@@ -325,8 +325,8 @@ platform::RunReport run_firmware(const K210Config& cfg, const std::string& sourc
     rec.totals = totals_of(soc, kpu_cycles, end_ps);
     // The run passes when the firmware exits with 0 on either hart, without a fault or a spent
     // budget (`failure` says which).
-    rec.checks.push_back(
-        {"firmware exit code", static_cast<double>(h.exit_code), "<=", 0, "", rep.passed});
+    rec.checks.push_back({"firmware exit code", static_cast<double>(h.exit_code), "<=", 0, "",
+                          rep.passed, std::nullopt, ""});
     rec.extra = extra_json(soc, request, why, two_harts, files);
     rec.stats = soc.k210.stats().to_json();
     rep.record = std::move(rec);

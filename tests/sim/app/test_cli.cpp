@@ -204,14 +204,16 @@ TEST_F(Cli, CompileAsKmodelV4ThenRegress) {
     // timed: the upload, three KPU layers, the dequantize and the matmul.
     EXPECT_NE(r.out.find("outputs equal the functional run's"), std::string::npos) << r.out;
     const auto j = nlohmann::json::parse(slurp(dir / "reg4" / "report.json"));
-    EXPECT_EQ(j["timed"]["outputs_equal_functional"], true);
-    EXPECT_EQ(j["timed"]["layers"].size(), 6u);
-    EXPECT_EQ(j["timed"]["layers"][1]["type"], "kpu_conv2d");
+    EXPECT_EQ(j["checks"].back()["name"], "timed outputs equal the functional run's");
+    EXPECT_EQ(j["checks"].back()["passed"], true);
+    const auto& timed = j["tables"]["timed"]["rows"];
+    EXPECT_EQ(timed.size(), 6u);
+    EXPECT_EQ(timed[1]["type"], "kpu_conv2d");
     // The compiler's estimate of each KPU layer (layer_cost on the ideal parameter bus) is within
     // 0.1 % of the timed platform's, which fetches the tables over its modelled SRAM bus.
     const auto rep = nlohmann::json::parse(slurp(km + ".json"));
     for (size_t k = 1; k <= 3; ++k) {
-        const auto timed = j["timed"]["layers"][k]["kpu_cycles"].get<uint64_t>();
+        const auto kpu = timed[k]["kpu_cycles"].get<uint64_t>();
         uint64_t est = rep["layers"][k]["est_cycles"].get<uint64_t>();
         if (k == 3) {  // its output goes to main memory: the estimate adds nncase's CPU read-back
             uint64_t bytes = 1;
@@ -220,11 +222,11 @@ TEST_F(Cli, CompileAsKmodelV4ThenRegress) {
             }
             est -= npu::k210::CpuModel{}.readback_cycles(bytes);
         }
-        EXPECT_GE(timed, est) << k;
-        EXPECT_LT(timed - est, est / 1000) << k;
+        EXPECT_GE(kpu, est) << k;
+        EXPECT_LT(kpu - est, est / 1000) << k;
     }
     EXPECT_NE(r.out.find("top-1 agreement 297/297 (100.00 %) ok"), std::string::npos) << r.out;
-    EXPECT_NE(r.out.find("accuracy: float 290/297 (97.64 %), simulated K210 290/297 (97.64 %)"),
+    EXPECT_NE(r.out.find("accuracy: reference 290/297 (97.64 %), simulated 290/297 (97.64 %)"),
               std::string::npos);
     c = run("compile " + d + "digits_cnn.onnx --calibrate " + d + "calib_images.npy -o " + km +
             " --kmodel-version 5");
@@ -262,27 +264,29 @@ TEST_F(Cli, RegressAKmodelWithoutItsCompileReport) {
     ASSERT_EQ(r.rc, 0) << r.out << r.err;
     EXPECT_NE(r.out.find("preprocessing: x = (raw · 0.00392157 − 0) / 1, nchw"), std::string::npos)
         << r.out;
-    EXPECT_NE(r.out.find("arg-max agrees 297/297  ok"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("top-1 agreement 297/297 (100.00 %) ok"), std::string::npos) << r.out;
     const auto j = nlohmann::json::parse(slurp(dir / "v" / "report.json"));
-    EXPECT_EQ(j["mode"], "vendor");
-    EXPECT_GT(j["outputs"][0]["cosine"].get<double>(), 0.999);
+    EXPECT_EQ(j["extra"]["preprocessing"]["formula"], "x = (raw · 0.00392157 − 0) / 1, nchw");
+    EXPECT_GT(j["tables"]["outputs"]["rows"][0]["cosine"].get<double>(), 0.999);
     r = run(base + " --scale 0.00392156862745098 --mean 0.3");
     EXPECT_EQ(r.rc, 1) << r.out;
-    EXPECT_NE(r.out.find("EXCEEDS"), std::string::npos);
+    EXPECT_NE(r.out.find("BELOW TOLERANCE"), std::string::npos);
     std::ofstream(dir / "m.yaml") << "preprocess:\n  scale: 0.00392156862745098\nmatch:\n"
                                   << "  - {layer: 3, onnx: /Flatten_output_0}\n"
                                   << "  - {layer: 2, onnx: /pool/GlobalAveragePool_output_0, "
                                   << "scale: " << fmt::format("{:.17g}", gap_scale) << "}\n";
     r = run(base + " --preprocess " + (dir / "m.yaml").string() + " --out " + (dir / "m").string());
     ASSERT_EQ(r.rc, 0) << r.out << r.err;
-    EXPECT_NE(r.out.find("layer 3 = '/Flatten_output_0'"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("  3  DEQUANTIZE /Flatten_output_0"), std::string::npos) << r.out;
     const auto jm = nlohmann::json::parse(slurp(dir / "m" / "report.json"));
     ASSERT_EQ(jm["layers"].size(), 2u);
     // The KPU's map, dequantized here in double, is what the DEQUANTIZE layer turns into floats
     // (one fmadd.s each): the same comparison to 1e-9.
-    EXPECT_NEAR(jm["layers"][0]["cosine"].get<double>(), jm["layers"][1]["cosine"].get<double>(),
-                1e-9);
-    EXPECT_GT(jm["layers"][0]["cosine"].get<double>(), 0.999);
+    const auto cosine = [&](size_t k) {
+        return jm["layers"][k]["measures"]["cosine"]["value"].get<double>();
+    };
+    EXPECT_NEAR(cosine(0), cosine(1), 1e-9);
+    EXPECT_GT(cosine(0), 0.999);
     EXPECT_NE(slurp(dir / "m" / "junit.xml")
                   .find("<testsuite name=\"npusim.regress\" tests=\"3\" failures=\"0\">"),
               std::string::npos);
@@ -349,16 +353,18 @@ TEST_F(Cli, CompileThenRegressTheDigitsModel) {
             "test_images.npy --labels " + d + "test_labels.npy --out " + (dir / "reg").string());
     ASSERT_EQ(r.rc, 0) << r.out << r.err;
     EXPECT_NE(r.out.find("top-1 agreement 297/297 (100.00 %) ok"), std::string::npos) << r.out;
-    EXPECT_NE(r.out.find("accuracy: float 290/297 (97.64 %), simulated K210 290/297 (97.64 %)"),
+    EXPECT_NE(r.out.find("accuracy: reference 290/297 (97.64 %), simulated 290/297 (97.64 %)"),
               std::string::npos);
     const auto j = nlohmann::json::parse(slurp(dir / "reg" / "report.json"));
     EXPECT_EQ(j["passed"], true);
     EXPECT_EQ(j["layers"].size(), 5u);
     // The confusion matrix agrees with the accuracy line: 290 of 297 on the diagonal.
     uint64_t diagonal = 0, total = 0;
-    for (size_t i = 0; i < j["confusion"]["simulated"].size(); ++i) {
-        for (size_t k = 0; k < j["confusion"]["simulated"][i].size(); ++k) {
-            const auto v = j["confusion"]["simulated"][i][k].get<uint64_t>();
+    const auto& rows = j["tables"]["confusion_simulated"]["rows"];
+    for (size_t i = 0; i < rows.size(); ++i) {
+        EXPECT_EQ(rows[i]["label"], i);
+        for (size_t k = 0; k < 10; ++k) {
+            const auto v = rows[i][std::to_string(k)].get<uint64_t>();
             total += v, diagonal += i == k ? v : 0;
         }
     }
@@ -366,7 +372,7 @@ TEST_F(Cli, CompileThenRegressTheDigitsModel) {
     EXPECT_EQ(total, 297u);
     EXPECT_NE(slurp(dir / "reg" / "junit.xml")
                   .find("<testsuite name=\"npusim.regress\" "
-                        "tests=\"6\" failures=\"0\">"),
+                        "tests=\"11\" failures=\"0\">"),
               std::string::npos);
     // A tolerance of 1 LSB is exceeded by the 3x3 layers: exit 1, and the first diverging layer.
     r = run("regress --onnx " + d + "digits_cnn.onnx --model " + km + " --inputs " + d +
@@ -375,7 +381,9 @@ TEST_F(Cli, CompileThenRegressTheDigitsModel) {
     EXPECT_NE(r.out.find("first diverging layer: 0 (/features/features.3/MaxPool_output_0)"),
               std::string::npos)
         << r.out;
-    EXPECT_NE(slurp(dir / "strict" / "junit.xml").find("<failure message=\"max 2.00 LSB"),
+    EXPECT_NE(slurp(dir / "strict" / "junit.xml")
+                  .find("MaxPool_output_0: max_error_lsb\"><failure message=\"2 LSB, expected "
+                        "&lt;= 1 LSB\"/>"),
               std::string::npos);
     // Images calibrate too: the first 8 calibration digits as 16x16 PNGs (pixel = 255 x value),
     // read back as 1-channel luminance / 255; the compile gives the same input quantization.
@@ -522,9 +530,9 @@ TEST_F(Cli, OutputsAreWholeAndDeterministic) {
     EXPECT_EQ(j["stats"]["cpu"]["beats"]["value"], 8 * 514);
     const auto t = nlohmann::json::parse(slurp(dir / "a" / "trace.json"));
     EXPECT_EQ(t["traceEvents"].size(), 3u + 8u);
-    // Nothing but the four files is left behind (no staging directory): report.json,
-    // trace.json, layers.csv and report.html.
-    EXPECT_EQ(std::distance(fs::directory_iterator(dir / "a"), fs::directory_iterator{}), 4);
+    // Nothing but the five files is left behind (no staging directory): report.json,
+    // trace.json, layers.csv, junit.xml (its checks) and report.html.
+    EXPECT_EQ(std::distance(fs::directory_iterator(dir / "a"), fs::directory_iterator{}), 5);
 }
 
 TEST_F(Cli, TraceNeedsOutAndBadOutWritesNothing) {

@@ -1,8 +1,8 @@
 // report.json is the run record (docs/reports.md): every report a migrated platform writes (the
-// K210's runs, the DL processor's, AIPP's, the self-check's, FINN's) validates against
-// docs/report.schema.json (Debian's python3-jsonschema, through
-// scripts/validate-report), and the validator rejects a damaged one; `npusim report` draws the
-// same page again from the record alone.
+// K210's runs, the DL processor's, AIPP's, the self-check's, FINN's, a regression's) validates
+// against docs/report.schema.json (Debian's python3-jsonschema, through scripts/validate-report),
+// and the validator rejects a damaged one; `npusim report` draws the same page again from the
+// record alone.
 #include <filesystem>
 #include <fstream>
 
@@ -42,6 +42,18 @@ TEST_F(Cli, EveryReportValidatesAgainstTheSchema) {
                             "/configs/networks/finn/tfc_digits.onnx"},
     };
     std::string reports;
+    // A regression's verdict (checks tied to layers, the outputs, timed and confusion tables).
+    const std::string d = NPUSIM_SOURCE_DIR "/platforms/k210/digits/";
+    const std::string km = (dir / "d.kmodel").string();
+    ASSERT_EQ(
+        run("compile " + d + "digits_cnn.onnx --calibrate " + d + "calib_images.npy -o " + km).rc,
+        0);
+    ASSERT_EQ(run("regress --onnx " + d + "digits_cnn.onnx --model " + km + " --inputs " + d +
+                  "test_images.npy --labels " + d + "test_labels.npy --timed --out " +
+                  (dir / "regress").string())
+                  .rc,
+              0);
+    reports += " " + (dir / "regress" / "report.json").string();
     for (const auto& [name, args] : runs) {
         const Result r = run(args + " --out " + (dir / name).string());
         ASSERT_EQ(r.rc, 0) << args << r.err;

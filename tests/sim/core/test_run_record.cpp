@@ -30,13 +30,15 @@ RunRecord full_record() {
     cpu.engines = {{"CPU", 3000, "cpu", 4e8, {{"work", 1200}}}};
     r.layers = {l, cpu};
     r.totals = {{"macs", 96, "MAC"}, {"inference_ms", 0.008, "ms"}};
-    r.checks = {{"max_lsb", 2, "<=", 1, "LSB", false}, {"min_cosine", 0.999, ">=", 0.99, "", true}};
+    r.checks = {{"max_lsb", 2, "<=", 1, "LSB", false, size_t{0}, "max_error_lsb"},
+                {"min_cosine", 0.999, ">=", 0.99, "", true, std::nullopt, ""}};
     r.notes = {"latency: a lower bound"};
     r.tables = {{"fifos",
                  "FIFOs",
                  "each FIFO",
                  {{"name", ""}, {"depth", "words"}},
-                 {{std::string("in -> a"), 2.0}, {std::string("a -> out"), 32.0}}}};
+                 {{std::string("in -> a"), 2.0}, {std::string("a -> out"), 32.0}},
+                 ""}};
     r.stats = {{"kpu", {{"layers", {{"value", 1}, {"unit", "layers"}, {"desc", "d"}}}}}};
     r.extra = {{"note", "private"}};
     return r;
@@ -98,6 +100,11 @@ TEST(RunRecord, AnythingElseIsOneErrorNamingTheKey) {
     EXPECT_EQ(message(bad),
               "d/report.json: not an npusim report (npusim-report/2): "
               "'tables.fifos.rows[1].name' is neither a number nor a text");
+    bad = j;
+    bad["checks"][0]["layer"] = 2u;  // there are two layers
+    EXPECT_EQ(message(bad),
+              "d/report.json: not an npusim report (npusim-report/2): 'checks[0].layer' is not "
+              "the position of a layer");
     bad = j;
     bad["layers"][0]["macs"] = -1;
     EXPECT_EQ(message(bad),

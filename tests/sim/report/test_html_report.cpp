@@ -80,24 +80,32 @@ TEST(Svg, RooflinePlacesPointsOnLogAxesUnderTheRoof) {
     EXPECT_NEAR(py, y0 + (y1 - y0) * (px - x0) / (x1 - x0), 0.2);
 }
 
-// A regress page: per-layer error in LSB and 1 − cosine, each bar in "within tolerance" or
-// "exceeds", the tolerance lines, and the first diverging layer (kmodel layer 7, the second row)
-// marked on both charts.
+// A regress page (a record with checks tied to layers' measures): per measure judged, each
+// layer's value as a bar in "within tolerance" or "exceeds", the checks' limit as a line, and the
+// first layer a check fails on (kmodel layer 7, the second row) marked on both charts.
 TEST(HtmlReport, ARegressPageMarksTheFirstDivergingLayer) {
-    nlohmann::ordered_json r;
-    r["command"] = "regress";
-    r["tolerances"] = {{"max_lsb", 2}, {"min_cosine", 0.99}};
-    r["first_diverging_layer"] = "7 (conv_out)";
-    r["layers"] = {{{"kmodel_layer", 3}, {"max_error_lsb", 1.0}, {"cosine", 0.999}, {"ok", true}},
-                   {{"kmodel_layer", 7}, {"max_error_lsb", 4.0}, {"cosine", 0.98}, {"ok", false}},
-                   {{"kmodel_layer", 9}, {"max_error_lsb", 3.0}, {"cosine", 0.97}, {"ok", false}}};
-    const std::string html = report::html_report(r, nullptr, "report.json");
+    sim::RunRecord r;
+    r.command = "regress";
+    const double lsb[] = {1.0, 4.0, 3.0}, distance[] = {0.001, 0.02, 0.03};
+    const size_t index[] = {3, 7, 9};
+    for (size_t k = 0; k < 3; ++k) {
+        sim::LayerRecord l;
+        l.index = index[k], l.op = "conv", l.name = "t" + std::to_string(k);
+        l.measures = {{"max_error_lsb", lsb[k], "LSB"}, {"cosine_distance", distance[k], ""}};
+        r.layers.push_back(l);
+        r.checks.push_back({"lsb", lsb[k], "<=", 2, "LSB", lsb[k] <= 2, k, "max_error_lsb"});
+        r.checks.push_back(
+            {"cos", distance[k], "<=", 0.01, "", distance[k] <= 0.01, k, "cosine_distance"});
+    }
+    const std::string html = report::html_report(sim::to_json(r), nullptr, "report.json");
     EXPECT_EQ(count(html, "class=\"bar\""), 2u * 3 * 2);  // 2 charts, 3 layers, 2 series
     EXPECT_EQ(count(html, "class=\"tolerance\""), 2u);
     EXPECT_EQ(count(html, "class=\"marked\" data-item=\"1\""), 2u);
-    const std::string lsb = html.substr(html.find("id=\"lsb\""));
-    EXPECT_NEAR(bar_height(lsb, 1, "exceeds"), 4 * bar_height(lsb, 0, "within tolerance"), 0.02);
-    EXPECT_EQ(bar_height(lsb, 1, "within tolerance"), 0);
+    const std::string chart = html.substr(html.find("id=\"check-max_error_lsb\""));
+    EXPECT_NEAR(bar_height(chart, 1, "exceeds"), 4 * bar_height(chart, 0, "within tolerance"),
+                0.02);
+    EXPECT_EQ(bar_height(chart, 1, "within tolerance"), 0);
+    EXPECT_NE(html.find("<h2>Checks: FAILED</h2>"), std::string::npos);
 }
 
 // A run record's page: one bar per layer and per engine part (any engines: here an "NPU" with

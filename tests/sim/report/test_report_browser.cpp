@@ -136,9 +136,10 @@ TEST(ReportBrowser, TheDefaultJobsPageRendersWithItsPlots) {
 }
 
 // A regress page (the digits CNN against its ONNX model with a 0.9 LSB tolerance, which every
-// layer exceeds, and the digits' labels): both error charts have their 5 layers' bars in two
-// series, the tolerance lines and the first diverging layer marked, the two confusion matrices
-// their 10 x 10 cells, and nothing logs an error.
+// layer exceeds, and the digits' labels), drawn from its verdict record: both checked measures
+// (max error in LSB, cosine distance) have their 5 layers' bars in two series, the tolerance
+// lines and the first diverging layer marked, the two confusion matrices their 10 x 10 cells,
+// and nothing logs an error.
 TEST(ReportBrowser, ARegressPageMarksItsFirstDivergingLayer) {
     const std::string chromium = find_chromium();
     if (chromium.empty()) {
