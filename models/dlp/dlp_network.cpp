@@ -152,9 +152,15 @@ void check_network(Network& n, const DlpConfig& cfg) {
         if (why.empty()) {
             why = check_batch_norm(l, cfg);
         }
-        if (why.empty() && !l.weights.empty() && l.weights.size() != weight_count(l)) {
-            why = fmt::format("{} weights given, the layer has {}", l.weights.size(),
-                              weight_count(l));
+        for (const size_t given : {l.weights.size(), l.weights_q.size()}) {
+            if (why.empty() && given != 0 && given != weight_count(l)) {
+                why = fmt::format("{} weights given, the layer has {}", given, weight_count(l));
+            }
+        }
+        for (const size_t given : {l.bias.size(), l.bias_q.size()}) {
+            if (why.empty() && given != 0 && given != bias_count(l)) {
+                why = fmt::format("{} biases given, the layer has {}", given, bias_count(l));
+            }
         }
         if (!why.empty()) {
             fail(i, why);

@@ -25,11 +25,7 @@ struct Compiled {
 };
 
 Compiled compile_network(const std::string& path, const DlpPlatformConfig& cfg) {
-    sim::ConfigDocument doc = sim::ConfigDocument::load_file(path);
-    Compiled c{read_network(doc.root().child("network")), {}};
-    doc.finish();
-    check_network(c.file.network, cfg.dlp);
-    fill_parameters(c.file.network, cfg.dlp, c.file.seed);
+    Compiled c{load_network(path, cfg), {}};
     CompileOptions co;
     co.ddr_base_addr = cfg.ddr_base_addr;
     co.frames = c.file.frames;

@@ -14,6 +14,8 @@ public:
     std::string describe() const override;
     platform::RunReport run(const platform::RunRequest& request) override;
     platform::EstimateReport estimate(const platform::EstimateRequest& request) const override;
+    // The int8 network against its float equivalent, layer by layer (dlp_regress.cpp).
+    platform::RunReport regress(const platform::RegressRequest& request) const override;
     void check() const override;
 
 private:

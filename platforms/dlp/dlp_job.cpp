@@ -136,6 +136,41 @@ void read_inputs(const sim::ConfigNode& ln, const std::map<std::string, int>& in
     }
 }
 
+void read_adder(const sim::ConfigNode& ln, Layer& l) {
+    if (l.input2 == -1 && !ln.has("inputs")) {
+        ln.error_at("inputs", "an adder layer needs two inputs: [a, b]");
+    }
+    l.conv.activation = activation(ln);  // the adder's activation: none or relu
+}
+
+// Integers of `key` in lo..hi, or none.
+template <typename T>
+std::vector<T> integers(const sim::ConfigNode& ln, const char* key, int64_t lo, int64_t hi) {
+    std::vector<T> v;
+    for (const sim::ConfigNode& e : ln.optional_items(key)) {
+        const auto x = e.as<int64_t>();
+        if (x < lo || x > hi) {
+            ln.error_at(key, fmt::format("{} is outside {}..{}", x, lo, hi));
+            return {};
+        }
+        v.push_back(static_cast<T>(x));
+    }
+    return v;
+}
+
+// Parameters given in the file: `weights`/`bias` (floats, single) or `weights_q` (int8) and
+// `bias_q` (int32, at in_exp + w_exp); the rest are generated from the seed.
+void read_parameters(const sim::ConfigNode& ln, Layer& l) {
+    for (const sim::ConfigNode& e : ln.optional_items("weights")) {
+        l.weights.push_back(e.as<float>());
+    }
+    for (const sim::ConfigNode& e : ln.optional_items("bias")) {
+        l.bias.push_back(e.as<float>());
+    }
+    l.weights_q = integers<int8_t>(ln, "weights_q", -128, 127);
+    l.bias_q = integers<int32_t>(ln, "bias_q", INT32_MIN, INT32_MAX);
+}
+
 Layer read_layer(const sim::ConfigNode& ln, const std::map<std::string, int>& index, int previous) {
     Layer l;
     l.name = ln.get<std::string>("name", fmt::format("layer{}", previous + 1));
@@ -157,11 +192,9 @@ Layer read_layer(const sim::ConfigNode& ln, const std::map<std::string, int>& in
                                                     {"softmax", FcLayer::Output::softmax},
                                                     {"sigmoid", FcLayer::Output::sigmoid}});
     } else {
-        if (l.input2 == -1 && !ln.has("inputs")) {
-            ln.error_at("inputs", "an adder layer needs two inputs: [a, b]");
-        }
-        l.conv.activation = activation(ln);  // the adder's activation: none or relu
+        read_adder(ln, l);
     }
+    read_parameters(ln, l);
     return l;
 }
 
@@ -187,6 +220,15 @@ NetworkFile read_network(const sim::ConfigNode& n) {
         index[l.name] = static_cast<int>(net.layers.size());
         net.layers.push_back(l);
     }
+    return f;
+}
+
+NetworkFile load_network(const std::string& path, const DlpPlatformConfig& cfg) {
+    sim::ConfigDocument doc = sim::ConfigDocument::load_file(path);
+    NetworkFile f = read_network(doc.root().child("network"));
+    doc.finish();
+    check_network(f.network, cfg.dlp);
+    fill_parameters(f.network, cfg.dlp, f.seed);
     return f;
 }
 

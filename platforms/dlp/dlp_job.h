@@ -33,5 +33,8 @@ struct NetworkFile {
 // Reads a `network:` map; layer names must be unique; `input:` names a layer (default: the
 // previous layer, or the network input for the first).
 NetworkFile read_network(const sim::ConfigNode& network);
+// A network file read, checked against the processor and its parameters filled (from the seed
+// where not given): what run, estimate and regress start from.
+NetworkFile load_network(const std::string& path, const DlpPlatformConfig& cfg);
 
 }  // namespace npu::dlp

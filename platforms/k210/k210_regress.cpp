@@ -266,6 +266,11 @@ npu::regress::Regression regression(const platform::RegressRequest& req, const I
 }  // namespace
 
 platform::RunReport K210Face::regress(const platform::RegressRequest& req) const {
+    if (req.onnx.empty() || req.inputs.empty()) {
+        throw sim::Error(source() +
+                         ": a K210 regress needs --onnx MODEL.onnx (the float reference) and "
+                         "--inputs SAMPLES (a .npy or a directory of them)");
+    }
     // A kmodel we did not compile has no report: its preprocessing is given instead.
     const bool no_report = req.report.empty() && !std::filesystem::exists(req.model + ".json");
     if (no_report || !req.preprocess.empty() || !req.pre_given.empty()) {

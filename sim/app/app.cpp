@@ -323,15 +323,16 @@ void add_regress_preprocessing(CLI::App& regress, RegressOptions& regress_opts) 
 CLI::App* add_regress(CLI::App& app, RegressOptions& regress_opts) {
     CLI::App* regress = app.add_subcommand(
         "regress",
-        "Compare a compiled kmodel on the simulated K210 with its float ONNX model, per layer "
-        "and per output; exit 1 when a tolerance is exceeded");
-    regress->add_option("--onnx", regress_opts.onnx, "The float ONNX model")
-        ->required()
+        "Compare a program on the simulated platform with its float reference, per layer and "
+        "per output: a kmodel on the K210 with its ONNX model, an int8 network on the DL "
+        "processor with its float equivalent; exit 1 when a tolerance is exceeded");
+    regress->add_option("--onnx", regress_opts.onnx, "The float ONNX model (K210)")
         ->check(CLI::ExistingFile);
     regress
         ->add_option("--model", regress_opts.model,
-                     "The kmodel: ours (with its compile report) or one built by nncase or the "
-                     "SDK tools (then give the preprocessing)")
+                     "The program: a kmodel, ours (with its compile report) or one built by "
+                     "nncase or the SDK tools (then give the preprocessing); a DL processor "
+                     "network YAML")
         ->required()
         ->check(CLI::ExistingFile);
     regress
@@ -343,8 +344,8 @@ CLI::App* add_regress(CLI::App& app, RegressOptions& regress_opts) {
     regress
         ->add_option("--inputs", regress_opts.inputs,
                      "Samples: a .npy (one input or a batch) or a directory of them; images and "
-                     "raw .npy values for a kmodel without a compile report")
-        ->required()
+                     "raw .npy values for a kmodel without a compile report (the K210 needs "
+                     "them; the DL processor makes pseudo-random ones without)")
         ->check(CLI::ExistingPath);
     regress->add_option("--labels", regress_opts.labels, "Class labels (.npy) for accuracy")
         ->check(CLI::ExistingFile);

@@ -176,6 +176,59 @@ TEST_F(Cli, DlpTimedRunEqualsItsEstimate) {
         << no_net.err;
 }
 
+// npusim regress on the DL processor, worked by hand: one 1x1 convolution with int8 weights
+// [127, 127] at 2^-7 (0.9921875 each) on the sample [0.1, 0.1]. The int8 network reads the input
+// quantized at 2^-7: round(12.8) = 13 each; 127 · 26 = 3302 at 2^-14, shifted to 2^-7: 25.8 ->
+// 26, i.e. 0.203125. The float network: 0.9921875 · 0.2 = 0.1984375, 25.4 at 2^-7, which
+// quantizes to 25: one LSB apart, |err| 0.0046875. Within the default 8 LSB; over
+// --max-lsb 0, exit 1 naming the layer. Without --inputs, 16 pseudo-random samples of the tiny
+// network, whose saturating exponents the regression shows (its add layer diverges first).
+TEST_F(Cli, DlpRegressComparesTheInt8NetworkWithItsFloatEquivalent) {
+    const fs::path net = write("hand.yaml",
+                               "network:\n  name: hand\n  input: {channels: 2, height: 1, "
+                               "width: 1}\n  input_exp: -7\n  layers:\n    - {name: mix, type: "
+                               "conv, out_channels: 1, kernel: 1, w_exp: -7, out_exp: -7, "
+                               "weights_q: [127, 127], bias_q: [0]}\n");
+    npu::sim::Tensor x(npu::sim::DType::f32, {2, 1, 1});
+    x.data<float>()[0] = x.data<float>()[1] = 0.1f;
+    const std::vector<uint8_t> npy = npu::sim::encode_npy(x);
+    const fs::path in = write("x.npy", std::string(npy.begin(), npy.end()));
+    const std::string base = "regress --platform " NPUSIM_SOURCE_DIR
+                             "/configs/dlp_zcu102_int8.yaml --model " +
+                             net.string() + " --inputs " + in.string();
+    Result r = run(base + " --out " + (dir / "r").string());
+    ASSERT_EQ(r.rc, 0) << r.out << r.err;
+    const auto j = nlohmann::json::parse(slurp(dir / "r" / "report.json"));
+    const auto& m = j["layers"][0]["measures"];
+    EXPECT_EQ(m["max_error_lsb"]["value"], 1);
+    EXPECT_NEAR(m["max_abs_error"]["value"].get<double>(), 0.0046875, 1e-8);
+    EXPECT_EQ(m["lsb"]["value"], 0.0078125);
+    EXPECT_EQ(j["platform"]["kind"], "dlp");
+    EXPECT_EQ(j["passed"], true);
+    r = run(base + " --max-lsb 0");
+    EXPECT_EQ(r.rc, 1) << r.out << r.err;
+    EXPECT_NE(r.out.find("first diverging layer: 0 (mix)"), std::string::npos) << r.out;
+    r = run("regress --platform " NPUSIM_SOURCE_DIR
+            "/configs/dlp_zcu102_int8.yaml --model " NPUSIM_SOURCE_DIR
+            "/configs/networks/dlp_tiny.yaml");
+    EXPECT_EQ(r.rc, 1) << r.out << r.err;
+    EXPECT_NE(r.out.find("16 pseudo-random samples"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("first diverging layer: 2 (add1)"), std::string::npos) << r.out;
+    // Bad input: one message each, exit 2.
+    r = run("regress --platform " NPUSIM_SOURCE_DIR "/configs/dlp_zcu102_single.yaml --model " +
+            net.string());
+    EXPECT_EQ(r.rc, 2);
+    EXPECT_NE(r.err.find("give an int8 platform"), std::string::npos) << r.err;
+    const fs::path bad = write("bad.yaml",
+                               "network:\n  input: {channels: 2, height: 1, width: 1}\n  "
+                               "layers:\n    - {name: mix, type: conv, out_channels: 1, "
+                               "kernel: 1, weights_q: [127, 300]}\n");
+    r = run("regress --platform " NPUSIM_SOURCE_DIR "/configs/dlp_zcu102_int8.yaml --model " +
+            bad.string());
+    EXPECT_EQ(r.rc, 2);
+    EXPECT_NE(r.err.find("weights_q: 300 is outside -128..127"), std::string::npos) << r.err;
+}
+
 TEST_F(Cli, InferRunsAnOnnxModelOnTheReferenceEvaluator) {
     const std::string t = "/usr/share/libonnx-testdata/data/node/test_basic_conv_with_padding";
     if (!fs::exists(t)) {

@@ -54,6 +54,14 @@ TEST_F(Cli, EveryReportValidatesAgainstTheSchema) {
                   .rc,
               0);
     reports += " " + (dir / "regress" / "report.json").string();
+    // The DL processor's tiny network against its float equivalent (it fails: exit 1).
+    ASSERT_EQ(run("regress --platform " NPUSIM_SOURCE_DIR
+                  "/configs/dlp_zcu102_int8.yaml --model " NPUSIM_SOURCE_DIR
+                  "/configs/networks/dlp_tiny.yaml --out " +
+                  (dir / "dlp_regress").string())
+                  .rc,
+              1);
+    reports += " " + (dir / "dlp_regress" / "report.json").string();
     for (const auto& [name, args] : runs) {
         const Result r = run(args + " --out " + (dir / name).string());
         ASSERT_EQ(r.rc, 0) << args << r.err;
