@@ -168,6 +168,11 @@ std::vector<int64_t> layer_values(const LayerOp& op, const std::vector<int64_t>&
 }  // namespace
 
 std::vector<int64_t> evaluate(const Design& d, const std::vector<int64_t>& input) {
+    return evaluate_layers(d, input).back();
+}
+
+std::vector<std::vector<int64_t>> evaluate_layers(const Design& d,
+                                                  const std::vector<int64_t>& input) {
     const std::vector<std::string> problems = check(d);
     if (!problems.empty()) {
         throw sim::Error(problems.front());
@@ -177,11 +182,14 @@ std::vector<int64_t> evaluate(const Design& d, const std::vector<int64_t>& input
         throw sim::Error(fmt::format("the input holds {} values, not whole frames of {}",
                                      input.size(), per_frame));
     }
-    std::vector<int64_t> x = input;
+    std::vector<std::vector<int64_t>> out;
+    out.reserve(d.layers.size());  // x points into it
+    const std::vector<int64_t>* x = &input;
     for (const Layer& l : d.layers) {
-        x = layer_values(l.op, x);
+        out.push_back(layer_values(l.op, *x));
+        x = &out.back();
     }
-    return x;
+    return out;
 }
 
 }  // namespace npu::finn

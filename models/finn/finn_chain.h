@@ -62,5 +62,8 @@ std::vector<std::string> check(const Design& d);
 // `npusim run --functional` gives; the streaming nodes compute the same with the same functions.
 // Throws sim::Error with check()'s first problem or on input that is not whole frames.
 std::vector<int64_t> evaluate(const Design& d, const std::vector<int64_t>& input);
+// The same, every layer's values kept (a regression compares each with the streaming design's).
+std::vector<std::vector<int64_t>> evaluate_layers(const Design& d,
+                                                  const std::vector<int64_t>& input);
 
 }  // namespace npu::finn

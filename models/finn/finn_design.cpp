@@ -48,7 +48,7 @@ std::unique_ptr<StreamNode> make_node(const Layer& l, uint64_t frames, WordStrea
 class Chain : public sc_core::sc_module {
 public:
     Chain(sc_core::sc_module_name name, const Design& d, const std::vector<int64_t>& input,
-          uint64_t frames, bool record)
+          uint64_t frames, const SimulateOptions& opts)
         : sc_module(name)
         , m_input(input)
         , m_frames(frames)
@@ -60,7 +60,8 @@ public:
             const uint64_t depth = d.fifo_depths.empty() ? 2 : d.fifo_depths[i];
             m_streams.push_back(
                 std::make_unique<WordStream>(fmt::format("fifo{}", i).c_str(), depth, 0));
-            m_streams.back()->record_times(record);
+            m_streams.back()->record_times(opts.record);
+            m_streams.back()->keep_values(opts.keep_values && i > 0);
         }
         for (size_t i = 0; i < n; ++i) {
             m_nodes.push_back(make_node(d.layers[i], frames, *m_streams[i], *m_streams[i + 1]));
@@ -128,6 +129,15 @@ DesignRun collect(Chain& chain, const Design& d) {
     for (auto& node : chain.m_nodes) {
         run.nodes.push_back(node_report(*node, run.cycles));
     }
+    for (size_t i = 1; i < chain.m_streams.size(); ++i) {  // kept only if asked
+        const auto& words = chain.m_streams[i]->values();
+        if (!words.empty()) {
+            run.layer_outputs.emplace_back();
+            for (const Word& w : words) {
+                run.layer_outputs.back().insert(run.layer_outputs.back().end(), w.begin(), w.end());
+            }
+        }
+    }
     for (size_t i = 0; i < chain.m_streams.size(); ++i) {
         const sim::StreamStats st = chain.m_streams[i]->stats();
         const WordStream& stream = *chain.m_streams[i];
@@ -158,7 +168,7 @@ DesignRun simulate(const Design& d, const std::vector<int64_t>& input, uint64_t 
                                      input.size(), frames, per_frame));
     }
     sim::Session session({nullptr, false, true, false});  // the caller's report handler
-    auto chain = std::make_unique<Chain>("finn", d, input, frames, opts.record);
+    auto chain = std::make_unique<Chain>("finn", d, input, frames, opts);
     session.run();
     if (chain->m_frame_done.size() != frames) {
         throw sim::Error(fmt::format("the design stopped after {} of {} frames",

@@ -42,6 +42,8 @@ struct DesignRun {
     std::vector<FifoReport> fifos;
     std::vector<uint64_t> frame_done;  // per frame, the cycle after its last output word
     uint64_t cycles = 0;               // the whole run
+    // With SimulateOptions::keep_values: per layer the elements it wrote, in stream order.
+    std::vector<std::vector<int64_t>> layer_outputs;
     // The interval between the last two frames (one frame: its latency).
     uint64_t interval() const;
     uint64_t latency() const { return frame_done.empty() ? 0 : frame_done.front(); }
@@ -50,7 +52,8 @@ struct DesignRun {
 // Runs `frames` frames of `input` (frames · the first layer's input elements, channel-last).
 // Throws sim::Error with the first problem check() finds or on input of the wrong size.
 struct SimulateOptions {
-    bool record = false;  // each FIFO's occupancy over time (FifoReport::occupancy)
+    bool record = false;       // each FIFO's occupancy over time (FifoReport::occupancy)
+    bool keep_values = false;  // each layer's output values (DesignRun::layer_outputs)
 };
 DesignRun simulate(const Design& d, const std::vector<int64_t>& input, uint64_t frames,
                    const SimulateOptions& opts = {});

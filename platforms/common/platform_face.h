@@ -133,6 +133,7 @@ struct RegressRequest {
     std::string inputs;       // samples: a .npy or a directory of them
     std::string labels;       // optional class labels (.npy)
     std::string tolerances;   // optional YAML: max_lsb, min_cosine, min_top1_agreement
+    std::string folding;      // FINN: the folding config (JSON)
     double max_lsb = -1, min_cosine = -1, min_top1 = -1;  // < 0: from the file or the default
     bool timed = false;                                   // also a timed run of the first sample
     // A program we did not compile (no compile report): its preprocessing, from `preprocess` (a

@@ -31,48 +31,6 @@ double element(const sim::Tensor& t, size_t i) {
     return sim::half_to_float(t.data<uint16_t>()[i]);
 }
 
-// The frames of `path` (any number of whole frames of the model's input, values of its input
-// type), or `cfg.frames` pseudo-random frames.
-std::vector<int64_t> read_inputs(const std::string& path, const FinnModel& m,
-                                 const FinnPlatformConfig& cfg, std::string& described) {
-    std::vector<int64_t> x;
-    if (path.empty()) {
-        std::mt19937 rng(cfg.seed);
-        const DataType t = m.in_type;
-        const auto span = static_cast<uint64_t>(t.max() - t.min()) + 1;
-        for (uint64_t i = 0; i < cfg.frames * m.in_elements; ++i) {
-            const int64_t v = t.min() + static_cast<int64_t>(rng() % span);
-            x.push_back(t.kind() == DataType::Kind::Bipolar ? (v < 0 ? -1 : 1) : v);
-        }
-        described = fmt::format("pseudo-random {} (seed {})", t.name(), cfg.seed);
-        return x;
-    }
-    const sim::Tensor t = sim::read_npy_narrowing(path);  // numpy's default int64 too
-    const auto n = static_cast<size_t>(t.numel());
-    if (n == 0 || n % m.in_elements != 0) {
-        throw sim::Error(
-            fmt::format("{}: {} values, expected whole frames of {} (the graph input "
-                        "'{}' {})",
-                        path, n, m.in_elements, m.input_name, sim::shape_str(m.in_shape)));
-    }
-    x.reserve(n);
-    const double scale = std::ldexp(1.0, static_cast<int>(m.in_type.frac_bits()));
-    for (size_t i = 0; i < n; ++i) {
-        const double v = element(t, i) * scale;  // a fixed-point input as its raw integer
-        const auto iv = static_cast<int64_t>(v);
-        if (static_cast<double>(iv) != v || !m.in_type.allowed(iv) ||
-            (m.in_type.kind() == DataType::Kind::Bipolar && iv == 0)) {
-            throw sim::Error(
-                fmt::format("{}: value {} is {}: not a {} value (the model's input "
-                            "type)",
-                            path, i, v, m.in_type.name()));
-        }
-        x.push_back(iv);
-    }
-    described = path;
-    return x;
-}
-
 // output.npy: int32 (float32 values for a fixed-point output type), the frames first, then the
 // graph output's shape without its batch.
 platform::OutputFile output_file(const std::vector<int64_t>& y, const FinnModel& m,
@@ -116,6 +74,48 @@ void refuse_options(const platform::RunRequest& r, const std::string& source) {
 }
 
 }  // namespace
+
+// The frames of `path` (any number of whole frames of the model's input, values of its input
+// type), or `cfg.frames` pseudo-random frames.
+std::vector<int64_t> read_inputs(const std::string& path, const FinnModel& m,
+                                 const FinnPlatformConfig& cfg, std::string& described) {
+    std::vector<int64_t> x;
+    if (path.empty()) {
+        std::mt19937 rng(cfg.seed);
+        const DataType t = m.in_type;
+        const auto span = static_cast<uint64_t>(t.max() - t.min()) + 1;
+        for (uint64_t i = 0; i < cfg.frames * m.in_elements; ++i) {
+            const int64_t v = t.min() + static_cast<int64_t>(rng() % span);
+            x.push_back(t.kind() == DataType::Kind::Bipolar ? (v < 0 ? -1 : 1) : v);
+        }
+        described = fmt::format("pseudo-random {} (seed {})", t.name(), cfg.seed);
+        return x;
+    }
+    const sim::Tensor t = sim::read_npy_narrowing(path);  // numpy's default int64 too
+    const auto n = static_cast<size_t>(t.numel());
+    if (n == 0 || n % m.in_elements != 0) {
+        throw sim::Error(
+            fmt::format("{}: {} values, expected whole frames of {} (the graph input "
+                        "'{}' {})",
+                        path, n, m.in_elements, m.input_name, sim::shape_str(m.in_shape)));
+    }
+    x.reserve(n);
+    const double scale = std::ldexp(1.0, static_cast<int>(m.in_type.frac_bits()));
+    for (size_t i = 0; i < n; ++i) {
+        const double v = element(t, i) * scale;  // a fixed-point input as its raw integer
+        const auto iv = static_cast<int64_t>(v);
+        if (static_cast<double>(iv) != v || !m.in_type.allowed(iv) ||
+            (m.in_type.kind() == DataType::Kind::Bipolar && iv == 0)) {
+            throw sim::Error(
+                fmt::format("{}: value {} is {}: not a {} value (the model's input "
+                            "type)",
+                            path, i, v, m.in_type.name()));
+        }
+        x.push_back(iv);
+    }
+    described = path;
+    return x;
+}
 
 FinnPlatformConfig read_finn_platform(const sim::ConfigNode& p) {
     FinnPlatformConfig c;

@@ -8,10 +8,13 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "platforms/common/platform_face.h"
 
 namespace npu::finn {
+
+struct FinnModel;
 
 struct FinnPlatformConfig {
     std::string name = "finn";
@@ -24,6 +27,11 @@ struct FinnPlatformConfig {
 
 FinnPlatformConfig read_finn_platform(const sim::ConfigNode& platform);
 
+// The frames of `path` (any number of whole frames of the model's input, values of its input
+// type), or `cfg.frames` pseudo-random frames; `described` says which.
+std::vector<int64_t> read_inputs(const std::string& path, const FinnModel& m,
+                                 const FinnPlatformConfig& cfg, std::string& described);
+
 class FinnFace final : public platform::Platform {
 public:
     FinnFace(FinnPlatformConfig cfg, std::string source);
@@ -33,6 +41,8 @@ public:
     std::string describe_program(const std::string& path) const override;
     platform::RunReport run(const platform::RunRequest& request) override;
     platform::EstimateReport estimate(const platform::EstimateRequest& request) const override;
+    // The streaming design's layers against their functions (finn_regress.cpp).
+    platform::RunReport regress(const platform::RegressRequest& request) const override;
 
 private:
     FinnPlatformConfig m_cfg;

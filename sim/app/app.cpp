@@ -325,14 +325,15 @@ CLI::App* add_regress(CLI::App& app, RegressOptions& regress_opts) {
         "regress",
         "Compare a program on the simulated platform with its float reference, per layer and "
         "per output: a kmodel on the K210 with its ONNX model, an int8 network on the DL "
-        "processor with its float equivalent; exit 1 when a tolerance is exceeded");
+        "processor with its float equivalent, a FINN design's streams with its layers' "
+        "functions; exit 1 when a tolerance is exceeded");
     regress->add_option("--onnx", regress_opts.onnx, "The float ONNX model (K210)")
         ->check(CLI::ExistingFile);
     regress
         ->add_option("--model", regress_opts.model,
                      "The program: a kmodel, ours (with its compile report) or one built by "
                      "nncase or the SDK tools (then give the preprocessing); a DL processor "
-                     "network YAML")
+                     "network YAML; a FINN-ONNX design")
         ->required()
         ->check(CLI::ExistingFile);
     regress
@@ -361,6 +362,8 @@ CLI::App* add_regress(CLI::App& app, RegressOptions& regress_opts) {
                         "Smallest cosine similarity per layer (default 0.99)");
     regress->add_option("--min-top1", regress_opts.min_top1,
                         "Smallest top-1 agreement of the output (default 0.95)");
+    regress->add_option("--folding", regress_opts.folding, "FINN: the folding config (JSON)")
+        ->check(CLI::ExistingFile);
     regress->add_flag("--timed", regress_opts.timed,
                       "Also run the first sample on the timed K210 platform: its outputs must "
                       "equal the functional run's bit for bit; per-layer time and cycles are "

@@ -105,6 +105,7 @@ struct RegressOptions {
     std::string labels;       // optional .npy of class labels (accuracy)
     std::string out;          // directory for report.json, junit.xml, report.txt
     std::string tolerances;   // optional YAML: max_lsb, min_cosine, min_top1_agreement
+    std::string folding;      // FINN: the folding config (JSON)
     double max_lsb = -1, min_cosine = -1, min_top1 = -1;  // < 0: from the file or the default
     bool timed = false;            // also run the first sample on the timed platform
     std::string platform;          // the platform YAML (empty: the built-in k210)

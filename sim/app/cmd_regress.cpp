@@ -19,6 +19,7 @@ int cmd_regress(const RegressOptions& opts) {
     req.inputs = opts.inputs;
     req.labels = opts.labels;
     req.tolerances = opts.tolerances;
+    req.folding = opts.folding;
     req.max_lsb = opts.max_lsb;
     req.min_cosine = opts.min_cosine;
     req.min_top1 = opts.min_top1;

@@ -123,8 +123,8 @@ void ErrorStats::add(const float* sim, const float* ref, size_t n) {
 }
 
 Tolerances read_tolerances(const std::string& file, double max_lsb, double min_cosine,
-                           double min_top1) {
-    Tolerances t;
+                           double min_top1, const Tolerances& defaults) {
+    Tolerances t = defaults;
     if (!file.empty()) {
         sim::ConfigDocument doc = sim::ConfigDocument::load_file(file);
         const sim::ConfigNode r = doc.root();

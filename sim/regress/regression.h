@@ -42,8 +42,9 @@ struct Tolerances {
 // The tolerances of a YAML file (max_lsb, min_cosine, min_top1_agreement; "" for none), then
 // each value given on the command line (negative: not given). A bad file is one sim::Error
 // naming the file, line and key.
+// `defaults`: the platform's (FINN's integer designs: 0 LSB).
 Tolerances read_tolerances(const std::string& file, double max_lsb, double min_cosine,
-                           double min_top1);
+                           double min_top1, const Tolerances& defaults = {});
 
 // One layer's output against the reference tensor it equals, over every sample.
 struct LayerError {

@@ -45,6 +45,9 @@ public:
     const char* kind() const override { return "npu_stream"; }
     // Keep every word's write and read cycle (for occupancy over time, e.g. a trace counter).
     void record_times(bool on) { m_record = on; }
+    // Keep every word written, in order (a regression compares a layer's output with a reference).
+    void keep_values(bool on) { m_keep = on; }
+    const std::vector<T>& values() const { return m_values; }
     const std::vector<uint64_t>& write_times() const { return m_write_log; }
     const std::vector<uint64_t>& read_times() const { return m_read_log; }
     uint64_t depth() const { return m_depth; }
@@ -66,6 +69,9 @@ public:
         }
         if (m_record) {
             m_write_log.push_back(cycle);
+        }
+        if (m_keep) {
+            m_values.push_back(value);
         }
         m_words.push_back({std::move(value), cycle});
         record_occupancy(cycle);
@@ -152,6 +158,8 @@ private:
     uint64_t m_written = 0, m_reads_before = 0;
     StreamStats m_stats;
     bool m_record = false;
+    bool m_keep = false;
+    std::vector<T> m_values;
     std::vector<uint64_t> m_write_log, m_read_log;
     sc_core::sc_event m_write_event, m_read_event;
 };

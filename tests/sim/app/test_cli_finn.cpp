@@ -255,6 +255,42 @@ TEST_F(Cli, FinnFoldingSweepOfTheCnv) {
     EXPECT_NE(page.find("data-front=\"LUT\""), std::string::npos);
 }
 
+// npusim regress on FINN: the streaming design (words through 2-deep FIFOs, width converters
+// inserted) against each layer's function, layer by layer, on the 297 test digits: every layer
+// equal (0 LSB), and the labels give the accuracy the training scripts' NumPy computed
+// independently (TFC 288/297, CNV 277/297) for both; junit.xml has a case per check (per layer
+// its LSB and cosine, the output's cosine). Labels of another count are one message.
+TEST_F(Cli, FinnRegressStreamsEqualTheLayersFunctions) {
+    const std::string base = "regress --platform " NPUSIM_SOURCE_DIR
+                             "/configs/finn.yaml --labels " TFC "test_labels.npy --model " TFC;
+    Result r =
+        run(base +
+            "tfc_digits.onnx --folding " TFC "folding.json --inputs " TFC "test_inputs.npy --out " +
+            (dir / "tfc").string());
+    ASSERT_EQ(r.rc, 0) << r.out << r.err;
+    EXPECT_NE(r.out.find("accuracy: reference 288/297 (96.97 %), simulated 288/297 (96.97 %)"),
+              std::string::npos)
+        << r.out;
+    const auto j = nlohmann::json::parse(slurp(dir / "tfc" / "report.json"));
+    ASSERT_EQ(j["layers"].size(), 6u);
+    for (const auto& l : j["layers"]) {
+        EXPECT_EQ(l["measures"]["max_error_lsb"]["value"], 0) << l["name"];
+    }
+    EXPECT_EQ(j["totals"]["accuracy_simulated"]["value"].get<double>() * 297, 288);
+    EXPECT_NE(slurp(dir / "tfc" / "junit.xml")
+                  .find("<testsuite name=\"npusim.regress\" tests=\"13\" failures=\"0\">"),
+              std::string::npos);
+    r = run(base + "cnv_digits.onnx --folding " TFC "cnv_folding.json --inputs " TFC
+                   "cnv_test_inputs.npy");
+    ASSERT_EQ(r.rc, 0) << r.out << r.err;
+    EXPECT_NE(r.out.find("simulated 277/297 (93.27 %)"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("no layer exceeds the tolerances"), std::string::npos) << r.out;
+    r = run("regress --platform " NPUSIM_SOURCE_DIR "/configs/finn.yaml --model " TFC
+            "tfc_digits.onnx --labels " TFC "test_labels.npy");
+    EXPECT_EQ(r.rc, 2);
+    EXPECT_NE(r.err.find("test_labels.npy: 297 labels for 8 frames"), std::string::npos) << r.err;
+}
+
 TEST_F(Cli, FinnFunctionalAndEstimate) {
     const Result f =
         run(kRun + " --input " TFC "test_inputs.npy --functional --out " + (dir / "f").string());

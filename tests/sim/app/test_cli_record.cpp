@@ -62,6 +62,13 @@ TEST_F(Cli, EveryReportValidatesAgainstTheSchema) {
                   .rc,
               1);
     reports += " " + (dir / "dlp_regress" / "report.json").string();
+    ASSERT_EQ(
+        run("regress --platform " NPUSIM_SOURCE_DIR "/configs/finn.yaml --model " NPUSIM_SOURCE_DIR
+            "/configs/networks/finn/tfc_digits.onnx --out " +
+            (dir / "finn_regress").string())
+            .rc,
+        0);
+    reports += " " + (dir / "finn_regress" / "report.json").string();
     for (const auto& [name, args] : runs) {
         const Result r = run(args + " --out " + (dir / name).string());
         ASSERT_EQ(r.rc, 0) << args << r.err;
