@@ -206,8 +206,14 @@ std::vector<sim::LayerRecord> values_only_layers(const K210Job& job, const Funct
     for (const FunctionalLayer& l : r.layers) {
         const KmodelLayer& ml = job.model.layers[l.index];
         std::string shape;
+        uint64_t param_bytes = 0;  // as the timed run's KPU fetches them (kpu_cost.h)
         if (is_kpu_layer(job.model.version, ml.type)) {
-            shape = kpu::shape_summary(job.model.convs[conv++].args);
+            const KpuConvLayer& c = job.model.convs[conv++];
+            shape = kpu::shape_summary(c.args);
+            const kpu::LayerCost cost =
+                kpu::layer_cost(c.args, job.model.eight_bit, job.cfg->kpu.timing);
+            param_bytes =
+                (cost.weight_bytes + cost.param_bytes) * (job.model.version == 4 ? c.batches : 1);
         }
         fmt::format_to(it, "{:>4}  {:<14} {:<30} {:>11} {:>10}\n", l.index, ml.type_name, shape,
                        l.macs, l.elements);
@@ -215,7 +221,7 @@ std::vector<sim::LayerRecord> values_only_layers(const K210Job& job, const Funct
                           ml.type_name,
                           shape,
                           l.macs,
-                          0,
+                          param_bytes,
                           std::nullopt,
                           std::nullopt,
                           {},

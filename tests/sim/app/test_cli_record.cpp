@@ -107,6 +107,26 @@ TEST_F(Cli, EveryReportValidatesAgainstTheSchema) {
         << bad.out;
 }
 
+// A functional run's layers have the parameter bytes the timed run's KPU fetches (weights, the
+// batch-norm and activation tables), layer by layer.
+TEST_F(Cli, FunctionalAndTimedRunsAgreeOnEachLayersParameterBytes) {
+    for (const char* mode : {"timed", "functional"}) {
+        ASSERT_EQ(run(std::string("run --demo edges --out ") + (dir / mode).string() +
+                      (std::string(mode) == "functional" ? " --functional" : ""))
+                      .rc,
+                  0);
+    }
+    const auto t = nlohmann::json::parse(slurp(dir / "timed" / "report.json"));
+    const auto f = nlohmann::json::parse(slurp(dir / "functional" / "report.json"));
+    ASSERT_EQ(t["layers"].size(), f["layers"].size());
+    uint64_t kpu_bytes = 0;
+    for (size_t i = 0; i < t["layers"].size(); ++i) {
+        EXPECT_EQ(f["layers"][i]["param_bytes"], t["layers"][i]["param_bytes"]) << i;
+        kpu_bytes += f["layers"][i]["param_bytes"].get<uint64_t>();
+    }
+    EXPECT_GT(kpu_bytes, 0u);
+}
+
 // The page is drawn from the record: `npusim report` reads report.json back into the record and
 // draws the same bytes; the time bars have one series per engine part the record names.
 TEST_F(Cli, TheReportPageIsDrawnFromTheRecordAlone) {
