@@ -396,11 +396,14 @@ void refuse_unknown(const onnx::Graph& g, const std::string& source) {
         }
     }
     if (!unknown.empty()) {
-        throw sim::Error(fmt::format(
-            "{}: npusim runs chains of MVAU, VVAU, Thresholding, ConvolutionInputGenerator, "
-            "StreamingMaxPool, StreamingDataWidthConverter, LabelSelect and StreamingFIFO "
-            "layers (domain finn.custom_op.fpgadataflow); it does not run {}",
-            source, fmt::join(unknown, ", ")));
+        std::vector<std::string> known;  // the table's layers, then the FIFOs it reads as depths
+        for (const FinnOp& op : table()) {
+            known.emplace_back(op.op);
+        }
+        throw sim::Error(
+            fmt::format("{}: npusim runs chains of {} and StreamingFIFO layers (domain "
+                        "finn.custom_op.fpgadataflow); it does not run {}",
+                        source, fmt::join(known, ", "), fmt::join(unknown, ", ")));
     }
 }
 

@@ -255,7 +255,9 @@ TEST(FinnImport, EachBrokenGraphIsOneMessageNamingNodeAndRule) {
          "tfc.onnx: node 'MVAU_hls_0' (MVAU_hls): weights have shape [4, 8], expected [MW, MH] = "
          "[8, 4]"},
         {[](auto& m) { m.mutable_graph()->mutable_node(1)->set_op_type("FMPadding_hls"); },
-         "does not run 'MVAU_hls_1' (FMPadding_hls)"},
+         "tfc.onnx: npusim runs chains of MVAU, VVAU, Thresholding, ConvolutionInputGenerator, "
+         "StreamingMaxPool, StreamingDataWidthConverter, LabelSelect and StreamingFIFO layers "
+         "(domain finn.custom_op.fpgadataflow); it does not run 'MVAU_hls_1' (FMPadding_hls)"},
         {[](auto& m) { m.mutable_graph()->mutable_node(2)->set_domain(""); },
          "does not run 'LabelSelect_hls_0' (LabelSelect_hls, domain '')"},
         {[](auto& m) { m.mutable_graph()->mutable_node(2)->set_input(0, "global_in"); },
