@@ -100,6 +100,9 @@ struct EstimateReport {
     // Scalars summing the estimate up (report.json "totals", a campaign's metrics): e.g. the
     // configurations, or a program's cycles and time. Null: none.
     nlohmann::ordered_json totals;
+    // A program's estimate as a run record (its layers, engines and totals): report.json,
+    // layers.csv and the page are then drawn from it, like a run's.
+    std::optional<sim::RunRecord> record;
 };
 
 // `npusim compile`: an ONNX model into the platform's program format.

@@ -34,6 +34,7 @@ void kpu_layer(ModelEstimateRow& row, const Kmodel& m, const KpuConvLayer& c, co
     const uint64_t n = m.version == 4 ? c.batches : 1;
     row.shape = kpu::shape_summary(a) + (n > 1 ? fmt::format(" x{}", n) : "");
     row.macs = cost.macs * n;
+    row.param_bytes = (cost.weight_bytes + cost.param_bytes) * n;
     row.kpu_cycles = cost.total_cycles * n;
     row.kpu_fixed = cost.fixed_cycles * n;
     row.kpu_fetch = (cost.param_fetch_cycles + cost.exposed_fetch_cycles) * n;
@@ -124,6 +125,48 @@ nlohmann::ordered_json model_estimate_json(const std::vector<ModelEstimateRow>& 
                           {"time_us", r.time_us}});
     }
     return {{"layers", layers}};
+}
+
+sim::RunRecord model_estimate_record(const std::vector<ModelEstimateRow>& rows,
+                                     const K210Config& cfg) {
+    sim::RunRecord r;
+    r.command = "estimate";
+    r.mode = "estimate";
+    const auto kpu_hz = static_cast<double>(cfg.kpu.timing.clock_hz);
+    const auto cpu_hz = static_cast<double>(cfg.cpu.clock_hz);
+    const auto ps = [](uint64_t cycles, double hz) {
+        return static_cast<uint64_t>(static_cast<double>(cycles) * 1e12 / hz + 0.5);
+    };
+    uint64_t kpu = 0, cpu = 0;
+    double us = 0;
+    for (const ModelEstimateRow& row : rows) {
+        sim::LayerRecord l{row.index,    row.type,     row.shape, row.macs, row.param_bytes,
+                           std::nullopt, std::nullopt, {},        {},       ""};
+        l.engines.push_back({"KPU",
+                             ps(row.kpu_cycles, kpu_hz),
+                             "kpu",
+                             kpu_hz,
+                             {{"fixed", row.kpu_fixed},
+                              {"fetch", row.kpu_fetch},
+                              {"compute", row.kpu_compute},
+                              {"output stream", row.kpu_output}}});
+        l.engines.push_back(
+            {"CPU",
+             ps(row.cpu_cycles, cpu_hz),
+             "cpu",
+             cpu_hz,
+             {{"work", row.cpu_work}, {"read-back", row.readback}, {"runtime", row.cpu_overhead}}});
+        l.measures = {{"kpu_cycles", static_cast<double>(row.kpu_cycles), "cycles"},
+                      {"cpu_cycles", static_cast<double>(row.cpu_cycles), "cycles"},
+                      {"time_us", row.time_us, "us"}};
+        r.layers.push_back(std::move(l));
+        kpu += row.kpu_cycles, cpu += row.cpu_cycles, us += row.time_us;
+    }
+    r.totals = {{"layers", static_cast<double>(rows.size()), "layers"},
+                {"kpu_cycles", static_cast<double>(kpu), "cycles"},
+                {"cpu_cycles", static_cast<double>(cpu), "cycles"},
+                {"time_us", us, "us"}};
+    return r;
 }
 
 }  // namespace npu::k210

@@ -14,6 +14,7 @@
 #include "models/k210_kpu/kpu_cost.h"
 #include "platforms/k210/kmodel/kmodel.h"
 #include "platforms/k210/soc/k210_config.h"
+#include "sim/core/run_record.h"
 
 namespace npu::k210 {
 
@@ -25,6 +26,7 @@ struct ModelEstimateRow {
     size_t index = 0;
     std::string type, shape;
     uint64_t macs = 0;
+    uint64_t param_bytes = 0;  // weights and tables the KPU fetches
     uint64_t kpu_cycles = 0, kpu_fixed = 0, kpu_fetch = 0, kpu_compute = 0, kpu_output = 0;
     uint64_t cpu_cycles = 0, cpu_work = 0, cpu_overhead = 0, readback = 0;
     double time_us = 0;  // kpu at the KPU clock + cpu at the CPU clock
@@ -36,5 +38,10 @@ std::vector<ModelEstimateRow> estimate_model(const Kmodel& m, const K210Config& 
 std::string model_estimate_table(const std::vector<ModelEstimateRow>& rows);
 std::string model_estimate_csv(const std::vector<ModelEstimateRow>& rows);
 nlohmann::ordered_json model_estimate_json(const std::vector<ModelEstimateRow>& rows);
+// The estimate as a run record's layers and totals (command "estimate"): per layer the KPU's
+// time with the parts a timed run names (fixed, fetch, compute, output stream) and the CPU's
+// (work, read-back, runtime), each at its clock; the layers have no start or end.
+sim::RunRecord model_estimate_record(const std::vector<ModelEstimateRow>& rows,
+                                     const K210Config& cfg);
 
 }  // namespace npu::k210

@@ -250,11 +250,6 @@ platform::EstimateReport K210Face::estimate_program(
         const std::string json = model_estimate_json(rows).dump(1) + "\n";
         rep.files.push_back({"estimate.csv", {csv.begin(), csv.end()}});
         rep.files.push_back({"estimate.json", {json.begin(), json.end()}});
-        rep.plot = {{"parameters", nlohmann::ordered_json::array()},
-                    {"measures",
-                     {{{"key", "time_us"}, {"title", "estimated time (µs)"}},
-                      {{"key", "kpu_cycles"}, {"title", "KPU cycles"}},
-                      {{"key", "cpu_cycles"}, {"title", "CPU cycles"}}}}};
     }
     uint64_t kpu = 0, cpu = 0;
     double us = 0;
@@ -263,6 +258,13 @@ platform::EstimateReport K210Face::estimate_program(
     }
     rep.totals = {
         {"layers", rows.size()}, {"kpu_cycles", kpu}, {"cpu_cycles", cpu}, {"time_us", us}};
+    rep.record = model_estimate_record(rows, m_cfg);
+    rep.record->platform = {"k210",
+                            m_cfg.platform.name,
+                            source(),
+                            {{"kpu_clock_hz", static_cast<double>(m_cfg.kpu.timing.clock_hz), "Hz"},
+                             {"cpu_clock_hz", static_cast<double>(m_cfg.cpu.clock_hz), "Hz"}}};
+    rep.record->program = {request.model, fmt::format("kmodel v{}", m.version), {}};
     rep.note = fmt::format("estimated {} layers in {:.1f} ms", rows.size(), ms);
     return rep;
 }

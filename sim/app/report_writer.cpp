@@ -161,7 +161,17 @@ void write_estimate_report(sim::OutputDir& out, const platform::EstimateReport& 
         out.write_bytes(f.name, f.bytes);
         estimate = f.name == "estimate.json" ? &f : estimate;
     }
-    if (estimate != nullptr && !report.plot.empty()) {
+    if (report.record) {  // a program's estimate: drawn like a run
+        sim::RunRecord rec = *report.record;
+        rec.command = "estimate";
+        rec.rows = estimate != nullptr ? "estimate.json" : "";
+        const nlohmann::ordered_json j = sim::to_json(rec);
+        out.write_text("report.json", j.dump(2) + "\n");
+        if (!rec.layers.empty()) {
+            out.write_text("layers.csv", sim::layers_csv(rec));
+            out.write_text("report.html", report::html_report(j, nullptr, "report.json", {}));
+        }
+    } else if (estimate != nullptr && !report.plot.empty()) {
         nlohmann::ordered_json j;
         j["tool"] = "npusim";
         j["version"] = sim::npusim_version();

@@ -361,6 +361,9 @@ Json to_json(const RunRecord& r) {
     j["passed"] = r.passed();
     j["notes"] = r.notes;
     j["tables"] = tables_json(r.tables);
+    if (!r.rows.empty()) {
+        j["rows"] = r.rows;
+    }
     j["stats"] = r.stats.is_null() ? Json::object() : r.stats;
     j["extra"] = r.extra.is_null() ? Json::object() : r.extra;
     return j;
@@ -409,6 +412,7 @@ RunRecord record_from_json(const Json& j, const std::string& source) {
             r.tables.push_back(table_from(rd, name, t));
         }
     }
+    r.rows = j.contains("rows") ? rd.str(j, "rows", "") : "";
     r.stats = rd.at(j, "stats", "", Json::value_t::object);
     r.extra = rd.at(j, "extra", "", Json::value_t::object);
     return r;

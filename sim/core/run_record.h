@@ -109,6 +109,9 @@ struct RunRecord {
     std::vector<Check> checks;
     std::vector<std::string> notes;  // what a reader of the numbers should know
     std::vector<Table> tables;
+    // A file of the run's in --out with one row per layer or configuration (an estimate's
+    // estimate.json), which a campaign merges into its rows; "" for none.
+    std::string rows;
     nlohmann::ordered_json stats;  // the models' statistics tree (sim/core/stats.h), or null
     nlohmann::ordered_json extra;  // what only this platform reports (an object), or null
 

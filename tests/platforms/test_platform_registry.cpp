@@ -47,7 +47,7 @@ public:
         return rep;
     }
     platform::EstimateReport estimate(const platform::EstimateRequest& r) const override {
-        return {fmt::format("toy estimate of {}\n", r.layers), "", {}, {}, {}};
+        return {fmt::format("toy estimate of {}\n", r.layers), "", {}, {}, {}, std::nullopt};
     }
 
 private:

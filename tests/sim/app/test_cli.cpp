@@ -132,6 +132,22 @@ TEST_F(Cli, EstimateTakesLayersOrAModel) {
         EXPECT_EQ(j["layers"][i]["kpu_cycles"], m["kpu_cycles"]["value"]) << i;
         EXPECT_EQ(j["layers"][i]["cpu_cycles"], m["cpu_cycles"]["value"]) << i;
     }
+    // Its report.json is a run record like the run's: each layer's parameter bytes and the KPU's
+    // and CPU's cycles split into the same named parts (no bus and DMA: not estimated).
+    const auto rec = nlohmann::json::parse(slurp(dir / "est" / "report.json"));
+    EXPECT_EQ(rec["command"], "estimate");
+    EXPECT_EQ(rec["rows"], "estimate.json");
+    ASSERT_EQ(rec["layers"].size(), timed["layers"].size());
+    for (size_t i = 0; i < rec["layers"].size(); ++i) {
+        const auto& e = rec["layers"][i];
+        const auto& t = timed["layers"][i];
+        EXPECT_EQ(e["param_bytes"], t["param_bytes"]) << i;
+        for (size_t k = 0; k < 2; ++k) {  // KPU, CPU
+            EXPECT_EQ(e["engines"][k]["engine"], t["engines"][k]["engine"]) << i;
+            EXPECT_EQ(e["engines"][k]["parts"], t["engines"][k]["parts"]) << i << " " << k;
+        }
+    }
+    EXPECT_TRUE(fs::exists(dir / "est" / "report.html"));
     r = run("estimate --platform " NPUSIM_SOURCE_DIR "/configs/dlp_zcu102_int8.yaml --model " + km);
     EXPECT_EQ(r.rc, 2);
     EXPECT_NE(r.err.find("a DL processor estimate takes --layers NETWORK.yaml"), std::string::npos)
