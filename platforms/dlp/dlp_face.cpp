@@ -124,6 +124,12 @@ std::vector<sim::Part> exposed_parts(const LayerCost& c, bool overlap) {
     return parts;
 }
 
+// A layer's "CxHxW -> CxHxW".
+std::string shape_of(const Network& n, const Layer& l) {
+    const ActShape in = input_shape(n, l);
+    return fmt::format("{}x{}x{} -> {}x{}x{}", in.z, in.h, in.w, l.out.z, l.out.h, l.out.w);
+}
+
 std::vector<sim::LayerRecord> layer_records(const std::vector<LayerRun>& runs, const Network& n,
                                             const NetworkEstimate& est,
                                             const DlpPlatformConfig& job) {
@@ -134,8 +140,7 @@ std::vector<sim::LayerRecord> layer_records(const std::vector<LayerRun>& runs, c
         r.index = layers.size();
         r.name = l.name;
         r.op = module_name(l.kind);
-        const ActShape in = input_shape(n, l);
-        r.shape = fmt::format("{}x{}x{} -> {}x{}x{}", in.z, in.h, in.w, l.out.z, l.out.h, l.out.w);
+        r.shape = shape_of(n, l);
         r.macs = run.cost.macs;
         r.param_bytes = run.cost.weight_bytes;
         r.start_ps = run.start_ps, r.end_ps = run.end_ps;
@@ -185,6 +190,61 @@ sim::RunRecord run_record(const DlpPlatformConfig& cfg, const std::string& sourc
                   {"start_ps", static_cast<double>(r.start_ps), "ps"},
                   {"end_ps", static_cast<double>(r.end_ps), "ps"}};
     rec.stats = soc.dlp.stats().to_json();
+    rec.extra = {{"network", n.name}, {"memory_map", c.program.table()}};
+    return rec;
+}
+
+// The estimate as a record: per layer of a frame the module's cycles split as the timed run's
+// (exposed_parts), the cost's terms as measures; the estimate's totals.
+sim::RunRecord estimate_record(const DlpPlatformConfig& cfg, const std::string& source,
+                               const std::string& file, const Compiled& c,
+                               const NetworkEstimate& e) {
+    const Network& n = c.file.network;
+    sim::RunRecord rec;
+    rec.command = "estimate";
+    rec.mode = "estimate";
+    const auto hz = static_cast<double>(cfg.dlp.target_frequency_hz);
+    rec.platform = {
+        "dlp",
+        cfg.name,
+        source,
+        {{"clock_hz", hz, "Hz"}, {"axi_bits", static_cast<double>(cfg.dlp.axi_bits()), "bits"}}};
+    rec.program = {file,
+                   "DL processor network",
+                   {{"layers", static_cast<double>(n.layers.size()), "layers"},
+                    {"frames", static_cast<double>(c.file.frames), "frames"}}};
+    for (size_t i = 0; i < e.layers.size() && i < n.layers.size(); ++i) {
+        const LayerCost& k = e.layers[i].cost;
+        const auto d = [](uint64_t v) {
+            return static_cast<double>(v);
+        };
+        sim::LayerRecord r{i,
+                           e.layers[i].module,
+                           shape_of(n, n.layers[i]),
+                           k.macs,
+                           k.weight_bytes,
+                           std::nullopt,
+                           std::nullopt,
+                           {},
+                           {},
+                           e.layers[i].name};
+        r.engines.push_back({"DL processor",
+                             static_cast<uint64_t>(d(k.total_cycles) * 1e12 / hz + 0.5), "dlp", hz,
+                             exposed_parts(k, cfg.timing.overlap)});
+        r.measures = {{"cycles", d(k.total_cycles), "cycles"},
+                      {"compute_cycles", d(k.compute_cycles), "cycles"},
+                      {"read_cycles", d(k.read_cycles), "cycles"},
+                      {"weight_cycles", d(k.weight_cycles), "cycles"},
+                      {"write_cycles", d(k.write_cycles), "cycles"},
+                      {"read_bytes", d(k.read_bytes), "bytes"},
+                      {"write_bytes", d(k.write_bytes), "bytes"},
+                      {"tiles", d(k.tiles), ""}};
+        rec.layers.push_back(std::move(r));
+    }
+    rec.totals = {{"frames", static_cast<double>(e.frames), "frames"},
+                  {"last_frame_latency_cycles", static_cast<double>(e.frame_cycles), "cycles"},
+                  {"total_latency_cycles", static_cast<double>(e.total_cycles), "cycles"},
+                  {"frames_per_second", e.frames_per_second(), "frames/s"}};
     rec.extra = {{"network", n.name}, {"memory_map", c.program.table()}};
     return rec;
 }
@@ -298,11 +358,8 @@ platform::EstimateReport DlpFace::estimate(const platform::EstimateRequest& requ
         j["memory_map"] = map;
         const std::string text = j.dump(1) + "\n";
         rep.files.push_back({"estimate.json", {text.begin(), text.end()}});
-        rep.plot = {{"parameters", nlohmann::ordered_json::array()},
-                    {"measures",
-                     {{{"key", "total_cycles"}, {"title", "cycles per layer"}},
-                      {{"key", "read_bytes"}, {"title", "bytes read per layer"}}}}};
     }
+    rep.record = estimate_record(m_cfg, source(), request.layers, c, e);
     return rep;
 }
 

@@ -17,6 +17,13 @@ namespace npu::finn {
 
 namespace {
 
+constexpr const char* kFinnEstimateNote =
+    "As FINN's dataflow_performance computes it on the graph as given: its nodes at FINN's "
+    "get_exp_cycles, the slowest one's cycles a frame and the latency as their sum (no overlap).";
+constexpr const char* kFormulaEstimateNote =
+    "The same on the chain npusim simulates: the width converters it inserts and its own "
+    "formulas where they differ from FINN's (docs/finn.md).";
+
 constexpr const char* kLatencyNote =
     "a lower bound: each layer's first output follows its inputs with no pipeline fill, which "
     "FINN's HLS and RTL layers add (docs/finn.md, \"Latency\")";
@@ -407,17 +414,9 @@ void timed_report(platform::RunReport& rep, const FinnModel& m, const DesignRun&
                   {"cycles", d(r.cycles), "cycles"},
                   {"frames", d(ctx.frames), "frames"}};
     rec.notes = {std::string("latency_cycles: ") + kLatencyNote};
-    rec.tables = {fifo_table(r),
-                  one_row_table("finn_estimate", "FINN's estimate",
-                                "As FINN's dataflow_performance computes it on the graph as "
-                                "given: its nodes at FINN's get_exp_cycles, the slowest one's "
-                                "cycles a frame and the latency as their sum (no overlap).",
-                                finn),
-                  one_row_table("formula_estimate", "npusim's formulas",
-                                "The same on the chain npusim simulates: the width converters "
-                                "it inserts and its own formulas where they differ from FINN's "
-                                "(docs/finn.md).",
-                                ours)};
+    rec.tables = {
+        fifo_table(r), one_row_table("finn_estimate", "FINN's estimate", kFinnEstimateNote, finn),
+        one_row_table("formula_estimate", "npusim's formulas", kFormulaEstimateNote, ours)};
     rep.record = std::move(rec);
     if (sizing != nullptr) {
         sizing_report(rep, *sizing, hz);
@@ -462,6 +461,57 @@ platform::OutputFile sized_folding(const FinnModel& m, const std::string& foldin
     const std::string text = j.dump(2) + "\n";
     return {"folding_sized.json", {text.begin(), text.end()}};
 }
+
+namespace {
+
+// The estimate as a record: per layer a frame's cycles by npusim's formula (the engine "layer",
+// at the clock) with FINN's where the graph has the node, and its resource estimates; the
+// totals; FINN's estimate and npusim's formulas as tables.
+sim::RunRecord estimate_record(const FinnModel& m, const platform::EstimateRequest& req,
+                               const FinnPlatformConfig& cfg, const std::string& source,
+                               const nlohmann::ordered_json& totals) {
+    const uint64_t hz = cfg.clock_hz;
+    sim::RunRecord rec;
+    rec.command = "estimate";
+    rec.mode = "estimate";
+    rec.platform = {"finn", cfg.name, source, {{"clock_hz", static_cast<double>(hz), "Hz"}}};
+    rec.program = {
+        req.model, "FINN-ONNX", {{"layers", static_cast<double>(m.design.layers.size()), ""}}};
+    for (size_t i = 0; i < m.design.layers.size(); ++i) {
+        const Layer& l = m.design.layers[i];
+        const uint64_t c = formula_cycles(l.op);
+        const Resources r = resources(l, cfg.dsp58);
+        const auto d = [](uint64_t v) {
+            return static_cast<double>(v);
+        };
+        sim::LayerRecord lr{i,  op_name(l.op), shape_of(l.op), macs_of(l.op),
+                            0,  std::nullopt,  std::nullopt,   {},
+                            {}, l.name};
+        lr.engines.push_back({"layer", cycles_to_ps(c, hz), "clock", d(hz), {{"frame", c}}});
+        lr.measures = {{"cycles", d(c), "cycles"}};
+        if (!l.inserted) {
+            lr.measures.push_back({"finn_cycles", d(finn_exp_cycles(l.op)), "cycles"});
+        }
+        lr.measures.push_back({"LUT", d(r.lut), ""});
+        lr.measures.push_back({"BRAM_18K", d(r.bram_18k), ""});
+        lr.measures.push_back({"URAM", d(r.uram), ""});
+        lr.measures.push_back({"DSP", d(r.dsp), ""});
+        rec.layers.push_back(std::move(lr));
+    }
+    for (const auto& [k, v] : totals.items()) {
+        if (v.is_number()) {
+            rec.totals.push_back({k, v.get<double>(), ""});
+        }
+    }
+    rec.tables = {one_row_table("finn_estimate", "FINN's estimate", kFinnEstimateNote,
+                                finn_estimate_json(m.design, hz)),
+                  one_row_table("formula_estimate", "npusim's formulas", kFormulaEstimateNote,
+                                formula_estimate_json(m.design, hz))};
+    rec.extra = {{"folding", req.folding}};
+    return rec;
+}
+
+}  // namespace
 
 platform::EstimateReport estimate_report(const FinnModel& m, const platform::EstimateRequest& req,
                                          const FinnPlatformConfig& cfg, const std::string& source) {
@@ -508,6 +558,7 @@ platform::EstimateReport estimate_report(const FinnModel& m, const platform::Est
     }
     rep.totals["LUT"] = total.lut, rep.totals["BRAM_18K"] = total.bram_18k;
     rep.totals["URAM"] = total.uram, rep.totals["DSP"] = total.dsp;
+    rep.record = estimate_record(m, req, cfg, source, rep.totals);
     if (req.to_files) {
         nlohmann::ordered_json j = {{"model", req.model},    {"folding", req.folding},
                                     {"clock_hz", hz},        {"layers", layers},

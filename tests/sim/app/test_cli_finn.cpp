@@ -297,8 +297,20 @@ TEST_F(Cli, FinnFunctionalAndEstimate) {
     ASSERT_EQ(f.rc, 0) << f.err;
     EXPECT_EQ(ints(dir / "f" / "output.npy"), ints(TFC "reference_outputs.npy"));
     const Result e = run("estimate --platform " NPUSIM_SOURCE_DIR "/configs/finn.yaml --model " TFC
-                         "tfc_digits.onnx --folding " TFC "folding.json");
+                         "tfc_digits.onnx --folding " TFC "folding.json --out " +
+                         (dir / "e").string());
     ASSERT_EQ(e.rc, 0) << e.err;
+    // Its record: a layer per layer of the chain, a frame's formula cycles at the clock, FINN's
+    // cycles where the graph has the node (not on the converters npusim inserted).
+    const auto j = nlohmann::json::parse(slurp(dir / "e" / "report.json"));
+    EXPECT_EQ(j["command"], "estimate");
+    ASSERT_EQ(j["layers"].size(), 6u);
+    EXPECT_EQ(j["layers"][0]["engines"][0]["parts"]["frame"], 16);
+    EXPECT_EQ(j["layers"][0]["engines"][0]["ps"], 160000);  // 16 cycles at 100 MHz
+    EXPECT_EQ(j["layers"][0]["measures"]["finn_cycles"]["value"], 16);
+    EXPECT_FALSE(j["layers"][2]["measures"].contains("finn_cycles"));  // a converter
+    EXPECT_EQ(j["tables"]["formula_estimate"]["rows"][0]["latency_cycles"], 85);
+    EXPECT_EQ(j["totals"]["critical_path_cycles"]["value"], 58);
     // FINN's as FINN prints it; ours: 16 + 16 + 16 (converter 16 -> 4 words) + 16 + 10
     // (converter 10 -> 1) + 11 = 85.
     EXPECT_NE(e.out.find("FINN's estimate (its dataflow_performance on the graph as given): "

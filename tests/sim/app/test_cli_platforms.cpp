@@ -165,11 +165,22 @@ TEST_F(Cli, DlpTimedRunEqualsItsEstimate) {
     EXPECT_EQ(j["outputs"][0]["shape"], nlohmann::json::parse("[10]"));
     const Result e = run("estimate --platform " NPUSIM_SOURCE_DIR
                          "/configs/dlp_zcu102_int8.yaml --layers " NPUSIM_SOURCE_DIR
-                         "/configs/networks/dlp_tiny.yaml");
+                         "/configs/networks/dlp_tiny.yaml --out " +
+                         (dir / "est").string());
     EXPECT_NE(e.out.find(fmt::format("{:<28}{:>26}", "Network",
                                      j["totals"]["cycles"]["value"].get<uint64_t>())),
               std::string::npos)
         << e.out;
+    // The estimate's record has the run's layers with the same parts of the same cycles.
+    const auto est = nlohmann::json::parse(slurp(dir / "est" / "report.json"));
+    EXPECT_EQ(est["command"], "estimate");
+    ASSERT_EQ(est["layers"].size(), j["layers"].size());
+    for (size_t i = 0; i < est["layers"].size(); ++i) {
+        EXPECT_EQ(est["layers"][i]["engines"][0]["parts"], j["layers"][i]["engines"][0]["parts"])
+            << i;
+        EXPECT_EQ(est["layers"][i]["engines"][0]["ps"], j["layers"][i]["engines"][0]["ps"]) << i;
+        EXPECT_EQ(est["layers"][i]["param_bytes"], j["layers"][i]["param_bytes"]) << i;
+    }
     const Result no_net = run("run --platform " NPUSIM_SOURCE_DIR "/configs/dlp_zcu102_int8.yaml");
     EXPECT_EQ(no_net.rc, 2);
     EXPECT_NE(no_net.err.find("a DL processor run needs --network NETWORK.yaml"), std::string::npos)

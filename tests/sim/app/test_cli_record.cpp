@@ -74,6 +74,18 @@ TEST_F(Cli, EveryReportValidatesAgainstTheSchema) {
         ASSERT_EQ(r.rc, 0) << args << r.err;
         reports += " " + (dir / name / "report.json").string();
     }
+    // Program estimates on the three platforms that make them records.
+    for (const auto& [name, args] : std::vector<std::pair<std::string, std::string>>{
+             {"k210_estimate", "estimate --model " + (dir / "dumps" / "demo.kmodel").string()},
+             {"dlp_estimate", "estimate --platform " NPUSIM_SOURCE_DIR
+                              "/configs/dlp_zcu102_int8.yaml --layers " NPUSIM_SOURCE_DIR
+                              "/configs/networks/dlp_tiny.yaml"},
+             {"finn_estimate", "estimate --platform " NPUSIM_SOURCE_DIR
+                               "/configs/finn.yaml --model " NPUSIM_SOURCE_DIR
+                               "/configs/networks/finn/tfc_digits.onnx"}}) {
+        ASSERT_EQ(run(args + " --out " + (dir / name).string()).rc, 0) << args;
+        reports += " " + (dir / name / "report.json").string();
+    }
     const Result valid = shell(kValidate + reports);
     EXPECT_EQ(valid.rc, 0) << valid.out << valid.err;
     EXPECT_EQ(valid.out, "");
