@@ -27,6 +27,15 @@ CalibrateReport Platform::calibrate(const CalibrateRequest& /*request*/) const {
         fmt::format("{}: platform kind {} has no time model to calibrate", m_source, m_kind));
 }
 
+RunReport verdict_report(sim::RunRecord verdict, std::string text) {
+    RunReport r;
+    r.text = std::move(text);
+    r.passed = verdict.passed();
+    r.files_after.push_back({"report.txt", {r.text.begin(), r.text.end()}});
+    r.record = std::move(verdict);
+    return r;
+}
+
 RunReport Platform::regress(const RegressRequest& /*request*/) const {
     throw sim::Error(
         fmt::format("{}: platform kind {} has no compiler to regress against", m_source, m_kind));

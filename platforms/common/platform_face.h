@@ -81,6 +81,10 @@ struct RunReport {
     std::string error;
 };
 
+// A regression's report: its verdict (sim/regress) as the record, `text` printed and written as
+// report.txt, passed when every check passed.
+RunReport verdict_report(sim::RunRecord verdict, std::string text);
+
 // `npusim estimate`: a file of layer configurations (sweeps, a network) to cost without moving
 // data.
 struct EstimateRequest {

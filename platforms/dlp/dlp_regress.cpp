@@ -187,14 +187,10 @@ platform::RunReport DlpFace::regress(const platform::RegressRequest& req) const 
     v.platform = {"dlp", m_cfg.name, source(), {}};
     v.program.format = "DL processor network";
     v.program.facts = {{"layers", static_cast<double>(f.network.layers.size()), "layers"}};
-    platform::RunReport rep;
-    rep.text = fmt::format("{} (int8) vs {} on {}: {}\n", req.model, g.reference, m_cfg.name,
-                           g.input_note) +
-               regress::verdict_text(g, v);
-    rep.passed = v.passed();
-    rep.files_after.push_back({"report.txt", {rep.text.begin(), rep.text.end()}});
-    rep.record = std::move(v);
-    return rep;
+    std::string text = fmt::format("{} (int8) vs {} on {}: {}\n", req.model, g.reference,
+                                   m_cfg.name, g.input_note) +
+                       regress::verdict_text(g, v);
+    return platform::verdict_report(std::move(v), std::move(text));
 }
 
 }  // namespace npu::dlp

@@ -122,14 +122,10 @@ platform::RunReport FinnFace::regress(const platform::RegressRequest& req) const
     v.program.format = "FINN-ONNX";
     v.program.facts = {{"layers", static_cast<double>(m.design.layers.size()), ""}};
     v.extra["folding"] = req.folding;
-    platform::RunReport rep;
-    rep.text = fmt::format("{} streamed vs {} on {} frames of {}\n", req.model, g.reference,
-                           g.samples, g.input_note) +
-               regress::verdict_text(g, v);
-    rep.passed = v.passed();
-    rep.files_after.push_back({"report.txt", {rep.text.begin(), rep.text.end()}});
-    rep.record = std::move(v);
-    return rep;
+    std::string text = fmt::format("{} streamed vs {} on {} frames of {}\n", req.model, g.reference,
+                                   g.samples, g.input_note) +
+                       regress::verdict_text(g, v);
+    return platform::verdict_report(std::move(v), std::move(text));
 }
 
 }  // namespace npu::finn

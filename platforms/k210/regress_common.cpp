@@ -88,12 +88,7 @@ platform::RunReport finish(sim::RunRecord v, const std::string& head, const K210
                    {"cpu_clock_hz", static_cast<double>(cfg.cpu.clock_hz), "Hz"}}};
     v.program.format = fmt::format("kmodel v{}", km.version);
     v.program.facts = {{"layers", static_cast<double>(km.layers.size()), "layers"}};
-    platform::RunReport out;
-    out.text = head;
-    out.passed = v.passed();
-    out.files_after.push_back({"report.txt", {out.text.begin(), out.text.end()}});
-    out.record = std::move(v);
-    return out;
+    return platform::verdict_report(std::move(v), head);
 }
 
 onnx::Value onnx_input(const onnx::Value& raw, const platform::Preprocessing& p,
