@@ -65,13 +65,12 @@ struct OutputFile {
 };
 
 // What a run gives back. The program prints `text`, and with --out writes `files`, then
-// report.json (the record's, or `json` from a platform not yet on the record), then
+// report.json (the record's; none without one), then
 // `files_after`, layers.csv (the record's), trace.json when tracing and report.html; all or
 // nothing.
 struct RunReport {
     std::string text;
     std::optional<sim::RunRecord> record;
-    nlohmann::ordered_json json;
     std::vector<OutputFile> files;
     std::vector<OutputFile> files_after;
     bool passed = true;  // false: the run found a problem (exit 1)

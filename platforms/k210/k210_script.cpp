@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "models/k210_kpu/kpu_layer_args.h"
 #include "platforms/k210/soc/k210_platform.h"
 #include "platforms/k210/soc/trace_player.h"
 #include "sim/core/version.h"
@@ -11,14 +12,26 @@ namespace npu::k210 {
 
 namespace {
 
-nlohmann::ordered_json layer_json(const kpu::LayerRecord& l, uint64_t hz) {
-    return {{"index", l.index},
-            {"macs", l.cost.macs},
-            {"kpu_cycles", l.cost.total_cycles},
-            {"time_us", static_cast<double>(l.cost.total_cycles) * 1e6 / static_cast<double>(hz)},
-            {"start_ps", l.start_ps},
-            {"end_ps", l.end_ps},
-            {"skipped", l.skipped}};
+// A KPU layer the script ran: its span and its time's parts (kpu::LayerCost::parts()).
+sim::LayerRecord layer_record(const kpu::LayerRecord& l, uint64_t hz) {
+    sim::LayerRecord r{l.index,
+                       "KPU layer",
+                       kpu::shape_summary(l.args),
+                       l.cost.macs,
+                       l.cost.weight_bytes + l.cost.param_bytes,
+                       l.start_ps,
+                       l.end_ps,
+                       {},
+                       {},
+                       ""};
+    std::vector<sim::Part> parts;
+    for (const auto& [name, cycles] : l.cost.parts()) {
+        parts.push_back({name, cycles});
+    }
+    r.engines.push_back({"KPU", l.end_ps - l.start_ps, "kpu", static_cast<double>(hz), parts});
+    r.measures = {{"kpu_cycles", static_cast<double>(l.cost.total_cycles), "cycles"},
+                  {"skipped", l.skipped ? 1.0 : 0.0, ""}};
+    return r;
 }
 
 }  // namespace
@@ -43,13 +56,11 @@ platform::RunReport run_script(const K210Config& cfg, const std::string& source,
     const uint64_t hz = cfg.kpu.timing.clock_hz;
     platform::RunReport rep;
     rep.passed = failures.empty();
-    nlohmann::ordered_json layers = nlohmann::ordered_json::array();
     uint64_t cycles = 0;
     rep.text =
         fmt::format("script {} on {} ({}): {} steps, {} done\n", request.script, cfg.platform.name,
                     source, steps, player.finished() ? steps : player.at());
     for (const kpu::LayerRecord& l : soc.kpu.layers()) {
-        layers.push_back(layer_json(l, hz));
         cycles += l.cost.total_cycles;
         rep.text +=
             fmt::format("  KPU layer {}: {} MACs, {} cycles{}\n", l.index, l.cost.macs,
@@ -61,24 +72,27 @@ platform::RunReport run_script(const K210Config& cfg, const std::string& source,
     for (const std::string& f : failures) {
         rep.text += "  " + f + "\n";
     }
-    nlohmann::ordered_json dumps = nlohmann::ordered_json::array();
+    sim::RunRecord rec;
+    rec.command = "run";
+    rec.mode = "script";
+    rec.platform = {
+        "k210", cfg.platform.name, source, {{"kpu_clock_hz", static_cast<double>(hz), "Hz"}}};
+    rec.program = {request.script, "register script", {{"steps", static_cast<double>(steps), ""}}};
+    for (const kpu::LayerRecord& l : soc.kpu.layers()) {
+        rec.layers.push_back(layer_record(l, hz));
+    }
     for (const auto& [name, bytes] : player.dumps()) {
         rep.files.push_back({name, bytes});
-        dumps.push_back({{"file", name}, {"bytes", bytes.size()}});
+        rec.dumps.push_back(
+            {name, name, {static_cast<int64_t>(bytes.size())}, "uint8", "", "", std::nullopt});
     }
-    rep.json = {{"tool", "npusim"},
-                {"version", sim::npusim_version()},
-                {"command", "run"},
-                {"mode", "script"},
-                {"platform", {{"kind", "k210"}, {"name", cfg.platform.name}, {"source", source}}},
-                {"script", request.script},
-                {"steps", steps},
-                {"layers", layers},
-                {"totals", {{"kpu_cycles", cycles}, {"end_ps", end_ps}}},
-                {"failures", failures},
-                {"dumps", dumps},
-                {"passed", rep.passed},
-                {"stats", soc.stats().to_json()}};
+    rec.totals = {{"kpu_cycles", static_cast<double>(cycles), "cycles"},
+                  {"end_ps", static_cast<double>(end_ps), "ps"}};
+    rec.checks.push_back({"script steps failed", static_cast<double>(failures.size()), "<=", 0,
+                          "steps", failures.empty(), std::nullopt, ""});
+    rec.notes = failures;
+    rec.stats = soc.stats().to_json();
+    rep.record = std::move(rec);
     return rep;
 }
 

@@ -109,29 +109,21 @@ void write_run_report(const std::string& command, const platform::RunReport& rep
     for (const platform::OutputFile& f : report.files) {
         out->write_bytes(f.name, f.bytes);
     }
-    nlohmann::ordered_json j;
-    if (report.record) {
-        sim::RunRecord rec = *report.record;
-        rec.command = command;
-        j = sim::to_json(rec);
-    } else {
-        j["tool"] = "npusim";
-        j["version"] = sim::npusim_version();
-        j["command"] = command;
-        for (const auto& [key, value] : report.json.items()) {
-            j[key] = value;
-        }
+    if (!report.record) {  // every platform fills one; without, only its files are written
+        commit_and_report(*out);
+        return;
     }
+    sim::RunRecord rec = *report.record;
+    rec.command = command;
+    const nlohmann::ordered_json j = sim::to_json(rec);
     out->write_text("report.json", j.dump(2) + "\n");
     for (const platform::OutputFile& f : report.files_after) {
         out->write_bytes(f.name, f.bytes);
     }
-    if (report.record && !report.record->layers.empty()) {
-        out->write_text("layers.csv", sim::layers_csv(*report.record));
+    if (!rec.layers.empty()) {
+        out->write_text("layers.csv", sim::layers_csv(rec));
     }
-    if (report.record && !report.record->checks.empty()) {  // CI reads its checks as tests
-        sim::RunRecord rec = *report.record;
-        rec.command = command;
+    if (!rec.checks.empty()) {  // CI reads its checks as tests
         out->write_text("junit.xml", sim::junit_xml(rec));
     }
     const bool traced = trace != nullptr && trace->enabled();
@@ -139,8 +131,7 @@ void write_run_report(const std::string& command, const platform::RunReport& rep
     if (traced) {
         out->write_text("trace.json", trace->dump() + "\n");
     }
-    const bool checked = report.record && !report.record->checks.empty();
-    if (checked || (j.contains("layers") && j["layers"].is_array() && !j["layers"].empty())) {
+    if (!rec.checks.empty() || !rec.layers.empty()) {
         std::vector<std::pair<std::string, std::vector<uint8_t>>> files;
         for (const auto* list : {&report.files, &report.files_after}) {
             for (const platform::OutputFile& f : *list) {

@@ -33,16 +33,20 @@ public:
         }
         std::ifstream in(r.model);
         platform::RunReport rep;
-        nlohmann::ordered_json layers = nlohmann::ordered_json::array();
+        sim::RunRecord rec;
+        rec.platform = {"toy", "toy", source(), {}};
         uint64_t macs = 0, total = 0;
         while (in >> macs) {
             const uint64_t cycles = (macs + m_lanes - 1) / m_lanes;
-            layers.push_back({{"macs", macs}, {"cycles", cycles}});
+            sim::LayerRecord l;
+            l.index = rec.layers.size(), l.op = "mac", l.macs = macs;
+            l.engines.push_back({"toy", cycles * 1000, "toy", 1e9, {{"compute", cycles}}});
+            rec.layers.push_back(l);
             total += cycles;
         }
-        rep.text = fmt::format("toy: {} layers, {} cycles\n", layers.size(), total);
-        rep.json["layers"] = layers;
-        rep.json["total_cycles"] = total;
+        rep.text = fmt::format("toy: {} layers, {} cycles\n", rec.layers.size(), total);
+        rec.totals = {{"total_cycles", static_cast<double>(total), "cycles"}};
+        rep.record = std::move(rec);
         rep.files.push_back({"note.txt", {'o', 'k', '\n'}});
         return rep;
     }
@@ -112,8 +116,9 @@ TEST_F(PlatformRegistry, ATestPlatformRunsThroughTheProgram) {
     std::ifstream rj(dir / "o" / "report.json");
     const auto j = nlohmann::json::parse(rj);
     EXPECT_EQ(j["command"], "run");
-    EXPECT_EQ(j["total_cycles"], 4);
-    EXPECT_EQ(j["layers"][0]["cycles"], 2);
+    EXPECT_EQ(j["totals"]["total_cycles"]["value"], 4);
+    EXPECT_EQ(j["layers"][0]["engines"][0]["parts"]["compute"], 2);
+    EXPECT_TRUE(fs::exists(dir / "o" / "report.html"));  // a new platform's page for free
     EXPECT_TRUE(fs::exists(dir / "o" / "note.txt"));
 
     ASSERT_EQ(npusim({"info", "--platform", cfg}, out, err), 0) << err;

@@ -691,10 +691,12 @@ TEST_F(Cli, RegisterScriptRunsOneKpuLayer) {
     const Result est = run("estimate --layers " + (dir / "l.yaml").string());
     ASSERT_EQ(est.rc, 0) << est.err;
     EXPECT_NE(
-        est.out.find(fmt::format(",27648,{},", rep["layers"][0]["kpu_cycles"].get<uint64_t>())),
+        est.out.find(fmt::format(
+            ",27648,{},", rep["layers"][0]["measures"]["kpu_cycles"]["value"].get<uint64_t>())),
         std::string::npos)
         << est.out;
-    EXPECT_EQ(rep["layers"][0]["macs"], 27648);  // 4 * 16 * 16 * 9 * 3
+    EXPECT_EQ(rep["layers"][0]["macs"], 27648);   // 4 * 16 * 16 * 9 * 3
+    EXPECT_EQ(rep["checks"][0]["passed"], true);  // no step failed
     // A wrong expectation: exit 1, the line and the first differing byte.
     fs::create_directories(dir / "bad");
     for (const auto& e : fs::directory_iterator(example)) {
