@@ -21,8 +21,10 @@ namespace npu::finn {
 
 namespace {
 
-// Frames whose output words all agree, and with labels the confusion of a one-value output
-// (LabelSelect with K = 1: the class).
+constexpr size_t kMaxClasses = 4096;  // confusion matrices up to this many classes
+
+// Frames whose output words all agree, and with labels the accuracy and confusion of a one-value
+// output (LabelSelect with K = 1: the class; no matrices beyond kMaxClasses classes).
 void judge_outputs(const std::vector<int64_t>& sim, const std::vector<int64_t>& ref,
                    uint64_t per_frame, const std::vector<int64_t>& labels, regress::Regression& g) {
     regress::OutputError& out = g.outputs.back();
@@ -35,19 +37,25 @@ void judge_outputs(const std::vector<int64_t>& sim, const std::vector<int64_t>& 
     for (int64_t l : labels) {
         top = std::max(top, l);
     }
-    const auto n = static_cast<size_t>(top + 1);
-    if (classes) {
+    // A label of 10^18 allocates nothing (and top + 1 cannot overflow).
+    const bool matrices = classes && top < static_cast<int64_t>(kMaxClasses);
+    const size_t n = matrices ? static_cast<size_t>(top + 1) : 0;
+    if (matrices) {
         g.confusion_sim.assign(n, std::vector<uint64_t>(n, 0));
         g.confusion_ref.assign(n, std::vector<uint64_t>(n, 0));
     }
-    for (size_t f = 0; f < g.samples; ++f) {
+    for (size_t f = 0; f < g.samples && (f + 1) * per_frame <= std::min(sim.size(), ref.size());
+         ++f) {
         const auto at = static_cast<long>(f * per_frame), end = at + static_cast<long>(per_frame);
         agree += std::equal(sim.begin() + at, sim.begin() + end, ref.begin() + at) ? 1u : 0u;
-        if (classes && labels[f] >= 0) {
-            const auto label = static_cast<size_t>(labels[f]);
+        if (classes) {
             const int64_t s = sim[f], r = ref[f];
             right_sim += s == labels[f] ? 1u : 0u;
             right_ref += r == labels[f] ? 1u : 0u;
+        }
+        if (matrices && labels[f] >= 0) {
+            const auto label = static_cast<size_t>(labels[f]);
+            const int64_t s = sim[f], r = ref[f];
             if (s >= 0 && static_cast<size_t>(s) < n) {
                 ++g.confusion_sim[label][static_cast<size_t>(s)];
             }

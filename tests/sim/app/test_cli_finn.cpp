@@ -289,6 +289,20 @@ TEST_F(Cli, FinnRegressStreamsEqualTheLayersFunctions) {
             "tfc_digits.onnx --labels " TFC "test_labels.npy");
     EXPECT_EQ(r.rc, 2);
     EXPECT_NE(r.err.find("test_labels.npy: 297 labels for 8 frames"), std::string::npos) << r.err;
+    // A hostile label (2^31 - 1) allocates no matrix: the accuracy counts it wrong, no more.
+    npu::sim::Tensor labels = npu::sim::read_npy(TFC "test_labels.npy");
+    npu::sim::Tensor wide(npu::sim::DType::i32, labels.shape());
+    std::copy(labels.data<int32_t>(), labels.data<int32_t>() + labels.numel(),
+              wide.data<int32_t>());
+    wide.data<int32_t>()[0] = INT32_MAX;
+    const std::vector<uint8_t> npy = npu::sim::encode_npy(wide);
+    const fs::path hostile = write("hostile.npy", std::string(npy.begin(), npy.end()));
+    r = run("regress --platform " NPUSIM_SOURCE_DIR "/configs/finn.yaml --model " TFC
+            "tfc_digits.onnx --folding " TFC "folding.json --inputs " TFC
+            "test_inputs.npy --labels " +
+            hostile.string());
+    EXPECT_EQ(r.rc, 0) << r.err;
+    EXPECT_NE(r.out.find("simulated 28"), std::string::npos) << r.out;  // 287 or 288
 }
 
 TEST_F(Cli, FinnFunctionalAndEstimate) {
