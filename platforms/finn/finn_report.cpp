@@ -473,7 +473,9 @@ namespace {
 // totals; FINN's estimate and npusim's formulas as tables.
 sim::RunRecord estimate_record(const FinnModel& m, const platform::EstimateRequest& req,
                                const FinnPlatformConfig& cfg, const std::string& source,
-                               const nlohmann::ordered_json& totals) {
+                               const nlohmann::ordered_json& totals,
+                               const nlohmann::ordered_json& finn,
+                               const nlohmann::ordered_json& ours) {
     const uint64_t hz = cfg.clock_hz;
     sim::RunRecord rec;
     rec.command = "estimate";
@@ -507,10 +509,9 @@ sim::RunRecord estimate_record(const FinnModel& m, const platform::EstimateReque
             rec.totals.push_back({k, v.get<double>(), ""});
         }
     }
-    rec.tables = {one_row_table("finn_estimate", "FINN's estimate", kFinnEstimateNote,
-                                finn_estimate_json(m.design, hz)),
-                  one_row_table("formula_estimate", "npusim's formulas", kFormulaEstimateNote,
-                                formula_estimate_json(m.design, hz))};
+    rec.tables = {
+        one_row_table("finn_estimate", "FINN's estimate", kFinnEstimateNote, finn),
+        one_row_table("formula_estimate", "npusim's formulas", kFormulaEstimateNote, ours)};
     rec.extra = {{"folding", req.folding}};
     return rec;
 }
@@ -562,7 +563,7 @@ platform::EstimateReport estimate_report(const FinnModel& m, const platform::Est
     }
     rep.totals["LUT"] = total.lut, rep.totals["BRAM_18K"] = total.bram_18k;
     rep.totals["URAM"] = total.uram, rep.totals["DSP"] = total.dsp;
-    rep.record = estimate_record(m, req, cfg, source, rep.totals);
+    rep.record = estimate_record(m, req, cfg, source, rep.totals, finn, ours);
     if (req.to_files) {
         nlohmann::ordered_json j = {{"model", req.model},    {"folding", req.folding},
                                     {"clock_hz", hz},        {"layers", layers},

@@ -83,11 +83,6 @@ Json check_json(const Check& c) {
     return j;
 }
 
-Json cell_json(const Table::Cell& c) {
-    return std::holds_alternative<double>(c) ? value_json(std::get<double>(c))
-                                             : Json(std::get<std::string>(c));
-}
-
 // Tables as {name: {"title", "note", "columns": [{"name", "unit"}], "rows": [{column: cell}]}}.
 Json tables_json(const std::vector<Table>& tables) {
     Json j = Json::object();
@@ -302,6 +297,31 @@ void add_name(std::vector<std::string>& names, const std::string& n) {
 
 }  // namespace
 
+Json cell_json(const Table::Cell& c) {
+    return std::holds_alternative<double>(c) ? value_json(std::get<double>(c))
+                                             : Json(std::get<std::string>(c));
+}
+
+double Table::number(const Cell& c) {
+    return std::holds_alternative<double>(c) ? std::get<double>(c) : 0;
+}
+
+const Quantity* LayerRecord::measure(const std::string& measure_name) const {
+    const auto it = std::find_if(measures.begin(), measures.end(),
+                                 [&](const Quantity& q) { return q.name == measure_name; });
+    return it == measures.end() ? nullptr : &*it;
+}
+
+std::optional<size_t> RunRecord::first_failing_layer() const {
+    std::optional<size_t> first;
+    for (const Check& c : checks) {
+        if (!c.passed && c.layer && (!first || *c.layer < *first)) {
+            first = c.layer;
+        }
+    }
+    return first;
+}
+
 const Quantity* RunRecord::total(const std::string& name) const {
     const auto it = std::find_if(totals.begin(), totals.end(),
                                  [&](const Quantity& q) { return q.name == name; });
@@ -497,9 +517,8 @@ std::string csv_row(const LayerRecord& l, const CsvColumns& c) {
         s += e == l.engines.end() || p == e->parts.end() ? "," : fmt::format(",{}", p->cycles);
     }
     for (const std::string& m : c.measures) {
-        const auto q = std::find_if(l.measures.begin(), l.measures.end(),
-                                    [&](const Quantity& x) { return x.name == m; });
-        s += q == l.measures.end() ? "," : fmt::format(",{}", q->value);
+        const Quantity* q = l.measure(m);
+        s += q == nullptr ? "," : fmt::format(",{}", q->value);
     }
     return s + "\n";
 }

@@ -47,6 +47,8 @@ struct LayerRecord {
     std::vector<EngineTime> engines;           // where the time went (timed runs)
     std::vector<Quantity> measures;            // further numbers of the layer
     std::string name;                          // the program's name for the layer, if any
+
+    const Quantity* measure(const std::string& measure_name) const;  // null when it has none
 };
 
 // A tensor the run read or wrote (a file in --out when `file` is set).
@@ -89,6 +91,7 @@ struct Table {
     std::string style;
 
     const Cell* cell(size_t row, const std::string& column) const;
+    static double number(const Cell& c);  // a text counts 0
 };
 
 struct RunRecord {
@@ -117,6 +120,8 @@ struct RunRecord {
 
     const Quantity* total(const std::string& name) const;
     const Table* table(const std::string& name) const;
+    // The position in `layers` of the first layer a check judges and fails, if any.
+    std::optional<size_t> first_failing_layer() const;
     bool passed() const;  // every check passed
 };
 
@@ -126,6 +131,9 @@ nlohmann::ordered_json to_json(const RunRecord& r);
 // the key when it is not a report of this schema.
 RunRecord record_from_json(const nlohmann::ordered_json& j, const std::string& source);
 bool is_record_json(const nlohmann::ordered_json& j);
+
+// A cell as report.json writes it (a whole number as an integer).
+nlohmann::ordered_json cell_json(const Table::Cell& c);
 
 // junit.xml: a testsuite "npusim.<command>" with a testcase per check, a failed one with a
 // failure naming the measured value, the relation and the limit.

@@ -182,13 +182,11 @@ RunRecord verdict(const Regression& g) {
 }
 
 std::string first_diverging(const RunRecord& v) {
-    for (const Check& c : v.checks) {
-        if (!c.passed && c.layer && *c.layer < v.layers.size()) {
-            const sim::LayerRecord& l = v.layers[*c.layer];
-            return fmt::format("{} ({})", l.index, l.name);
-        }
+    const std::optional<size_t> k = v.first_failing_layer();
+    if (!k || *k >= v.layers.size()) {
+        return "";
     }
-    return "";
+    return fmt::format("{} ({})", v.layers[*k].index, v.layers[*k].name);
 }
 
 std::string verdict_text(const Regression& g, const RunRecord& v) {

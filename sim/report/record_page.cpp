@@ -163,26 +163,6 @@ Json quantity_row(const std::vector<sim::Quantity>& qs) {
     return row;
 }
 
-// The position of the first layer a check fails on, or −1.
-long first_failing_layer(const RunRecord& r) {
-    long first = -1;
-    for (const sim::Check& c : r.checks) {
-        if (!c.passed && c.layer && (first < 0 || static_cast<long>(*c.layer) < first)) {
-            first = static_cast<long>(*c.layer);
-        }
-    }
-    return first;
-}
-
-const sim::Quantity* measure_of(const LayerRecord& l, const std::string& name) {
-    for (const sim::Quantity& q : l.measures) {
-        if (q.name == name) {
-            return &q;
-        }
-    }
-    return nullptr;
-}
-
 // Per measure that checks judge layer by layer: each layer's value as a bar, in "within tolerance"
 // or "exceeds" by its check, the checks' limit as a line, the first failing layer marked.
 std::string checked_measures_section(const RunRecord& r) {
@@ -192,7 +172,8 @@ std::string checked_measures_section(const RunRecord& r) {
             measures.push_back(c.measure);
         }
     }
-    const long marked = first_failing_layer(r);
+    const std::optional<size_t> first = r.first_failing_layer();
+    const long marked = first ? static_cast<long>(*first) : -1;
     std::string s;
     for (const std::string& m : measures) {
         Series ok{"within tolerance", {}}, bad{"exceeds", {}};
@@ -209,7 +190,7 @@ std::string checked_measures_section(const RunRecord& r) {
         }
         for (size_t i = 0; i < r.layers.size(); ++i) {
             labels.push_back(layer_label(r.layers[i]));
-            const sim::Quantity* q = measure_of(r.layers[i], m);
+            const sim::Quantity* q = r.layers[i].measure(m);
             const double v = q == nullptr ? 0 : q->value;
             ok.values.push_back(failed[i] ? 0 : v);
             bad.values.push_back(failed[i] ? v : 0);
@@ -259,11 +240,11 @@ std::string matrix_table(const sim::Table& t) {
         const auto& row = t.rows[i];
         double sum = 0;
         for (size_t k = 1; k < row.size(); ++k) {
-            sum += std::holds_alternative<double>(row[k]) ? std::get<double>(row[k]) : 0;
+            sum += sim::Table::number(row[k]);
         }
         s += fmt::format("<tr><th>{}</th>", row.empty() ? "" : text(row[0]));
         for (size_t k = 1; k < row.size(); ++k) {
-            const double v = std::holds_alternative<double>(row[k]) ? std::get<double>(row[k]) : 0;
+            const double v = sim::Table::number(row[k]);
             s += fmt::format(
                 "<td class=\"confusion-cell\" data-label=\"{}\" data-predicted=\"{}\" "
                 "style=\"background:rgba({},{:.3f})\">{}</td>",
@@ -285,9 +266,7 @@ std::string tables_section(const RunRecord& r) {
             for (size_t k = 0; k < t.columns.size() && k < cells.size(); ++k) {
                 const sim::Table::Column& c = t.columns[k];
                 const std::string head = c.unit.empty() ? c.name : c.name + " (" + c.unit + ")";
-                row[head] = std::holds_alternative<double>(cells[k])
-                                ? Json(std::get<double>(cells[k]))
-                                : Json(std::get<std::string>(cells[k]));
+                row[head] = sim::cell_json(cells[k]);
             }
             rows.push_back(row);
         }
