@@ -97,14 +97,9 @@ struct EstimateReport {
     std::string text;               // printed on stdout
     std::string note;               // printed on stderr (host time, counts)
     std::vector<OutputFile> files;  // written into --out
-    // What report.html plots from estimate.json (sim/report/estimate_page.h): the group key, the
-    // swept parameters and the measures with their titles and units. Empty: no page.
-    nlohmann::ordered_json plot;
-    // Scalars summing the estimate up (report.json "totals", a campaign's metrics): e.g. the
-    // configurations, or a program's cycles and time. Null: none.
-    nlohmann::ordered_json totals;
-    // A program's estimate as a run record (its layers, engines and totals): report.json,
-    // layers.csv and the page are then drawn from it, like a run's.
+    // The estimate as a record: a program's (its layers, engines and totals: report.json,
+    // layers.csv and the page drawn like a run's) or a sweep's (its totals, `rows` the file of
+    // configurations and `plot` what the page draws from it). None: no report.json.
     std::optional<sim::RunRecord> record;
 };
 
@@ -162,6 +157,9 @@ struct CalibrateRequest {
 struct CalibrateReport {
     std::string text;
     std::vector<OutputFile> files;
+    // The fit as a record (command "calibrate"): a layer per measured row with the board's and
+    // the model's times before and after, the largest errors as totals, the fit's notes.
+    std::optional<sim::RunRecord> record;
     std::string error;
 };
 

@@ -345,12 +345,6 @@ platform::EstimateReport DlpFace::estimate(const platform::EstimateRequest& requ
     rep.text += fmt::format("{}\n{}", c.program.table(), table(e));
     if (request.to_files) {
         nlohmann::ordered_json j = to_json(e);
-        rep.totals = nlohmann::ordered_json::object();
-        for (const auto& [k, v] : j.items()) {
-            if (!v.is_structured()) {
-                rep.totals[k] = v;
-            }
-        }
         nlohmann::ordered_json map = nlohmann::ordered_json::array();
         for (const MemoryRegion& r : c.program.map) {
             map.push_back({{"name", r.name}, {"addr", r.addr}, {"size", r.size}});

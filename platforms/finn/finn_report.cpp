@@ -557,13 +557,13 @@ platform::EstimateReport estimate_report(const FinnModel& m, const platform::Est
     const nlohmann::ordered_json finn = finn_estimate_json(m.design, hz);
     const nlohmann::ordered_json ours = formula_estimate_json(m.design, hz);
     rep.text += "\n" + estimates_text(m.design, finn, ours);
-    rep.totals = finn;
+    nlohmann::ordered_json totals = finn;
     for (const auto& [k, v] : ours.items()) {
-        rep.totals["formula_" + k] = v;
+        totals["formula_" + k] = v;
     }
-    rep.totals["LUT"] = total.lut, rep.totals["BRAM_18K"] = total.bram_18k;
-    rep.totals["URAM"] = total.uram, rep.totals["DSP"] = total.dsp;
-    rep.record = estimate_record(m, req, cfg, source, rep.totals, finn, ours);
+    totals["LUT"] = total.lut, totals["BRAM_18K"] = total.bram_18k;
+    totals["URAM"] = total.uram, totals["DSP"] = total.dsp;
+    rep.record = estimate_record(m, req, cfg, source, totals, finn, ours);
     if (req.to_files) {
         nlohmann::ordered_json j = {{"model", req.model},    {"folding", req.folding},
                                     {"clock_hz", hz},        {"layers", layers},

@@ -52,18 +52,17 @@ Json row_of(const Design& d, const std::vector<Knob>& knobs, const SweepPoint& p
     return r;
 }
 
-Json sweep_plot(const Design& d, const std::vector<Knob>& knobs) {
-    Json params = Json::array();
+sim::SweepPlot sweep_plot(const Design& d, const std::vector<Knob>& knobs) {
+    sim::SweepPlot p;
     for (const Knob& k : knobs) {
-        params.push_back(knob_name(d, k));
+        p.parameters.push_back(knob_name(d, k));
     }
-    const Json cycles = {{"key", "max_cycles"}, {"title", "FINN max_cycles (cycles a frame)"}};
-    const Json lut = {{"key", "LUT"}, {"title", "LUTs (FINN's estimate)"}};
-    const Json bram = {{"key", "BRAM_18K"}, {"title", "BRAM_18K (FINN's estimate)"}};
-    return {{"group", ""},
-            {"parameters", params},
-            {"measures", Json::array({cycles, lut, bram})},
-            {"front", {{"flag", "pareto"}, {"y", cycles}, {"x", Json::array({lut, bram})}}}};
+    const sim::SweepPlot::Measure cycles{"max_cycles", "FINN max_cycles (cycles a frame)"};
+    const sim::SweepPlot::Measure lut{"LUT", "LUTs (FINN's estimate)"};
+    const sim::SweepPlot::Measure bram{"BRAM_18K", "BRAM_18K (FINN's estimate)"};
+    p.measures = {cycles, lut, bram};
+    p.front_flag = "pareto", p.front_y = cycles, p.front_x = {lut, bram};
+    return p;
 }
 
 // The front, fewest cycles first (at most kFrontRowsShown rows).
@@ -128,7 +127,15 @@ platform::EstimateReport sweep_report(const FinnModel& m, const platform::Estima
         knobs.size(), invalid, pareto);
     rep.text += front_text(m.design, knobs, points, cfg.clock_hz);
     rep.note = fmt::format("{} configurations costed in {:.0f} ms", points.size(), ms);
-    rep.totals = {{"configurations", points.size()}, {"invalid", invalid}, {"pareto", pareto}};
+    sim::RunRecord& rec = rep.record.emplace();
+    rec.command = "estimate", rec.mode = "sweep";
+    rec.platform = {
+        "finn", cfg.name, source, {{"clock_hz", static_cast<double>(cfg.clock_hz), "Hz"}}};
+    rec.program = {req.model, "FINN-ONNX", {{"knobs", static_cast<double>(knobs.size()), ""}}};
+    rec.totals = {{"configurations", static_cast<double>(points.size()), ""},
+                  {"invalid", static_cast<double>(invalid), ""},
+                  {"pareto", static_cast<double>(pareto), ""}};
+    rec.plot = sweep_plot(m.design, knobs);
     if (req.to_files) {
         Json rows = Json::array();
         for (size_t i = 0; i < points.size(); ++i) {
@@ -136,7 +143,7 @@ platform::EstimateReport sweep_report(const FinnModel& m, const platform::Estima
         }
         const std::string text = rows.dump(1) + "\n";
         rep.files.push_back({"estimate.json", {text.begin(), text.end()}});
-        rep.plot = sweep_plot(m.design, knobs);
+        rec.rows = "estimate.json";
     }
     return rep;
 }

@@ -3,10 +3,12 @@
 // table of measured / before / after per row (calibrate.h, docs/k210_platform.md).
 #include "platforms/k210/k210_calibrate.h"
 
+#include <algorithm>
 #include <cmath>
 #include <iterator>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "platforms/k210/k210_face.h"
 #include "platforms/k210/kmodel/kmodel_runtime.h"
@@ -87,6 +89,40 @@ double err_pct(double model_us, double ms) {
     return (model_us / (ms * 1e3) - 1) * 100;
 }
 
+// The record of a calibration: per measured row the board's time and the timed run's before and
+// after the fit (ms), with their errors; the largest errors as totals; the fit's notes.
+sim::RunRecord calibration_record(const Kmodel& m, const std::vector<MeasuredRow>& rows,
+                                  const CalibrationRun& run, const K210Config& cfg,
+                                  const std::string& source, const std::string& model) {
+    sim::RunRecord rec;
+    rec.command = "calibrate", rec.mode = "fit";
+    rec.platform = {"k210",
+                    cfg.platform.name,
+                    source,
+                    {{"kpu_clock_hz", static_cast<double>(cfg.kpu.timing.clock_hz), "Hz"},
+                     {"cpu_clock_hz", static_cast<double>(cfg.cpu.clock_hz), "Hz"}}};
+    rec.program = {model, fmt::format("kmodel v{}", m.version), {}};
+    double worst_before = 0, worst_after = 0;
+    for (const MeasuredRow& r : rows) {
+        const double b = run.before[r.layer].wall_us, a = run.after[r.layer].wall_us;
+        worst_before = std::max(worst_before, std::abs(err_pct(b, r.ms)));
+        worst_after = std::max(worst_after, std::abs(err_pct(a, r.ms)));
+        sim::LayerRecord l{r.layer, r.type, "", 0, 0, std::nullopt, std::nullopt, {}, {}, ""};
+        l.measures = {{"board_ms", r.ms, "ms"},
+                      {"before_ms", b / 1e3, "ms"},
+                      {"before_error", err_pct(b, r.ms), "%"},
+                      {"after_ms", a / 1e3, "ms"},
+                      {"after_error", err_pct(a, r.ms), "%"}};
+        rec.layers.push_back(std::move(l));
+    }
+    rec.totals = {{"rows", static_cast<double>(rows.size()), ""},
+                  {"largest_error_before", worst_before, "%"},
+                  {"largest_error_after", worst_after, "%"}};
+    rec.notes = run.fit.notes;
+    rec.notes.push_back("fitted: " + fmt::format("{}", fmt::join(run.fit.keys, ", ")));
+    return rec;
+}
+
 }  // namespace
 
 platform::CalibrateReport K210Face::calibrate(const platform::CalibrateRequest& request) const {
@@ -133,6 +169,7 @@ platform::CalibrateReport K210Face::calibrate(const platform::CalibrateRequest& 
         fit, fmt::format("# npusim calibrate: {} against {} ({} rows). Include it from a k210\n"
                          "# platform YAML with `calibration: <this file>`.\n",
                          m.name, request.measured, rows.size()));
+    rep.record = calibration_record(m, rows, run, m_cfg, source(), request.model);
     if (request.to_files) {
         rep.files.push_back({"calibration.yaml", {yaml.begin(), yaml.end()}});
         rep.files.push_back({"calibrate.csv", {csv.begin(), csv.end()}});

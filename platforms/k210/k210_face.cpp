@@ -190,6 +190,35 @@ platform::RunReport K210Face::run(const platform::RunRequest& request) {
     return request.functional ? run_values_only(job, request) : run_timed(job, request);
 }
 
+namespace {
+
+// A sweep's record: its totals, the rows file (estimate.json with --out) and what to plot.
+sim::RunRecord sweep_record(const K210Config& cfg, const std::string& source,
+                            const platform::EstimateRequest& request, size_t configurations,
+                            size_t invalid) {
+    sim::RunRecord rec;
+    rec.command = "estimate", rec.mode = "sweep";
+    rec.platform = {"k210",
+                    cfg.platform.name,
+                    source,
+                    {{"kpu_clock_hz", static_cast<double>(cfg.kpu.timing.clock_hz), "Hz"}}};
+    rec.program = {request.layers, "layer sweep", {}};
+    rec.totals = {{"configurations", static_cast<double>(configurations), ""},
+                  {"invalid", static_cast<double>(invalid), ""}};
+    rec.rows = request.to_files ? "estimate.json" : "";
+    rec.plot = sim::SweepPlot{"name",
+                              {"in_channels", "out_channels", "width", "height", "kernel",
+                               "depthwise", "pool", "weight_bits"},
+                              {{"total_cycles", "KPU cycles per layer"},
+                               {"utilization", "utilization: MACs / (576 · cycles)"}},
+                              "",
+                              {},
+                              {}};
+    return rec;
+}
+
+}  // namespace
+
 platform::EstimateReport K210Face::estimate(const platform::EstimateRequest& request) const {
     if (!request.model.empty() && !request.layers.empty()) {
         throw sim::Error(source() +
@@ -212,13 +241,6 @@ platform::EstimateReport K210Face::estimate(const platform::EstimateRequest& req
         const std::string json = to_json(rows, hz).dump(1) + "\n";
         rep.files.push_back({"estimate.csv", {csv.begin(), csv.end()}});
         rep.files.push_back({"estimate.json", {json.begin(), json.end()}});
-        rep.plot = {{"group", "name"},
-                    {"parameters",
-                     {"in_channels", "out_channels", "width", "height", "kernel", "depthwise",
-                      "pool", "weight_bits"}},
-                    {"measures",
-                     {{{"key", "total_cycles"}, {"title", "KPU cycles per layer"}},
-                      {{"key", "utilization"}, {"title", "utilization: MACs / (576 · cycles)"}}}}};
     } else {
         rep.text = csv;
     }
@@ -226,7 +248,7 @@ platform::EstimateReport K210Face::estimate(const platform::EstimateRequest& req
     for (const EstimateRow& r : rows) {
         invalid += r.error.empty() ? 0u : 1u;
     }
-    rep.totals = {{"configurations", rows.size()}, {"invalid", invalid}};
+    rep.record = sweep_record(m_cfg, source(), request, rows.size(), invalid);
     rep.note =
         fmt::format("estimated {} configurations ({} not valid KPU layers) in {:.1f} ms at {}",
                     rows.size(), invalid, ms, sim::format_frequency(hz));
@@ -251,13 +273,6 @@ platform::EstimateReport K210Face::estimate_program(
         rep.files.push_back({"estimate.csv", {csv.begin(), csv.end()}});
         rep.files.push_back({"estimate.json", {json.begin(), json.end()}});
     }
-    uint64_t kpu = 0, cpu = 0;
-    double us = 0;
-    for (const ModelEstimateRow& r : rows) {
-        kpu += r.kpu_cycles, cpu += r.cpu_cycles, us += r.time_us;
-    }
-    rep.totals = {
-        {"layers", rows.size()}, {"kpu_cycles", kpu}, {"cpu_cycles", cpu}, {"time_us", us}};
     rep.record = model_estimate_record(rows, m_cfg);
     rep.record->platform = {"k210",
                             m_cfg.platform.name,

@@ -1,6 +1,5 @@
 // npusim calibrate: a program and the per-layer times a board measured -> the platform's time
 // model fitted to them (the platform face's calibrate), as a calibration YAML.
-#include <cstdio>
 #include <memory>
 
 #include "sim/app/app.h"
@@ -21,10 +20,9 @@ int cmd_calibrate(const CalibrateOptions& opts) {
         error_line(r.error);
         return kExitUsage;  // nothing written; `out` removes what it created
     }
-    std::fwrite(r.text.data(), 1, r.text.size(), stdout);
-    if (out) {
-        write_files(*out, r.files);
-    }
+    platform::RunReport written;  // written as a run's: report.json, layers.csv, report.html
+    written.text = r.text, written.files = r.files, written.record = r.record;
+    write_run_report("calibrate", written, out.get(), nullptr);
     return kExitOk;
 }
 

@@ -1,16 +1,17 @@
 // npusim infer: an ONNX model on the float reference evaluator: outputs (and, on request, every
-// intermediate) as .npy, and a report with each node's output shapes and host time.
+// intermediate) as .npy, and report.json: a run record with each value's shape and host time.
 #include <chrono>
 #include <map>
 #include <set>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
+#include <fmt/ranges.h>
 
 #include "sim/app/app.h"
 #include "sim/core/error.h"
 #include "sim/core/files.h"
 #include "sim/core/npy.h"
+#include "sim/core/run_record.h"
 #include "sim/onnx/evaluator.h"
 #include "sim/onnx/onnx_import.h"
 
@@ -103,41 +104,40 @@ std::map<std::string, onnx::Value> read_inputs(const InferOptions& opts, const o
     return inputs;
 }
 
-// The outputs (and with --dump-all every node's value) as .npy files and report.json, written
+std::string dtype_of(const onnx::Value& v) {
+    return v.is_int() ? "int32" : "float32";
+}
+
+// The outputs (and with --dump-all every node's value) as .npy files and report.json (a run
+// record, command "infer": a layer per value computed, in order, with its host time), written
 // whole into --out.
 void write_outputs(const InferOptions& opts, int64_t opset,
                    const std::map<std::string, onnx::Value>& out,
-                   const std::map<std::string, onnx::Value>& dumped, nlohmann::ordered_json nodes,
-                   double ms) {
+                   const std::map<std::string, onnx::Value>& dumped,
+                   std::vector<sim::LayerRecord> values, double ms) {
     sim::OutputDir dir(opts.out);
     FileNames names;
-    nlohmann::ordered_json outs = nlohmann::ordered_json::array();
+    sim::RunRecord rec;
+    rec.command = "infer", rec.mode = "reference";
+    rec.platform = {"onnx", "the float reference evaluator", "", {}};
+    rec.program = {opts.onnx, fmt::format("ONNX opset {}", opset), {}};
     for (const auto& [name, v] : out) {
         const std::string file = names.take("output_", name);
         dir.write_bytes(file, sim::encode_npy(to_tensor(v)));
-        outs.push_back({{"name", name}, {"file", file}, {"shape", v.shape}});
+        rec.outputs.push_back({name, file, v.shape, dtype_of(v), "", "", std::nullopt});
     }
-    std::map<std::string, std::string> node_files;
-    for (const auto& [name, v] : dumped) {
-        node_files[name] = names.take("node_", name);
-        dir.write_bytes(node_files[name], sim::encode_npy(to_tensor(v)));
-    }
-    for (auto& n : nodes) {
-        if (const auto it = node_files.find(n["output"].get<std::string>());
-            it != node_files.end()) {
-            n["file"] = it->second;
+    for (size_t i = 0; i < values.size(); ++i) {
+        if (const auto it = dumped.find(values[i].name); it != dumped.end()) {
+            const std::string file = names.take("node_", it->first);
+            dir.write_bytes(file, sim::encode_npy(to_tensor(it->second)));
+            rec.dumps.push_back(
+                {it->first, file, it->second.shape, dtype_of(it->second), "", "", i});
         }
     }
-    nlohmann::ordered_json j;
-    j["tool"] = "npusim";
-    j["version"] = version();
-    j["command"] = "infer";
-    j["model"] = opts.onnx;
-    j["opset"] = opset;
-    j["outputs"] = outs;
-    j["nodes"] = nodes;
-    j["host_ms"] = ms;
-    dir.write_text("report.json", j.dump(2) + "\n");
+    rec.layers = std::move(values);
+    rec.totals = {{"values", static_cast<double>(rec.layers.size()), ""}, {"host_ms", ms, "ms"}};
+    rec.notes = {"host_ms: this machine's time to compute the value, not a simulated time"};
+    dir.write_text("report.json", sim::to_json(rec).dump(2) + "\n");
     dir.commit();
     fmt::print("wrote {} files to {}\n", dir.files().size(), dir.dir().string());
 }
@@ -147,16 +147,32 @@ void write_outputs(const InferOptions& opts, int64_t opset,
 int cmd_infer(const InferOptions& opts) {
     const onnx::Graph g = onnx::import_model(opts.onnx, {onnx::supported_ops(), true});
     const std::map<std::string, onnx::Value> inputs = read_inputs(opts, g);
-    nlohmann::ordered_json nodes = nlohmann::ordered_json::array();
+    std::map<std::string, const onnx::Node*> producer;
+    for (const onnx::Node& n : g.nodes) {
+        for (const std::string& o : n.outputs) {
+            producer[o] = &n;
+        }
+    }
+    std::vector<sim::LayerRecord> values;
     std::map<std::string, onnx::Value> dumped;
     onnx::EvalOptions eo;
     auto last = std::chrono::steady_clock::now();
     eo.on_value = [&](const std::string& name, const onnx::Value& v) {
         const auto now = std::chrono::steady_clock::now();
-        nodes.push_back(
-            {{"output", name},
-             {"shape", v.shape},
-             {"host_ms", std::chrono::duration<double, std::milli>(now - last).count()}});
+        const auto it = producer.find(name);
+        sim::LayerRecord l{values.size(),
+                           it != producer.end() ? it->second->op_type : "",
+                           fmt::format("{}", fmt::join(v.shape, "x")),
+                           0,
+                           0,
+                           std::nullopt,
+                           std::nullopt,
+                           {},
+                           {},
+                           name};
+        l.measures = {
+            {"host_ms", std::chrono::duration<double, std::milli>(now - last).count(), "ms"}};
+        values.push_back(std::move(l));
         last = now;
         if (opts.dump_all) {
             dumped[name] = v;
@@ -172,7 +188,7 @@ int cmd_infer(const InferOptions& opts) {
         fmt::print("output {}: ({})\n", name, fmt::join(v.shape, ", "));
     }
     if (!opts.out.empty()) {
-        write_outputs(opts, g.opset, out, dumped, std::move(nodes), ms);
+        write_outputs(opts, g.opset, out, dumped, std::move(values), ms);
     }
     return kExitOk;
 }

@@ -1,6 +1,6 @@
 // npusim report DIR: draws DIR/report.html again from DIR/report.json (and DIR/trace.json when
-// there is one), as `npusim run --out DIR` drew it; for an estimate, from DIR/estimate.json and
-// the plot its report.json keeps; for a campaign folder, from DIR/campaign.json.
+// there is one), as `npusim run --out DIR` drew it; for a sweep, from the rows file and the plot
+// its record names; for a campaign folder, from DIR/campaign.json.
 #include <algorithm>
 #include <filesystem>
 #include <string>
@@ -12,6 +12,7 @@
 #include "sim/app/report_writer.h"
 #include "sim/core/error.h"
 #include "sim/core/files.h"
+#include "sim/core/run_record.h"
 #include "sim/report/campaign_page.h"
 #include "sim/report/estimate_page.h"
 #include "sim/report/html_report.h"
@@ -50,11 +51,17 @@ int cmd_report(const ReportOptions& opts) {
             }));
     }
     const nlohmann::ordered_json report = read_json(dir / "report.json");
-    if (report.value("command", std::string()) == "estimate") {
-        return write_page(opts.dir,
-                          report::estimate_html(read_json(dir / "estimate.json"),
-                                                report.value("plot", nlohmann::ordered_json()),
-                                                (dir / "report.json").string()));
+    if (sim::is_record_json(report)) {
+        const sim::RunRecord rec = sim::record_from_json(report, (dir / "report.json").string());
+        if (rec.plot) {  // a sweep: drawn from its rows file, which must be a plain name
+            if (rec.rows.empty() || rec.rows.find_first_of("/\\") != std::string::npos ||
+                rec.rows == "..") {
+                throw sim::Error((dir / "report.json").string() +
+                                 ": 'rows' is not the name of a file in the folder");
+            }
+            return write_page(opts.dir, report::sweep_html(read_json(dir / rec.rows), *rec.plot,
+                                                           (dir / rec.rows).string()));
+        }
     }
     nlohmann::json trace;
     const bool traced = std::filesystem::exists(dir / "trace.json");

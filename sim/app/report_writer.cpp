@@ -58,6 +58,10 @@ bool tensor_picture(const sim::Tensor& t, report::Picture& p) {
     return true;
 }
 
+nlohmann::ordered_json parse_rows(const platform::OutputFile& f) {
+    return nlohmann::ordered_json::parse(f.bytes.begin(), f.bytes.end());
+}
+
 }  // namespace
 
 bool may_be_picture(const std::string& name) {
@@ -147,35 +151,28 @@ void write_run_report(const std::string& command, const platform::RunReport& rep
 }
 
 void write_estimate_report(sim::OutputDir& out, const platform::EstimateReport& report) {
-    const platform::OutputFile* estimate = nullptr;
+    // The rows file: the one the record names, else estimate.json.
+    const std::string rows_name = report.record && !report.record->rows.empty()
+                                      ? report.record->rows
+                                      : std::string("estimate.json");
+    const platform::OutputFile* rows = nullptr;
     for (const platform::OutputFile& f : report.files) {
         out.write_bytes(f.name, f.bytes);
-        estimate = f.name == "estimate.json" ? &f : estimate;
+        rows = f.name == rows_name ? &f : rows;
     }
-    if (report.record) {  // a program's estimate: drawn like a run
+    if (report.record) {  // a program's estimate is drawn like a run, a sweep from its rows
         sim::RunRecord rec = *report.record;
         rec.command = "estimate";
-        rec.rows = estimate != nullptr ? "estimate.json" : "";
+        rec.rows = rows != nullptr ? rows->name : "";
         const nlohmann::ordered_json j = sim::to_json(rec);
         out.write_text("report.json", j.dump(2) + "\n");
-        if (!rec.layers.empty()) {
+        if (rec.plot && rows != nullptr) {
+            out.write_text("report.html",
+                           report::sweep_html(parse_rows(*rows), *rec.plot, rows->name));
+        } else if (!rec.layers.empty()) {
             out.write_text("layers.csv", sim::layers_csv(rec));
             out.write_text("report.html", report::html_report(j, nullptr, "report.json", {}));
         }
-    } else if (estimate != nullptr && !report.plot.empty()) {
-        nlohmann::ordered_json j;
-        j["tool"] = "npusim";
-        j["version"] = sim::npusim_version();
-        j["command"] = "estimate";
-        if (!report.totals.is_null()) {
-            j["totals"] = report.totals;
-        }
-        j["rows"] = "estimate.json";  // one row per configuration or layer (a campaign's rows)
-        j["plot"] = report.plot;
-        out.write_text("report.json", j.dump(2) + "\n");
-        const auto data =
-            nlohmann::ordered_json::parse(estimate->bytes.begin(), estimate->bytes.end());
-        out.write_text("report.html", report::estimate_html(data, report.plot, "estimate.json"));
     }
     commit_and_report(out);
 }

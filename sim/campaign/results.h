@@ -26,8 +26,9 @@ struct JobResult {
 // The record of a finished job.
 nlohmann::ordered_json record(const Campaign& c, const Job& j, const JobResult& r);
 
-// Metrics a job's report.json gives a campaign: passed, and the scalars of totals, output,
-// accuracy and timed (as "totals.inference_ms", ...), in that order. Empty for anything else.
+// Metrics a job's report.json (a run record) gives a campaign: passed (when it has checks), its
+// totals ("totals.inference_ms", ...) and its checks' measured values ("checks.<name>"). For a
+// report.json that is not a run record, "report_error" says so.
 nlohmann::ordered_json metrics_of(const nlohmann::ordered_json& report);
 
 // The rows of a job whose report.json names a file of them ("rows": "estimate.json", in the job's

@@ -106,6 +106,26 @@ Json tables_json(const std::vector<Table>& tables) {
     return j;
 }
 
+Json plot_measure_json(const SweepPlot::Measure& m) {
+    return {{"key", m.key}, {"title", m.title}};
+}
+
+// {"group", "parameters": [...], "measures": [{"key", "title"}], "front": {"flag", "y", "x"}}.
+Json plot_json(const SweepPlot& p) {
+    Json j = {{"group", p.group}, {"parameters", p.parameters}, {"measures", Json::array()}};
+    for (const SweepPlot::Measure& m : p.measures) {
+        j["measures"].push_back(plot_measure_json(m));
+    }
+    if (!p.front_flag.empty()) {
+        j["front"] = {
+            {"flag", p.front_flag}, {"y", plot_measure_json(p.front_y)}, {"x", Json::array()}};
+        for (const SweepPlot::Measure& m : p.front_x) {
+            j["front"]["x"].push_back(plot_measure_json(m));
+        }
+    }
+    return j;
+}
+
 // Reading back: each key of the type the schema gives, or one error naming the file and key.
 class Reader {
 public:
@@ -241,6 +261,37 @@ Table table_from(const Reader& r, const std::string& name, const Json& j) {
         t.rows.push_back(std::move(row));
     }
     return t;
+}
+
+std::vector<SweepPlot::Measure> plot_measures(const Reader& rd, const Json& j,
+                                              const std::string& key, const std::string& w) {
+    std::vector<SweepPlot::Measure> out;
+    const Json& list = rd.list(j, key, w);
+    for (size_t i = 0; i < list.size(); ++i) {
+        const std::string wm = fmt::format("{}{}[{}].", w, key, i);
+        out.push_back({rd.str(list[i], "key", wm), rd.str(list[i], "title", wm)});
+    }
+    return out;
+}
+
+SweepPlot plot_from(const Reader& rd, const Json& j) {
+    SweepPlot p;
+    p.group = rd.str(j, "group", "plot.");
+    for (const Json& k : rd.list(j, "parameters", "plot.")) {
+        if (!k.is_string()) {
+            rd.fail("plot.parameters", "has an entry that is not a text");
+        }
+        p.parameters.push_back(k.get<std::string>());
+    }
+    p.measures = plot_measures(rd, j, "measures", "plot.");
+    if (j.contains("front")) {
+        const Json& f = rd.at(j, "front", "plot.", Json::value_t::object);
+        p.front_flag = rd.str(f, "flag", "plot.front.");
+        const Json& y = rd.at(f, "y", "plot.front.", Json::value_t::object);
+        p.front_y = {rd.str(y, "key", "plot.front.y."), rd.str(y, "title", "plot.front.y.")};
+        p.front_x = plot_measures(rd, f, "x", "plot.front.");
+    }
+    return p;
 }
 
 // The checks; a check tied to a layer names a position among the `layers` layers read before.
@@ -384,6 +435,9 @@ Json to_json(const RunRecord& r) {
     if (!r.rows.empty()) {
         j["rows"] = r.rows;
     }
+    if (r.plot) {
+        j["plot"] = plot_json(*r.plot);
+    }
     j["stats"] = r.stats.is_null() ? Json::object() : r.stats;
     j["extra"] = r.extra.is_null() ? Json::object() : r.extra;
     return j;
@@ -433,6 +487,9 @@ RunRecord record_from_json(const Json& j, const std::string& source) {
         }
     }
     r.rows = j.contains("rows") ? rd.str(j, "rows", "") : "";
+    if (j.contains("plot")) {
+        r.plot = plot_from(rd, rd.at(j, "plot", "", Json::value_t::object));
+    }
     r.stats = rd.at(j, "stats", "", Json::value_t::object);
     r.extra = rd.at(j, "extra", "", Json::value_t::object);
     return r;

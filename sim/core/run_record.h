@@ -1,7 +1,7 @@
 // The run record: what any platform's run, estimate or regression found, as types every writer
 // reads (report.json, layers.csv, report.html, a campaign's metrics) — no writer reads a
 // platform's private keys. report.json is its JSON form, schema "npusim-report/2"
-// (docs/report.schema.json, docs/report.md). Pure: no SystemC.
+// (docs/report.schema.json, docs/reports.md). Pure: no SystemC.
 #pragma once
 
 #include <cstdint>
@@ -94,9 +94,26 @@ struct Table {
     static double number(const Cell& c);  // a text counts 0
 };
 
+// What the page plots from a sweep's rows file (RunRecord::rows, one row per configuration):
+// per group (rows with the same `group` value; "" for one group) and per swept parameter that
+// takes more than one value in it, each measure's min, median and max at each value. A
+// trade-off front, when `front_flag` is set: every row as a point of `front_y` against each of
+// `front_x`, the rows whose `front_flag` is true marked.
+struct SweepPlot {
+    struct Measure {
+        std::string key, title;
+    };
+    std::string group;
+    std::vector<std::string> parameters;
+    std::vector<Measure> measures;
+    std::string front_flag;
+    Measure front_y;
+    std::vector<Measure> front_x;
+};
+
 struct RunRecord {
     static constexpr const char* kSchema = "npusim-report/2";
-    std::string command;  // "run", "aipp", "estimate", "regress", "calibrate"
+    std::string command;  // "run", "aipp", "estimate", "regress", "calibrate", "infer"
     std::string mode;     // e.g. "timed", "functional"
     struct {
         std::string kind, name, source;
@@ -115,8 +132,9 @@ struct RunRecord {
     // A file of the run's in --out with one row per layer or configuration (an estimate's
     // estimate.json), which a campaign merges into its rows; "" for none.
     std::string rows;
-    nlohmann::ordered_json stats;  // the models' statistics tree (sim/core/stats.h), or null
-    nlohmann::ordered_json extra;  // what only this platform reports (an object), or null
+    std::optional<SweepPlot> plot;  // a sweep's: what the page draws from `rows`
+    nlohmann::ordered_json stats;   // the models' statistics tree (sim/core/stats.h), or null
+    nlohmann::ordered_json extra;   // what only this platform reports (an object), or null
 
     const Quantity* total(const std::string& name) const;
     const Table* table(const std::string& name) const;

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <iterator>
 #include <map>
-#include <optional>
 #include <vector>
 
 #include <fmt/format.h>
@@ -18,52 +17,8 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-struct Measure {
-    std::string key, title;
-};
-
-// A front to draw (a folding sweep's): the rows `flag` marks, y against each x.
-struct Front {
-    std::string flag;
-    Measure y;
-    std::vector<Measure> x;
-};
-
-struct Plot {
-    std::string group;
-    std::vector<std::string> parameters;
-    std::vector<Measure> measures;
-    std::optional<Front> front;
-};
-
-Measure read_measure(const Json& m) {
-    return {m.at("key").get<std::string>(), m.at("title").get<std::string>()};
-}
-
-Plot read_plot(const Json& j, const std::string& source) {
-    Plot p;
-    try {
-        p.group = j.value("group", std::string());
-        for (const Json& k : j.at("parameters")) {
-            p.parameters.push_back(k.get<std::string>());
-        }
-        for (const Json& m : j.at("measures")) {
-            p.measures.push_back(read_measure(m));
-        }
-        if (j.contains("front")) {
-            const Json& f = j["front"];
-            p.front = Front{f.at("flag").get<std::string>(), read_measure(f.at("y")), {}};
-            for (const Json& x : f.at("x")) {
-                p.front->x.push_back(read_measure(x));
-            }
-        }
-    } catch (const nlohmann::json::exception& e) {
-        throw sim::Error(
-            fmt::format("{}: plot: expected group, parameters, measures and an optional front ({})",
-                        source, e.what()));
-    }
-    return p;
-}
+using Plot = sim::SweepPlot;
+using Measure = sim::SweepPlot::Measure;
 
 std::string label(const Json& v) {
     return v.is_string() ? v.get<std::string>() : v.dump();
@@ -136,22 +91,22 @@ double number_or_zero(const Json& row, const std::string& key) {
 
 // Every configuration as a point of y against each x, the flagged ones (the front) marked, and
 // the flagged rows as a table, fewest y first.
-std::string front_section(const Json& rows, const Front& f) {
+std::string front_section(const Json& rows, const Plot& f) {
     std::vector<const Json*> flagged;
     for (const Json& r : rows) {
-        if (r.value(f.flag, false)) {
+        if (r.value(f.front_flag, false)) {
             flagged.push_back(&r);
         }
     }
     std::stable_sort(flagged.begin(), flagged.end(), [&](const Json* a, const Json* b) {
-        return number_or_zero(*a, f.y.key) < number_or_zero(*b, f.y.key);
+        return number_or_zero(*a, f.front_y.key) < number_or_zero(*b, f.front_y.key);
     });
     std::string s = fmt::format(
         "<h2>The front ({} of {} configurations)</h2>\n<p class=\"note\">Configurations no "
         "other one matches or beats in {} and every resource at once, with at least one "
         "better; each chart shows every valid configuration (small) and the front (large), on "
         "log axes.</p>\n",
-        flagged.size(), rows.size(), escape(f.y.title));
+        flagged.size(), rows.size(), escape(f.front_y.title));
     // Every front point; of the others at most kOthersDrawn, evenly spaced (the page stays small).
     constexpr size_t kOthersDrawn = 2000;
     const size_t others = rows.size() - flagged.size();
@@ -162,21 +117,21 @@ std::string front_section(const Json& rows, const Front& f) {
             "({} of {}).</p>\n",
             stride, (others + stride - 1) / stride, others);
     }
-    for (const Measure& x : f.x) {
+    for (const Measure& x : f.front_x) {
         std::vector<Point> points;
         std::vector<bool> on;
         size_t other = 0;
         for (const Json& r : rows) {
-            const bool flagged_row = r.value(f.flag, false);
+            const bool flagged_row = r.value(f.front_flag, false);
             if (!flagged_row && other++ % stride != 0) {
                 continue;
             }
             points.push_back({r.contains("config") ? label(r["config"]) : "",
-                              number_or_zero(r, x.key), number_or_zero(r, f.y.key)});
+                              number_or_zero(r, x.key), number_or_zero(r, f.front_y.key)});
             on.push_back(flagged_row);
         }
         s += fmt::format("<div class=\"chart\" data-front=\"{}\">{}</div>\n", escape(x.key),
-                         front(points, on, Axes(x.title, f.y.title, 640, 320)));
+                         front(points, on, Axes(x.title, f.front_y.title, 640, 320)));
     }
     Json table = Json::array();
     for (const Json* r : flagged) {
@@ -201,8 +156,8 @@ std::string sweep_body(const Json& rows, const Plot& plot) {
         "from min to max, a dot at the median). The tables hold the same numbers; the estimate's "
         "files every configuration.</p>\n",
         rows.size(), groups.size());
-    if (plot.front) {
-        s += front_section(rows, *plot.front);
+    if (!plot.front_flag.empty()) {
+        s += front_section(rows, plot);
     }
     for (const std::string& g : groups) {
         const std::vector<const Json*>& members = by_group[g];
@@ -215,38 +170,18 @@ std::string sweep_body(const Json& rows, const Plot& plot) {
     return s;
 }
 
-std::string layers_body(const Json& layers, const Plot& plot) {
-    std::vector<std::string> labels;
-    for (size_t i = 0; i < layers.size(); ++i) {
-        labels.push_back(layers[i].contains("index") ? label(layers[i]["index"])
-                                                     : std::to_string(i));
-    }
-    std::string s;
-    for (const Measure& m : plot.measures) {
-        Series series{m.title, {}};
-        for (const Json& l : layers) {
-            series.values.push_back(
-                l.contains(m.key) && l[m.key].is_number() ? l[m.key].get<double>() : 0.0);
-        }
-        s += fmt::format(
-            "<h2>{} per layer</h2>\n<div class=\"chart\" data-measure=\"{}\">{}</div>\n",
-            escape(m.title), escape(m.key), stacked_bars(labels, {series}, Axes("layer", m.title)));
-    }
-    return s + "<h2>Layers</h2>\n" + json_table(layers);
-}
-
 }  // namespace
 
-std::string estimate_html(const Json& estimate, const Json& plot_json, const std::string& source) {
-    const Plot plot = read_plot(plot_json, source);
-    if (estimate.is_array() && !estimate.empty()) {
-        return page("npusim estimate: a sweep", sweep_body(estimate, plot));
+std::string sweep_html(const Json& rows, const sim::SweepPlot& plot, const std::string& source) {
+    if (!rows.is_array() || rows.empty()) {
+        throw sim::Error(source + ": no configurations to draw");
     }
-    if (estimate.is_object() && estimate.contains("layers") && estimate["layers"].is_array() &&
-        !estimate["layers"].empty()) {
-        return page("npusim estimate: a program's layers", layers_body(estimate["layers"], plot));
+    for (const Json& r : rows) {
+        if (!r.is_object()) {
+            throw sim::Error(source + ": a configuration that is not an object");
+        }
     }
-    throw sim::Error(source + ": no configurations or layers to draw");
+    return page("npusim estimate: a sweep", sweep_body(rows, plot));
 }
 
 }  // namespace npu::report

@@ -51,7 +51,7 @@ public:
         return rep;
     }
     platform::EstimateReport estimate(const platform::EstimateRequest& r) const override {
-        return {fmt::format("toy estimate of {}\n", r.layers), "", {}, {}, {}, std::nullopt};
+        return {fmt::format("toy estimate of {}\n", r.layers), "", {}, std::nullopt};
     }
 
 private:

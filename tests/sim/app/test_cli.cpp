@@ -176,6 +176,18 @@ TEST_F(Cli, CalibrateWritesAYamlThatAPlatformIncludes) {
             (dir / "board.csv").string() + " --out " + (dir / "cal").string());
     ASSERT_EQ(r.rc, 0) << r.err;
     EXPECT_NE(r.out.find("largest error: 20.0 % before"), std::string::npos) << r.out;
+    // The fit as a record: a layer per board row with its board time and errors, the largest
+    // errors as totals (board = timed × 1.25, so before = 1/1.25 - 1 = -20 % on every layer).
+    const auto cal_rec = nlohmann::json::parse(slurp(dir / "cal" / "report.json"));
+    EXPECT_EQ(cal_rec["command"], "calibrate");
+    ASSERT_EQ(cal_rec["layers"].size(), board.size());
+    EXPECT_NEAR(cal_rec["layers"][0]["measures"]["board_ms"]["value"].get<double>(), board[0],
+                1e-9);
+    EXPECT_NEAR(cal_rec["layers"][0]["measures"]["before_error"]["value"].get<double>(), -20.0,
+                0.01);
+    EXPECT_NEAR(cal_rec["totals"]["largest_error_before"]["value"].get<double>(), 20.0, 0.01);
+    EXPECT_LT(cal_rec["totals"]["largest_error_after"]["value"].get<double>(), 10.0);
+    EXPECT_TRUE(fs::exists(dir / "cal" / "report.html"));
     const std::string yaml = slurp(dir / "cal" / "calibration.yaml");
     EXPECT_NE(yaml.find("kpu:\n"), std::string::npos) << yaml;
     const std::string platform = slurp(fs::path(NPUSIM_SOURCE_DIR) / "configs" / "k210.yaml");

@@ -185,8 +185,8 @@ TEST_F(Cli, FinnFoldingSweepOfTheCnv) {
     const auto rows = nlohmann::json::parse(slurp(dir / "sweep" / "estimate.json"));
     const auto report = nlohmann::json::parse(slurp(dir / "sweep" / "report.json"));
     ASSERT_EQ(rows.size(), 2625u);
-    EXPECT_EQ(report["totals"]["configurations"], 2625);
-    EXPECT_EQ(report["totals"]["invalid"], 0);
+    EXPECT_EQ(report["totals"]["configurations"]["value"], 2625);
+    EXPECT_EQ(report["totals"]["invalid"]["value"], 0);
     // Configuration 0: MVAU_hls_0 16·9·36 = 5184, window 1 6·3·16 + 4·max(4·9·16, 6·16) =
     // 2592, MVAU_hls_1 16·144·16 = 36864; fixed: window 0 348, pool 20, MVAU_hls_2 40,
     // LabelSelect 10.
@@ -216,7 +216,7 @@ TEST_F(Cli, FinnFoldingSweepOfTheCnv) {
             fastest = i;
         }
     }
-    EXPECT_EQ(report["totals"]["pareto"], front);
+    EXPECT_EQ(report["totals"]["pareto"]["value"], front);
     ASSERT_TRUE(pts[fastest].front);
     // The fastest front configuration as a folding file, estimated alone.
     nlohmann::json folding = nlohmann::json::parse(slurp(TFC "cnv_folding.json"));

@@ -319,9 +319,18 @@ TEST_F(Cli, InferGivesTensorsWhoseNamesCollideFilesOfTheirOwn) {
     };
     EXPECT_EQ(value("a/b"), 0.0f);  // Relu(-1)
     EXPECT_EQ(value("a_b"), 1.0f);  // Neg(-1)
+    // report.json is a run record: a layer per value computed (its op, its host time), a dump
+    // per value with the layer that computed it.
+    EXPECT_EQ(j["schema"], "npusim-report/2");
+    EXPECT_EQ(j["command"], "infer");
+    ASSERT_EQ(j["layers"].size(), 2u);
+    EXPECT_EQ(j["layers"][0]["op"], "Relu");
+    EXPECT_EQ(j["layers"][0]["name"], "a/b");
+    EXPECT_TRUE(j["layers"][1]["measures"]["host_ms"]["value"].is_number());
     std::set<std::string> node_files;
-    for (const auto& n : j["nodes"]) {
+    for (const auto& n : j["layer_dumps"]) {
         node_files.insert(n["file"].get<std::string>());
+        EXPECT_EQ(j["layers"][n["layer"].get<size_t>()]["name"], n["name"]);
     }
     EXPECT_EQ(node_files.size(), 2u);
 }

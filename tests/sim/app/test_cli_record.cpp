@@ -6,9 +6,11 @@
 #include <filesystem>
 #include <fstream>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "sim/core/npy.h"
 #include "sim/core/run_record.h"
 #include "tests/sim/app/cli_fixture.h"
 
@@ -86,6 +88,38 @@ TEST_F(Cli, EveryReportValidatesAgainstTheSchema) {
         ASSERT_EQ(run(args + " --out " + (dir / name).string()).rc, 0) << args;
         reports += " " + (dir / name / "report.json").string();
     }
+    // Sweeps (K210 layers, a FINN folding), a calibration (the edges demo's times as the board's)
+    // and the float reference: records too.
+    write("k210_sweep.yaml",
+          "layers:\n  - name: s\n    in_channels: [8, 16]\n    out_channels: 8\n"
+          "    width: 16\n    height: 16\n    kernel: 3\n");
+    write("finn_sweep.json", R"({"MVAU_hls_0": {"PE": [1, 2]}})");
+    std::string board = "layer,type,ms\n";
+    const auto timed = nlohmann::json::parse(slurp(dir / "dumps" / "report.json"));
+    for (const auto& l : timed["layers"]) {
+        board += fmt::format(
+            "{},{},{}\n", l["index"].get<int>(), l["op"].get<std::string>(),
+            static_cast<double>(l["end_ps"].get<uint64_t>() - l["start_ps"].get<uint64_t>()) / 1e9);
+    }
+    write("board.csv", board);
+    const std::string digits = NPUSIM_SOURCE_DIR "/platforms/k210/digits/";
+    npu::sim::Tensor x(npu::sim::DType::f32, {1, 1, 16, 16});
+    const std::vector<uint8_t> npy = npu::sim::encode_npy(x);
+    write("x.npy", std::string(npy.begin(), npy.end()));
+    for (const auto& [name, args] : std::vector<std::pair<std::string, std::string>>{
+             {"k210_sweep", "estimate --layers " + (dir / "k210_sweep.yaml").string()},
+             {"finn_sweep", "estimate --platform " NPUSIM_SOURCE_DIR
+                            "/configs/finn.yaml --model " NPUSIM_SOURCE_DIR
+                            "/configs/networks/finn/tfc_digits.onnx --layers " +
+                                (dir / "finn_sweep.json").string()},
+             {"calibrate", "calibrate --model " + (dir / "dumps" / "demo.kmodel").string() +
+                               " --measured " + (dir / "board.csv").string()},
+             {"infer",
+              "infer --onnx " + digits + "digits_cnn.onnx --input " + (dir / "x.npy").string()}}) {
+        const Result r = run(args + " --out " + (dir / name).string());
+        ASSERT_EQ(r.rc, 0) << args << r.err;
+        reports += " " + (dir / name / "report.json").string();
+    }
     const Result valid = shell(kValidate + reports);
     EXPECT_EQ(valid.rc, 0) << valid.out << valid.err;
     EXPECT_EQ(valid.out, "");
@@ -160,6 +194,33 @@ TEST_F(Cli, TheReportPageIsDrawnFromTheRecordAlone) {
         }
     }
     EXPECT_EQ(series, 8u);  // KPU: 4 parts, CPU: 3, bus and DMA
+}
+
+// A sweep's page is drawn from its record's plot and the rows file it names: `npusim report`
+// draws the same bytes again; a record naming a rows file outside the folder is refused.
+TEST_F(Cli, ASweepsPageIsDrawnAgainFromItsRecord) {
+    write("sweep.yaml",
+          "layers:\n  - name: s\n    in_channels: [8, 16]\n    out_channels: 8\n"
+          "    width: 16\n    height: 16\n    kernel: 3\n");
+    const Result r = run("estimate --layers " + (dir / "sweep.yaml").string() + " --out " +
+                         (dir / "s").string());
+    ASSERT_EQ(r.rc, 0) << r.err;
+    const auto rec = npu::sim::record_from_json(
+        nlohmann::ordered_json::parse(slurp(dir / "s" / "report.json")), "report.json");
+    ASSERT_TRUE(rec.plot.has_value());
+    EXPECT_EQ(rec.rows, "estimate.json");
+    EXPECT_EQ(rec.total("configurations")->value, 2.0);
+    const std::string page = slurp(dir / "s" / "report.html");
+    fs::remove(dir / "s" / "report.html");
+    ASSERT_EQ(run("report " + (dir / "s").string()).rc, 0);
+    EXPECT_EQ(slurp(dir / "s" / "report.html"), page);
+    std::string j = slurp(dir / "s" / "report.json");
+    j.replace(j.find("\"rows\": \"estimate.json\""), 23, "\"rows\": \"../estimate.json\"");
+    write("s/report.json", j);
+    const Result bad = run("report " + (dir / "s").string());
+    EXPECT_EQ(bad.rc, 2);
+    EXPECT_NE(bad.err.find("'rows' is not the name of a file in the folder"), std::string::npos)
+        << bad.err;
 }
 
 }  // namespace

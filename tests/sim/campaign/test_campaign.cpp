@@ -252,8 +252,9 @@ TEST(Campaign, MutatedFilesParseOrFailCleanly) {
     EXPECT_GT(errors, 500);  // the mutations do break files
 }
 
-// A stand-in for npusim: "regress --exit N [--sleep S] --out DIR" writes DIR/report.json with
-// passed = (N == 0), prints a line, and exits N.
+// A stand-in for npusim: "regress --exit N [--sleep S] --out DIR" writes DIR/report.json (a
+// run record with a total "cycles" = N and a check "exit" that passes when N == 0), prints a
+// line, and exits N.
 fs::path fake_npusim(const fs::path& dir) {
     const fs::path p = dir / "fake_npusim";
     std::ofstream(p) << R"(#!/bin/sh
@@ -269,7 +270,13 @@ done
 mkdir -p "$out"
 [ "$exit_code" = 2 ] && { echo "npusim: error: bad option" >&2; exit 2; }
 if [ "$exit_code" = 0 ]; then p=true; else p=false; fi
-printf '{"passed": %s, "totals": {"cycles": %s}}\n' "$p" "$exit_code" >"$out/report.json"
+printf '{"schema": "npusim-report/2", "tool": "npusim", "version": "0", "command": "regress", '\
+'"mode": "", "platform": {"kind": "fake", "name": "", "source": "", "parameters": {}}, '\
+'"program": {"file": "", "format": "", "facts": {}}, "inputs": [], "outputs": [], '\
+'"layer_dumps": [], "layers": [], "totals": {"cycles": {"value": %s, "unit": "cycles"}}, '\
+'"checks": [{"name": "exit", "measured": %s, "relation": "<=", "limit": 0, "unit": "", '\
+'"passed": %s}], "passed": %s, "stats": {}, "extra": {}}\n' \
+  "$exit_code" "$exit_code" "$p" "$p" >"$out/report.json"
 echo "first diverging layer: $exit_code"
 echo "wrote report.json to $out"
 sleep "$sleep_s"
@@ -321,7 +328,7 @@ TEST(Campaign, LocalPoolRecordsEveryOutcomeResumesAndMergesTheSameWhateverTheSpl
               std::string::npos)
         << m.junit_xml;
     EXPECT_NE(m.junit_xml.find("<error message=\"exit 2: bad option\"/>"), std::string::npos);
-    EXPECT_NE(m.csv.find("0,\"outcome=pass,copy=one\",pass,one,passed,0,true,0,\n"),
+    EXPECT_NE(m.csv.find("0,\"outcome=pass,copy=one\",pass,one,passed,0,true,0,0,\n"),
               std::string::npos)
         << m.csv;
     // Resume: a lost record is the only job run again.

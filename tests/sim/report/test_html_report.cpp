@@ -178,10 +178,8 @@ TEST(EstimatePage, WhiskersPerSweptValueWithTheirMedians) {
     for (int k : {3, 1, 5}) {
         rows.push_back({{"name", "b"}, {"w", 1}, {"k", k}, {"cycles", 100 * k}});
     }
-    const J plot = {{"group", "name"},
-                    {"parameters", {"w", "k"}},
-                    {"measures", {{{"key", "cycles"}, {"title", "cycles"}}}}};
-    const std::string html = report::estimate_html(rows, plot, "e.json");
+    const sim::SweepPlot plot{"name", {"w", "k"}, {{"cycles", "cycles"}}, "", {}, {}};
+    const std::string html = report::sweep_html(rows, plot, "e.json");
     EXPECT_EQ(count(html, "class=\"range\""), 2u + 3u);  // a: w (2 values); b: k (3 values)
     EXPECT_NE(html.find("<title>1: 10 to 30 (3 configurations)</title>"), std::string::npos);
     EXPECT_NE(html.find("<title>1: median 20</title>"), std::string::npos);
@@ -193,16 +191,14 @@ TEST(EstimatePage, WhiskersPerSweptValueWithTheirMedians) {
     EXPECT_LT(p3, p5);
     // The same numbers in the table.
     EXPECT_NE(html.find("<th>cycles median</th>"), std::string::npos);
-    // A program's estimate: one bar per layer; a plot without measures is one clear error.
-    const J layers = {{"layers", {{{"index", 0}, {"cycles", 5}}, {{"index", 1}, {"cycles", 7}}}}};
-    EXPECT_EQ(count(report::estimate_html(layers, plot, "e.json"), "class=\"bar\""), 2u);
-    try {
-        report::estimate_html(rows, J::object(), "dir/report.json");
-        FAIL() << "no error";
-    } catch (const sim::Error& e) {
-        EXPECT_NE(std::string(e.what()).find("dir/report.json: plot: expected group, parameters"),
-                  std::string::npos)
-            << e.what();
+    // Rows that are not configurations: one clear error naming the file.
+    for (const J& bad : {J::array(), J::object(), J::array({1, 2})}) {
+        try {
+            report::sweep_html(bad, plot, "dir/estimate.json");
+            FAIL() << "no error for " << bad.dump();
+        } catch (const sim::Error& e) {
+            EXPECT_EQ(std::string(e.what()).rfind("dir/estimate.json: ", 0), 0u) << e.what();
+        }
     }
 }
 
