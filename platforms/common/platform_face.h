@@ -24,6 +24,18 @@ namespace npu::platform {
 
 // What the user asked `npusim run` for; a platform reads the parts it takes and refuses, with
 // one clear message, the ones it cannot use.
+// The options a platform's kind declares (PlatformOption) as given to a command, by name: the
+// value, "1" for a flag.
+struct GivenOptions {
+    std::map<std::string, std::string> values;
+    // "" when not given.
+    std::string operator()(const std::string& name) const {
+        const auto it = values.find(name);
+        return it == values.end() ? std::string() : it->second;
+    }
+    bool has(const std::string& name) const { return values.count(name) != 0; }
+};
+
 struct RunRequest {
     std::string model;     // --model: a program file (e.g. a kmodel)
     std::string network;   // --network: a layer list (e.g. a DL processor network YAML)
@@ -38,21 +50,14 @@ struct RunRequest {
     // inside the second; "" refuses them (the console, arguments, clock and exit always work).
     std::string semihost_read_root, semihost_write_root;
     std::string semihost_hint;  // how a user gives the firmware files, for a refusal's message
-    int gdb_port = 0;  // --gdb: wait for a debugger on 127.0.0.1:port before running (0: none)
-    // The options the platform's kind declares (PlatformKind::run_options) that were given, by
-    // name ("1" for a flag); option(name) is "" when one was not given.
-    std::map<std::string, std::string> options;
-    std::string option(const std::string& name) const {
-        const auto it = options.find(name);
-        return it == options.end() ? std::string() : it->second;
-    }
+    int gdb_port = 0;     // --gdb: wait for a debugger on 127.0.0.1:port before running (0: none)
+    GivenOptions option;  // the options its kind declares that were given
     // What the firmware prints (source: "console" for semihosting, else the UART), as it prints.
     std::function<void(const std::string& source, const std::string& text)> firmware_output;
-    std::string folding;      // --folding: a FINN folding config (platforms that take one)
-    bool size_fifos = false;  // --size-fifos: find the smallest FIFO depths (FINN)
-    bool functional = false;  // values only, no time
-    bool dump_all = false;    // every layer's result as a file (platforms that can)
-    bool verbose = false;     // SystemC info messages
+    bool functional = false;            // values only, no time
+    bool to_files = false;              // --out given: the files are written
+    bool dump_all = false;              // every layer's result as a file (platforms that can)
+    bool verbose = false;               // SystemC info messages
     sim::TraceWriter* trace = nullptr;  // enabled when --trace was given
     // Called after each layer or step with the steps done so far (a progress line).
     std::function<void(size_t done, size_t total, const std::string& what)> progress;
@@ -90,7 +95,7 @@ struct EstimateRequest {
     std::string layers;     // --layers
     std::string model;      // --model: a program file to cost layer by layer (platforms that can)
     bool to_files = false;  // --out given: the result goes to files rather than stdout
-    std::string folding;    // --folding: a FINN folding config (platforms that take one)
+    GivenOptions option;    // the options its kind declares that were given
 };
 
 struct EstimateReport {
@@ -134,7 +139,7 @@ struct RegressRequest {
     std::string inputs;       // samples: a .npy or a directory of them
     std::string labels;       // optional class labels (.npy)
     std::string tolerances;   // optional YAML: max_lsb, min_cosine, min_top1_agreement
-    std::string folding;      // FINN: the folding config (JSON)
+    GivenOptions option;      // the options its kind declares that were given
     double max_lsb = -1, min_cosine = -1, min_top1 = -1;  // < 0: from the file or the default
     bool timed = false;                                   // also a timed run of the first sample
     // A program we did not compile (no compile report): its preprocessing, from `preprocess` (a
@@ -196,15 +201,18 @@ private:
     std::string m_source;
 };
 
-// A `npusim run` option a platform kind declares: the program puts it on its command line (its
-// help, the file check, the option it needs) and passes its value to the platform in
-// RunRequest::options; given for another platform, it is refused naming the ones that take it.
-// Adding such an option touches only its platform.
-struct RunOption {
+// An option of `npusim run`, `estimate` or `regress` that a platform kind declares: the program
+// puts it on those commands' lines (its help, a flag or a value, the file check, the option it
+// needs) and passes what was given to the platform (the request's `option`); given for another
+// platform, it is refused naming the kinds that take it; given without --platform, the kind's
+// built-in config is loaded. Adding such an option touches only its platform.
+struct PlatformOption {
     std::string name;  // without the dashes, e.g. "uart-input"
     std::string help;
-    bool existing_file = false;  // the value names a file that must exist
-    std::string needs;           // an option it needs, without the dashes ("": none)
+    bool existing_file = false;                // the value names a file that must exist
+    std::string needs;                         // an option it needs, without the dashes ("": none)
+    bool flag = false;                         // takes no value (given: "1")
+    std::vector<std::string> commands{"run"};  // the commands that take it
 };
 
 // One platform kind: how to build a Platform from the `platform:` map of a YAML file. `read`
@@ -217,11 +225,10 @@ struct PlatformKind {
         read;
     bool plays_scripts = false;  // its run() takes RunRequest::script (npusim run --script)
     bool runs_firmware = false;  // its run() takes RunRequest::firmware (npusim run --firmware)
-    bool takes_folding = false;  // run/estimate take --folding and run takes --size-fifos
-    // Its built-in config (configs/<file>), loaded when an option only it takes is given
-    // without --platform (e.g. --folding: "finn.yaml"); empty: none.
+    // Its built-in config (configs/<file>), loaded when one of its options is given without
+    // --platform (e.g. --folding: "finn.yaml"); empty: none.
     std::string builtin_config{};
-    std::vector<RunOption> run_options{};  // its own `npusim run` options
+    std::vector<PlatformOption> options{};  // its own options of run, estimate and regress
 };
 
 // Every registered kind, the built-in ones first (platforms/registry.cpp, library

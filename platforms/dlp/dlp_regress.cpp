@@ -155,11 +155,10 @@ platform::RunReport DlpFace::regress(const platform::RegressRequest& req) const 
                          ": regress compares the int8 network with its float equivalent: give "
                          "an int8 platform (e.g. configs/dlp_zcu102_int8.yaml)");
     }
-    if (req.model.empty() || !req.onnx.empty() || req.timed || !req.labels.empty() ||
-        !req.folding.empty()) {
+    if (req.model.empty() || !req.onnx.empty() || req.timed || !req.labels.empty()) {
         throw sim::Error(source() +
                          ": a DL processor regress takes --model NETWORK.yaml [--inputs X.npy] "
-                         "and the tolerances (no --onnx, --labels, --folding or --timed)");
+                         "and the tolerances (no --onnx, --labels or --timed)");
     }
     const regress::Tolerances tol =
         regress::read_tolerances(req.tolerances, req.max_lsb, req.min_cosine, req.min_top1);

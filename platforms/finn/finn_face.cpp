@@ -68,8 +68,12 @@ void refuse_options(const platform::RunRequest& r, const std::string& source) {
                          "--size-fifos, --functional and --trace (no --network, "
                          "--demo or --dump-all)");
     }
-    if (r.functional && r.size_fifos) {
+    if (r.functional && r.option.has("size-fifos")) {
         throw sim::Error("--size-fifos simulates the design: not with --functional");
+    }
+    if (r.option.has("size-fifos") && !r.to_files) {
+        throw sim::Error(
+            "--size-fifos writes folding_sized.json into the output directory: add --out DIR");
     }
 }
 
@@ -152,7 +156,7 @@ std::string FinnFace::describe_program(const std::string& path) const {
 
 platform::RunReport FinnFace::run(const platform::RunRequest& request) {
     refuse_options(request, source());
-    FinnModel m = load_finn(request.model, request.folding);
+    FinnModel m = load_finn(request.model, request.option("folding"));
     RunContext ctx{m_cfg, source(), request, {}, 0};
     const std::vector<int64_t> x = read_inputs(request.input, m, m_cfg, ctx.input);
     ctx.frames = x.size() / m.in_elements;
@@ -165,7 +169,7 @@ platform::RunReport FinnFace::run(const platform::RunRequest& request) {
     }
     sim::install_report_handler({}, request.verbose);  // for every simulation of the design
     std::optional<Sizing> sizing;
-    if (request.size_fifos) {
+    if (request.option.has("size-fifos")) {
         sizing = Sizing{simulate(m.design, x, ctx.frames),
                         size_fifos(m.design, x, ctx.frames, m_cfg.min_fifo_depth)};
         m.design.fifo_depths = sizing->result.depths;
@@ -176,7 +180,7 @@ platform::RunReport FinnFace::run(const platform::RunRequest& request) {
     try {  // after a simulation a problem is returned, not thrown (platform_face.h, RunReport)
         rep.files.push_back(output_file(r.output, m, ctx.frames));
         if (sizing) {
-            rep.files.push_back(sized_folding(m, request.folding, sizing->result.depths));
+            rep.files.push_back(sized_folding(m, request.option("folding"), sizing->result.depths));
         }
     } catch (const sim::Error& e) {
         rep.error = e.what();
@@ -195,7 +199,7 @@ platform::EstimateReport FinnFace::estimate(const platform::EstimateRequest& req
                          ": a FINN estimate takes --model NET.onnx [--folding F.json] "
                          "[--layers SWEEP.json]");
     }
-    const FinnModel m = load_finn(request.model, request.folding);
+    const FinnModel m = load_finn(request.model, request.option("folding"));
     return request.layers.empty() ? estimate_report(m, request, m_cfg, source())
                                   : sweep_report(m, request, m_cfg, source());
 }
@@ -208,8 +212,22 @@ platform::PlatformKind finn_platform_kind() {
         [](const sim::ConfigNode& p, const std::string& source) {
             return std::make_unique<FinnFace>(read_finn_platform(p), source);
         }};
-    k.takes_folding = true;
-    k.builtin_config = "finn.yaml";
+    k.builtin_config = "finn.yaml";  // loaded when --folding or --size-fifos is given alone
+    k.options = {
+        {"folding",
+         "A FINN folding config (JSON: node name -> PE, SIMD, inFIFODepths, ...; \"Defaults\") "
+         "applied to --model's layers, as FINN's ApplyConfig does",
+         true,
+         "model",
+         false,
+         {"run", "estimate", "regress"}},
+        {"size-fifos",
+         "Find the smallest FIFO depths that keep the interval of unbounded FIFOs, by "
+         "simulation; run with them and write folding_sized.json into --out",
+         false,
+         "model",
+         true,
+         {"run"}}};
     return k;
 }
 

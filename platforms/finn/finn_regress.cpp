@@ -103,7 +103,7 @@ platform::RunReport FinnFace::regress(const platform::RegressRequest& req) const
     base.max_lsb = 0;  // integers: the design's values are exact
     const regress::Tolerances tol =
         regress::read_tolerances(req.tolerances, req.max_lsb, req.min_cosine, req.min_top1, base);
-    const FinnModel m = load_finn(req.model, req.folding);
+    const FinnModel m = load_finn(req.model, req.option("folding"));
     regress::Regression g;
     g.program = req.model;
     g.reference = "each layer's function on whole frames (FINN's execution)";
@@ -129,7 +129,7 @@ platform::RunReport FinnFace::regress(const platform::RegressRequest& req) const
         "finn", m_cfg.name, source(), {{"clock_hz", static_cast<double>(m_cfg.clock_hz), "Hz"}}};
     v.program.format = "FINN-ONNX";
     v.program.facts = {{"layers", static_cast<double>(m.design.layers.size()), ""}};
-    v.extra["folding"] = req.folding;
+    v.extra["folding"] = req.option("folding");
     std::string text = fmt::format("{} streamed vs {} on {} frames of {}\n", req.model, g.reference,
                                    g.samples, g.input_note) +
                        regress::verdict_text(g, v);

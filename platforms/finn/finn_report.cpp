@@ -166,7 +166,7 @@ sim::RunRecord base_record(const FinnModel& m, const RunContext& ctx, const char
                     fixed ? "float32" : "int32",
                     fmt::format("values of FINN's type {}", m.out_type.name()), "", std::nullopt}};
     rec.totals = {{"frames", static_cast<double>(ctx.frames), "frames"}};
-    rec.extra = {{"folding", ctx.request.folding}};
+    rec.extra = {{"folding", ctx.request.option("folding")}};
     return rec;
 }
 
@@ -512,7 +512,7 @@ sim::RunRecord estimate_record(const FinnModel& m, const platform::EstimateReque
     rec.tables = {
         one_row_table("finn_estimate", "FINN's estimate", kFinnEstimateNote, finn),
         one_row_table("formula_estimate", "npusim's formulas", kFormulaEstimateNote, ours)};
-    rec.extra = {{"folding", req.folding}};
+    rec.extra = {{"folding", req.option("folding")}};
     return rec;
 }
 
@@ -565,7 +565,7 @@ platform::EstimateReport estimate_report(const FinnModel& m, const platform::Est
     totals["URAM"] = total.uram, totals["DSP"] = total.dsp;
     rep.record = estimate_record(m, req, cfg, source, totals, finn, ours);
     if (req.to_files) {
-        nlohmann::ordered_json j = {{"model", req.model},    {"folding", req.folding},
+        nlohmann::ordered_json j = {{"model", req.model},    {"folding", req.option("folding")},
                                     {"clock_hz", hz},        {"layers", layers},
                                     {"finn_estimate", finn}, {"formula_estimate", ours}};
         const std::string text = j.dump(1) + "\n";

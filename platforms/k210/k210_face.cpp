@@ -322,7 +322,7 @@ platform::PlatformKind k210_platform_kind() {
         true,   // npusim run --script: register scripts on the SoC
         true};  // npusim run --firmware: RISC-V firmware on the SoC
     // What the chip's outside world gives a firmware (docs/firmware.md).
-    k.run_options = {
+    k.options = {
         {"uart-input",
          "With --firmware: bytes a UART receives, [PORT=]FILE (uart1-3; default uart3, the "
          "SDK's console), arriving at its line rate from when the firmware sets its baud rate",

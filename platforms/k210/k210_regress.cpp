@@ -266,9 +266,6 @@ npu::regress::Regression regression(const platform::RegressRequest& req, const I
 }  // namespace
 
 platform::RunReport K210Face::regress(const platform::RegressRequest& req) const {
-    if (!req.folding.empty()) {
-        throw sim::Error(source() + ": --folding is FINN's (a FINN platform, configs/finn.yaml)");
-    }
     if (req.onnx.empty() || req.inputs.empty()) {
         throw sim::Error(source() +
                          ": a K210 regress needs --onnx MODEL.onnx (the float reference) and "

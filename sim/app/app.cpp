@@ -1,5 +1,6 @@
 #include "sim/app/app.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <exception>
 #include <functional>
@@ -76,43 +77,36 @@ void add_firmware_options(CLI::App* run, RunOptions& run_opts) {
                     "After --: the firmware's arguments (argv[1..] through semihosting)");
 }
 
-// The options the platform kinds declare (platform::RunOption), each once: a platform's option
-// is built here from its declaration, and checked against the platform in cmd_run.
-void add_platform_options(CLI::App* run, RunOptions& run_opts) {
+// The options the platform kinds declare for `command` (platform::PlatformOption), each once: a
+// platform's option is built here from its declaration, and checked against the platform when
+// the command runs (check_platform_options).
+void add_platform_options(CLI::App* cmd, const std::string& command,
+                          platform::GivenOptions& given) {
     for (const platform::PlatformKind& k : platform::platform_kinds()) {
-        for (const platform::RunOption& o : k.run_options) {
+        for (const platform::PlatformOption& o : k.options) {
             const std::string flag = "--" + o.name;
-            if (run->get_option_no_throw(flag) != nullptr) {
-                continue;  // declared by another kind too
+            if (std::find(o.commands.begin(), o.commands.end(), command) == o.commands.end() ||
+                cmd->get_option_no_throw(flag) != nullptr) {
+                continue;  // not this command's, or declared by another kind too
             }
-            CLI::Option* opt = run->add_option_function<std::string>(
-                flag,
-                [&run_opts, name = o.name](const std::string& v) {
-                    run_opts.platform_options[name] = v;
-                },
-                o.help + " (" + k.kind + ")");
+            CLI::Option* opt = nullptr;
+            const std::string help = o.help + " (" + k.kind + ")";
+            if (o.flag) {
+                opt = cmd->add_flag_callback(
+                    flag, [&given, name = o.name]() { given.values[name] = "1"; }, help);
+            } else {
+                opt = cmd->add_option_function<std::string>(
+                    flag, [&given, name = o.name](const std::string& v) { given.values[name] = v; },
+                    help);
+            }
             if (o.existing_file) {
                 opt->check(CLI::ExistingFile);
             }
             if (!o.needs.empty()) {
-                opt->needs(run->get_option("--" + o.needs));
+                opt->needs(cmd->get_option("--" + o.needs));
             }
         }
     }
-}
-
-// npusim run --folding FILE --size-fifos (FINN designs; need --model).
-void add_finn_options(CLI::App* run, RunOptions& run_opts) {
-    run->add_option("--folding", run_opts.folding,
-                    "A FINN folding config (JSON: node name -> PE, SIMD, inFIFODepths, ...; "
-                    "\"Defaults\") applied to --model's layers, as FINN's ApplyConfig does; "
-                    "without --platform: the built-in configs/finn.yaml")
-        ->check(CLI::ExistingFile)
-        ->needs(run->get_option("--model"));
-    run->add_flag("--size-fifos", run_opts.size_fifos,
-                  "FINN: find the smallest FIFO depths that keep the interval of unbounded "
-                  "FIFOs, by simulation; run with them and write folding_sized.json into --out")
-        ->needs(run->get_option("--model"));
 }
 
 CLI::App* add_run(CLI::App& app, RunOptions& run_opts) {
@@ -150,8 +144,7 @@ CLI::App* add_run(CLI::App& app, RunOptions& run_opts) {
         ->excludes(run->get_option("--demo"))
         ->excludes(run->get_option("--input"));
     add_firmware_options(run, run_opts);
-    add_finn_options(run, run_opts);
-    add_platform_options(run, run_opts);
+    add_platform_options(run, "run", run_opts.platform_options);
     run->add_flag("--dump-all", run_opts.dump_all,
                   "Also write every layer's result into --out as layer_<index>_<type>.npy, "
                   "with its SHA-256 in report.json (K210; timed runs read it at no simulated "
@@ -219,14 +212,9 @@ CLI::App* add_estimate(CLI::App& app, EstimateOptions& est_opts) {
                     "Layer configurations, e.g. configs/k210_layers.yaml, or what the "
                     "platform sweeps over --model's layers (FINN: a folding sweep)")
         ->check(CLI::ExistingFile);
-    CLI::Option* model =
-        est->add_option("--model", est_opts.model, "A program, e.g. a kmodel: every layer's cost")
-            ->check(CLI::ExistingFile);
-    est->add_option("--folding", est_opts.folding,
-                    "A FINN folding config (JSON) applied to --model's layers; without "
-                    "--platform: the built-in configs/finn.yaml")
-        ->check(CLI::ExistingFile)
-        ->needs(model);
+    est->add_option("--model", est_opts.model, "A program, e.g. a kmodel: every layer's cost")
+        ->check(CLI::ExistingFile);
+    add_platform_options(est, "estimate", est_opts.platform_options);
     est->add_option("--platform", est_opts.platform, "Platform YAML file (default: built-in k210)")
         ->check(CLI::ExistingFile);
     add_set(est, est_opts.set);
@@ -342,6 +330,7 @@ CLI::App* add_regress(CLI::App& app, RegressOptions& regress_opts) {
                      "compared by its outputs, with the preprocessing given)")
         ->check(CLI::ExistingFile);
     add_regress_preprocessing(*regress, regress_opts);
+    add_platform_options(regress, "regress", regress_opts.platform_options);
     regress
         ->add_option("--inputs", regress_opts.inputs,
                      "Samples: a .npy (one input or a batch) or a directory of them; images and "
@@ -362,8 +351,6 @@ CLI::App* add_regress(CLI::App& app, RegressOptions& regress_opts) {
                         "Smallest cosine similarity per layer (default 0.99)");
     regress->add_option("--min-top1", regress_opts.min_top1,
                         "Smallest top-1 agreement of the output (default 0.95)");
-    regress->add_option("--folding", regress_opts.folding, "FINN: the folding config (JSON)")
-        ->check(CLI::ExistingFile);
     regress->add_flag("--timed", regress_opts.timed,
                       "Also run the first sample on the timed K210 platform: its outputs must "
                       "equal the functional run's bit for bit; per-layer time and cycles are "

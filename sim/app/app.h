@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "platforms/common/platform_face.h"
 #include "platforms/kl730/layout_tool.h"
 
 namespace npu::app {
@@ -34,10 +35,9 @@ struct RunOptions {
     int gdb_port = 0;          // --gdb PORT: debug the firmware with GDB (0: no debugger)
     bool semihosting = false;  // --semihosting[=DIR]: the firmware may open files
     std::string semihost_dir;  // its DIR: reads and writes there (else: . and --out DIR/files)
-    // The options platforms declare (platform::RunOption: e.g. the K210's --uart-input), by name.
-    std::map<std::string, std::string> platform_options;
-    std::string folding;      // --folding: a FINN folding config (JSON)
-    bool size_fifos = false;  // --size-fifos: the smallest FIFO depths keeping the rate (FINN)
+    // The options platforms declare (platform::PlatformOption: e.g. the K210's --uart-input,
+    // FINN's --folding), by name.
+    platform::GivenOptions platform_options;
     bool trace = false;       // write trace.json (Chrome trace events) into --out
     bool functional = false;  // values only: no SystemC, no time (k210)
     bool dump_all = false;    // every layer's result into --out (k210)
@@ -56,8 +56,8 @@ struct EstimateOptions {
     std::vector<std::string> set;  // --set KEY=VALUE over the platform file
     std::string layers;            // layer configurations (YAML)
     std::string model;             // or a program file (e.g. a kmodel), costed layer by layer
-    std::string folding;           // --folding: a FINN folding config (JSON)
-    std::string out;               // directory for estimate.csv/.json; empty = CSV on stdout
+    platform::GivenOptions platform_options;  // e.g. FINN's --folding
+    std::string out;  // directory for estimate.csv/.json; empty = CSV on stdout
 };
 
 struct CalibrateOptions {
@@ -105,7 +105,7 @@ struct RegressOptions {
     std::string labels;       // optional .npy of class labels (accuracy)
     std::string out;          // directory for report.json, junit.xml, report.txt
     std::string tolerances;   // optional YAML: max_lsb, min_cosine, min_top1_agreement
-    std::string folding;      // FINN: the folding config (JSON)
+    platform::GivenOptions platform_options;              // e.g. FINN's --folding
     double max_lsb = -1, min_cosine = -1, min_top1 = -1;  // < 0: from the file or the default
     bool timed = false;            // also run the first sample on the timed platform
     std::string platform;          // the platform YAML (empty: the built-in k210)

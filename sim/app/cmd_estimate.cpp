@@ -17,19 +17,15 @@ int cmd_estimate(const EstimateOptions& opts) {
     if (opts.layers.empty() && opts.model.empty()) {
         throw sim::Error("estimate needs --layers FILE (layer configurations) or --model FILE");
     }
-    const std::unique_ptr<platform::Platform> p = load_platform(
-        opts.platform, opts.set,
-        default_platform(!opts.folding.empty(), &platform::PlatformKind::takes_folding));
-    if (!opts.folding.empty()) {
-        check_kind_can(*p, &platform::PlatformKind::takes_folding, "--folding",
-                       "folding configs apply");
-    }
+    const std::unique_ptr<platform::Platform> p =
+        load_platform(opts.platform, opts.set, default_platform(opts.platform_options));
+    check_platform_options(*p, opts.platform_options);
     std::unique_ptr<sim::OutputDir> out;
     if (!opts.out.empty()) {
         out = std::make_unique<sim::OutputDir>(opts.out);
     }
     const platform::EstimateReport r =
-        p->estimate({opts.layers, opts.model, out != nullptr, opts.folding});
+        p->estimate({opts.layers, opts.model, out != nullptr, opts.platform_options});
     std::fwrite(r.text.data(), 1, r.text.size(), stdout);
     if (!r.note.empty()) {
         std::fprintf(stderr, "npusim: %s\n", r.note.c_str());

@@ -11,7 +11,9 @@
 namespace npu::app {
 
 int cmd_regress(const RegressOptions& opts) {
-    const std::unique_ptr<platform::Platform> p = load_platform(opts.platform, opts.set);
+    const std::unique_ptr<platform::Platform> p =
+        load_platform(opts.platform, opts.set, default_platform(opts.platform_options));
+    check_platform_options(*p, opts.platform_options);
     platform::RegressRequest req;
     req.onnx = opts.onnx;
     req.model = opts.model;
@@ -19,7 +21,7 @@ int cmd_regress(const RegressOptions& opts) {
     req.inputs = opts.inputs;
     req.labels = opts.labels;
     req.tolerances = opts.tolerances;
-    req.folding = opts.folding;
+    req.option = opts.platform_options;
     req.max_lsb = opts.max_lsb;
     req.min_cosine = opts.min_cosine;
     req.min_top1 = opts.min_top1;

@@ -63,7 +63,7 @@ platform::RunRequest run_request(const RunOptions& opts) {
         req.max_time_ps = *ps;
     }
     req.gdb_port = opts.gdb_port;
-    req.options = opts.platform_options;
+    req.option = opts.platform_options;
     req.firmware_output = [](const std::string& from, const std::string& text) {
         if (from == "npusim") {  // a line of ours about the firmware
             std::fprintf(stderr, "npusim: %s", text.c_str());
@@ -72,9 +72,8 @@ platform::RunRequest run_request(const RunOptions& opts) {
         std::fwrite(text.data(), 1, text.size(), stdout);
         std::fflush(stdout);
     };
-    req.folding = opts.folding;
-    req.size_fifos = opts.size_fifos;
     req.functional = opts.functional;
+    req.to_files = !opts.out.empty();
     req.dump_all = opts.dump_all;
     req.verbose = opts.verbose;
     return req;
@@ -108,9 +107,7 @@ int cmd_run(const RunOptions& opts) {
     check_options(opts);
     platform::RunRequest req = run_request(opts);  // a bad value fails before any work
     const std::unique_ptr<platform::Platform> p =
-        load_platform(opts.platform, opts.set,
-                      default_platform(!opts.folding.empty() || opts.size_fifos,
-                                       &platform::PlatformKind::takes_folding));
+        load_platform(opts.platform, opts.set, default_platform(opts.platform_options));
     check_platform_options(*p, opts.platform_options);
     if (!opts.script.empty()) {
         check_kind_can(*p, &platform::PlatformKind::plays_scripts, "--script",
@@ -118,16 +115,6 @@ int cmd_run(const RunOptions& opts) {
     }
     if (!opts.firmware.empty()) {
         check_kind_can(*p, &platform::PlatformKind::runs_firmware, "--firmware", "firmware runs");
-    }
-    if (!opts.folding.empty() || opts.size_fifos) {
-        check_kind_can(*p, &platform::PlatformKind::takes_folding,
-                       opts.folding.empty() ? "--size-fifos" : "--folding",
-                       "folding configs and FIFO sizing apply");
-    }
-    if (opts.size_fifos && opts.out.empty()) {
-        throw sim::Error(
-            "--size-fifos writes folding_sized.json into the output directory: add "
-            "--out DIR");
     }
     std::unique_ptr<sim::OutputDir> out;  // first: a bad --out fails before any work
     if (!opts.out.empty()) {

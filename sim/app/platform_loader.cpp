@@ -17,10 +17,10 @@ std::unique_ptr<platform::Platform> load_platform(const std::string& path,
                                    configs::embedded_source(builtin), settings);
 }
 
-std::string default_platform(bool wanted, bool platform::PlatformKind::*can) {
-    if (wanted) {
-        for (const platform::PlatformKind& k : platform::platform_kinds()) {
-            if (k.*can && !k.builtin_config.empty()) {
+std::string default_platform(const platform::GivenOptions& given) {
+    for (const platform::PlatformKind& k : platform::platform_kinds()) {
+        for (const platform::PlatformOption& o : k.options) {
+            if (given.has(o.name) && !k.builtin_config.empty()) {
                 return k.builtin_config;
             }
         }
@@ -42,13 +42,12 @@ void check_kind_can(const platform::Platform& p, bool platform::PlatformKind::*c
     }
 }
 
-void check_platform_options(const platform::Platform& p,
-                            const std::map<std::string, std::string>& given) {
-    for (const auto& [name, value] : given) {
+void check_platform_options(const platform::Platform& p, const platform::GivenOptions& given) {
+    for (const auto& [name, value] : given.values) {
         std::string takers;
         bool ok = false;
         for (const platform::PlatformKind& k : platform::platform_kinds()) {
-            for (const platform::RunOption& o : k.run_options) {
+            for (const platform::PlatformOption& o : k.options) {
                 if (o.name == name) {
                     ok = ok || k.kind == p.kind();
                     takers += (takers.empty() ? "" : ", ") + k.kind;

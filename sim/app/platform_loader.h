@@ -2,7 +2,6 @@
 // a YAML file, or a built-in config of configs/ when no file is named.
 #pragma once
 
-#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -19,19 +18,17 @@ std::unique_ptr<platform::Platform> load_platform(const std::string& path,
                                                   const std::vector<std::string>& settings = {},
                                                   const std::string& builtin = kDefaultPlatform);
 
-// The built-in config to load without --platform: that of the first registered kind with the
-// ability `can` when `wanted` (an option only such kinds take was given), else k210.yaml.
-std::string default_platform(bool wanted, bool platform::PlatformKind::*can);
+// The built-in config to load without --platform: that of the first registered kind that
+// declares one of the `given` options and has a built-in config, else k210.yaml.
+std::string default_platform(const platform::GivenOptions& given);
 
 // Throws sim::Error "OPTION: WHAT on the <kinds that can> platform; FILE is a KIND platform"
-// unless `p`'s kind has the ability `can` (PlatformKind::plays_scripts, runs_firmware,
-// takes_folding).
+// unless `p`'s kind has the ability `can` (PlatformKind::plays_scripts, runs_firmware).
 void check_kind_can(const platform::Platform& p, bool platform::PlatformKind::*can,
                     const char* option, const char* what);
 
 // Refuses, naming the kinds that take it, an option `given` that `p`'s kind does not declare
-// (platform::RunOption).
-void check_platform_options(const platform::Platform& p,
-                            const std::map<std::string, std::string>& given);
+// (platform::PlatformOption).
+void check_platform_options(const platform::Platform& p, const platform::GivenOptions& given);
 
 }  // namespace npu::app

@@ -754,8 +754,8 @@ TEST_F(Cli, RegisterScriptRunsOneKpuLayer) {
     EXPECT_NE(r.err.find("register scripts play on the k210 platform"), std::string::npos) << r.err;
 }
 
-// A platform's own run option (platform::RunOption, declared in its kind) is refused on another
-// platform, naming the kinds that take it: the K210's --pin-input given to the self-check.
+// A platform's own run option (platform::PlatformOption, declared in its kind) is refused on
+// another platform, naming the kinds that take it: the K210's --pin-input given to the self-check.
 TEST_F(Cli, APlatformsOwnOptionIsRefusedElsewhere) {
     const fs::path pins = write("pins.txt", "0 io1 1\n");
     const Result r =

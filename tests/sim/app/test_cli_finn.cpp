@@ -356,9 +356,15 @@ TEST_F(Cli, FinnMistakesAreOneLine) {
     Result r = run("run --platform " NPUSIM_SOURCE_DIR "/configs/k210.yaml --model " TFC
                    "tfc_digits.onnx --folding " TFC "folding.json");
     EXPECT_EQ(r.rc, 2);
-    EXPECT_EQ(r.err,
-              "npusim: error: --folding: folding configs and FIFO sizing apply on the "
-              "finn platform; " NPUSIM_SOURCE_DIR "/configs/k210.yaml is a k210 platform\n");
+    EXPECT_EQ(r.err, "npusim: error: --folding: an option of the finn platform; " NPUSIM_SOURCE_DIR
+                     "/configs/k210.yaml is a k210 platform\n");
+    // FINN declares --folding for run, estimate and regress (platform::PlatformOption): the same
+    // refusal on the other commands.
+    r = run("regress --platform " NPUSIM_SOURCE_DIR "/configs/dlp_zcu102_int8.yaml --model " TFC
+            "tfc_digits.onnx --folding " TFC "folding.json");
+    EXPECT_EQ(r.rc, 2);
+    EXPECT_NE(r.err.find("--folding: an option of the finn platform; "), std::string::npos)
+        << r.err;
     // Without --platform, --folding means the built-in FINN platform (FINN's own command line).
     r = run("estimate --model " TFC "tfc_digits.onnx --folding " TFC "folding.json");
     EXPECT_EQ(r.rc, 0) << r.err;
