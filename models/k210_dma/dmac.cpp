@@ -67,9 +67,9 @@ Dmac::Dmac(sc_core::sc_module_name name, const DmacConfig& cfg, sim::TraceWriter
     , m_bank("dmac", regs::kBlockBytes)
     , m_dma_sel0(reg("DMA_SEL0", regs::DMA_SEL0, Access::RW, 0, 4))
     , m_dma_sel1(reg("DMA_SEL1", regs::DMA_SEL1, Access::RW, 0, 4))
-    , m_sysctl_bank("sysctl", regs::kSysctlBytes)
     , regs("regs", m_bank, sc_time(cfg.register_latency_ns, sc_core::SC_NS))
-    , sysctl("sysctl", m_sysctl_bank, sc_time(cfg.register_latency_ns, sc_core::SC_NS))
+    , sysctl("sysctl", "sysctl", regs::kSysctlBytes,
+             sc_time(cfg.register_latency_ns, sc_core::SC_NS))
     , axi("axi", cfg.bus)
     , irq{sim::IrqLine("irq0"), sim::IrqLine("irq1"), sim::IrqLine("irq2"),
           sim::IrqLine("irq3"), sim::IrqLine("irq4"), sim::IrqLine("irq5")}
@@ -152,30 +152,25 @@ void Dmac::add_sysctl_registers(const DmacConfig& cfg) {
         for (const auto& [offset, value] : cfg.sysctl_reset) {
             reset = offset == 4 * i ? value : reset;
         }
-        m_sysctl_regs.emplace_back(
-            sim::Register::Spec{kNames[i], 4 * i, 4, reset, Access::RW, 0xffffffff, true});
-        m_sysctl_bank.add(m_sysctl_regs.back());
-        m_sysctl_regs.back().on_write([this, i](uint64_t) {
+        sim::Register& r = sysctl.add({kNames[i], 4 * i, 4, reset, Access::RW, 0xffffffff, true});
+        r.on_write([this, i](uint64_t) {
             if (m_sysctl_write) {
                 m_sysctl_write(4 * i, sysctl.access_time());
             }
         });
     }
     constexpr uint64_t kPllsLocked = 0x3 | (0x1 << 8) | (0x1 << 16);  // pll_lock0, 1, 2
-    m_sysctl_regs[6].on_read([](uint64_t v) { return v | kPllsLocked; });
-    m_sysctl_bank.add_consecutive({m_dma_sel0, m_dma_sel1});
-    m_sysctl_regs.emplace_back(
-        sim::Register::Spec{"power_sel", 0x6c, 4, 0, Access::RW, 0xffffffff, true});
-    m_sysctl_bank.add(m_sysctl_regs.back());
+    sysctl.registers_bank().find(6 * 4)->on_read([](uint64_t v) { return v | kPllsLocked; });
+    sysctl.registers_bank().add_consecutive({m_dma_sel0, m_dma_sel1});
+    sysctl.add({"power_sel", 0x6c, 4, 0, Access::RW, 0xffffffff, true});
 }
 
 uint32_t Dmac::sysctl_value(uint64_t offset) const {
-    for (const sim::Register& reg : m_sysctl_regs) {
-        if (reg.offset() == offset) {
-            return static_cast<uint32_t>(reg.value());
-        }
+    const sim::Register* reg = sysctl.registers_bank().find(offset);
+    if (reg == nullptr || reg == &m_dma_sel0 || reg == &m_dma_sel1 || reg->offset() != offset) {
+        return 0;
     }
-    return 0;
+    return static_cast<uint32_t>(reg->value());
 }
 
 void Dmac::connect_request(unsigned select, RequestSource source) {

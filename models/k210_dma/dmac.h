@@ -8,7 +8,6 @@
 #pragma once
 
 #include <array>
-#include <deque>
 #include <functional>
 #include <memory>
 #include <utility>
@@ -23,6 +22,7 @@
 #include "sim/core/trace.h"
 #include "sim/tlm/axi_port.h"
 #include "sim/tlm/irq.h"
+#include "sim/tlm/peripheral.h"
 #include "sim/tlm/register_target.h"
 
 namespace npu::dma {
@@ -50,12 +50,11 @@ private:
         m_com_intstatus_en, m_com_intsignal_en, m_com_intstatus, m_reset;
     sim::RegisterBank m_bank;
     sim::Register m_dma_sel0, m_dma_sel1;
-    std::deque<sim::Register> m_sysctl_regs;  // the rest of SYSCTL: kept, PLLs read locked
-    sim::RegisterBank m_sysctl_bank;
 
 public:
-    sim::RegisterTarget regs;    // DMAC_BASE_ADDR (0x50000000)
-    sim::RegisterTarget sysctl;  // SYSCTL_BASE_ADDR (0x50440000)
+    sim::RegisterTarget regs;  // DMAC_BASE_ADDR (0x50000000)
+    // SYSCTL_BASE_ADDR (0x50440000): the DMA selectors, and the rest kept (PLLs read locked).
+    sim::Peripheral sysctl;
     sim::AxiPort axi;
     std::array<sim::IrqLine, regs::kChannels> irq;  // K210: PLIC 27 + channel
 

@@ -14,20 +14,16 @@ using sim::Register;
 Clint::Clint(sc_core::sc_module_name name, unsigned div, sc_core::sc_time access_latency)
     : sc_module(name)
     , m_div(div)
-    , m_bank("clint", kBytes)
-    , regs("regs", m_bank, access_latency) {
-    auto add = [this](Register::Spec spec) -> Register& {
-        m_bank.add(m_regs.emplace_back(std::move(spec)));
-        return m_regs.back();
-    };
+    , regs("regs", "clint", kBytes, access_latency) {
     for (unsigned h = 0; h < kHarts; ++h) {
-        m_msip[h] = &add({fmt::format("msip[{}]", h), kMsip + 4 * h, 4, 0, Access::RW, 1, true});
+        m_msip[h] =
+            &regs.add({fmt::format("msip[{}]", h), kMsip + 4 * h, 4, 0, Access::RW, 1, true});
         m_msip[h]->on_write([this](uint64_t) { m_changed.notify(sc_core::SC_ZERO_TIME); });
-        m_mtimecmp[h] = &add({fmt::format("mtimecmp[{}]", h), kMtimecmp + 8 * h, 8, ~uint64_t{0},
-                              Access::RW, ~uint64_t{0}, true});
+        m_mtimecmp[h] = &regs.add({fmt::format("mtimecmp[{}]", h), kMtimecmp + 8 * h, 8,
+                                   ~uint64_t{0}, Access::RW, ~uint64_t{0}, true});
         m_mtimecmp[h]->on_write([this](uint64_t) { m_changed.notify(sc_core::SC_ZERO_TIME); });
     }
-    Register& mtime = add({"mtime", kMtime, 8, 0, Access::RW, ~uint64_t{0}, true});
+    Register& mtime = regs.add({"mtime", kMtime, 8, 0, Access::RW, ~uint64_t{0}, true});
     mtime.on_read_pure([this](uint64_t) { return this->mtime(regs.access_time()); });
     mtime.on_write([this](uint64_t v) {
         m_offset = v - cycles_at(regs.access_time()) / m_div;

@@ -13,6 +13,7 @@
 
 #include "models/k210_soc/cycle_clock.h"
 #include "sim/core/regs.h"
+#include "sim/tlm/peripheral.h"
 #include "sim/tlm/register_target.h"
 
 namespace npu::soc {
@@ -50,13 +51,11 @@ private:
     const CycleClock* m_clock = nullptr;
     uint64_t m_div;
     uint64_t m_offset = 0;
-    std::deque<sim::Register> m_regs;
     std::array<sim::Register*, kHarts> m_msip{}, m_mtimecmp{};
-    sim::RegisterBank m_bank;
     sc_core::sc_event m_changed;
 
 public:
-    sim::RegisterTarget regs;  // CLINT_BASE_ADDR (0x02000000)
+    sim::Peripheral regs;  // CLINT_BASE_ADDR (0x02000000)
 };
 
 }  // namespace npu::soc

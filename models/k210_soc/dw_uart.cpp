@@ -38,7 +38,6 @@ DwApbUart::DwApbUart(sc_core::sc_module_name name, double clock_hz, sc_time acce
                      ByteSink sink)
     : sc_module(name)
     , irq("irq")
-    , m_file("uart", kBytes)
     , m_sink(std::move(sink))
     , m_clock_hz(clock_hz)
     , m_stats(basename())
@@ -47,7 +46,7 @@ DwApbUart::DwApbUart(sc_core::sc_module_name name, double clock_hz, sc_time acce
     , m_lost(m_stats.counter("bytes_lost", "bytes",
                              "received into a full RX FIFO (overrun) or written to a full TX "
                              "FIFO or with no baud rate set"))
-    , regs("regs", m_file.bank, access_latency) {
+    , regs("regs", "uart", kBytes, access_latency) {
     add_registers();
     add_line_registers();
     add_control_registers();
@@ -63,19 +62,19 @@ sc_time DwApbUart::now() const {
 // RBR/THR/DLL, IER/DLH, IIR/FCR, LCR and the shadow registers.
 void DwApbUart::add_registers() {
     {
-        sim::Register& r = m_file.add({"RBR/THR/DLL", 0x00, 4, 0, Access::RW, kFull32, true});
+        sim::Register& r = regs.add({"RBR/THR/DLL", 0x00, 4, 0, Access::RW, kFull32, true});
         r.on_read([this](uint64_t) { return (m_lcr & kDlab) != 0 ? m_dll : read_rbr(); });
         r.on_write(
             [this](uint64_t v) { (m_lcr & kDlab) != 0 ? void(m_dll = v & 0xff) : write_thr(v); });
     }
     {
-        sim::Register& r = m_file.add({"IER/DLH", 0x04, 4, 0, Access::RW, kFull32, true});
+        sim::Register& r = regs.add({"IER/DLH", 0x04, 4, 0, Access::RW, kFull32, true});
         r.on_read_pure([this](uint64_t) { return (m_lcr & kDlab) != 0 ? m_dlh : m_ier; });
         r.on_write(
             [this](uint64_t v) { (m_lcr & kDlab) != 0 ? void(m_dlh = v & 0xff) : write_ier(v); });
     }
     {
-        sim::Register& r = m_file.add({"IIR/FCR", 0x08, 4, kIirNone, Access::RW, kFull32, true});
+        sim::Register& r = regs.add({"IIR/FCR", 0x08, 4, kIirNone, Access::RW, kFull32, true});
         r.on_read([this](uint64_t) {
             settle(now());
             const uint64_t id = interrupt_id();
@@ -88,32 +87,31 @@ void DwApbUart::add_registers() {
         r.on_write([this](uint64_t v) { write_fcr(v); });
     }
     {
-        sim::Register& r = m_file.add({"LCR", 0x0c, 4, 0, Access::RW, 0xff, true});
+        sim::Register& r = regs.add({"LCR", 0x0c, 4, 0, Access::RW, 0xff, true});
         r.on_read_pure([this](uint64_t) { return m_lcr; });
         r.on_write([this](uint64_t v) { write_lcr(v); });
     }
     for (uint64_t i = 0; i < 16; ++i) {  // SRBR/STHR: RBR and THR at 16 addresses
         {
-            sim::Register& r = m_file.add(
+            sim::Register& r = regs.add(
                 {fmt::format("SRBR/STHR[{}]", i), 0x30 + 4 * i, 4, 0, Access::RW, kFull32, true});
             r.on_read([this](uint64_t) { return read_rbr(); });
             r.on_write([this](uint64_t v) { write_thr(v); });
         }
     }
     for (const Plain& p : kPlain) {
-        m_file.add({p.name, p.offset, 4, 0, Access::RW, kFull32, true});
+        regs.add({p.name, p.offset, 4, 0, Access::RW, kFull32, true});
     }
     for (uint64_t at :
          {0x28u, 0x2cu, 0xd0u, 0xd4u, 0xd8u, 0xdcu, 0xe0u, 0xe4u, 0xe8u, 0xecu, 0xf0u}) {
-        m_file.add({fmt::format("reserved_{:02x}", at), at, 4, 0, Access::RO_WI, 0, true});
+        regs.add({fmt::format("reserved_{:02x}", at), at, 4, 0, Access::RO_WI, 0, true});
     }
 }
 
 // LSR, MSR, USR and the FIFO levels.
 void DwApbUart::add_line_registers() {
     {
-        sim::Register& r =
-            m_file.add({"LSR", 0x14, 4, kLsrThre | kLsrTemt, Access::RO_WI, 0, true});
+        sim::Register& r = regs.add({"LSR", 0x14, 4, kLsrThre | kLsrTemt, Access::RO_WI, 0, true});
         r.on_read([this](uint64_t) {
             settle(now());
             const unsigned level = tx_level(now());
@@ -127,9 +125,9 @@ void DwApbUart::add_line_registers() {
             return v;
         });
     }
-    m_file.add({"MSR", 0x18, 4, 0, Access::RO_WI, 0, true});
+    regs.add({"MSR", 0x18, 4, 0, Access::RO_WI, 0, true});
     {
-        sim::Register& r = m_file.add({"USR", 0x7c, 4, kUsrTfnf | kUsrTfe, Access::RO_WI, 0, true});
+        sim::Register& r = regs.add({"USR", 0x7c, 4, kUsrTfnf | kUsrTfe, Access::RO_WI, 0, true});
         r.on_read([this](uint64_t) {
             settle(now());
             const unsigned level = tx_level(now());
@@ -138,11 +136,11 @@ void DwApbUart::add_line_registers() {
                    (level > 0 || now() < m_tx_free ? kUsrBusy : 0);
         });
     }
-    m_file.add({"TFL", 0x80, 4, 0, Access::RO_WI, 0, true}).on_read([this](uint64_t) {
+    regs.add({"TFL", 0x80, 4, 0, Access::RO_WI, 0, true}).on_read([this](uint64_t) {
         settle(now());
         return uint64_t{tx_level(now())};
     });
-    m_file.add({"RFL", 0x84, 4, 0, Access::RO_WI, 0, true}).on_read([this](uint64_t) {
+    regs.add({"RFL", 0x84, 4, 0, Access::RO_WI, 0, true}).on_read([this](uint64_t) {
         settle(now());
         return uint64_t{m_rx.size()};
     });
@@ -150,7 +148,7 @@ void DwApbUart::add_line_registers() {
 
 // SRR, the shadow FIFO controls, DLF and the component registers.
 void DwApbUart::add_control_registers() {
-    m_file.add({"SRR", 0x88, 4, 0, Access::WO_RAZ, 0x7, true}).on_write([this](uint64_t v) {
+    regs.add({"SRR", 0x88, 4, 0, Access::WO_RAZ, 0x7, true}).on_write([this](uint64_t v) {
         // UR: the whole UART to its reset state (both FIFOs too); RFR, XFR: the RX, TX FIFO.
         settle(now());
         const bool ur = (v & 1) != 0;
@@ -163,7 +161,7 @@ void DwApbUart::add_control_registers() {
         after_access();
     });
     {
-        sim::Register& r = m_file.add({"SFE", 0x98, 4, 0, Access::RW, 1, true});
+        sim::Register& r = regs.add({"SFE", 0x98, 4, 0, Access::RW, 1, true});
         r.on_read([this](uint64_t) { return uint64_t{m_fifo_enabled}; });
         r.on_write([this](uint64_t v) {
             m_fifo_enabled = (v & 1) != 0;
@@ -171,7 +169,7 @@ void DwApbUart::add_control_registers() {
         });
     }
     {
-        sim::Register& r = m_file.add({"SRT", 0x9c, 4, 0, Access::RW, 3, true});
+        sim::Register& r = regs.add({"SRT", 0x9c, 4, 0, Access::RW, 3, true});
         r.on_read([this](uint64_t) { return uint64_t{m_rx_trigger}; });
         r.on_write([this](uint64_t v) {
             m_rx_trigger = static_cast<unsigned>(v & 3);
@@ -179,19 +177,19 @@ void DwApbUart::add_control_registers() {
         });
     }
     {
-        sim::Register& r = m_file.add({"STET", 0xa0, 4, 0, Access::RW, 3, true});
+        sim::Register& r = regs.add({"STET", 0xa0, 4, 0, Access::RW, 3, true});
         r.on_read([this](uint64_t) { return uint64_t{m_tx_trigger}; });
         r.on_write([this](uint64_t v) {
             m_tx_trigger = static_cast<unsigned>(v & 3);
             after_access();
         });
     }
-    m_file.add({"DLF", 0xc0, 4, 0, Access::RW, 0xf, true}).on_write([this](uint64_t v) {
+    regs.add({"DLF", 0xc0, 4, 0, Access::RW, 0xf, true}).on_write([this](uint64_t v) {
         m_dlf = v & 0xf;
     });
-    m_file.add({"CPR", 0xf4, 4, 0, Access::RO_WI, 0, true});
-    m_file.add({"UCV", 0xf8, 4, 0, Access::RO_WI, 0, true});
-    m_file.add({"CTR", 0xfc, 4, kCtr, Access::RO_WI, 0, true});
+    regs.add({"CPR", 0xf4, 4, 0, Access::RO_WI, 0, true});
+    regs.add({"UCV", 0xf8, 4, 0, Access::RO_WI, 0, true});
+    regs.add({"CTR", 0xfc, 4, kCtr, Access::RO_WI, 0, true});
 }
 
 // (start + data + parity + stop bits) · (16 · divisor + DLF) clocks; zero without a divisor.

@@ -18,6 +18,7 @@
 #include "models/k210_soc/uart.h"
 #include "sim/core/stats.h"
 #include "sim/tlm/irq.h"
+#include "sim/tlm/peripheral.h"
 #include "sim/tlm/register_target.h"
 
 namespace npu::soc {
@@ -76,7 +77,6 @@ private:
     void write_lcr(uint64_t v);
     sc_core::sc_time now() const;
 
-    RegisterFile m_file;
     ByteSink m_sink;
     double m_clock_hz;
     uint64_t m_lcr = 0, m_ier = 0, m_dll = 0, m_dlh = 0, m_dlf = 0;
@@ -99,7 +99,7 @@ private:
     sim::Counter& m_lost;
 
 public:
-    sim::RegisterTarget regs;
+    sim::Peripheral regs;
 };
 
 }  // namespace npu::soc

@@ -68,11 +68,10 @@ bool PadMatrix::input(unsigned function) const {
 
 Fpioa::Fpioa(sc_core::sc_module_name name, sc_core::sc_time access_latency)
     : sc_module(name)
-    , m_file("fpioa", kBytes)
-    , regs("regs", m_file.bank, access_latency) {
+    , regs("regs", "fpioa", kBytes, access_latency) {
     for (unsigned p = 0; p < PadMatrix::kPads; ++p) {
         sim::Register& r =
-            m_file.add({fmt::format("io[{}]", p), 4 * p, 4, 0, Access::RW, ~kPadDi, true});
+            regs.add({fmt::format("io[{}]", p), 4 * p, 4, 0, Access::RW, ~kPadDi, true});
         r.on_write([this, p, &r](uint64_t) {
             m_pads.set_io(p, static_cast<uint32_t>(r.value()));
             changed(regs.access_time());
@@ -83,9 +82,9 @@ Fpioa::Fpioa(sc_core::sc_module_name name, sc_core::sc_time access_latency)
     }
     std::array<sim::Register*, kTieWords> en{}, val{};
     for (unsigned w = 0; w < kTieWords; ++w) {
-        en[w] = &m_file.add(
+        en[w] = &regs.add(
             {fmt::format("tie.en[{}]", w), 0xc0 + 4 * w, 4, 0, Access::RW, 0xffffffff, true});
-        val[w] = &m_file.add(
+        val[w] = &regs.add(
             {fmt::format("tie.val[{}]", w), 0xe0 + 4 * w, 4, 0, Access::RW, 0xffffffff, true});
     }
     for (unsigned w = 0; w < kTieWords; ++w) {

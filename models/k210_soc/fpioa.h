@@ -16,6 +16,7 @@
 
 #include "models/k210_soc/pin_script.h"
 #include "models/k210_soc/uart.h"
+#include "sim/tlm/peripheral.h"
 #include "sim/tlm/register_target.h"
 
 namespace npu::soc {
@@ -85,13 +86,12 @@ public:
 private:
     void play();  // SC_THREAD: applies the script's events at their times
 
-    RegisterFile m_file;
     PadMatrix m_pads;
     std::vector<std::function<void(sc_core::sc_time)>> m_listeners;
     std::vector<PinEvent> m_script;
 
 public:
-    sim::RegisterTarget regs;
+    sim::Peripheral regs;
 };
 
 }  // namespace npu::soc

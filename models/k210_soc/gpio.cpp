@@ -26,10 +26,9 @@ void PinDriver::update(uint32_t levels, uint32_t driven, sc_core::sc_time at) {
 Gpiohs::Gpiohs(sc_core::sc_module_name name, sc_core::sc_time access_latency, Fpioa& fpioa,
                PinSink sink)
     : sc_module(name)
-    , m_file("gpiohs", kBytes)
     , m_fpioa(fpioa)
     , m_pins(std::move(sink))
-    , regs("regs", m_file.bank, access_latency) {
+    , regs("regs", "gpiohs", kBytes, access_latency) {
     static const char* const kNames[] = {
         "input_val", "input_en", "output_en", "output_val", "pullup_en", "drive",
         "rise_ie",   "rise_ip",  "fall_ie",   "fall_ip",    "high_ie",   "high_ip",
@@ -37,7 +36,7 @@ Gpiohs::Gpiohs(sc_core::sc_module_name name, sc_core::sc_time access_latency, Fp
     for (unsigned i = 0; i < kRegs; ++i) {
         const bool ip = i == kRiseIp || i == kFallIp || i == kHighIp || i == kLowIp;
         const Access a = i == kInputVal ? Access::RO_WI : ip ? Access::W1C : Access::RW;
-        m_r[i] = &m_file.add({kNames[i], 4 * uint64_t{i}, 4, 0, a, kFull32, true});
+        m_r[i] = &regs.add({kNames[i], 4 * uint64_t{i}, 4, 0, a, kFull32, true});
     }
     for (unsigned p = 0; p < kPins; ++p) {
         irq.emplace_back(fmt::format("irq{}", p).c_str());
@@ -105,33 +104,33 @@ DwGpio::DwGpio(sc_core::sc_module_name name, sc_core::sc_time access_latency, Fp
                PinSink sink)
     : sc_module(name)
     , irq("irq")
-    , m_file("gpio", kBytes)
     , m_fpioa(fpioa)
     , m_pins(std::move(sink))
-    , regs("regs", m_file.bank, access_latency) {
-    m_data_output = &m_file.add({"data_output", 0x00, 4, 0, Access::RW, 0xff, true});
-    m_direction = &m_file.add({"direction", 0x04, 4, 0, Access::RW, 0xff, true});
-    m_file.add({"source", 0x08, 4, 0, Access::RW, kFull32, true});
-    m_enable = &m_file.add({"interrupt_enable", 0x30, 4, 0, Access::RW, 0xff, true});
-    m_mask = &m_file.add({"interrupt_mask", 0x34, 4, 0, Access::RW, 0xff, true});
-    m_level = &m_file.add({"interrupt_level", 0x38, 4, 0, Access::RW, 0xff, true});
-    m_polarity = &m_file.add({"interrupt_polarity", 0x3c, 4, 0, Access::RW, 0xff, true});
-    m_file.add({"interrupt_status", 0x40, 4, 0, Access::RO, 0, true})
-        .on_read_pure([this](uint64_t) { return uint64_t{raw_status() & ~m_mask->value()}; });
-    m_file.add({"interrupt_status_raw", 0x44, 4, 0, Access::RO, 0, true})
+    , regs("regs", "gpio", kBytes, access_latency) {
+    m_data_output = &regs.add({"data_output", 0x00, 4, 0, Access::RW, 0xff, true});
+    m_direction = &regs.add({"direction", 0x04, 4, 0, Access::RW, 0xff, true});
+    regs.add({"source", 0x08, 4, 0, Access::RW, kFull32, true});
+    m_enable = &regs.add({"interrupt_enable", 0x30, 4, 0, Access::RW, 0xff, true});
+    m_mask = &regs.add({"interrupt_mask", 0x34, 4, 0, Access::RW, 0xff, true});
+    m_level = &regs.add({"interrupt_level", 0x38, 4, 0, Access::RW, 0xff, true});
+    m_polarity = &regs.add({"interrupt_polarity", 0x3c, 4, 0, Access::RW, 0xff, true});
+    regs.add({"interrupt_status", 0x40, 4, 0, Access::RO, 0, true}).on_read_pure([this](uint64_t) {
+        return uint64_t{raw_status() & ~m_mask->value()};
+    });
+    regs.add({"interrupt_status_raw", 0x44, 4, 0, Access::RO, 0, true})
         .on_read_pure([this](uint64_t) { return uint64_t{raw_status()}; });
-    m_file.add({"interrupt_debounce", 0x48, 4, 0, Access::RW, 0xff, true});
-    m_file.add({"interrupt_clear", 0x4c, 4, 0, Access::WO_RAZ, 0xff, true})
+    regs.add({"interrupt_debounce", 0x48, 4, 0, Access::RW, 0xff, true});
+    regs.add({"interrupt_clear", 0x4c, 4, 0, Access::WO_RAZ, 0xff, true})
         .on_write([this](uint64_t v) {
             m_edges &= ~static_cast<uint32_t>(v);
             sample(regs.access_time());
         });
-    m_file.add({"data_input", 0x50, 4, 0, Access::RO_WI, 0, true}).on_read_pure([this](uint64_t) {
+    regs.add({"data_input", 0x50, 4, 0, Access::RO_WI, 0, true}).on_read_pure([this](uint64_t) {
         return uint64_t{m_in};
     });
-    m_file.add({"sync_level", 0x60, 4, 0, Access::RW, kFull32, true});
-    m_file.add({"id_code", 0x64, 4, 0, Access::RO_WI, 0, true});
-    m_bothedge = &m_file.add({"interrupt_bothedge", 0x68, 4, 0, Access::RW, 0xff, true});
+    regs.add({"sync_level", 0x60, 4, 0, Access::RW, kFull32, true});
+    regs.add({"id_code", 0x64, 4, 0, Access::RO_WI, 0, true});
+    m_bothedge = &regs.add({"interrupt_bothedge", 0x68, 4, 0, Access::RW, 0xff, true});
     for (sim::Register* r : {m_data_output, m_direction}) {
         r->on_write([this](uint64_t) { drive(); });
     }

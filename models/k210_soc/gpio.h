@@ -15,6 +15,7 @@
 #include "models/k210_soc/fpioa.h"
 #include "models/k210_soc/uart.h"
 #include "sim/tlm/irq.h"
+#include "sim/tlm/peripheral.h"
 #include "sim/tlm/register_target.h"
 
 namespace npu::soc {
@@ -73,14 +74,13 @@ private:
     void update_lines();
     uint32_t reg(Reg r) const { return static_cast<uint32_t>(m_r[r]->value()); }
 
-    RegisterFile m_file;
     std::array<sim::Register*, kRegs> m_r{};
     Fpioa& m_fpioa;
     PinDriver m_pins;
     uint32_t m_in = 0;  // the sampled inputs (input_en applied)
 
 public:
-    sim::RegisterTarget regs;
+    sim::Peripheral regs;
 };
 
 // DW_apb_gpio (port A): data_input reads the input pins' pads (outputs: what they drive);
@@ -101,7 +101,6 @@ private:
     void sample(sc_core::sc_time at);
     uint32_t raw_status() const;
 
-    RegisterFile m_file;
     sim::Register *m_data_output = nullptr, *m_direction = nullptr;
     sim::Register *m_enable = nullptr, *m_mask = nullptr, *m_level = nullptr, *m_polarity = nullptr,
                   *m_bothedge = nullptr;
@@ -111,7 +110,7 @@ private:
     uint32_t m_edges = 0;  // latched edge interrupts
 
 public:
-    sim::RegisterTarget regs;
+    sim::Peripheral regs;
 };
 
 }  // namespace npu::soc

@@ -11,22 +11,17 @@ using sim::Register;
 
 Plic::Plic(sc_core::sc_module_name name, sc_core::sc_time access_latency)
     : sc_module(name)
-    , m_bank("plic", kBytes)
-    , regs("regs", m_bank, access_latency)
+    , regs("regs", "plic", kBytes, access_latency)
     , m_stats(basename())
     , m_claims(m_stats.counter("claims", "interrupts", "claims that returned a source")) {
-    auto add = [this](Register::Spec spec) -> Register& {
-        m_bank.add(m_regs.emplace_back(std::move(spec)));
-        return m_regs.back();
-    };
     // Source 0 does not exist: its priority is hard-wired 0, and a write (plic_init writes every
     // source's, 0 included: SDK plic.c) is ignored, not an error.
     for (unsigned id = 0; id < kSources; ++id) {
-        m_priority[id] = &add({fmt::format("source_priorities[{}]", id), 4 * id, 4, 0,
-                               id == 0 ? Access::RO_WI : Access::RW, 7, true});
+        m_priority[id] = &regs.add({fmt::format("source_priorities[{}]", id), 4 * id, 4, 0,
+                                    id == 0 ? Access::RO_WI : Access::RW, 7, true});
     }
     for (unsigned w = 0; w < kWords; ++w) {
-        add({fmt::format("pending[{}]", w), kPending + 4 * w, 4, 0, Access::RO, 0, true})
+        regs.add({fmt::format("pending[{}]", w), kPending + 4 * w, 4, 0, Access::RO, 0, true})
             .on_read_pure([this, w](uint64_t) {
                 uint64_t v = 0;
                 for (unsigned b = 0; b < 32 && 32 * w + b < kSources; ++b) {
@@ -39,15 +34,15 @@ Plic::Plic(sc_core::sc_module_name name, sc_core::sc_time access_latency)
         for (unsigned w = 0; w < kWords; ++w) {
             const uint64_t at = kEnables + c * kEnableStride + 4 * w;
             const uint64_t mask = w == 0 ? ~uint64_t{1} & 0xffffffff : 0xffffffff;  // no source 0
-            m_enable[c][w] =
-                &add({fmt::format("target_enables[{}].enable[{}]", c, w), at, 4, 0, Access::RW,
-                      w + 1 == kWords ? (uint64_t{1} << (kSources - 32 * w)) - 1 : mask, true});
+            m_enable[c][w] = &regs.add(
+                {fmt::format("target_enables[{}].enable[{}]", c, w), at, 4, 0, Access::RW,
+                 w + 1 == kWords ? (uint64_t{1} << (kSources - 32 * w)) - 1 : mask, true});
         }
         const uint64_t t = kTargets + c * kTargetStride;
-        m_threshold[c] =
-            &add({fmt::format("targets[{}].priority_threshold", c), t, 4, 0, Access::RW, 7, true});
-        Register& cc =
-            add({fmt::format("targets[{}].claim_complete", c), t + 4, 4, 0, Access::RW, 0, true});
+        m_threshold[c] = &regs.add(
+            {fmt::format("targets[{}].priority_threshold", c), t, 4, 0, Access::RW, 7, true});
+        Register& cc = regs.add(
+            {fmt::format("targets[{}].claim_complete", c), t + 4, 4, 0, Access::RW, 0, true});
         cc.on_read([this, c](uint64_t) { return uint64_t{claim(c)}; });
         cc.on_write([this](uint64_t id) {
             if (id < kSources) {

@@ -15,6 +15,7 @@
 #include "sim/core/regs.h"
 #include "sim/core/stats.h"
 #include "sim/tlm/irq.h"
+#include "sim/tlm/peripheral.h"
 #include "sim/tlm/register_target.h"
 
 namespace npu::soc {
@@ -48,14 +49,12 @@ private:
     std::array<const sim::IrqLine*, kSources> m_lines{};
     std::array<bool, kSources> m_in_service{};
     std::vector<const sim::IrqLine*> m_connected;
-    std::deque<sim::Register> m_regs;  // stable addresses: the bank keeps pointers
     std::array<sim::Register*, kSources> m_priority{};
     std::array<std::array<sim::Register*, kWords>, kContexts> m_enable{};
     std::array<sim::Register*, kContexts> m_threshold{};
-    sim::RegisterBank m_bank;
 
 public:
-    sim::RegisterTarget regs;  // PLIC_BASE_ADDR (0x0C000000)
+    sim::Peripheral regs;  // PLIC_BASE_ADDR (0x0C000000)
 
 private:
     sim::StatGroup m_stats;

@@ -20,26 +20,26 @@ DwTimer::DwTimer(sc_core::sc_module_name name, sc_time tick, sc_time access_late
     , irq_a("irq_a")
     , irq_b("irq_b")
     , m_tick(tick)
-    , m_file("timer", kBytes)
-    , regs("regs", m_file.bank, access_latency) {
+    , regs("regs", "timer", kBytes, access_latency) {
     for (unsigned c = 0; c < kChannels; ++c) {
         add_channel(c);
     }
-    m_file.add({"intr_stat", 0xa0, 4, 0, Access::RO_WI, 0, true}).on_read_pure([this](uint64_t) {
+    regs.add({"intr_stat", 0xa0, 4, 0, Access::RO_WI, 0, true}).on_read_pure([this](uint64_t) {
         return status(true);
     });
-    m_file.add({"eoi", 0xa4, 4, 0, Access::RW, 0, true}).on_read([this](uint64_t) {
+    regs.add({"eoi", 0xa4, 4, 0, Access::RW, 0, true}).on_read([this](uint64_t) {
         for (Channel& ch : m_ch) {
             ch.raw = false;  // reading the block's eoi acknowledges every channel
         }
         update_lines();
         return uint64_t{0};
     });
-    m_file.add({"raw_intr_stat", 0xa8, 4, 0, Access::RO_WI, 0, true})
-        .on_read_pure([this](uint64_t) { return status(false); });
-    m_file.add({"comp_version", 0xac, 4, 0, Access::RO_WI, 0, true});
+    regs.add({"raw_intr_stat", 0xa8, 4, 0, Access::RO_WI, 0, true}).on_read_pure([this](uint64_t) {
+        return status(false);
+    });
+    regs.add({"comp_version", 0xac, 4, 0, Access::RO_WI, 0, true});
     for (unsigned c = 0; c < kChannels; ++c) {
-        m_ch[c].load_count2 = &m_file.add(
+        m_ch[c].load_count2 = &regs.add(
             {fmt::format("load_count2[{}]", c), 0xb0 + 4 * c, 4, 0, Access::RW, kFull32, true});
         m_ch[c].load_count2->on_write([this, c](uint64_t) { pwm_changed(c); });
         m_ch[c].load_count->on_write([this, c](uint64_t) { pwm_changed(c); });
@@ -53,21 +53,21 @@ DwTimer::DwTimer(sc_core::sc_module_name name, sc_time tick, sc_time access_late
 void DwTimer::add_channel(unsigned c) {
     const uint64_t base = 0x14 * c;
     Channel& ch = m_ch[c];
-    ch.load_count = &m_file.add(
+    ch.load_count = &regs.add(
         {fmt::format("channel[{}].load_count", c), base, 4, 0, Access::RW, kFull32, true});
-    ch.current_value = &m_file.add(
+    ch.current_value = &regs.add(
         {fmt::format("channel[{}].current_value", c), base + 4, 4, 0, Access::RO_WI, 0, true});
     ch.current_value->on_read_pure([this, c](uint64_t) { return current(c, regs.access_time()); });
     ch.control =
-        &m_file.add({fmt::format("channel[{}].control", c), base + 8, 4, 0, Access::RW, 0xf, true});
+        &regs.add({fmt::format("channel[{}].control", c), base + 8, 4, 0, Access::RW, 0xf, true});
     ch.control->on_write([this, c](uint64_t) { control_written(c); });
-    m_file.add({fmt::format("channel[{}].eoi", c), base + 12, 4, 0, Access::RW, 0, true})
+    regs.add({fmt::format("channel[{}].eoi", c), base + 12, 4, 0, Access::RW, 0, true})
         .on_read([this, c](uint64_t) {
             m_ch[c].raw = false;  // reading a channel's eoi acknowledges it
             update_lines();
             return uint64_t{0};
         });
-    m_file.add({fmt::format("channel[{}].intr_stat", c), base + 16, 4, 0, Access::RO_WI, 0, true})
+    regs.add({fmt::format("channel[{}].intr_stat", c), base + 16, 4, 0, Access::RO_WI, 0, true})
         .on_read_pure([this, c](uint64_t) {
             return uint64_t{m_ch[c].raw && (m_ch[c].control->value() & kMasked) == 0};
         });

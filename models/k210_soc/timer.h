@@ -15,6 +15,7 @@
 
 #include "models/k210_soc/uart.h"
 #include "sim/tlm/irq.h"
+#include "sim/tlm/peripheral.h"
 #include "sim/tlm/register_target.h"
 
 namespace npu::soc {
@@ -61,13 +62,12 @@ private:
     void expire();  // SC_METHOD: raises the channels due now, waits for the next
 
     sc_core::sc_time m_tick;
-    RegisterFile m_file;
     std::array<Channel, kChannels> m_ch{};
     sc_core::sc_event m_wake;
     PwmSink m_pwm_sink;
 
 public:
-    sim::RegisterTarget regs;
+    sim::Peripheral regs;
 };
 
 }  // namespace npu::soc

@@ -13,9 +13,8 @@ DwWdt::DwWdt(sc_core::sc_module_name name, sc_time tick, sc_time access_latency)
     : sc_module(name)
     , irq("irq")
     , m_tick(tick)
-    , m_file("wdt", kBytes)
-    , regs("regs", m_file.bank, access_latency) {
-    m_cr = &m_file.add({"cr", 0x00, 4, 0, Access::RW, 0x1f, true});
+    , regs("regs", "wdt", kBytes, access_latency) {
+    m_cr = &regs.add({"cr", 0x00, 4, 0, Access::RW, 0x1f, true});
     m_cr->on_write([this](uint64_t) {
         if (enabled() && !m_running) {  // enabled: counting from now
             restart(regs.access_time());
@@ -23,32 +22,32 @@ DwWdt::DwWdt(sc_core::sc_module_name name, sc_time tick, sc_time access_latency)
         m_running = enabled();
         m_wake.notify(sc_core::SC_ZERO_TIME);
     });
-    m_torr = &m_file.add({"torr", 0x04, 4, 0, Access::RW, 0xff, true});
-    m_file.add({"ccvr", 0x08, 4, 0, Access::RO_WI, 0, true}).on_read_pure([this](uint64_t) {
+    m_torr = &regs.add({"torr", 0x04, 4, 0, Access::RW, 0xff, true});
+    regs.add({"ccvr", 0x08, 4, 0, Access::RO_WI, 0, true}).on_read_pure([this](uint64_t) {
         const sc_time at = regs.access_time();
         if (!m_running || m_due <= at) {
             return uint64_t{0};
         }
         return static_cast<uint64_t>((m_due - at) / m_tick);
     });
-    m_file.add({"crr", 0x0c, 4, 0, Access::WO_RAZ, 0xff, true}).on_write([this](uint64_t v) {
+    regs.add({"crr", 0x0c, 4, 0, Access::WO_RAZ, 0xff, true}).on_write([this](uint64_t v) {
         if (v == kRestart && m_running) {
             restart(regs.access_time());  // wdt_feed: count again, interrupt cleared
             m_wake.notify(sc_core::SC_ZERO_TIME);
         }
     });
-    m_file.add({"stat", 0x10, 4, 0, Access::RO_WI, 0, true}).on_read_pure([this](uint64_t) {
+    regs.add({"stat", 0x10, 4, 0, Access::RO_WI, 0, true}).on_read_pure([this](uint64_t) {
         return uint64_t{m_raised};
     });
-    m_file.add({"eoi", 0x14, 4, 0, Access::RO_WI, 0, true}).on_read([this](uint64_t) {
+    regs.add({"eoi", 0x14, 4, 0, Access::RO_WI, 0, true}).on_read([this](uint64_t) {
         m_raised = false;
         irq.set(false);
         return uint64_t{0};
     });
-    m_file.add({"prot_level", 0x1c, 4, 0x2, Access::RW, 0x7, true});
+    regs.add({"prot_level", 0x1c, 4, 0x2, Access::RW, 0x7, true});
     // DW_apb_wdt's identification: version 1.10a, type "DW" 0x0120.
-    m_file.add({"comp_version", 0xf8, 4, 0x3131302a, Access::RO_WI, 0, true});
-    m_file.add({"comp_type", 0xfc, 4, 0x44570120, Access::RO_WI, 0, true});
+    regs.add({"comp_version", 0xf8, 4, 0x3131302a, Access::RO_WI, 0, true});
+    regs.add({"comp_type", 0xfc, 4, 0x44570120, Access::RO_WI, 0, true});
     SC_HAS_PROCESS(DwWdt);
     SC_METHOD(expire);
     sensitive << m_wake;

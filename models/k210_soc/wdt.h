@@ -14,6 +14,7 @@
 
 #include "models/k210_soc/uart.h"
 #include "sim/tlm/irq.h"
+#include "sim/tlm/peripheral.h"
 #include "sim/tlm/register_target.h"
 
 namespace npu::soc {
@@ -38,7 +39,6 @@ private:
     void expire();  // SC_METHOD: at the due time
 
     sc_core::sc_time m_tick;
-    RegisterFile m_file;
     sim::Register *m_cr = nullptr, *m_torr = nullptr;
     bool m_raised = false, m_running = false;
     sc_core::sc_time m_due;  // the running count's timeout
@@ -46,7 +46,7 @@ private:
     std::function<void(const sc_core::sc_time&)> m_reset;
 
 public:
-    sim::RegisterTarget regs;
+    sim::Peripheral regs;
 };
 
 }  // namespace npu::soc
