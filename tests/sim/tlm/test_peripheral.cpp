@@ -1,11 +1,10 @@
 // Peripheral: a block's registers, their bank and the target serving it in one member; the
 // registers it adds stay where they are (the bank keeps pointers), reset() restores every
 // register's reset value.
-#include "sim/tlm/peripheral.h"
-
 #include <memory>
 #include <vector>
 
+#include "sim/tlm/peripheral.h"
 #include "tests/sim/tlm/sc_harness.h"
 #include "tests/sim/tlm/tlm_helpers.h"
 
