@@ -1,4 +1,4 @@
-// The platform seam: a platform kind registered from this test folder, never named in sim/app,
+// The platform seam: a platform kind registered from this test folder, never named in app,
 // runs through `npusim run`, `npusim info` and `npusim estimate` (the program's own main, in
 // process), and the registry's errors name every kind. platforms/common/platform_face.h.
 #include <filesystem>
@@ -10,8 +10,8 @@
 #include <nlohmann/json.hpp>
 #include <unistd.h>
 
+#include "app/app.h"
 #include "platforms/common/platform_face.h"
-#include "sim/app/app.h"
 #include "sim/core/error.h"
 
 namespace npu::test {

@@ -15,7 +15,7 @@
 
 #include "sim/core/npy.h"
 #include "sim/core/tensor.h"
-#include "tests/sim/app/cli_fixture.h"
+#include "tests/app/cli_fixture.h"
 
 namespace npu::test {
 

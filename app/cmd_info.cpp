@@ -2,8 +2,8 @@
 // as the platform reads it.
 #include <cstdio>
 
-#include "sim/app/app.h"
-#include "sim/app/platform_loader.h"
+#include "app/app.h"
+#include "app/platform_loader.h"
 
 namespace npu::app {
 

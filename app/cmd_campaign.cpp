@@ -7,8 +7,8 @@
 
 #include <fmt/format.h>
 
-#include "sim/app/app.h"
-#include "sim/app/report_writer.h"
+#include "app/app.h"
+#include "app/report_writer.h"
 #include "sim/campaign/campaign.h"
 #include "sim/campaign/results.h"
 #include "sim/campaign/runner.h"

@@ -1,4 +1,4 @@
-#include "sim/app/progress.h"
+#include "app/progress.h"
 
 #include <fmt/format.h>
 #include <unistd.h>

@@ -7,7 +7,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "sim/app/app.h"
+#include "app/app.h"
 #include "sim/core/error.h"
 #include "sim/core/files.h"
 #include "sim/core/npy.h"

@@ -1,4 +1,4 @@
-#include "sim/app/app.h"
+#include "app/app.h"
 
 #include <algorithm>
 #include <cstdio>

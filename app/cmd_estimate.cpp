@@ -5,9 +5,9 @@
 
 #include <fmt/format.h>
 
-#include "sim/app/app.h"
-#include "sim/app/platform_loader.h"
-#include "sim/app/report_writer.h"
+#include "app/app.h"
+#include "app/platform_loader.h"
+#include "app/report_writer.h"
 #include "sim/core/error.h"
 #include "sim/core/files.h"
 

@@ -15,7 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/core/npy.h"
-#include "tests/sim/app/cli_fixture.h"
+#include "tests/app/cli_fixture.h"
 
 namespace {
 

@@ -14,7 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "tests/sim/app/cli_fixture.h"
+#include "tests/app/cli_fixture.h"
 
 namespace {
 

@@ -7,10 +7,10 @@
 
 #include <fmt/format.h>
 
-#include "sim/app/app.h"
-#include "sim/app/platform_loader.h"
-#include "sim/app/progress.h"
-#include "sim/app/report_writer.h"
+#include "app/app.h"
+#include "app/platform_loader.h"
+#include "app/progress.h"
+#include "app/report_writer.h"
 #include "sim/core/config.h"
 #include "sim/core/error.h"
 #include "sim/core/files.h"

@@ -4,7 +4,7 @@
 
 #include <systemc>
 
-#include "sim/app/app.h"
+#include "app/app.h"
 
 int sc_main(int argc, char* argv[]) {
     return npu::app::main(argc, argv);

@@ -3,9 +3,9 @@
 // Reports as a table, JSON and JUnit XML; exit 1 when a tolerance is exceeded.
 #include <memory>
 
-#include "sim/app/app.h"
-#include "sim/app/platform_loader.h"
-#include "sim/app/report_writer.h"
+#include "app/app.h"
+#include "app/platform_loader.h"
+#include "app/report_writer.h"
 #include "sim/core/files.h"
 
 namespace npu::app {

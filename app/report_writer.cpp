@@ -1,4 +1,4 @@
-#include "sim/app/report_writer.h"
+#include "app/report_writer.h"
 
 #include <algorithm>
 #include <cstdio>

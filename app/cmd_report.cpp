@@ -8,8 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sim/app/app.h"
-#include "sim/app/report_writer.h"
+#include "app/app.h"
+#include "app/report_writer.h"
 #include "sim/core/error.h"
 #include "sim/core/files.h"
 #include "sim/core/run_record.h"

@@ -22,7 +22,7 @@
 #include "sim/core/npy.h"
 #include "sim/core/run_record.h"
 #include "sim/onnx/onnx_import.h"
-#include "tests/sim/app/cli_fixture.h"
+#include "tests/app/cli_fixture.h"
 
 namespace {
 

@@ -1,4 +1,4 @@
-#include "sim/app/platform_loader.h"
+#include "app/platform_loader.h"
 
 #include <fmt/format.h>
 

@@ -4,9 +4,9 @@
 
 #include <fmt/format.h>
 
+#include "app/app.h"
+#include "app/platform_loader.h"
 #include "configs/embedded.h"
-#include "sim/app/app.h"
-#include "sim/app/platform_loader.h"
 #include "sim/core/error.h"
 #include "sim/core/files.h"
 

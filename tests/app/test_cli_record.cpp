@@ -12,7 +12,7 @@
 
 #include "sim/core/npy.h"
 #include "sim/core/run_record.h"
-#include "tests/sim/app/cli_fixture.h"
+#include "tests/app/cli_fixture.h"
 
 namespace {
 

@@ -14,7 +14,7 @@
 
 #include "sim/core/npy.h"
 #include "sim/onnx/onnx_import.h"
-#include "tests/sim/app/cli_fixture.h"
+#include "tests/app/cli_fixture.h"
 
 namespace {
 

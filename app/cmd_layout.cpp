@@ -1,8 +1,8 @@
 // npusim layout: the KL730 layout tool (platforms/kl730/layout_tool.h) from the command line.
 #include <cstdio>
 
+#include "app/app.h"
 #include "platforms/kl730/layout_tool.h"
-#include "sim/app/app.h"
 
 namespace npu::app {
 

@@ -2,9 +2,9 @@
 // model fitted to them (the platform face's calibrate), as a calibration YAML.
 #include <memory>
 
-#include "sim/app/app.h"
-#include "sim/app/platform_loader.h"
-#include "sim/app/report_writer.h"
+#include "app/app.h"
+#include "app/platform_loader.h"
+#include "app/report_writer.h"
 #include "sim/core/files.h"
 
 namespace npu::app {
