@@ -21,8 +21,7 @@ int cmd_aipp(const AippOptions& opts) {
     req.model = opts.config;
     req.input = opts.input;
     const platform::RunReport report = p->run(req);
-    write_run_report("aipp", report, out.get(), nullptr);
-    return report.passed ? kExitOk : kExitCheckFailed;
+    return finish_run("aipp", report, out.get(), nullptr);
 }
 
 }  // namespace npu::app

@@ -16,14 +16,10 @@ int cmd_calibrate(const CalibrateOptions& opts) {
         out = std::make_unique<sim::OutputDir>(opts.out);
     }
     const platform::CalibrateReport r = p->calibrate({opts.model, opts.measured, out != nullptr});
-    if (!r.error.empty()) {  // met after a simulation: printed, not thrown (RunReport::error)
-        error_line(r.error);
-        return kExitUsage;  // nothing written; `out` removes what it created
-    }
     platform::RunReport written;  // written as a run's: report.json, layers.csv, report.html
     written.text = r.text, written.files = r.files, written.record = r.record;
-    write_run_report("calibrate", written, out.get(), nullptr);
-    return kExitOk;
+    written.error = r.error;  // met after a simulation: returned, not thrown
+    return finish_run("calibrate", written, out.get(), nullptr);
 }
 
 }  // namespace npu::app

@@ -47,8 +47,7 @@ int cmd_regress(const RegressOptions& opts) {
     if (!opts.out.empty()) {
         out = std::make_unique<sim::OutputDir>(opts.out);
     }
-    write_run_report("regress", report, out.get(), nullptr);
-    return report.passed ? kExitOk : kExitCheckFailed;
+    return finish_run("regress", report, out.get(), nullptr);
 }
 
 }  // namespace npu::app

@@ -128,12 +128,7 @@ int cmd_run(const RunOptions& opts) {
         progress.update(done, total, what);
     };
     const platform::RunReport report = p->run(req);
-    if (!report.error.empty()) {
-        error_line(report.error);
-        return kExitUsage;  // nothing written; `out` removes what it created
-    }
-    write_run_report("run", report, out.get(), &trace);
-    return report.passed ? kExitOk : kExitCheckFailed;
+    return finish_run("run", report, out.get(), &trace);
 }
 
 }  // namespace npu::app

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "app/app.h"
 #include "sim/core/error.h"
 #include "sim/core/image.h"
 #include "sim/core/npy.h"
@@ -102,6 +103,16 @@ std::vector<report::Picture> pictures_of(
     std::sort(out.begin(), out.end(),
               [](const report::Picture& a, const report::Picture& b) { return a.name < b.name; });
     return out;
+}
+
+int finish_run(const std::string& command, const platform::RunReport& report, sim::OutputDir* out,
+               const sim::TraceWriter* trace) {
+    if (!report.error.empty()) {
+        error_line(report.error);
+        return kExitUsage;
+    }
+    write_run_report(command, report, out, trace);
+    return report.passed ? kExitOk : kExitCheckFailed;
 }
 
 void write_run_report(const std::string& command, const platform::RunReport& report,

@@ -31,6 +31,13 @@ void write_files(sim::OutputDir& out, const std::vector<platform::OutputFile>& f
 // "estimate", the plot) and report.html drawn from its estimate.json.
 void write_estimate_report(sim::OutputDir& out, const platform::EstimateReport& report);
 
+// What a command returns for a run's report: a problem met after a simulation
+// (RunReport::error) is one error line and kExitUsage with nothing written (`out`, when it is
+// destroyed, removes what it created); else the report is written (write_run_report) and the
+// exit code says whether its checks passed.
+int finish_run(const std::string& command, const platform::RunReport& report, sim::OutputDir* out,
+               const sim::TraceWriter* trace);
+
 // `out` may be null (no --out); `trace` is written when enabled. Prints "wrote ... to DIR".
 void write_run_report(const std::string& command, const platform::RunReport& report,
                       sim::OutputDir* out, const sim::TraceWriter* trace);

@@ -288,9 +288,11 @@ platform::RunReport AscendFace::run(const platform::RunRequest& request) {
     soc.load(program);
     session.run();
     const AippRun& r = soc.result();
-    if (!r.done) {
-        throw sim::Error(fmt::format("{}: {}", j.source,
-                                     r.error.empty() ? "the AIPP job did not finish" : r.error));
+    if (!r.done) {  // returned, not thrown, after a simulation (platform::RunReport::error)
+        platform::RunReport failed;
+        failed.error = fmt::format("{}: {}", j.source,
+                                   r.error.empty() ? "the AIPP job did not finish" : r.error);
+        return failed;
     }
     const Outcome o{j,
                     r,

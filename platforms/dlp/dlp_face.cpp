@@ -302,8 +302,10 @@ platform::RunReport DlpFace::run(const platform::RunRequest& request) {
     soc.load(c.program, std::move(images));
     session.run();
     const HostResult& r = soc.result();
-    if (!r.done) {
-        throw sim::Error(r.error.empty() ? "the DL processor did not finish" : r.error);
+    if (!r.done) {  // returned, not thrown, after a simulation (platform::RunReport::error)
+        platform::RunReport failed;
+        failed.error = r.error.empty() ? "the DL processor did not finish" : r.error;
+        return failed;
     }
     const NetworkEstimate est = dlp::estimate(n, c.program, m_cfg.dlp, m_cfg.timing);
     platform::RunReport rep;

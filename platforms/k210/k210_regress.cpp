@@ -290,6 +290,11 @@ platform::RunReport K210Face::regress(const platform::RegressRequest& req) const
     if (req.timed) {
         const regress::TimedRun t =
             regress::run_timed(in.km, in.quantized(in.samples[0]), m_cfg, c.first_outputs);
+        if (!t.error.empty()) {
+            platform::RunReport failed;
+            failed.error = t.error;
+            return failed;
+        }
         regress::add_timed(t, v, text);
     }
     return regress::finish(std::move(v), text, m_cfg, source(), in.km);

@@ -298,6 +298,11 @@ platform::RunReport regress_vendor(const platform::RegressRequest& req, const K2
     if (req.timed) {
         const regress::TimedRun t =
             regress::run_timed(km, kmodel_input(km, samples[0], 0), cfg, c.first_outputs);
+        if (!t.error.empty()) {
+            platform::RunReport failed;
+            failed.error = t.error;
+            return failed;
+        }
         regress::add_timed(t, v, text);
     }
     return regress::finish(std::move(v), text, cfg, platform_source, km);

@@ -32,6 +32,8 @@ struct TimedRun {
     uint64_t kpu_cycles = 0, cpu_cycles = 0;
     std::vector<LayerRun> layers;
     std::vector<uint64_t> layer_kpu_cycles;  // per kmodel layer
+    // A problem met in the simulation: returned, not thrown (platform::RunReport::error).
+    std::string error;
 };
 // `want`: the functional run's outputs for `in`, with the platform's CPU arithmetic.
 TimedRun run_timed(const Kmodel& km, const sim::Tensor& in, const K210Config& cfg,
