@@ -139,22 +139,22 @@ const std::vector<OnnxOp>& table() {
          }},
         {"Add",
          [](const Ctx& c, int64_t opset) {
-             return binary(c, opset, std::plus<float>(),
-                           [](int64_t a, int64_t b) { return wrap(u(a) + u(b)); });
+             return elementwise(c, opset, std::plus<float>(),
+                                [](int64_t a, int64_t b) { return wrap(u(a) + u(b)); });
          }},
         {"Sub",
          [](const Ctx& c, int64_t opset) {
-             return binary(c, opset, std::minus<float>(),
-                           [](int64_t a, int64_t b) { return wrap(u(a) - u(b)); });
+             return elementwise(c, opset, std::minus<float>(),
+                                [](int64_t a, int64_t b) { return wrap(u(a) - u(b)); });
          }},
         {"Mul",
          [](const Ctx& c, int64_t opset) {
-             return binary(c, opset, std::multiplies<float>(),
-                           [](int64_t a, int64_t b) { return wrap(u(a) * u(b)); });
+             return elementwise(c, opset, std::multiplies<float>(),
+                                [](int64_t a, int64_t b) { return wrap(u(a) * u(b)); });
          }},
         {"Div",
          [](const Ctx& c, int64_t opset) {
-             return binary(c, opset, std::divides<float>(), [](int64_t a, int64_t b) {
+             return elementwise(c, opset, std::divides<float>(), [](int64_t a, int64_t b) {
                  return b == 0    ? 0
                         : b == -1 ? static_cast<int64_t>(0 - static_cast<uint64_t>(a))
                                   : a / b;

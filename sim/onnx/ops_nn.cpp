@@ -380,22 +380,30 @@ Outputs batch_norm(const Ctx& c) {
     for (size_t i = 1; i <= 4; ++i) {
         need_count(c.n, c.x(i), static_cast<size_t>(ch), names[i - 1]);
     }
-    const std::vector<float> xf = as_floats(x), s = as_floats(c.x(1)), b = as_floats(c.x(2)),
-                             mean = as_floats(c.x(3)), var = as_floats(c.x(4));
+    const std::vector<float> s = as_floats(c.x(1)), b = as_floats(c.x(2)), mean = as_floats(c.x(3)),
+                             var = as_floats(c.x(4));
     const float eps = c.n.get_float("epsilon", 1e-5f);
-    if (x.numel() == 0) {
-        return one(Value::floats(x.shape, {}));
+    const auto batch = static_cast<size_t>(x.shape[0]);  // `x` is moved from just below
+    // The input's storage when no later node reads it (a feature map after a Conv), else a copy.
+    Value y = c.donated != nullptr && !x.is_int() ? std::move(*c.donated)
+                                                  : Value::floats(x.shape, as_floats(x));
+    if (y.f.empty()) {
+        return one(std::move(y));
     }
-    const size_t plane = numel(x.shape) / static_cast<size_t>(x.shape[0] * ch);
-    std::vector<float> y(xf.size());
-    for (size_t k = 0; k < y.size(); ++k) {
-        const size_t cc = (k / plane) % static_cast<size_t>(ch);
-        const double d = static_cast<double>(xf[k]) - static_cast<double>(mean[cc]);
+    // Per channel plane: y = (x - mean) · (1 / sqrt(var + eps)) · scale + B in double, rounded to
+    // float once; the channel's constants are computed once (the same bits as per element).
+    const size_t plane = y.f.size() / (batch * static_cast<size_t>(ch));
+    for (size_t p = 0; p < y.f.size() / plane; ++p) {
+        const size_t cc = p % static_cast<size_t>(ch);
+        const double m = static_cast<double>(mean[cc]), sc = static_cast<double>(s[cc]),
+                     bb = static_cast<double>(b[cc]);
         const double inv = 1.0 / std::sqrt(static_cast<double>(var[cc]) + static_cast<double>(eps));
-        y[k] =
-            static_cast<float>(d * inv * static_cast<double>(s[cc]) + static_cast<double>(b[cc]));
+        float* v = y.f.data() + p * plane;
+        for (size_t k = 0; k < plane; ++k) {
+            v[k] = static_cast<float>((static_cast<double>(v[k]) - m) * inv * sc + bb);
+        }
     }
-    return one(Value::floats(x.shape, std::move(y)));
+    return one(std::move(y));
 }
 
 Outputs softmax(const Ctx& c, int64_t opset, bool log) {

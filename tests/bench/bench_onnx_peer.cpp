@@ -1,8 +1,10 @@
 // Our ONNX reference evaluator and OpenCV DNN side by side, in one process, on the same models
 // and the same input (release build):
 //   build/release/tests/npusim_bench_onnx_peer [--threads N] [--repeat R] [model.onnx ...]
-// Default models: the digits CNN, the PyTorch-exported fallback CNN and the 320x240
-// MobileNet-style detector (scripts/export_bench_detector.py). Both engines get N threads (default
+// Default models: the digits CNN, the PyTorch-exported fallback CNN, the 320x240
+// MobileNet-style detector (scripts/export_bench_detector.py), and three models exported with
+// every BatchNormalization kept (scripts/export_bench_models.py: MobileNetV2-style, ResNet-style,
+// the detector). Both engines get N threads (default
 // 1: the single-thread comparison). Prints per model the median wall time of R runs of each, the
 // ratio ours/OpenCV, the largest output difference, and the process's peak resident memory after
 // each engine ran (VmHWM; ours runs first, so its figure is ours alone). Benchmark, not a test.
@@ -169,7 +171,10 @@ int main(int argc, char** argv) {
     if (models.empty()) {
         models = {NPUSIM_SOURCE_DIR "/platforms/k210/digits/digits_cnn.onnx",
                   NPUSIM_SOURCE_DIR "/tests/platforms/k210/compiler/data/fallback_cnn.onnx",
-                  NPUSIM_SOURCE_DIR "/tests/bench/data/mobilenet_detector.onnx"};
+                  NPUSIM_SOURCE_DIR "/tests/bench/data/mobilenet_detector.onnx",
+                  NPUSIM_SOURCE_DIR "/tests/bench/data/mobilenetv2_bn.onnx",
+                  NPUSIM_SOURCE_DIR "/tests/bench/data/resnet_bn.onnx",
+                  NPUSIM_SOURCE_DIR "/tests/bench/data/detector_bn.onnx"};
     }
     npu::sim::set_threads(threads);
     cv::setNumThreads(threads);

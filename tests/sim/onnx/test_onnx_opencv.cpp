@@ -1,8 +1,13 @@
 // Whole networks: our reference evaluator against an independent ONNX inference engine, OpenCV
 // DNN (cv::dnn::readNetFromONNX), on multi-layer CNNs built here as ONNX protobufs with seeded
 // random weights. The largest absolute difference is printed and bounded.
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <map>
 #include <random>
+#include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
@@ -174,6 +179,44 @@ TEST(OnnxOpenCv, ResidualDepthwiseConcatNetwork) {
     const double d = compare(b, {1, 4, 16, 16});
     std::printf("residual/depthwise/concat network: max |ours - OpenCV| = %.3g\n", d);
     EXPECT_LT(d, 1e-5);
+}
+
+// Models as PyTorch exports them, BatchNormalization kept after every Conv
+// (scripts/export_bench_models.py): every output of ours within 1e-5 of OpenCV's, relative to the
+// output's largest magnitude. (MobileNetV2's opset-13 Clip OpenCV 4.6 cannot read; the benchmark
+// compares it after rewriting its Clips.)
+TEST(OnnxOpenCv, ExportedModelsWithUnfusedBatchNormAgreeWithOpenCv) {
+    for (const std::string name : {"resnet_bn", "detector_bn"}) {
+        const std::string path = NPUSIM_SOURCE_DIR "/tests/bench/data/" + name + ".onnx";
+        const onnx::Graph g = onnx::import_model(path, {onnx::supported_ops(), true});
+        const std::vector<int64_t> shape = g.inputs.at(0).shape;
+        std::vector<float> x(static_cast<size_t>(shape[0] * shape[1] * shape[2] * shape[3]));
+        std::mt19937 rng(5);
+        std::uniform_real_distribution<float> u(0, 1);
+        for (float& v : x) {
+            v = u(rng);
+        }
+        const std::map<std::string, onnx::Value> ours =
+            onnx::evaluate(g, {{g.inputs[0].name, onnx::Value::floats(shape, x)}});
+        cv::dnn::Net net = cv::dnn::readNetFromONNX(path);
+        const int dims[] = {static_cast<int>(shape[0]), static_cast<int>(shape[1]),
+                            static_cast<int>(shape[2]), static_cast<int>(shape[3])};
+        net.setInput(cv::Mat(4, dims, CV_32F, x.data()));
+        for (const onnx::ValueInfo& o : g.outputs) {
+            const cv::Mat ref = net.forward(o.name);
+            const onnx::Value& y = ours.at(o.name);
+            ASSERT_EQ(ref.total(), y.f.size()) << name << " " << o.name;
+            double worst = 0, scale = 0;
+            for (size_t i = 0; i < y.f.size(); ++i) {
+                const double r = ref.ptr<float>()[i];
+                worst = std::max(worst, std::abs(r - static_cast<double>(y.f[i])));
+                scale = std::max(scale, std::abs(r));
+            }
+            std::printf("%s %s: max |ours - OpenCV| = %.3g (largest |output| %.3g)\n", name.c_str(),
+                        o.name.c_str(), worst, scale);
+            EXPECT_LE(worst, 1e-5 * std::max(scale, 1.0)) << name << " " << o.name;
+        }
+    }
 }
 
 }  // namespace
