@@ -53,6 +53,7 @@ CompiledModel Lowering::run() {
         if (m_done.count(i) == 0) {
             node(i);
         }
+        release_dead(i);
     }
     finish();
     return std::move(m_out);
@@ -94,7 +95,7 @@ CompiledModel compile_k210(const onnx::Graph& g, const CompileOptions& opts) {
 std::string compile_report(const CompiledModel& m) {
     std::string s = fmt::format(
         "kmodel v{} ({}), {} bytes; input '{}' {} quantized as q = round(x / {:.6g}) + {}; KPU "
-        "RAM {} of 32768 lines; working buffer {} bytes\n",
+        "RAM peak {} of 32768 lines; working buffer {} bytes\n",
         m.kmodel_version, m.version_why, m.kmodel.size(), m.input_name, shape_str(m.input_shape),
         m.input_q.scale, m.input_q.zero_point, m.kpu_lines, m.main_mem_bytes);
     s += fmt::format("{:>3}  {:<4} {:<44} {:<12} {:<12} {:<18} {:>9} {:>10} {:>9}  {}\n", "#", "on",
@@ -109,6 +110,14 @@ std::string compile_report(const CompiledModel& m) {
                          shape_str(l.out_shape), q, l.weight_bytes, l.est_cycles,
                          l.target == "KPU" ? fmt::format("{} LSB", l.act_error_lsb) : "-", l.nodes,
                          l.why_cpu.empty() ? "" : " (" + l.why_cpu + ")");
+    }
+    s += "KPU RAM placement (64-byte lines; layers: the one that writes the tensor .. the one "
+         "after which it is freed, no later layer reading it):\n";
+    for (const KpuPlacement& p : m.kpu_placements) {
+        s += fmt::format("  {:>5} .. {:>5}  {:>5} lines  layers {:>3} .. {:<3}  {}\n", p.first_line,
+                         p.first_line + p.lines - 1, p.lines,
+                         p.written < 0 ? std::string("in") : std::to_string(p.written),
+                         p.last < 0 ? std::string("end") : std::to_string(p.last), p.tensor);
     }
     return s;
 }
@@ -138,6 +147,14 @@ nlohmann::ordered_json compile_report_json(const CompiledModel& m) {
                           {"out_dtype", l.out_float ? "f32" : "u8"},
                           {"lsb", q(l.lsb)}});
     }
+    nlohmann::ordered_json placements = nlohmann::ordered_json::array();
+    for (const KpuPlacement& p : m.kpu_placements) {
+        placements.push_back({{"tensor", p.tensor},
+                              {"first_line", p.first_line},
+                              {"lines", p.lines},
+                              {"written_by_layer", p.written},
+                              {"last_read_by_layer", p.last}});
+    }
     return {{"format", "npusim k210 compile report 1"},
             {"kmodel_version", m.kmodel_version},
             {"kmodel_version_why", m.version_why},
@@ -146,6 +163,7 @@ nlohmann::ordered_json compile_report_json(const CompiledModel& m) {
             {"output", m.output_name},
             {"outputs", m.output_names},
             {"kpu_lines", m.kpu_lines},
+            {"kpu_placements", placements},
             {"main_mem_bytes", m.main_mem_bytes},
             {"layers", layers}};
 }
@@ -168,6 +186,12 @@ CompiledModel read_compile_report(const nlohmann::ordered_json& j, const std::st
         m.version_why = j.value("kmodel_version_why", std::string());
         m.kpu_lines = j.at("kpu_lines").get<uint32_t>();
         m.main_mem_bytes = j.at("main_mem_bytes").get<uint32_t>();
+        for (const auto& p : j.value("kpu_placements", nlohmann::ordered_json::array())) {
+            m.kpu_placements.push_back(
+                {p.at("tensor").get<std::string>(), p.at("first_line").get<uint32_t>(),
+                 p.at("lines").get<uint32_t>(), p.at("written_by_layer").get<int>(),
+                 p.at("last_read_by_layer").get<int>()});
+        }
         for (const auto& l : j.at("layers")) {
             CompiledLayer c;
             c.kmodel_layer = l.at("kmodel_layer").get<int>();

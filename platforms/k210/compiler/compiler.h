@@ -50,6 +50,14 @@ struct CompiledLayer {
     QuantParams lsb;  // the tensor's calibrated uint8 parameters: its "LSB" for error reports
 };
 
+// Where a tensor sat in KPU RAM: lines [first_line, first_line + lines) from the kmodel layer that
+// writes it (-1: the input, before the first) through the last layer that reads it (-1: the end).
+struct KpuPlacement {
+    std::string tensor;
+    uint32_t first_line = 0, lines = 0;
+    int written = -1, last = -1;
+};
+
 struct CompiledModel {
     std::vector<uint8_t> kmodel;  // kmodel v3 or v4
     int kmodel_version = 3;
@@ -59,8 +67,9 @@ struct CompiledModel {
     std::vector<int64_t> input_shape;       // 1 x C x H x W
     QuantParams input_q;  // the float input is quantized as q = clamp(round(x / s) + z)
     std::vector<CompiledLayer> layers;
-    uint32_t kpu_lines = 0;       // of 32768 64-byte lines
-    uint32_t main_mem_bytes = 0;  // the CPU working buffer
+    uint32_t kpu_lines = 0;  // the peak of 32768 64-byte lines held by live tensors at once
+    std::vector<KpuPlacement> kpu_placements;  // every tensor placed in KPU RAM, in order
+    uint32_t main_mem_bytes = 0;               // the CPU working buffer
 };
 
 // Throws sim::Error naming the model, the node and the reason: an op with no KPU or CPU mapping,

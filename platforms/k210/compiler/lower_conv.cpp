@@ -170,7 +170,7 @@ void Lowering::kpu_conv_layer(const onnx::Node& n, const Where& x, const Fused& 
         fail(n, std::string("cannot be a KPU layer: ") + e.what());
     }
     const kpu::FmapGeometry og = kpu::output_geometry(args);
-    args.image_dst_addr = alloc_kpu(kpu::fmap_lines(og.channels, og.width, og.height),
+    args.image_dst_addr = alloc_kpu(kpu::fmap_lines(og.channels, og.width, og.height), f.out,
                                     "the output of " + n.describe());
     args.arg_x = q.arg_x, args.arg_w = q.arg_w, args.arg_add = q.arg_add;
     args.shr_x = args.shr_w = 0;

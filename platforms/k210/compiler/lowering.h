@@ -3,7 +3,8 @@
 // written so far; its member functions are grouped by pass, each pass in its own file:
 //   calibrate.cpp     check the graph's interface, run the float reference on the samples
 //   graph_passes.cpp  fold constants, bypass identities, index consumers
-//   placement.cpp     allocate KPU RAM and the working buffer, move tensors between u8, f32 and
+//   placement.cpp     allocate KPU RAM (kpu_ram.h: freed after a tensor's last reader) and the
+//   working buffer, move tensors between u8, f32 and
 //                     the KPU layout, start and finish the kmodel
 //   lower_conv.cpp    Conv (KPU with fused BN, activation and pooling, or a CPU conv2d), pools
 //   lower_ops.cpp     the table of ONNX op lowerings and the other ops
@@ -20,6 +21,7 @@
 
 #include "models/k210_kpu/kpu_layout.h"
 #include "platforms/k210/compiler/compiler.h"
+#include "platforms/k210/compiler/kpu_ram.h"
 #include "platforms/k210/kmodel/cpu_ops.h"
 #include "platforms/k210/kmodel/kmodel_writer.h"
 #include "sim/onnx/graph.h"
@@ -109,7 +111,11 @@ private:
     uint32_t add_constants(const std::vector<float>& v);
     QuantParams qparams(const std::string& t) const;
     uint32_t alloc_main(uint64_t bytes);
-    uint32_t alloc_kpu(uint64_t lines, const std::string& what);
+    // Lines of KPU RAM for `tensor` (the KpuRamPlan), written by the layer about to be added;
+    // `what` names it in the error when it does not fit.
+    uint32_t alloc_kpu(uint64_t lines, const std::string& tensor, const std::string& what);
+    // After node `index`: the KPU RAM of tensors no node after it reads is free again.
+    void release_dead(size_t index);
     void start();
     CompiledLayer& add_layer(const std::string& nodes, const std::string& target,
                              const std::string& kind);
@@ -205,7 +211,8 @@ private:
     CompiledModel m_out;
     // Every computed tensor and its copies.
     std::map<std::string, Where> m_t;
-    uint64_t m_kpu_next = 0, m_kpu_top = kpu::kRamLines;
+    KpuRamPlan m_kpu{kpu::kRamLines};
+    uint64_t m_kpu_top = kpu::kRamLines;  // v3: the input's first line (max_start_address)
     uint32_t m_main = 0;
 };
 

@@ -7,6 +7,7 @@
 #include <limits>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "models/k210_kpu/kpu_cost.h"
 #include "models/k210_kpu/kpu_layer_builder.h"
@@ -84,16 +85,46 @@ uint32_t Lowering::alloc_main(uint64_t bytes) {
     return at;
 }
 
-uint32_t Lowering::alloc_kpu(uint64_t lines, const std::string& what) {
-    if (m_kpu_next + lines > m_kpu_top) {
+uint32_t Lowering::alloc_kpu(uint64_t lines, const std::string& tensor, const std::string& what) {
+    const int layer = static_cast<int>(m_spec.layers.size());
+    const std::optional<uint64_t> at = m_kpu.alloc(tensor, lines, layer);
+    if (!at) {
+        std::vector<std::string> live;
+        for (const auto& [t, w] : m_t) {
+            if (m_kpu.holds(t)) {
+                live.push_back(t);
+            }
+        }
+        const std::string named = what.find("'" + tensor + "'") == std::string::npos
+                                      ? fmt::format("{} (tensor '{}')", what, tensor)
+                                      : what;
         fail(fmt::format(
-            "{} needs {} more 64-byte lines of KPU RAM; {} of the {} lines are taken (the "
-            "model does not fit the 2 MiB KPU RAM)",
-            what, lines, m_kpu_next + (kpu::kRamLines - m_kpu_top), kpu::kRamLines));
+            "{} needs {} 64-byte lines of KPU RAM at layer {}; {} of the {} lines are held by "
+            "tensors still to be read ({}), the largest free block has {}: the model does not "
+            "fit the 2 MiB KPU RAM",
+            named, lines, layer, m_kpu.in_use(), kpu::kRamLines, fmt::join(live, ", "),
+            m_kpu.largest_free()));
     }
-    const auto at = static_cast<uint32_t>(m_kpu_next);
-    m_kpu_next += lines;
-    return at;
+    return static_cast<uint32_t>(*at);
+}
+
+void Lowering::release_dead(size_t index) {
+    const int layer = static_cast<int>(m_spec.layers.size()) - 1;
+    for (auto& [t, w] : m_t) {
+        if (!w.kpu || !m_kpu.holds(t)) {
+            continue;
+        }
+        bool read_later = false;
+        if (const auto it = m_consumers.find(t); it != m_consumers.end()) {
+            for (const size_t c : it->second) {
+                read_later = read_later || (c > index && m_done.count(c) == 0);
+            }
+        }
+        if (!read_later) {  // the graph's outputs leave by the layer's DMA, not from KPU RAM
+            m_kpu.release(t, layer);
+            w.kpu.reset();  // a later use would upload it again, never read freed lines
+        }
+    }
 }
 
 void Lowering::start() {
@@ -120,6 +151,7 @@ void Lowering::start() {
         return;
     }
     m_kpu_top = kpu::kRamLines - lines;  // the input sits at the top, as the SDK places it
+    m_kpu.reserve(in.name, m_kpu_top, lines);
     x.kpu = static_cast<uint32_t>(m_kpu_top);
     auto it = m_consumers.find(in.name);
     if (it == m_consumers.end() || it->second.size() != 1 ||
@@ -244,7 +276,7 @@ Lowering::Where& Lowering::to_kpu(const std::string& t, const onnx::Node& n) {
     const int c = static_cast<int>(w.shape[1]), h = static_cast<int>(w.shape[2]),
               wd = static_cast<int>(w.shape[3]);
     const uint64_t lines = kpu::fmap_lines(c, wd, h);
-    const uint32_t line = alloc_kpu(lines, "K210_UPLOAD of " + t);
+    const uint32_t line = alloc_kpu(lines, t, "the upload of " + t);
     if (m_v4) {
         const auto count = static_cast<uint64_t>(numel(w.shape));
         m_spec.layers.push_back(
@@ -321,7 +353,11 @@ void Lowering::finish() {
         m_out.kmodel = write_kmodel_v3(m_spec);
     }
     m_out.kmodel_version = m_v4 ? 4 : 3;
-    m_out.kpu_lines = static_cast<uint32_t>(m_kpu_next + (kpu::kRamLines - m_kpu_top));
+    m_out.kpu_lines = static_cast<uint32_t>(m_kpu.peak());
+    for (const KpuRamPlan::Placement& p : m_kpu.placements()) {
+        m_out.kpu_placements.push_back({p.tensor, static_cast<uint32_t>(p.first),
+                                        static_cast<uint32_t>(p.lines), p.written, p.last});
+    }
     m_out.main_mem_bytes = m_main;
 }
 

@@ -473,17 +473,20 @@ TEST(K210Compiler, BadInputsAreOneExactError) {
         n.conv("big", 3, 64, 3);
         n.finish();
         EXPECT_EQ(compile_error(n, 1),
-                  "m.onnx: the output of Conv 'big' needs 76800 more 64-byte lines of KPU RAM; "
-                  "3600 of the 32768 lines are taken (the model does not fit the 2 MiB KPU RAM)");
+                  "m.onnx: the output of Conv 'big' (tensor 'big_out') needs 76800 64-byte lines "
+                  "of KPU RAM at layer 0; 3600 of the 32768 lines are held by tensors still to "
+                  "be read (x), the largest free block has 29168: the model does not fit the 2 "
+                  "MiB KPU RAM");
     }
     {  // an unnamed node (as PyTorch exports many) is named by the tensor it writes
         Net n({1, 3, 240, 320});
         n.conv("big", 3, 64, 3).name.clear();
         n.finish();
         EXPECT_EQ(compile_error(n, 1),
-                  "m.onnx: the output of Conv (output 'big_out') needs 76800 more 64-byte lines "
-                  "of KPU RAM; 3600 of the 32768 lines are taken (the model does not fit the 2 "
-                  "MiB KPU RAM)");
+                  "m.onnx: the output of Conv (output 'big_out') needs 76800 64-byte lines of KPU "
+                  "RAM at layer 0; 3600 of the 32768 lines are held by tensors still to be read "
+                  "(x), the largest free block has 29168: the model does not fit the 2 MiB KPU "
+                  "RAM");
     }
     {
         Net n({1, 3, 16, 16});
