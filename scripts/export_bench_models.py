@@ -123,8 +123,10 @@ class Detector(nn.Module):
         f2 = self.stage2(f1)
         scores, boxes = [], []
         for i, f in enumerate((f1, f2)):
-            scores.append(self.cls[i](f).permute(0, 2, 3, 1).reshape(1, -1, 2))
-            boxes.append(self.box[i](f).permute(0, 2, 3, 1).reshape(1, -1, 4))
+            c = self.cls[i](f).permute(0, 2, 3, 1)  # x.size(0): the Shape/Gather chain exports make
+            scores.append(c.reshape(c.size(0), -1, 2))
+            b = self.box[i](f).permute(0, 2, 3, 1)
+            boxes.append(b.reshape(b.size(0), -1, 4))
         return torch.softmax(torch.cat(scores, 1), dim=-1), torch.cat(boxes, 1)
 
 

@@ -158,5 +158,15 @@ Outputs quantize_linear(const Ctx& c);
 Outputs dequantize_linear(const Ctx& c);
 Outputs resize(const Ctx& c, int64_t opset, bool upsample);
 Outputs clip(const Ctx& c, int64_t opset);
+Outputs instance_norm(const Ctx& c);
+Outputs lrn(const Ctx& c);
+// Cast, CastLike, ConstantOfShape, Range, DepthToSpace / SpaceToDepth, GatherElements
+// (ops_create.cpp).
+Outputs cast(const Ctx& c);
+Outputs cast_like(const Ctx& c);
+Outputs constant_of_shape(const Ctx& c);
+Outputs range(const Ctx& c);
+Outputs depth_space(const Ctx& c, bool to_space);
+Outputs gather_elements(const Ctx& c);
 
 }  // namespace npu::onnx::detail

@@ -431,6 +431,43 @@ const std::vector<OnnxOp>& table() {
          [](const Ctx& c, int64_t opset) {
              return resize(c, opset, true);
          }},
+        // Types, creation and layout (ops_create.cpp); normalizations (ops_nn.cpp).
+        {"Cast",
+         [](const Ctx& c, int64_t) {
+             return cast(c);
+         }},
+        {"CastLike",
+         [](const Ctx& c, int64_t) {
+             return cast_like(c);
+         }},
+        {"ConstantOfShape",
+         [](const Ctx& c, int64_t) {
+             return constant_of_shape(c);
+         }},
+        {"Range",
+         [](const Ctx& c, int64_t) {
+             return range(c);
+         }},
+        {"DepthToSpace",
+         [](const Ctx& c, int64_t) {
+             return depth_space(c, true);
+         }},
+        {"SpaceToDepth",
+         [](const Ctx& c, int64_t) {
+             return depth_space(c, false);
+         }},
+        {"GatherElements",
+         [](const Ctx& c, int64_t) {
+             return gather_elements(c);
+         }},
+        {"InstanceNormalization",
+         [](const Ctx& c, int64_t) {
+             return instance_norm(c);
+         }},
+        {"LRN",
+         [](const Ctx& c, int64_t) {
+             return lrn(c);
+         }},
     };
     return ops;
 }

@@ -43,6 +43,14 @@ void fill(std::vector<Out>& out, const std::string& raw, size_t n, const Field& 
     }
 }
 
+// A bfloat16 value (the top 16 bits of a float) as a float.
+float bfloat16_to_float(uint16_t bits) {
+    const uint32_t w = uint32_t{bits} << 16;
+    float f = 0;
+    std::memcpy(&f, &w, 4);
+    return f;
+}
+
 // An IEEE 754 binary16 value (subnormals, infinities and NaN included) as a float.
 float half_to_float(uint16_t h) {
     const int sign = (h >> 15) != 0 ? -1 : 1;
@@ -88,9 +96,9 @@ Value to_value(const pb::TensorProto& t, const std::string& where) {
                             where, have, n, bytes));
         }
     };
-    const bool is_float = t.data_type() == pb::TensorProto::FLOAT ||
-                          t.data_type() == pb::TensorProto::DOUBLE ||
-                          t.data_type() == pb::TensorProto::FLOAT16;
+    const bool is_float =
+        t.data_type() == pb::TensorProto::FLOAT || t.data_type() == pb::TensorProto::DOUBLE ||
+        t.data_type() == pb::TensorProto::FLOAT16 || t.data_type() == pb::TensorProto::BFLOAT16;
     v.kind = is_float ? Value::Kind::f32 : Value::Kind::i64;
     switch (t.data_type()) {
     case pb::TensorProto::FLOAT: fill<float>(v.f, raw, n, t.float_data(), need); break;
@@ -113,10 +121,19 @@ Value to_value(const pb::TensorProto& t, const std::string& where) {
         }
         break;
     }
+    case pb::TensorProto::BFLOAT16: {  // the top 16 bits of a float (raw, or int32_data)
+        std::vector<int64_t> bits;
+        fill<uint16_t>(bits, raw, n, t.int32_data(), need);
+        for (int64_t b : bits) {
+            v.f.push_back(bfloat16_to_float(static_cast<uint16_t>(b)));
+        }
+        break;
+    }
     default:
         throw sim::Error(
             fmt::format("{}: tensor data type {} is not supported (float, double, float16, "
-                        "int64, int32, int16, int8, uint64, uint32, uint16, uint8, bool are)",
+                        "bfloat16, int64, int32, int16, int8, uint64, uint32, uint16, uint8, "
+                        "bool are)",
                         where, t.data_type()));
     }
     return v;

@@ -406,6 +406,78 @@ Outputs batch_norm(const Ctx& c) {
     return one(std::move(y));
 }
 
+// Per (n, c): y = scale[c] · (x − mean) / sqrt(var + epsilon) + B[c] over the spatial elements
+// (mean and the biased variance in double).
+Outputs instance_norm(const Ctx& c) {
+    const Value& x = c.x(0);
+    need_rank(c.n, x, 3, 8, "the input");
+    const int64_t ch = x.shape[1];
+    need_count(c.n, c.x(1), static_cast<size_t>(ch), "scale");
+    need_count(c.n, c.x(2), static_cast<size_t>(ch), "B");
+    const std::vector<float> s = as_floats(c.x(1)), b = as_floats(c.x(2));
+    const double eps = c.n.get_float("epsilon", 1e-5f);
+    Value y = c.donated != nullptr && !x.is_int() ? std::move(*c.donated)
+                                                  : Value::floats(x.shape, as_floats(x));
+    const size_t planes = static_cast<size_t>(y.shape[0] * ch);
+    const size_t plane = planes == 0 ? 0 : y.f.size() / planes;
+    for (size_t p = 0; plane != 0 && p < planes; ++p) {
+        float* v = y.f.data() + p * plane;
+        double sum = 0, sq = 0;
+        for (size_t k = 0; k < plane; ++k) {
+            sum += static_cast<double>(v[k]);
+        }
+        const double mean = sum / static_cast<double>(plane);
+        for (size_t k = 0; k < plane; ++k) {
+            const double d = static_cast<double>(v[k]) - mean;
+            sq += d * d;
+        }
+        const double inv = 1.0 / std::sqrt(sq / static_cast<double>(plane) + eps);
+        const size_t cc = p % static_cast<size_t>(ch);
+        for (size_t k = 0; k < plane; ++k) {
+            v[k] = static_cast<float>((static_cast<double>(v[k]) - mean) * inv *
+                                          static_cast<double>(s[cc]) +
+                                      static_cast<double>(b[cc]));
+        }
+    }
+    return one(std::move(y));
+}
+
+// Local response normalization across channels: y = x / (bias + alpha / size · Σ x²)^beta, the
+// sum over channels c − floor((size − 1) / 2) .. c + ceil((size − 1) / 2) that exist.
+Outputs lrn(const Ctx& c) {
+    const Value& x = c.x(0);
+    need_rank(c.n, x, 3, 8, "the input");
+    const int64_t size = c.n.get_int("size", 0);
+    if (size <= 0) {
+        fail(c.n, "its size must be positive");
+    }
+    const double alpha = c.n.get_float("alpha", 1e-4f), beta = c.n.get_float("beta", 0.75f),
+                 bias = c.n.get_float("bias", 1.0f);
+    const std::vector<float> xf = as_floats(x);
+    const int64_t n = x.shape[0], ch = x.shape[1];
+    const size_t plane = n * ch == 0 ? 0 : xf.size() / static_cast<size_t>(n * ch);
+    std::vector<float> y(xf.size());
+    const int64_t lo = (size - 1) / 2, hi = size - 1 - lo;
+    for (int64_t in = 0; in < n; ++in) {
+        for (int64_t cc = 0; cc < ch; ++cc) {
+            for (size_t k = 0; k < plane; ++k) {
+                double sq = 0;
+                for (int64_t j = std::max<int64_t>(0, cc - lo); j <= std::min(ch - 1, cc + hi);
+                     ++j) {
+                    const auto v =
+                        static_cast<double>(xf[static_cast<size_t>(in * ch + j) * plane + k]);
+                    sq += v * v;
+                }
+                const size_t at = static_cast<size_t>(in * ch + cc) * plane + k;
+                y[at] = static_cast<float>(
+                    static_cast<double>(xf[at]) /
+                    std::pow(bias + alpha / static_cast<double>(size) * sq, beta));
+            }
+        }
+    }
+    return one(Value::floats(x.shape, std::move(y)));
+}
+
 Outputs softmax(const Ctx& c, int64_t opset, bool log) {
     const Value& x = c.x(0);
     std::vector<float> xf_scratch;

@@ -50,7 +50,9 @@ Outputs quantize_linear(const Ctx& c) {
     std::vector<int64_t> y(xf.size());
     for (size_t k = 0; k < y.size(); ++k) {
         const size_t p = param_index(scale, x.shape, axis, k);
-        double q = std::nearbyint(static_cast<double>(xf[k]) / static_cast<double>(sf[p]));
+        // x / scale in float, as the ONNX reference (numpy float32) divides, then rounded half
+        // to even: a double division can land a quotient on the other side of a tie.
+        double q = std::nearbyint(static_cast<double>(xf[k] / sf[p]));
         q = std::isnan(q) ? 0.0 : std::clamp(q, -1e12, 1e12);  // x/0: saturate, not UB
         y[k] = std::clamp<int64_t>(static_cast<int64_t>(q) + zp[zp.size() == 1 ? 0 : p], lo, hi);
     }

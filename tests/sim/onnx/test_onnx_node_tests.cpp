@@ -77,7 +77,7 @@ void run_suite(const std::string& suite, const std::string& expected_file, int m
 }
 
 TEST(OnnxNodeTests, EverySupportedTestMatchesItsExpectedOutputs) {
-    run_suite("node", "node_tests_expected.txt", 488);
+    run_suite("node", "node_tests_expected.txt", 551);
 }
 
 TEST(OnnxNodeTests, PytorchConvertedSuite) {
@@ -85,7 +85,7 @@ TEST(OnnxNodeTests, PytorchConvertedSuite) {
 }
 
 TEST(OnnxNodeTests, PytorchOperatorSuite) {
-    run_suite("pytorch-operator", "pytorch_operator_expected.txt", 34);
+    run_suite("pytorch-operator", "pytorch_operator_expected.txt", 35);
 }
 
 }  // namespace
