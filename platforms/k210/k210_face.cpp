@@ -7,7 +7,9 @@
 
 #include <fmt/format.h>
 
+#include "models/k210_kpu/kpu_func.h"
 #include "models/k210_kpu/kpu_layer_args.h"
+#include "models/k210_kpu/kpu_layout.h"
 #include "platforms/k210/compiler/compiler.h"
 #include "platforms/k210/estimate.h"
 #include "platforms/k210/estimate_model.h"
@@ -28,6 +30,15 @@
 namespace npu::k210 {
 
 namespace {
+
+// A KPU layer's input and output lines of KPU RAM: "0-3599 -> 3600-9359".
+std::string kpu_ram_span(const kpu::LayerArgs& a) {
+    const kpu::FmapGeometry in = kpu::input_geometry(a), out = kpu::output_geometry(a);
+    const uint64_t li = kpu::fmap_lines(in.channels, in.width, in.height);
+    const uint64_t lo = kpu::fmap_lines(out.channels, out.width, out.height);
+    return fmt::format("{}-{} -> {}-{}", a.image_src_addr, a.image_src_addr + li - 1,
+                       a.image_dst_addr, a.image_dst_addr + lo - 1);
+}
 
 bool ends_with(const std::string& s, const char* suffix) {
     const size_t n = std::strlen(suffix);
@@ -112,20 +123,22 @@ std::string K210Face::describe_program(const std::string& path) const {
     for (size_t i = 0; i < m.outputs.size(); ++i) {
         fmt::format_to(it, "output {}: {}\n", i, io_str(m.outputs[i]));
     }
-    fmt::format_to(it, "\n{:>4}  {:<28} {:>10} {:>8}  {}\n", "#", "layer", "body at", "bytes",
-                   "KPU shape");
+    fmt::format_to(it, "\n{:>4}  {:<28} {:>10} {:>8}  {:<28} {}\n", "#", "layer", "body at",
+                   "bytes", "KPU RAM lines in -> out", "KPU shape");
     size_t conv = 0, unsupported = 0;
     for (size_t i = 0; i < m.layers.size(); ++i) {
         const KmodelLayer& l = m.layers[i];
-        std::string shape;
+        std::string shape, ram;
         if (conv < m.convs.size() && m.convs[conv].layer_index == i) {
-            shape = kpu::shape_summary(m.convs[conv++].args);
+            const kpu::LayerArgs& a = m.convs[conv++].args;
+            shape = kpu::shape_summary(a);
+            ram = kpu_ram_span(a);
         }
         const bool ok = layer_supported(m.version, l.type);
         unsupported += ok ? 0 : 1;
-        fmt::format_to(it, "{:>4}  {:<28} {:>#10x} {:>8}  {}{}\n", i,
+        fmt::format_to(it, "{:>4}  {:<28} {:>#10x} {:>8}  {:<28} {}{}\n", i,
                        fmt::format("{} ({:#x})", l.type_name, l.type), l.body_offset, l.body_size,
-                       shape, ok ? "" : "(not supported)");
+                       ram, shape, ok ? "" : "(not supported)");
     }
     fmt::format_to(it, "\n{} layers, {} on the KPU, {} not supported by the simulator\n",
                    m.layers.size(), m.convs.size(), unsupported);
