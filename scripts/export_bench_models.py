@@ -22,6 +22,8 @@ import os
 import torch
 import torch.nn as nn
 
+from export_bench_detector import Detector  # the same network, BNs kept here
+
 torch.manual_seed(0)
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "bench", "data")
 
@@ -92,38 +94,16 @@ class ResNet(nn.Module):
         return self.fc(torch.flatten(nn.functional.adaptive_avg_pool2d(self.features(x), 1), 1))
 
 
-def conv_bn(cin, cout, stride):
-    return nn.Sequential(nn.Conv2d(cin, cout, 3, stride, 1, bias=False), bn(cout), nn.ReLU())
-
-
-def dw_sep(cin, cout, stride):
-    return nn.Sequential(
-        nn.Conv2d(cin, cin, 3, stride, 1, groups=cin, bias=False), bn(cin), nn.ReLU(),
-        nn.Conv2d(cin, cout, 1, 1, 0, bias=False), bn(cout), nn.ReLU())
-
-
-def head(cin, cout):
-    return nn.Sequential(nn.Conv2d(cin, cin, 3, 1, 1, groups=cin), nn.ReLU(),
-                         nn.Conv2d(cin, cout, 1))
-
-
-class Detector(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.stage1 = nn.Sequential(
-            conv_bn(3, 16, 2), dw_sep(16, 32, 1), dw_sep(32, 32, 2), dw_sep(32, 32, 1),
-            dw_sep(32, 64, 2), dw_sep(64, 64, 1), dw_sep(64, 64, 1), dw_sep(64, 128, 2),
-            dw_sep(128, 128, 1), dw_sep(128, 128, 1))
-        self.stage2 = nn.Sequential(dw_sep(128, 192, 2), dw_sep(192, 192, 1))
-        self.cls = nn.ModuleList([head(128, 2 * 3), head(192, 2 * 3)])
-        self.box = nn.ModuleList([head(128, 4 * 3), head(192, 4 * 3)])
+class DetectorBn(Detector):
+    """export_bench_detector.py's detector, its heads reshaped by the batch size read from the
+    tensor (x.size(0)), as detector code writes it: the export makes Unsqueeze/Concat chains."""
 
     def forward(self, x):
         f1 = self.stage1(x)
         f2 = self.stage2(f1)
         scores, boxes = [], []
         for i, f in enumerate((f1, f2)):
-            c = self.cls[i](f).permute(0, 2, 3, 1)  # x.size(0): the Shape/Gather chain exports make
+            c = self.cls[i](f).permute(0, 2, 3, 1)
             scores.append(c.reshape(c.size(0), -1, 2))
             b = self.box[i](f).permute(0, 2, 3, 1)
             boxes.append(b.reshape(b.size(0), -1, 4))
@@ -148,7 +128,7 @@ def export(model, shape, name, outputs):
 def main():
     export(MobileNetV2(), (1, 3, 160, 160), "mobilenetv2_bn.onnx", ["logits"])
     export(ResNet(), (1, 3, 128, 128), "resnet_bn.onnx", ["logits"])
-    export(Detector(), (1, 3, 240, 320), "detector_bn.onnx", ["scores", "boxes"])
+    export(DetectorBn(), (1, 3, 240, 320), "detector_bn.onnx", ["scores", "boxes"])
 
 
 if __name__ == "__main__":
