@@ -51,6 +51,7 @@ CompiledModel Lowering::run() {
     start();
     for (size_t i = 0; i < m_g.nodes.size(); ++i) {
         if (m_done.count(i) == 0) {
+            m_current = i;
             node(i);
         }
         release_dead(i);
@@ -117,7 +118,8 @@ std::string compile_report(const CompiledModel& m) {
         s += fmt::format("  {:>5} .. {:>5}  {:>5} lines  layers {:>3} .. {:<3}  {}\n", p.first_line,
                          p.first_line + p.lines - 1, p.lines,
                          p.written < 0 ? std::string("in") : std::to_string(p.written),
-                         p.last < 0 ? std::string("end") : std::to_string(p.last), p.tensor);
+                         p.last < 0 ? std::string("end") : std::to_string(p.last),
+                         p.tensor + (p.moved_out ? " (then moved to main memory)" : ""));
     }
     return s;
 }
@@ -153,7 +155,8 @@ nlohmann::ordered_json compile_report_json(const CompiledModel& m) {
                               {"first_line", p.first_line},
                               {"lines", p.lines},
                               {"written_by_layer", p.written},
-                              {"last_read_by_layer", p.last}});
+                              {"last_read_by_layer", p.last},
+                              {"moved_to_main_memory", p.moved_out}});
     }
     return {{"format", "npusim k210 compile report 1"},
             {"kmodel_version", m.kmodel_version},

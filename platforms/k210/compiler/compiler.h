@@ -56,6 +56,7 @@ struct KpuPlacement {
     std::string tensor;
     uint32_t first_line = 0, lines = 0;
     int written = -1, last = -1;
+    bool moved_out = false;  // moved to main memory to make room; uploaded again when read
 };
 
 struct CompiledModel {

@@ -68,7 +68,7 @@ std::optional<uint64_t> KpuRamPlan::alloc(const std::string& tensor, uint64_t li
     return at;
 }
 
-void KpuRamPlan::release(const std::string& tensor, int layer) {
+void KpuRamPlan::release(const std::string& tensor, int layer, bool moved_out) {
     const auto it = m_live.find(tensor);
     if (it == m_live.end()) {
         return;
@@ -76,6 +76,7 @@ void KpuRamPlan::release(const std::string& tensor, int layer) {
     Placement& p = m_placements[it->second];
     m_live.erase(it);
     p.last = layer;
+    p.moved_out = moved_out;
     m_in_use -= p.lines;
     uint64_t first = p.first, size = p.lines;
     auto next = m_free.lower_bound(first);

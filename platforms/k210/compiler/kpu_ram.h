@@ -19,8 +19,9 @@ public:
     struct Placement {
         std::string tensor;
         uint64_t first = 0, lines = 0;
-        int written = 0;  // the kmodel layer that writes it (-1: before the first)
-        int last = -1;    // the last kmodel layer that may read it (-1: to the end)
+        int written = 0;         // the kmodel layer that writes it (-1: before the first)
+        int last = -1;           // the last kmodel layer that may read it (-1: to the end)
+        bool moved_out = false;  // freed early: later readers take it from main memory
     };
 
     explicit KpuRamPlan(uint64_t lines);
@@ -29,8 +30,9 @@ public:
     // The first line for `lines` lines of `tensor`, written by kmodel layer `layer`; none when no
     // free block is large enough.
     std::optional<uint64_t> alloc(const std::string& tensor, uint64_t lines, int layer);
-    // `tensor`'s lines are free after kmodel layer `layer` (no later layer reads them).
-    void release(const std::string& tensor, int layer);
+    // `tensor`'s lines are free after kmodel layer `layer` (no later layer reads them, or
+    // `moved_out`: later readers take it from main memory).
+    void release(const std::string& tensor, int layer, bool moved_out = false);
     bool holds(const std::string& tensor) const { return m_live.count(tensor) != 0; }
     uint64_t in_use() const { return m_in_use; }
     uint64_t peak() const { return m_peak; }

@@ -116,6 +116,10 @@ private:
     uint32_t alloc_kpu(uint64_t lines, const std::string& tensor, const std::string& what);
     // After node `index`: the KPU RAM of tensors no node after it reads is free again.
     void release_dead(size_t index);
+    // Makes room in KPU RAM: the live tensor the node being lowered does not read whose next
+    // reader comes last is given a main-memory copy (its layer also writes it out) and its lines
+    // are freed; its next KPU reader uploads it again. False when no tensor can go.
+    bool move_one_out();
     void start();
     CompiledLayer& add_layer(const std::string& nodes, const std::string& target,
                              const std::string& kind);
@@ -205,6 +209,7 @@ private:
     std::map<std::string, Shape>& m_shapes;
     std::map<std::string, std::vector<size_t>> m_consumers;
     std::set<size_t> m_done;
+    size_t m_current = 0;  // the node being lowered
     bool m_v4 = false;
     V3ModelSpec m_spec;                // the layers (v4: ConvLayerSpec and RawLayerSpec nodes)
     std::vector<uint8_t> m_constants;  // v4

@@ -87,7 +87,10 @@ uint32_t Lowering::alloc_main(uint64_t bytes) {
 
 uint32_t Lowering::alloc_kpu(uint64_t lines, const std::string& tensor, const std::string& what) {
     const int layer = static_cast<int>(m_spec.layers.size());
-    const std::optional<uint64_t> at = m_kpu.alloc(tensor, lines, layer);
+    std::optional<uint64_t> at = m_kpu.alloc(tensor, lines, layer);
+    while (!at && move_one_out()) {
+        at = m_kpu.alloc(tensor, lines, static_cast<int>(m_spec.layers.size()));
+    }
     if (!at) {
         std::vector<std::string> live;
         for (const auto& [t, w] : m_t) {
@@ -106,6 +109,36 @@ uint32_t Lowering::alloc_kpu(uint64_t lines, const std::string& tensor, const st
             m_kpu.largest_free()));
     }
     return static_cast<uint32_t>(*at);
+}
+
+bool Lowering::move_one_out() {
+    const std::vector<std::string>& reading = m_g.nodes[m_current].inputs;
+    std::string victim;
+    size_t victim_next = 0;
+    for (const auto& [t, w] : m_t) {
+        if (!w.kpu || !m_kpu.holds(t) || (!w.u8 && w.conv < 0) ||
+            std::find(reading.begin(), reading.end(), t) != reading.end()) {
+            continue;  // not in KPU RAM, no way to main memory, or read by this very node
+        }
+        size_t next = m_g.nodes.size();  // its next reader (none: the graph's output)
+        if (const auto it = m_consumers.find(t); it != m_consumers.end()) {
+            for (const size_t c : it->second) {
+                if (c > m_current && m_done.count(c) == 0) {
+                    next = std::min(next, c);
+                }
+            }
+        }
+        if (victim.empty() || next > victim_next) {
+            victim = t, victim_next = next;
+        }
+    }
+    if (victim.empty()) {
+        return false;
+    }
+    to_main_u8(victim);  // the layer that wrote it writes it to main memory too
+    m_kpu.release(victim, static_cast<int>(m_spec.layers.size()) - 1, true);
+    m_t.at(victim).kpu.reset();
+    return true;
 }
 
 void Lowering::release_dead(size_t index) {
@@ -356,7 +389,8 @@ void Lowering::finish() {
     m_out.kpu_lines = static_cast<uint32_t>(m_kpu.peak());
     for (const KpuRamPlan::Placement& p : m_kpu.placements()) {
         m_out.kpu_placements.push_back({p.tensor, static_cast<uint32_t>(p.first),
-                                        static_cast<uint32_t>(p.lines), p.written, p.last});
+                                        static_cast<uint32_t>(p.lines), p.written, p.last,
+                                        p.moved_out});
     }
     m_out.main_mem_bytes = m_main;
 }
