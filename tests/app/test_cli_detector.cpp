@@ -3,7 +3,8 @@
 // kept after its Conv, class and box heads at two scales): it compiles for the K210 and fits KPU
 // RAM only because the plan frees a feature map after its last reader; the plan is checked here
 // independently (no two tensors whose layers overlap share a line), and `npusim regress` on the
-// real photos of ../shared/k210 gives every output a cosine >= 0.995.
+// real photos of ../shared/k210 gives every output a cosine >= 0.995, the timed run's outputs
+// equal to the functional run's.
 #include <filesystem>
 #include <string>
 
@@ -59,11 +60,22 @@ TEST_F(Cli, AnExportedDetectorWithUnfusedBatchNormFitsAndRegressesOnPhotos) {
     }
     EXPECT_GT(reused, 0u);  // without reuse it does not fit (30,480 + 3,840 lines)
     EXPECT_LE(rep.at("kpu_lines").get<uint64_t>(), 32768u);
-    const Result r = run("regress --onnx " + kDetector + " --model " + km + " --inputs " +
-                         (dir / "photos").string() + " --out " + (dir / "regress").string());
+    // --timed: the first photo also on the timed K210, its outputs equal to the functional run's
+    // (a check of the record), so lines reused in KPU RAM are reused right in time too.
+    const Result r =
+        run("regress --onnx " + kDetector + " --model " + km + " --inputs " +
+            (dir / "photos").string() + " --timed --out " + (dir / "regress").string());
     ASSERT_EQ(r.rc, 0) << r.out << r.err;
     const npu::sim::RunRecord rec = npu::sim::record_from_json(
         nlohmann::ordered_json::parse(slurp(dir / "regress" / "report.json")), "report.json");
+    bool timed_checked = false;
+    for (const npu::sim::Check& ch : rec.checks) {
+        if (ch.name.find("timed") != std::string::npos) {
+            timed_checked = true;
+            EXPECT_TRUE(ch.passed) << ch.name;
+        }
+    }
+    EXPECT_TRUE(timed_checked);
     const npu::sim::Table* outs = rec.table("outputs");
     ASSERT_NE(outs, nullptr);
     ASSERT_EQ(outs->rows.size(), 2u);  // scores, boxes
