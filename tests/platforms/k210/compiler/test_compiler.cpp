@@ -241,6 +241,33 @@ TEST(K210Compiler, ResidualAndConcatBranchesAgreeWithTheFloatModel) {
     EXPECT_LT(a.max_abs, 0.03 * a.out_range);
 }
 
+// A detector head as older PyTorch exports write x.view(x.size(0), -1, 4): the Reshape's shape
+// comes from Shape -> Gather -> Unsqueeze -> Concat of the feature map itself. The chain folds
+// at compile time (the map's calibrated shape is static): no layer of its own.
+TEST(K210Compiler, ShapeGatherConcatHeadChainsFoldAway) {
+    Net n({1, 3, 16, 16});
+    n.conv("c", 3, 8, 3);
+    const std::string feat = n.last;  // 1x8x16x16
+    n.g.initializers["idx0"] = onnx::Value::ints({}, {0});
+    n.g.initializers["axes0"] = onnx::Value::ints({1}, {0});
+    n.g.initializers["rest"] = onnx::Value::ints({2}, {-1, 4});
+    n.node("Shape", "shape");
+    n.node("Gather", "batch", {"idx0"});
+    n.node("Unsqueeze", "batch1", {"axes0"});
+    Net::set_int(n.node("Concat", "dims", {"rest"}), "axis", 0);
+    const std::string dims = n.last;
+    n.last = feat;
+    n.node("Reshape", "head", {dims});  // 1 x 512 x 4
+    n.finish();
+    const Agreement a = compile_and_compare(n);
+    for (const std::string& k : a.kinds) {
+        EXPECT_EQ(k.find("Shape"), std::string::npos) << k;
+        EXPECT_EQ(k.find("Gather"), std::string::npos) << k;
+    }
+    std::printf("folded head chain: layers %zu, cosine %.6f\n", a.kinds.size(), a.cosine);
+    EXPECT_GT(a.cosine, 0.999);
+}
+
 TEST(K210Compiler, ConvolutionsTheKpuCannotRunMakeAKmodelV4ThatAgrees) {
     Net n = cpu_conv_net();
     const Agreement a = compile_and_compare(n);
