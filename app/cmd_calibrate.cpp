@@ -15,11 +15,8 @@ int cmd_calibrate(const CalibrateOptions& opts) {
     if (!opts.out.empty()) {
         out = std::make_unique<sim::OutputDir>(opts.out);
     }
-    const platform::CalibrateReport r = p->calibrate({opts.model, opts.measured, out != nullptr});
-    platform::RunReport written;  // written as a run's: report.json, layers.csv, report.html
-    written.text = r.text, written.files = r.files, written.record = r.record;
-    written.error = r.error;  // met after a simulation: returned, not thrown
-    return finish_run("calibrate", written, out.get(), nullptr);
+    const platform::RunReport r = p->calibrate({opts.model, opts.measured, out != nullptr});
+    return finish_run("calibrate", r, out.get(), nullptr);  // report.json, layers.csv, page
 }
 
 }  // namespace npu::app

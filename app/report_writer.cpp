@@ -210,11 +210,4 @@ void commit_and_report(sim::OutputDir& out) {
     fmt::print("wrote {} to {}\n", fmt::join(names, ", "), out.dir().string());
 }
 
-void write_files(sim::OutputDir& out, const std::vector<platform::OutputFile>& files) {
-    for (const platform::OutputFile& f : files) {
-        out.write_bytes(f.name, f.bytes);
-    }
-    commit_and_report(out);
-}
-
 }  // namespace npu::app

@@ -24,11 +24,9 @@ std::vector<report::Picture> pictures_of(
 // Moves the staged files into place and prints "wrote <files> to DIR".
 void commit_and_report(sim::OutputDir& out);
 
-// Stages `files` and commits them as above.
-void write_files(sim::OutputDir& out, const std::vector<platform::OutputFile>& files);
-
-// An estimate's files, and, when it says what to plot, report.json (tool, version, command
-// "estimate", the plot) and report.html drawn from its estimate.json.
+// An estimate's files and, with its record, report.json (command "estimate", `rows` the file of
+// configurations or layers) and report.html: a sweep's drawn from its plot and rows, a
+// program's like a run's, with layers.csv.
 void write_estimate_report(sim::OutputDir& out, const platform::EstimateReport& report);
 
 // What a command returns for a run's report: a problem met after a simulation

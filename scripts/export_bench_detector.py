@@ -56,14 +56,19 @@ class Detector(nn.Module):
         return torch.softmax(torch.cat(scores, 1), dim=-1), torch.cat(boxes, 1)
 
 
-def main():
-    m = Detector()
-    for mod in m.modules():
+def draw_bn_statistics(model):
+    """Random batch-norm statistics and affine parameters, so activations stay in range."""
+    for mod in model.modules():
         if isinstance(mod, nn.BatchNorm2d):
             mod.running_mean.uniform_(-0.1, 0.1)
             mod.running_var.uniform_(0.5, 1.5)
             mod.weight.data.uniform_(0.5, 1.5)
             mod.bias.data.uniform_(-0.1, 0.1)
+
+
+def main():
+    m = Detector()
+    draw_bn_statistics(m)
     m.eval()
     out = os.path.join(os.path.dirname(__file__), "..", "tests", "bench", "data",
                        "mobilenet_detector.onnx")

@@ -22,7 +22,7 @@ import os
 import torch
 import torch.nn as nn
 
-from export_bench_detector import Detector  # the same network, BNs kept here
+from export_bench_detector import Detector, draw_bn_statistics  # the same network, BNs kept
 
 torch.manual_seed(0)
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "bench", "data")
@@ -111,12 +111,7 @@ class DetectorBn(Detector):
 
 
 def export(model, shape, name, outputs):
-    for mod in model.modules():
-        if isinstance(mod, nn.BatchNorm2d):
-            mod.running_mean.uniform_(-0.1, 0.1)
-            mod.running_var.uniform_(0.5, 1.5)
-            mod.weight.data.uniform_(0.5, 1.5)
-            mod.bias.data.uniform_(-0.1, 0.1)
+    draw_bn_statistics(model)
     model.eval()
     path = os.path.normpath(os.path.join(OUT, name))
     torch.onnx.export(model, torch.rand(*shape), path, opset_version=13, input_names=["image"],

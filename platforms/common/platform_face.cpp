@@ -22,7 +22,7 @@ CompileReport Platform::compile(const CompileRequest& /*request*/) const {
     throw sim::Error(fmt::format("platform kind {} has no compiler", m_kind));
 }
 
-CalibrateReport Platform::calibrate(const CalibrateRequest& /*request*/) const {
+RunReport Platform::calibrate(const CalibrateRequest& /*request*/) const {
     throw sim::Error(
         fmt::format("{}: platform kind {} has no time model to calibrate", m_source, m_kind));
 }

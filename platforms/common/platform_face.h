@@ -157,17 +157,6 @@ struct CalibrateRequest {
     bool to_files = false;  // --out given
 };
 
-// What to print, the files for --out (the calibration YAML), and, as RunReport::error, a problem
-// met after a simulation ran.
-struct CalibrateReport {
-    std::string text;
-    std::vector<OutputFile> files;
-    // The fit as a record (command "calibrate"): a layer per measured row with the board's and
-    // the model's times before and after, the largest errors as totals, the fit's notes.
-    std::optional<sim::RunRecord> record;
-    std::string error;
-};
-
 class Platform {
 public:
     virtual ~Platform() = default;
@@ -184,7 +173,11 @@ public:
     virtual CompileReport compile(const CompileRequest& request) const;
     virtual RunReport regress(const RegressRequest& request) const;
     // `npusim calibrate`; the default refuses with a message naming the kind.
-    virtual CalibrateReport calibrate(const CalibrateRequest& request) const;
+    // The fit as a run's report: what to print, the files for --out (the calibration YAML), the
+    // record (command "calibrate": a layer per measured row with the board's and the model's
+    // times before and after, the largest errors as totals, the fit's notes) and, as
+    // RunReport::error, a problem met after a simulation ran.
+    virtual RunReport calibrate(const CalibrateRequest& request) const;
     // Checks that span keys, after the whole file was read without problems; throws sim::Error.
     virtual void check() const {}
 

@@ -125,7 +125,7 @@ sim::RunRecord calibration_record(const Kmodel& m, const std::vector<MeasuredRow
 
 }  // namespace
 
-platform::CalibrateReport K210Face::calibrate(const platform::CalibrateRequest& request) const {
+platform::RunReport K210Face::calibrate(const platform::CalibrateRequest& request) const {
     const Kmodel m = load_kmodel(request.model);
     const std::vector<uint8_t> bytes = sim::read_file(request.measured);
     const std::vector<MeasuredRow> rows =
@@ -137,7 +137,7 @@ platform::CalibrateReport K210Face::calibrate(const platform::CalibrateRequest& 
     }
     check_measured_rows(rows, types, request.measured);
 
-    platform::CalibrateReport rep;
+    platform::RunReport rep;
     const CalibrationRun run = calibrate_model(m, rows, m_cfg, request.measured);
     if (!run.error.empty()) {
         rep.error = run.error;
@@ -145,23 +145,22 @@ platform::CalibrateReport K210Face::calibrate(const platform::CalibrateRequest& 
     }
     const Fit& fit = run.fit;
     const std::vector<LayerFeatures>&before = run.before, &after = run.after;
+    rep.record = calibration_record(m, rows, run, m_cfg, source(), request.model);
     auto it = std::back_inserter(rep.text);
     fmt::format_to(it, "{} (kmodel v{}) against {} ({} rows) on {} ({})\n\n", m.name, m.version,
                    request.measured, rows.size(), m_cfg.platform.name, source());
     fmt::format_to(it, "{:>5}  {:<16} {:>11} {:>11} {:>8} {:>11} {:>8}\n", "layer", "type",
                    "board ms", "before ms", "error", "after ms", "error");
-    double worst_before = 0, worst_after = 0;
     std::string csv = "layer,type,board_ms,before_ms,after_ms\n";
     for (const MeasuredRow& r : rows) {
         const double b = before[r.layer].wall_us, a = after[r.layer].wall_us;
-        worst_before = std::max(worst_before, std::abs(err_pct(b, r.ms)));
-        worst_after = std::max(worst_after, std::abs(err_pct(a, r.ms)));
         fmt::format_to(it, "{:>5}  {:<16} {:>11.4f} {:>11.4f} {:>+7.1f}% {:>11.4f} {:>+7.1f}%\n",
                        r.layer, r.type, r.ms, b / 1e3, err_pct(b, r.ms), a / 1e3, err_pct(a, r.ms));
         csv += fmt::format("{},{},{},{:.6f},{:.6f}\n", r.layer, r.type, r.ms, b / 1e3, a / 1e3);
     }
     fmt::format_to(it, "\nlargest error: {:.1f} % before, {:.1f} % after (timed runs)\n",
-                   worst_before, worst_after);
+                   rep.record->total("largest_error_before")->value,
+                   rep.record->total("largest_error_after")->value);
     for (const std::string& n : fit.notes) {
         fmt::format_to(it, "note: {}\n", n);
     }
@@ -169,7 +168,6 @@ platform::CalibrateReport K210Face::calibrate(const platform::CalibrateRequest& 
         fit, fmt::format("# npusim calibrate: {} against {} ({} rows). Include it from a k210\n"
                          "# platform YAML with `calibration: <this file>`.\n",
                          m.name, request.measured, rows.size()));
-    rep.record = calibration_record(m, rows, run, m_cfg, source(), request.model);
     if (request.to_files) {
         rep.files.push_back({"calibration.yaml", {yaml.begin(), yaml.end()}});
         rep.files.push_back({"calibrate.csv", {csv.begin(), csv.end()}});

@@ -22,7 +22,7 @@ public:
     platform::EstimateReport estimate_program(const platform::EstimateRequest& request) const;
     platform::CompileReport compile(const platform::CompileRequest& request) const override;
     platform::RunReport regress(const platform::RegressRequest& request) const override;
-    platform::CalibrateReport calibrate(const platform::CalibrateRequest& request) const override;
+    platform::RunReport calibrate(const platform::CalibrateRequest& request) const override;
 
 private:
     K210Config m_cfg;

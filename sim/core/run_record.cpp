@@ -486,7 +486,13 @@ RunRecord record_from_json(const Json& j, const std::string& source) {
             r.tables.push_back(table_from(rd, name, t));
         }
     }
-    r.rows = j.contains("rows") ? rd.str(j, "rows", "") : "";
+    if (j.contains("rows")) {  // read beside report.json: a plain file name only
+        r.rows = rd.str(j, "rows", "");
+        if (r.rows.empty() || r.rows.find_first_of("/\\") != std::string::npos || r.rows == "." ||
+            r.rows == "..") {
+            rd.fail("rows", "is not the name of a file in the folder");
+        }
+    }
     if (j.contains("plot")) {
         r.plot = plot_from(rd, rd.at(j, "plot", "", Json::value_t::object));
     }

@@ -41,6 +41,9 @@ uint64_t KpuRamPlan::largest_free() const {
 }
 
 std::optional<uint64_t> KpuRamPlan::alloc(const std::string& tensor, uint64_t lines, int layer) {
+    if (lines == 0) {
+        return m_next;  // nothing to hold
+    }
     std::optional<uint64_t> at;
     // Never-used lines first: the free block containing m_next, from m_next on.
     auto fresh = m_free.upper_bound(m_next);
@@ -58,8 +61,8 @@ std::optional<uint64_t> KpuRamPlan::alloc(const std::string& tensor, uint64_t li
             }
         }
     }
-    if (!at || lines == 0) {
-        return lines == 0 ? std::optional<uint64_t>(m_next) : std::nullopt;
+    if (!at) {
+        return std::nullopt;
     }
     take(*at, lines);
     m_next = std::max(m_next, *at + lines);
