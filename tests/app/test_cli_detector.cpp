@@ -6,6 +6,7 @@
 // real photos of ../shared/k210 gives every output a cosine >= 0.995, the timed run's outputs
 // equal to the functional run's.
 #include <filesystem>
+#include <set>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -83,6 +84,58 @@ TEST_F(Cli, AnExportedDetectorWithUnfusedBatchNormFitsAndRegressesOnPhotos) {
         const npu::sim::Table::Cell* cos = outs->cell(i, "cosine");
         ASSERT_NE(cos, nullptr);
         EXPECT_GE(npu::sim::Table::number(*cos), 0.995) << "output " << i;
+    }
+}
+
+// Two face detectors with the structure of the public Ultra-Light-Fast-Generic-Face-Detector
+// models (scripts/export_ultraface.py: version-slim-320 and version-RFB-320 as described, random
+// weights, opset 9), their SSD post-processing inside the graph: soft-max, prior-box decode
+// (Slice, Mul, Add, Exp, Concat along the last axis), centre to corner form (Div, Sub, Add).
+// Both compile (the RFB block's dilated and 3x1/1x3 convolutions on the CPU), and every layer and
+// both outputs agree with the ONNX reference on real photos; the slim one also runs timed.
+TEST_F(Cli, UltraFaceShapedDetectorsWithTheirPostProcessingCompileAndRegress) {
+    const fs::path shared = NPUSIM_SHARED_DIR "/k210";
+    if (!fs::exists(shared / "astronaut.png") || !fs::exists(shared / "coco_436551.jpg")) {
+        GTEST_SKIP() << "needs ../shared/k210's photos";
+    }
+    fs::create_directories(dir / "photos");
+    fs::copy_file(shared / "astronaut.png", dir / "photos" / "astronaut.png");
+    fs::copy_file(shared / "coco_436551.jpg", dir / "photos" / "coco_436551.jpg");
+    for (const std::string name : {"slim", "rfb"}) {
+        const std::string onnx =
+            NPUSIM_SOURCE_DIR "/tests/platforms/k210/compiler/data/ultraface_" + name + "_320.onnx";
+        const std::string km = (dir / (name + ".kmodel")).string();
+        const Result c = run("compile --target k210 " + onnx + " --calibrate " +
+                             (dir / "photos").string() + " -o " + km);
+        ASSERT_EQ(c.rc, 0) << c.err;
+        const fs::path out = dir / ("regress_" + name);
+        const Result r = run("regress --onnx " + onnx + " --model " + km + " --inputs " +
+                             (dir / "photos").string() + (name == "slim" ? " --timed" : "") +
+                             " --out " + out.string());
+        ASSERT_EQ(r.rc, 0) << r.out << r.err;
+        const npu::sim::RunRecord rec = npu::sim::record_from_json(
+            nlohmann::ordered_json::parse(slurp(out / "report.json")), "report.json");
+        std::set<std::string> ops;
+        for (const npu::sim::LayerRecord& l : rec.layers) {
+            const npu::sim::Quantity* cos = l.measure("cosine");
+            ASSERT_NE(cos, nullptr) << l.name;
+            EXPECT_GE(cos->value, 0.995) << name << ": " << l.name;
+            ops.insert(l.op);
+        }
+        for (const char* op :
+             {"CPU softmax", "CPU strided_slice", "CPU binary mul", "CPU binary add",
+              "CPU unary exp", "CPU binary div", "CPU binary sub", "CPU concat"}) {
+            EXPECT_EQ(ops.count(op), 1u) << name << ": no " << op;
+        }
+        const npu::sim::Table* outs = rec.table("outputs");
+        ASSERT_NE(outs, nullptr);
+        ASSERT_EQ(outs->rows.size(), 2u);  // scores 1x4420x2, boxes 1x4420x4
+        for (size_t i = 0; i < outs->rows.size(); ++i) {
+            EXPECT_GE(npu::sim::Table::number(*outs->cell(i, "cosine")), 0.995) << name << i;
+        }
+        for (const npu::sim::Check& ch : rec.checks) {
+            EXPECT_TRUE(ch.passed) << name << ": " << ch.name;
+        }
     }
 }
 

@@ -14,6 +14,8 @@
 #include "models/k210_kpu/kpu_layout.h"
 #include "platforms/k210/compiler/lowering.h"
 #include "platforms/k210/kmodel/cpu_model.h"
+#include "platforms/k210/kmodel/functional.h"
+#include "platforms/k210/kmodel/kmodel.h"
 #include "platforms/k210/kmodel/kmodel_writer.h"
 #include "sim/core/error.h"
 #include "sim/onnx/evaluator.h"
@@ -64,6 +66,29 @@ CompiledModel Lowering::run() {
 
 using lowering::shape_str;
 
+namespace {
+
+// Every CPU layer's estimate is what the timed driver charges for it (CpuModel: dispatch + the
+// kmodel op's work units and MACs), counted by running the written kmodel once on the
+// functional K210 with a zero input, so the compile report and the run cannot disagree.
+CompiledModel charge_cpu_layers(CompiledModel m) {
+    const Kmodel km = parse_kmodel(m.kmodel, "the compiled kmodel");
+    sim::Tensor in(sim::DType::u8, sim::Shape(m.input_shape.begin(), m.input_shape.end()));
+    const FunctionalResult r = run_functional(km, in);
+    const CpuModel cpu;
+    for (CompiledLayer& l : m.layers) {
+        const auto i = static_cast<size_t>(l.kmodel_layer);
+        if (l.target == "CPU" && l.kmodel_layer >= 0 && i < r.layers.size()) {
+            l.est_cycles = cpu.layer_dispatch_cycles + cpu.layer_work_cycles(km.layers[i].type_name,
+                                                                             r.layers[i].elements,
+                                                                             r.layers[i].cpu_macs);
+        }
+    }
+    return m;
+}
+
+}  // namespace
+
 CompiledModel compile_k210(const onnx::Graph& g, const CompileOptions& opts) {
     if (opts.kmodel_version != 0 && opts.kmodel_version != 3 && opts.kmodel_version != 4) {
         throw sim::Error(fmt::format("{}: kmodel version {} (expected 3 or 4)", opts.model_name,
@@ -72,12 +97,12 @@ CompiledModel compile_k210(const onnx::Graph& g, const CompileOptions& opts) {
     using lowering::Lowering;
     lowering::Calibration cal;
     if (opts.kmodel_version == 4) {
-        CompiledModel m = Lowering(g, opts, true, cal).run();
+        CompiledModel m = charge_cpu_layers(Lowering(g, opts, true, cal).run());
         m.version_why = "asked for";
         return m;
     }
     try {
-        CompiledModel m = Lowering(g, opts, false, cal).run();
+        CompiledModel m = charge_cpu_layers(Lowering(g, opts, false, cal).run());
         m.version_why = opts.kmodel_version == 3 ? "asked for"
                                                  : "every layer maps to kmodel v3, which the "
                                                    "Kendryte SDK runs without nncase";
@@ -87,7 +112,7 @@ CompiledModel compile_k210(const onnx::Graph& g, const CompileOptions& opts) {
             throw sim::Error(
                 fmt::format("{}: {}; compile for kmodel v4 instead", opts.model_name, v4.why));
         }
-        CompiledModel m = Lowering(g, opts, true, cal).run();
+        CompiledModel m = charge_cpu_layers(Lowering(g, opts, true, cal).run());
         m.version_why = v4.why;
         return m;
     }

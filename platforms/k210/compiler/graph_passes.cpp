@@ -69,7 +69,8 @@ void Lowering::fold_constants() {
 // (PyTorch exports avg_pool2d as Pad + AveragePool).
 bool Lowering::is_identity(const onnx::Node& n) const {
     if (n.inputs.empty() || n.inputs[0].empty() || n.outputs.size() != 1 ||
-        n.outputs[0] == m_g.outputs[0].name) {
+        std::any_of(m_g.outputs.begin(), m_g.outputs.end(),
+                    [&](const onnx::ValueInfo& o) { return o.name == n.outputs[0]; })) {
         return false;
     }
     if (n.op_type == "Identity" || n.op_type == "Dropout") {

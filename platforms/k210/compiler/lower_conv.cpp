@@ -289,7 +289,6 @@ void Lowering::cpu_conv(size_t index, const onnx::Value& wv, const Shape& in_sha
     l.out_shape = out_shape;
     l.weight_bytes = wbytes;
     l.macs = macs;
-    l.est_cycles = cpu_cycles(n_out, macs);
     float_output(l, f.out, o);
 }
 
@@ -334,7 +333,6 @@ void Lowering::cpu_pool(const onnx::Node& n) {
     l.why_cpu = "pooling not fused into a KPU layer";
     l.in_shape = s;
     l.out_shape = out_shape;
-    l.est_cycles = cpu_cycles(n_out * static_cast<uint64_t>(k[0] * k[1]), 0);
     float_output(l, n.outputs[0], o);
 }
 

@@ -31,9 +31,43 @@ const std::vector<Lowering::OpLowering>& Lowering::op_lowerings() {
         {"GlobalAveragePool", &Lowering::lower_global_average_pool},
         {"Gemm", &Lowering::lower_gemm},
         {"Softmax", &Lowering::lower_softmax},
-        {"Add", &Lowering::lower_add},
         {"Concat", &Lowering::lower_concat},
         {"Transpose", &Lowering::lower_transpose},
+        // kmodel v4's float CPU nodes (lower_float.cpp)
+        {"Slice", &Lowering::lower_slice},
+        {"Split", &Lowering::lower_split},
+        {"Resize", &Lowering::lower_resize},
+        {"Upsample", &Lowering::lower_resize},
+        {"Pad", &Lowering::lower_pad},
+        {"ReduceMean", &Lowering::lower_reduce},
+        {"ReduceMax", &Lowering::lower_reduce},
+        {"ReduceMin", &Lowering::lower_reduce},
+        {"ReduceSum", &Lowering::lower_reduce},
+        // Add of two computed tensors of one shape: the SDK's ADD (v3) or nncase's binary
+        {"Add", &Lowering::lower_binary},
+        {"Sub", &Lowering::lower_binary},
+        {"Mul", &Lowering::lower_binary},
+        {"Div", &Lowering::lower_binary},
+        {"Min", &Lowering::lower_binary},
+        {"Max", &Lowering::lower_binary},
+        {"Exp", &Lowering::lower_unary},  // nncase's unary
+        {"Log", &Lowering::lower_unary},
+        {"Neg", &Lowering::lower_unary},
+        {"Abs", &Lowering::lower_unary},
+        {"Floor", &Lowering::lower_unary},
+        {"Ceil", &Lowering::lower_unary},
+        {"Cos", &Lowering::lower_unary},
+        {"Sin", &Lowering::lower_unary},
+        {"Relu", &Lowering::lower_unary},  // not fused into a KPU layer: an nnil program
+        {"Clip", &Lowering::lower_unary},
+        {"LeakyRelu", &Lowering::lower_unary},
+        {"Sigmoid", &Lowering::lower_unary},
+        {"Tanh", &Lowering::lower_unary},
+        {"HardSigmoid", &Lowering::lower_unary},
+        {"HardSwish", &Lowering::lower_unary},
+        {"Reciprocal", &Lowering::lower_unary},
+        {"Softplus", &Lowering::lower_unary},
+        {"Elu", &Lowering::lower_unary},
     };
     return ops;
 }
@@ -51,6 +85,7 @@ void Lowering::node(size_t index) {
     for (const OpLowering& l : op_lowerings()) {
         mapped += (mapped.empty() ? "" : ", ") + std::string(l.op);
     }
+
     fail(n, fmt::format("{} has no K210 mapping in this compiler (mapped: {}; fused into a KPU "
                         "Conv: BatchNormalization, Relu, LeakyRelu, Clip and 2x2/4x4/global "
                         "pooling)",
@@ -94,7 +129,6 @@ void Lowering::lower_global_average_pool(size_t index) {
     l.why_cpu = "the KPU pools 2x2 and 4x4 maps in a layer";
     l.in_shape = s;
     l.out_shape = {1, static_cast<int64_t>(c), 1, 1};
-    l.est_cycles = cpu_cycles(uint64_t{kernel} * c, 0);
     float_output(l, n.outputs.at(0), o);
 }
 
@@ -139,12 +173,7 @@ void Lowering::lower_softmax(size_t index) {
     CompiledLayer& l = add_layer(n.name, "CPU", m_v4 ? "softmax" : "SOFTMAX");
     l.why_cpu = "the KPU has no softmax";
     l.in_shape = l.out_shape = s;
-    l.est_cycles = cpu_cycles(static_cast<uint64_t>(count) * 3, 0);
     float_output(l, n.outputs.at(0), o);
-}
-
-void Lowering::lower_add(size_t index) {
-    add(m_g.nodes[index]);
 }
 
 void Lowering::lower_concat(size_t index) {
@@ -193,7 +222,6 @@ void Lowering::lower_transpose(size_t index) {
     l.why_cpu = "the KPU does not transpose";
     l.in_shape = s;
     l.out_shape = m_shapes.at(n.outputs.at(0));
-    l.est_cycles = cpu_cycles(count, 0);
     float_output(l, n.outputs.at(0), o);
 }
 
@@ -225,7 +253,6 @@ void Lowering::add(const onnx::Node& n) {
     CompiledLayer& l = add_layer(n.name, "CPU", m_v4 ? "binary add" : "ADD");
     l.why_cpu = "the KPU has no elementwise add";
     l.in_shape = l.out_shape = s;
-    l.est_cycles = cpu_cycles(count, 0);
     float_output(l, n.outputs[0], o);
     size_t next_index = 0;
     const onnx::Node* next = sole_consumer(n.outputs[0], &next_index);
@@ -241,7 +268,6 @@ void Lowering::add(const onnx::Node& n) {
         lq.why_cpu = "relu after a CPU add: the clamp of the quantization";
         lq.in_shape = lq.out_shape = s;
         lq.out_q = lq.lsb = q;
-        lq.est_cycles = cpu_cycles(count, 0);
         lq.onnx_output = r;
         lq.out_address = u;
         Where& y = m_t[r];
@@ -256,12 +282,16 @@ void Lowering::concat(const onnx::Node& n) {
     const int64_t axis = n.get_int("axis", 1) < 0
                              ? n.get_int("axis", 1) + static_cast<int64_t>(s0.size())
                              : n.get_int("axis", 1);
+    if (axis < 0 || axis >= static_cast<int64_t>(s0.size())) {
+        fail(n, fmt::format("concat axis {} of {}", n.get_int("axis", 1), shape_str(s0)));
+    }
+    int64_t outer = 1;  // blocks: the dimensions before the axis
     for (int64_t a = 0; a < axis; ++a) {
-        if (s0.at(static_cast<size_t>(a)) != 1) {
-            fail(n, fmt::format("a concat along axis {} of {} is not a plain byte "
-                                "concatenation (dimensions before the axis must be 1)",
-                                axis, shape_str(s0)));
-        }
+        outer *= s0.at(static_cast<size_t>(a));
+    }
+    if (outer != 1) {
+        needs_v4(fmt::format("{} along axis {} of {}: v3's CONCAT appends whole tensors",
+                             n.describe(), axis, shape_str(s0)));
     }
     std::vector<std::pair<uint32_t, uint32_t>> ranges;
     for (size_t i = 0; i < n.inputs.size(); ++i) {
@@ -279,7 +309,7 @@ void Lowering::concat(const onnx::Node& n) {
         for (size_t a = static_cast<size_t>(axis) + 1; a < s0.size(); ++a) {
             inner *= s0[a];
         }
-        cc.inner_size = static_cast<uint32_t>(inner), cc.outer_size = 1;
+        cc.inner_size = static_cast<uint32_t>(inner), cc.outer_size = static_cast<uint32_t>(outer);
         for (size_t i = 0; i < n.inputs.size(); ++i) {
             cc.inputs.push_back({kMainMemory, kFloat32, ranges[i].first, ranges[i].second});
             cc.dims.push_back(
@@ -293,7 +323,6 @@ void Lowering::concat(const onnx::Node& n) {
     l.why_cpu = "the KPU has no concatenation";
     l.in_shape = s0;
     l.out_shape = out_shape;
-    l.est_cycles = cpu_cycles(bytes / 4, 0);
     float_output(l, n.outputs[0], o);
 }
 
@@ -389,7 +418,6 @@ void Lowering::gemm(const onnx::Node& n) {
     l.out_shape = {1, static_cast<int64_t>(out)};
     l.weight_bytes = (in * out + out) * 4;
     l.macs = in * out;
-    l.est_cycles = cpu_cycles(out, in * out);
     float_output(l, t, o);
 }
 

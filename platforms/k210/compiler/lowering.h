@@ -8,6 +8,8 @@
 //                     the KPU layout, start and finish the kmodel
 //   lower_conv.cpp    Conv (KPU with fused BN, activation and pooling, or a CPU conv2d), pools
 //   lower_ops.cpp     the table of ONNX op lowerings and the other ops
+//   lower_float.cpp   nncase's float CPU nodes: elementwise, unary and activations, slices,
+//                     resize, pad, reduce (the post-processing of detectors)
 // A v3 attempt that meets a layer only kmodel v4 has throws NeedsV4; compile_k210 starts over.
 // Pure C++.
 #pragma once
@@ -37,6 +39,11 @@ struct Range {
 
 std::string shape_str(const Shape& s);
 int64_t numel(const Shape& s);
+
+// Activation node `n` (Relu, Clip with bounds `lo`, `hi`, LeakyRelu, Sigmoid, Tanh, HardSigmoid,
+// HardSwish, Reciprocal, Softplus, Elu with alpha > 0; ONNX semantics) as the nnil program
+// nncase v0.2's nnil_unary_method runs per element, or empty when it has none.
+std::vector<NnilOp> nnil_program(const onnx::Node& n, float lo, float hi);
 
 // Thrown while compiling for v3 when a layer needs kmodel v4; compile_k210 then starts over in
 // v4 (or, with v3 forced, reports it as the error).
@@ -123,9 +130,6 @@ private:
     void start();
     CompiledLayer& add_layer(const std::string& nodes, const std::string& target,
                              const std::string& kind);
-    // A CPU layer's estimate, as the timed driver charges it (CpuModel): dispatch + work of
-    // kmodel op `op` (its type name; "" for the generic cost per element).
-    uint64_t cpu_cycles(uint64_t elements, uint64_t macs, const std::string& op = "") const;
     // A computed tensor, or an error naming the node that wants it.
     Where& tensor(const onnx::Node& n, size_t input);
     // Tensor `t` as float32 in the working buffer (dense NCHW).
@@ -184,7 +188,6 @@ private:
     void lower_pool(size_t index);
     void lower_global_average_pool(size_t index);
     void lower_softmax(size_t index);
-    void lower_add(size_t index);
     void lower_concat(size_t index);
     // Transpose of a float tensor of rank ≤ 4: v3's TENSORFLOW_FLATTEN for NCHW -> NHWC of one
     // map, else nncase's transpose (kmodel v4).
@@ -201,6 +204,24 @@ private:
                      std::vector<float>& bias) const;
     void push_fully_connected(uint32_t x, uint32_t o, size_t in, size_t out, uint32_t act,
                               const std::vector<float>& w, const std::vector<float>& bias);
+
+    // ---- lower_float.cpp (kmodel v4)
+    // Operand `i` of `n` as float32: a computed tensor in the working buffer, or a constant in
+    // the kmodel's constants; its shape.
+    MemoryRange float_operand(const onnx::Node& n, size_t i, Shape& shape);
+    // Adds float CPU node `body` writing ONNX tensor `t` at `o`; `kind` is what the compile
+    // report shows.
+    CompiledLayer& float_node(const onnx::Node& n, RawLayerSpec body, const std::string& kind,
+                              const Shape& in, const std::string& t, uint32_t o);
+    void lower_binary(size_t index);
+    void lower_unary(size_t index);
+    void lower_slice(size_t index);
+    void lower_split(size_t index);
+    void strided_slice_node(const onnx::Node& n, const std::string& out, const Shape& begin,
+                            const Shape& end, const Shape& stride);
+    void lower_resize(size_t index);
+    void lower_pad(size_t index);
+    void lower_reduce(size_t index);
 
     onnx::Graph m_g;  // a copy: constant nodes are folded into its initializers
     const CompileOptions& m_o;

@@ -204,11 +204,6 @@ CompiledLayer& Lowering::add_layer(const std::string& nodes, const std::string& 
     return m_out.layers.back();
 }
 
-uint64_t Lowering::cpu_cycles(uint64_t elements, uint64_t macs, const std::string& op) const {
-    const CpuModel c;
-    return c.layer_dispatch_cycles + c.layer_work_cycles(op, elements, macs);
-}
-
 // A computed tensor, or an error naming the node that wants it.
 Lowering::Where& Lowering::tensor(const onnx::Node& n, size_t input) {
     if (input >= n.inputs.size() || m_t.count(n.inputs[input]) == 0) {
@@ -239,7 +234,6 @@ Lowering::Where& Lowering::to_f32(const std::string& t, const std::string& why) 
     l.why_cpu = why;
     l.in_shape = l.out_shape = w.shape;
     l.in_q = w.q;
-    l.est_cycles = cpu_cycles(n, 0, l.kind);
     l.onnx_output = t;
     l.out_float = true, l.out_address = out, l.lsb = w.q;
     w.f32 = out;
@@ -278,7 +272,6 @@ Lowering::Where& Lowering::to_main_u8(const std::string& t) {
     l.why_cpu = "float tensor into a KPU layer";
     l.in_shape = l.out_shape = w.shape;
     l.out_q = l.lsb = w.q;
-    l.est_cycles = cpu_cycles(count, 0);
     l.out_address = out;
     w.u8 = out;
     return w;
@@ -324,7 +317,6 @@ Lowering::Where& Lowering::to_kpu(const std::string& t, const onnx::Node& n) {
     CompiledLayer& l = add_layer(t, "CPU", m_v4 ? "kpu_upload" : "K210_UPLOAD");
     l.why_cpu = "feature map into the KPU RAM layout";
     l.in_shape = l.out_shape = w.shape;
-    l.est_cycles = cpu_cycles(static_cast<uint64_t>(numel(w.shape)), 0);
     l.out_in_kpu = true, l.out_address = line, l.lsb = w.q;
     w.kpu = line;
     return w;

@@ -25,6 +25,7 @@ public:
         std::memcpy(&v, &f, 4);
         u32(v);
     }
+    void u8(uint8_t v) { bytes.push_back(v); }
     void raw(const uint8_t* p, size_t n) { bytes.insert(bytes.end(), p, p + n); }
     void align(size_t a) { bytes.resize((bytes.size() + a - 1) / a * a, 0); }
     size_t pos() const { return bytes.size(); }
@@ -384,6 +385,75 @@ RawLayerSpec v4_node(const V4Concat& c) {
         o.u32(static_cast<uint32_t>(d));
     }
     return {0x01, o.bytes};
+}
+
+RawLayerSpec v4_node(const V4Pad& p) {
+    Out o;
+    range(o, p.in);
+    range(o, p.out);
+    shape(o, p.in_shape);
+    for (const Padding& d : p.paddings) {
+        padding(o, d);
+    }
+    o.u32(p.in.datatype);  // the scalar's type, then its 4 bytes
+    o.raw(p.pad_value.data(), p.pad_value.size());
+    return {0x05, o.bytes};
+}
+
+RawLayerSpec v4_node(const V4Reduce& r) {
+    Out o;
+    range(o, r.in);
+    range(o, r.out);
+    o.u32(static_cast<uint32_t>(r.op));
+    shape(o, r.in_shape);
+    shape(o, r.out_shape);
+    o.f32(r.init_value);
+    return {0x07, o.bytes};
+}
+
+RawLayerSpec v4_node(const V4Unary& u) {
+    Out o;
+    range(o, u.in);
+    range(o, u.out);
+    o.u32(static_cast<uint32_t>(u.op));
+    return {0x0E, o.bytes};
+}
+
+RawLayerSpec v4_node(const V4NnilUnary& n) {
+    Out o;
+    range(o, n.in);
+    range(o, n.out);
+    for (const NnilOp& op : n.program) {
+        o.u8(op.opcode);
+        if (op.opcode == 0x06) {  // ldc_r4 and its operand
+            o.f32(op.constant);
+        }
+    }
+    return {0x14, o.bytes};
+}
+
+RawLayerSpec v4_node(const V4ResizeImage& r) {
+    Out o;
+    range(o, r.in);
+    range(o, r.out);
+    shape(o, r.in_shape);
+    i32s(o, {r.out_h, r.out_w});
+    o.u32(static_cast<uint32_t>(r.mode));
+    o.u8(r.align_corners ? 1 : 0);
+    o.u8(0), o.u8(0), o.u8(0);  // the struct's tail padding
+    return {0x0A, o.bytes};
+}
+
+RawLayerSpec v4_node(const V4StridedSlice& s) {
+    Out o;
+    range(o, s.in);
+    range(o, s.out);
+    shape(o, s.in_shape);
+    shape(o, s.begin);
+    shape(o, s.end);
+    shape(o, s.strides);
+    i32s(o, {0, 0, 0, 0, 0});  // the masks: resolved into begin and end
+    return {0x0D, o.bytes};
 }
 
 std::vector<uint8_t> write_kmodel_v4(const V4ModelSpec& spec) {

@@ -12,6 +12,8 @@
 
 #include "models/k210_kpu/kpu_func.h"
 #include "platforms/k210/kmodel/cpu_ops.h"
+#include "platforms/k210/kmodel/cpu_ops_elementwise.h"
+#include "platforms/k210/kmodel/cpu_ops_spatial.h"
 #include "platforms/k210/kmodel/kmodel.h"
 
 namespace npu::k210 {
@@ -95,6 +97,12 @@ RawLayerSpec v4_node(const V4Softmax& s);
 RawLayerSpec v4_node(const V4Concat& c);
 RawLayerSpec v4_node(const V4Transpose& t);
 RawLayerSpec v4_node(const V4QuantizedBinary& q);
+RawLayerSpec v4_node(const V4Pad& p);
+RawLayerSpec v4_node(const V4Reduce& r);
+RawLayerSpec v4_node(const V4Unary& u);
+RawLayerSpec v4_node(const V4NnilUnary& n);  // the program should end with ret (0xA0)
+RawLayerSpec v4_node(const V4ResizeImage& r);
+RawLayerSpec v4_node(const V4StridedSlice& s);
 
 struct V4ModelSpec {
     uint32_t main_mem = 0;

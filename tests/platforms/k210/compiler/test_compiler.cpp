@@ -17,6 +17,7 @@
 #include "sim/core/npy.h"
 #include "sim/onnx/evaluator.h"
 #include "sim/onnx/onnx_import.h"
+#include "tests/platforms/k210/compiler/agreement.h"
 #include "tests/platforms/k210/compiler/net.h"
 
 namespace npu::test {
@@ -83,52 +84,6 @@ TEST(K210Compiler, DigitsModelOnTheSimulatedKpuKeepsItsAccuracy) {
 
 namespace npu::test {
 namespace {
-
-// A chain of nodes built directly in our graph IR, with seeded random weights.
-struct Agreement {
-    double max_abs = 0, cosine = 0, out_range = 0;
-    std::vector<std::string> kinds;
-    int version = 0;
-};
-
-// Compiles `net` (calibrated on 32 samples), runs 16 other samples on the functional K210 and
-// compares the output with the float reference.
-Agreement compile_and_compare(Net& net, int version = 0) {
-    k210::CompileOptions o;
-    o.calibration = net.samples(32);
-    o.model_name = "m.onnx";
-    o.kmodel_version = version;
-    const k210::CompiledModel cm = k210::compile_k210(net.g, o);
-    const k210::Kmodel km = k210::parse_kmodel(cm.kmodel, "m.kmodel");
-    EXPECT_EQ(km.version, cm.kmodel_version);
-    Agreement a;
-    a.version = cm.kmodel_version;
-    for (const k210::CompiledLayer& l : cm.layers) {
-        a.kinds.push_back(l.target + " " + l.kind);
-    }
-    double dot = 0, ss = 0, rr = 0, lo = 1e30, hi = -1e30;
-    for (const auto& s : net.samples(16)) {
-        const std::vector<float> ref = onnx::evaluate(net.g, s).at(net.last).f;
-        sim::Tensor in(sim::DType::u8, sim::Shape(cm.input_shape.begin(), cm.input_shape.end()));
-        for (size_t k = 0; k < ref.size() || k < in.numel(); ++k) {
-            if (k < in.numel()) {
-                in.data<uint8_t>()[k] = cm.input_q.quantize(s.at("x").f[k]);
-            }
-        }
-        const k210::FunctionalResult r = k210::run_functional(km, in);
-        const float* y = r.outputs.at(0).data<float>();
-        for (size_t k = 0; k < ref.size(); ++k) {
-            a.max_abs = std::max(a.max_abs, std::fabs(static_cast<double>(y[k] - ref[k])));
-            const double ys = y[k], rs = ref[k];
-            dot += ys * rs, ss += ys * ys, rr += rs * rs;
-            lo = std::min(lo, static_cast<double>(ref[k])),
-            hi = std::max(hi, static_cast<double>(ref[k]));
-        }
-    }
-    a.cosine = dot / std::sqrt(ss * rr);
-    a.out_range = hi - lo;
-    return a;
-}
 
 // Every fusion: BN, LeakyRelu, average pool 2x2; depthwise with Clip (ReLU6) and max pool 4x4;
 // a linear 1x1 with a fused 4x4 global average pool (mean 4x4); then Gemm + Relu
@@ -535,14 +490,16 @@ TEST(K210Compiler, BadInputsAreOneExactError) {
     {
         Net n({1, 3, 16, 16});
         n.conv("c", 3, 4, 3);
-        n.node("Sigmoid", "sig");
+        n.node("Erf", "erf");
         n.finish();
         EXPECT_EQ(compile_error(n),
-                  "m.onnx: Sigmoid 'sig': Sigmoid has no K210 mapping in this compiler "
-                  "(mapped: Conv, Flatten, Reshape, Squeeze, Unsqueeze, Identity, Dropout, "
-                  "MaxPool, AveragePool, GlobalMaxPool, GlobalAveragePool, Gemm, Softmax, Add, "
-                  "Concat, Transpose; fused into a KPU Conv: BatchNormalization, Relu, LeakyRelu, "
-                  "Clip and "
+                  "m.onnx: Erf 'erf': Erf has no K210 mapping in this compiler (mapped: Conv, "
+                  "Flatten, Reshape, Squeeze, Unsqueeze, Identity, Dropout, MaxPool, AveragePool, "
+                  "GlobalMaxPool, GlobalAveragePool, Gemm, Softmax, Concat, Transpose, Slice, "
+                  "Split, Resize, Upsample, Pad, ReduceMean, ReduceMax, ReduceMin, ReduceSum, Add, "
+                  "Sub, Mul, Div, Min, Max, Exp, Log, Neg, Abs, Floor, Ceil, Cos, Sin, Relu, Clip, "
+                  "LeakyRelu, Sigmoid, Tanh, HardSigmoid, HardSwish, Reciprocal, Softplus, Elu; "
+                  "fused into a KPU Conv: BatchNormalization, Relu, LeakyRelu, Clip and "
                   "2x2/4x4/global pooling)");
     }
 }
