@@ -47,18 +47,22 @@ Outputs concat(const Ctx& c) {
     }
     Value y;
     y.kind = first.kind, y.onnx_type = first.onnx_type, y.shape = out;
+    // Each input's values once (not per block): a concatenation along the last axis of an
+    // (1, N, k) table has N blocks.
+    std::vector<std::vector<int64_t>> ints(y.is_int() ? c.in.size() : 0);
+    std::vector<std::vector<float>> floats(y.is_int() ? 0 : c.in.size());
+    for (size_t i = 0; i < c.in.size(); ++i) {
+        y.is_int() ? void(ints[i] = as_ints(c.x(i))) : void(floats[i] = as_floats(c.x(i)));
+    }
+    y.is_int() ? y.i.reserve(numel(out)) : y.f.reserve(numel(out));
     for (size_t o = 0; o < outer; ++o) {
         for (size_t i = 0; i < c.in.size(); ++i) {
-            const Value& x = c.x(i);
-            const size_t block = numel(x.shape) / outer;
+            const auto block = static_cast<std::ptrdiff_t>(numel(c.x(i).shape) / outer);
+            const auto at = static_cast<std::ptrdiff_t>(o) * block;
             if (y.is_int()) {
-                const std::vector<int64_t> xi = as_ints(x);
-                y.i.insert(y.i.end(), xi.begin() + static_cast<std::ptrdiff_t>(o * block),
-                           xi.begin() + static_cast<std::ptrdiff_t>((o + 1) * block));
+                y.i.insert(y.i.end(), ints[i].begin() + at, ints[i].begin() + at + block);
             } else {
-                const std::vector<float> xf = as_floats(x);
-                y.f.insert(y.f.end(), xf.begin() + static_cast<std::ptrdiff_t>(o * block),
-                           xf.begin() + static_cast<std::ptrdiff_t>((o + 1) * block));
+                y.f.insert(y.f.end(), floats[i].begin() + at, floats[i].begin() + at + block);
             }
         }
     }

@@ -174,7 +174,9 @@ int main(int argc, char** argv) {
                   NPUSIM_SOURCE_DIR "/tests/bench/data/mobilenet_detector.onnx",
                   NPUSIM_SOURCE_DIR "/tests/bench/data/mobilenetv2_bn.onnx",
                   NPUSIM_SOURCE_DIR "/tests/bench/data/resnet_bn.onnx",
-                  NPUSIM_SOURCE_DIR "/tests/bench/data/detector_bn.onnx"};
+                  NPUSIM_SOURCE_DIR "/tests/bench/data/detector_bn.onnx",
+                  NPUSIM_SOURCE_DIR "/tests/platforms/k210/compiler/data/ultraface_slim_320.onnx",
+                  NPUSIM_SOURCE_DIR "/tests/platforms/k210/compiler/data/ultraface_rfb_320.onnx"};
     }
     npu::sim::set_threads(threads);
     cv::setNumThreads(threads);
