@@ -281,6 +281,20 @@ CLI::App* add_compile(CLI::App& app, CompileOptions& compile_opts) {
                      "v0.2's CPU convolution or pooling, then v4; or 3, 4 to insist")
         ->check(CLI::IsMember({"auto", "3", "4"}))
         ->capture_default_str();
+    compile
+        ->add_option("--mean", compile_opts.mean,
+                     "The model's input = (raw · scale − mean) / std, raw being the samples "
+                     "(image pixels 0..255): per channel, comma-separated; recorded in the "
+                     "report, so regress applies it too")
+        ->delimiter(',');
+    compile->add_option("--std", compile_opts.std, "Per channel, comma-separated")->delimiter(',');
+    compile->add_option("--scale", compile_opts.scale,
+                        "Applied to the raw samples first (default 1 when --mean or --std is "
+                        "given)");
+    compile
+        ->add_option("--channel-order", compile_opts.channel_order,
+                     "rgb (the samples' order) or bgr (reversed for the model)")
+        ->check(CLI::IsMember({"rgb", "bgr"}));
     return compile;
 }
 

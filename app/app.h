@@ -96,6 +96,10 @@ struct CompileOptions {
     std::string calibrate;                // .npy file or directory of .npy samples
     std::string output;                   // kmodel path; the report goes to <output>.json
     std::string kmodel_version = "auto";  // auto, 3 or 4
+    // The model's input from raw samples: (raw · scale − mean) / std; unset when empty / < 0.
+    std::vector<double> mean, std;
+    double scale = -1;
+    std::string channel_order;
 };
 
 struct RegressOptions {

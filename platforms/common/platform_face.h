@@ -109,20 +109,6 @@ struct EstimateReport {
 };
 
 // `npusim compile`: an ONNX model into the platform's program format.
-struct CompileRequest {
-    std::string onnx;       // the float model
-    std::string calibrate;  // samples: a .npy, an image or a directory of them
-    std::string output;     // the program file to write
-    std::string version;    // the program format's version ("auto" or a number)
-};
-
-// Files to write in place (atomically each), and what to print.
-struct CompileReport {
-    std::string text;
-    std::vector<std::pair<std::string, std::vector<uint8_t>>> files;  // path, bytes
-};
-
-// `npusim regress`: a compiled program on the platform against its float ONNX model.
 // How the float model's input is made from the input the program takes (a vendor-compiled
 // program folds this into its first layer): x = (raw[channel] · scale − mean[c]) / std[c], the
 // channels reversed for "bgr", laid out "nchw" or "nhwc". Empty mean/std: 0 and 1.
@@ -133,6 +119,24 @@ struct Preprocessing {
     std::string layout = "nchw";
 };
 
+struct CompileRequest {
+    std::string onnx;       // the float model
+    std::string calibrate;  // samples: a .npy, an image or a directory of them
+    std::string output;     // the program file to write
+    std::string version;    // the program format's version ("auto" or a number)
+    // How the model's input is made from the raw samples (images: pixels 0..255); empty
+    // `pre_given`: none (images are pixels / 255, .npy as they are).
+    Preprocessing pre;
+    std::vector<std::string> pre_given;
+};
+
+// Files to write in place (atomically each), and what to print.
+struct CompileReport {
+    std::string text;
+    std::vector<std::pair<std::string, std::vector<uint8_t>>> files;  // path, bytes
+};
+
+// `npusim regress`: a compiled program on the platform against its float ONNX model.
 struct RegressRequest {
     std::string onnx, model;  // the float reference and the compiled program
     std::string report;       // the compile report (empty: <model>.json)

@@ -18,6 +18,7 @@
 #include "platforms/k210/k210_script.h"
 #include "platforms/k210/kmodel/functional.h"
 #include "platforms/k210/kmodel/kmodel_runtime.h"
+#include "platforms/k210/regress_common.h"
 #include "platforms/k210/soc/k210_platform.h"
 #include "sim/core/error.h"
 #include "sim/core/image.h"
@@ -312,16 +313,28 @@ platform::CompileReport K210Face::compile(const platform::CompileRequest& reques
             fmt::format("--kmodel-version {}: expected auto, 3 or 4", request.version));
     }
     co.kmodel_version = request.version == "auto" ? 0 : std::stoi(request.version);
-    for (onnx::Value& v : onnx::read_samples(request.calibrate, g.inputs[0].shape)) {
-        co.calibration.push_back({{g.inputs[0].name, std::move(v)}});
+    // With a preprocessing, the samples are raw (image pixels 0..255) and the model's input is
+    // made from them; it is recorded in the report, so regress makes its inputs the same way.
+    const bool pre = !request.pre_given.empty();
+    for (onnx::Value& v :
+         onnx::read_samples(request.calibrate, g.inputs[0].shape, pre ? 1.0 : 1.0 / 255)) {
+        co.calibration.push_back(
+            {{g.inputs[0].name,
+              pre ? regress::onnx_input(v, request.pre, g.inputs[0]) : std::move(v)}});
     }
     const CompiledModel m = compile_k210(g, co);
-    const std::string json = compile_report_json(m).dump(2) + "\n";
+    nlohmann::ordered_json report = compile_report_json(m);
+    if (pre) {
+        report["preprocess"] = regress::preprocessing_json(request.pre);
+    }
+    const std::string json = report.dump(2) + "\n";
     platform::CompileReport r;
     r.files.push_back({request.output, m.kmodel});
     r.files.push_back({request.output + ".json", {json.begin(), json.end()}});
-    r.text = fmt::format("{} -> {} (calibrated on {} samples)\n{}", request.onnx, request.output,
-                         co.calibration.size(), compile_report(m));
+    r.text = fmt::format("{} -> {} (calibrated on {} samples{})\n{}", request.onnx, request.output,
+                         co.calibration.size(),
+                         pre ? "; input " + regress::preprocessing_formula(request.pre) : "",
+                         compile_report(m));
     r.text += fmt::format("wrote {} and {}.json\n", request.output, request.output);
     return r;
 }

@@ -87,6 +87,7 @@ struct Inputs {
     Kmodel km;
     CompiledModel cm;
     std::vector<onnx::Value> samples;
+    std::string input_note;  // the preprocessing, when there is one
     std::vector<int64_t> labels;
     // The layers that equal an ONNX tensor, by kmodel layer index.
     std::multimap<size_t, const CompiledLayer*> mapped;
@@ -105,13 +106,34 @@ Inputs read_inputs(const platform::RegressRequest& req) {
     in.graph = onnx::import_model(req.onnx, {onnx::supported_ops(), true});
     in.km = parse_kmodel(sim::read_file(req.model), req.model);
     const std::string report_path = req.report.empty() ? req.model + ".json" : req.report;
-    in.cm = read_compile_report(
-        nlohmann::ordered_json::parse(sim::read_file(report_path), nullptr, false), report_path);
+    const nlohmann::ordered_json report =
+        nlohmann::ordered_json::parse(sim::read_file(report_path), nullptr, false);
+    in.cm = read_compile_report(report, report_path);
     if (in.graph.inputs.size() != 1 || in.graph.inputs[0].name != in.cm.input_name) {
         throw sim::Error(fmt::format("{} does not describe {} (input '{}')", report_path, req.onnx,
                                      in.cm.input_name));
     }
-    in.samples = onnx::read_samples(req.inputs, in.cm.input_shape);
+    // The preprocessing the model was compiled with (the report's), its fields given on the
+    // command line overriding: samples are then raw (image pixels 0..255).
+    std::optional<platform::Preprocessing> pre = regress::preprocessing_of(report, report_path);
+    if (!req.pre_given.empty()) {
+        platform::Preprocessing p = pre.value_or(platform::Preprocessing{});
+        const auto given = [&](const char* f) {
+            return std::find(req.pre_given.begin(), req.pre_given.end(), f) != req.pre_given.end();
+        };
+        p.mean = given("mean") ? req.pre.mean : p.mean;
+        p.std = given("std") ? req.pre.std : p.std;
+        p.scale = given("scale") ? req.pre.scale : p.scale;
+        p.channel_order = given("channel_order") ? req.pre.channel_order : p.channel_order;
+        pre = p;
+    }
+    in.samples = onnx::read_samples(req.inputs, in.cm.input_shape, pre ? 1.0 : 1.0 / 255);
+    if (pre) {
+        for (onnx::Value& v : in.samples) {
+            v = regress::onnx_input(v, *pre, in.graph.inputs[0]);
+        }
+        in.input_note = "input " + regress::preprocessing_formula(*pre) + "; ";
+    }
     if (!req.labels.empty()) {
         in.labels = onnx::read_labels(req.labels);
         if (in.labels.size() != in.samples.size()) {
@@ -238,9 +260,9 @@ npu::regress::Regression regression(const platform::RegressRequest& req, const I
     g.program = req.model;
     g.reference = req.onnx;
     g.input_note = fmt::format(
-        "the kmodel's input quantized as q = clamp(round(x / {:.6g}) + {}, "
+        "{}the kmodel's input quantized as q = clamp(round(x / {:.6g}) + {}, "
         "0, 255)",
-        in.cm.input_q.scale, in.cm.input_q.zero_point);
+        in.input_note, in.cm.input_q.scale, in.cm.input_q.zero_point);
     g.samples = in.samples.size();
     g.tol = tol;
     for (const auto& [index, l] : in.mapped) {
@@ -271,9 +293,10 @@ platform::RunReport K210Face::regress(const platform::RegressRequest& req) const
                          ": a K210 regress needs --onnx MODEL.onnx (the float reference) and "
                          "--inputs SAMPLES (a .npy or a directory of them)");
     }
-    // A kmodel we did not compile has no report: its preprocessing is given instead.
+    // A kmodel we did not compile has no report: its preprocessing is given instead (our own
+    // kmodel's comes from its report, the fields given overriding it).
     const bool no_report = req.report.empty() && !std::filesystem::exists(req.model + ".json");
-    if (no_report || !req.preprocess.empty() || !req.pre_given.empty()) {
+    if (no_report || !req.preprocess.empty()) {
         return regress_vendor(req, m_cfg, source());
     }
     const Tolerances tol = regress::tolerances(req);

@@ -184,14 +184,6 @@ void compare_layers(const std::vector<Match>& matches, const FunctionalResult& r
     }
 }
 
-std::string formula(const platform::Preprocessing& p) {
-    const auto list = [](const std::vector<double>& v, const char* none) {
-        return v.empty() ? std::string(none) : fmt::format("({:g})", fmt::join(v, ", "));
-    };
-    return fmt::format("x = (raw{} · {:g} − {}) / {}, {}", p.channel_order == "bgr" ? "[bgr]" : "",
-                       p.scale, list(p.mean, "0"), list(p.std, "1"), p.layout);
-}
-
 // What was compared, for the verdict: each output (by cosine, and by arg-max agreement when a
 // tolerance for it is given) and each matched layer (by cosine: its scale is the user's).
 npu::regress::Regression regression(const platform::RegressRequest& req, const onnx::Graph& g,
@@ -200,7 +192,8 @@ npu::regress::Regression regression(const platform::RegressRequest& req, const o
     npu::regress::Regression r;
     r.program = req.model;
     r.reference = req.onnx;
-    r.input_note = "the raw samples to the kmodel; to the ONNX model " + formula(setup.pre);
+    r.input_note = "the raw samples to the kmodel; to the ONNX model " +
+                   regress::preprocessing_formula(setup.pre);
     r.samples = samples;
     r.tol = tol;
     for (size_t k = 0; k < setup.matches.size(); ++k) {
@@ -284,7 +277,7 @@ platform::RunReport regress_vendor(const platform::RegressRequest& req, const K2
     Comparison c = compare_samples(g, km, setup, samples, cfg);
     const npu::regress::Regression r = regression(req, g, km, setup, c, samples.size(), tol);
     sim::RunRecord v = npu::regress::verdict(r);
-    v.extra["preprocessing"] = {{"formula", formula(setup.pre)},
+    v.extra["preprocessing"] = {{"formula", regress::preprocessing_formula(setup.pre)},
                                 {"mean", setup.pre.mean},
                                 {"std", setup.pre.std},
                                 {"scale", setup.pre.scale},
@@ -293,7 +286,7 @@ platform::RunReport regress_vendor(const platform::RegressRequest& req, const K2
     std::string text = fmt::format(
         "{} vs {} on {} samples (a kmodel without a compile report)\npreprocessing: "
         "{}\n",
-        req.model, req.onnx, samples.size(), formula(setup.pre));
+        req.model, req.onnx, samples.size(), regress::preprocessing_formula(setup.pre));
     text += npu::regress::verdict_text(r, v);
     if (req.timed) {
         const regress::TimedRun t =

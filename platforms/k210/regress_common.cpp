@@ -1,6 +1,9 @@
 #include "platforms/k210/regress_common.h"
 
+#include <cmath>
+
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "platforms/k210/soc/k210_platform.h"
 #include "sim/core/config.h"
@@ -128,6 +131,50 @@ onnx::Value onnx_input(const onnx::Value& raw, const platform::Preprocessing& p,
         }
     }
     return x;
+}
+
+std::string preprocessing_formula(const platform::Preprocessing& p) {
+    const auto list = [](const std::vector<double>& v, const char* none) {
+        return v.empty() ? std::string(none) : fmt::format("({:g})", fmt::join(v, ", "));
+    };
+    return fmt::format("x = (raw{} · {:g} − {}) / {}, {}", p.channel_order == "bgr" ? "[bgr]" : "",
+                       p.scale, list(p.mean, "0"), list(p.std, "1"), p.layout);
+}
+
+nlohmann::ordered_json preprocessing_json(const platform::Preprocessing& p) {
+    return {{"mean", p.mean},
+            {"std", p.std},
+            {"scale", p.scale},
+            {"channel_order", p.channel_order},
+            {"formula", preprocessing_formula(p)}};
+}
+
+std::optional<platform::Preprocessing> preprocessing_of(const nlohmann::ordered_json& report,
+                                                        const std::string& name) {
+    const auto it = report.find("preprocess");
+    if (it == report.end()) {
+        return std::nullopt;
+    }
+    platform::Preprocessing p;
+    try {
+        p.mean = it->at("mean").get<std::vector<double>>();
+        p.std = it->at("std").get<std::vector<double>>();
+        p.scale = it->at("scale").get<double>();
+        p.channel_order = it->at("channel_order").get<std::string>();
+    } catch (const nlohmann::json::exception& e) {
+        throw sim::Error(fmt::format("{}: preprocess: {}", name, e.what()));
+    }
+    if (p.channel_order != "rgb" && p.channel_order != "bgr") {
+        throw sim::Error(fmt::format("{}: preprocess channel_order '{}': expected rgb or bgr", name,
+                                     p.channel_order));
+    }
+    for (double v : p.std) {
+        if (!(v != 0.0) || !std::isfinite(v)) {
+            throw sim::Error(
+                fmt::format("{}: preprocess std {}: expected finite and not 0", name, v));
+        }
+    }
+    return p;
 }
 
 }  // namespace npu::k210::regress

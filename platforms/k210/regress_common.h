@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -52,6 +53,15 @@ void add_timed(const TimedRun& t, sim::RunRecord& v, std::string& text);
 // per-channel list has neither 1 nor C values.
 onnx::Value onnx_input(const onnx::Value& raw, const platform::Preprocessing& p,
                        const onnx::ValueInfo& info);
+
+// "x = (raw · 0.0078125 − (127)) / (128), nchw": the preprocessing as the reports print it.
+std::string preprocessing_formula(const platform::Preprocessing& p);
+// The preprocessing `npusim compile --mean/--std/--scale/--channel-order` records in its report
+// ("preprocess": {mean, std, scale, channel_order}), and reading it back (`name` is the file, for
+// errors); nullopt when the report has none.
+nlohmann::ordered_json preprocessing_json(const platform::Preprocessing& p);
+std::optional<platform::Preprocessing> preprocessing_of(const nlohmann::ordered_json& report,
+                                                        const std::string& name);
 
 }  // namespace npu::k210::regress
 

@@ -6,6 +6,7 @@
 // real photos of ../shared/k210 gives every output a cosine >= 0.995, the timed run's outputs
 // equal to the functional run's.
 #include <filesystem>
+#include <fstream>
 #include <set>
 #include <string>
 
@@ -92,7 +93,9 @@ TEST_F(Cli, AnExportedDetectorWithUnfusedBatchNormFitsAndRegressesOnPhotos) {
 // weights, opset 9), their SSD post-processing inside the graph: soft-max, prior-box decode
 // (Slice, Mul, Add, Exp, Concat along the last axis), centre to corner form (Div, Sub, Add).
 // Both compile (the RFB block's dilated and 3x1/1x3 convolutions on the CPU), and every layer and
-// both outputs agree with the ONNX reference on real photos; the slim one also runs timed.
+// both outputs agree with the ONNX reference on real photos; the slim one also runs timed, and is
+// compiled with UltraFace's own preprocessing ((pixel − 127) / 128: --mean 127 --std 128), which
+// its report records and regress applies: its kmodel then takes the pixels as they are.
 TEST_F(Cli, UltraFaceShapedDetectorsWithTheirPostProcessingCompileAndRegress) {
     const fs::path shared = NPUSIM_SHARED_DIR "/k210";
     if (!fs::exists(shared / "astronaut.png") || !fs::exists(shared / "coco_436551.jpg")) {
@@ -105,14 +108,24 @@ TEST_F(Cli, UltraFaceShapedDetectorsWithTheirPostProcessingCompileAndRegress) {
         const std::string onnx =
             NPUSIM_SOURCE_DIR "/tests/platforms/k210/compiler/data/ultraface_" + name + "_320.onnx";
         const std::string km = (dir / (name + ".kmodel")).string();
+        const std::string pre = name == "slim" ? " --mean 127 --std 128" : "";
         const Result c = run("compile --target k210 " + onnx + " --calibrate " +
-                             (dir / "photos").string() + " -o " + km);
+                             (dir / "photos").string() + pre + " -o " + km);
         ASSERT_EQ(c.rc, 0) << c.err;
+        if (name == "slim") {
+            const auto rep = nlohmann::json::parse(slurp(km + ".json"));
+            EXPECT_EQ(rep.at("preprocess").at("formula"), "x = (raw · 1 − (127)) / (128), nchw");
+            EXPECT_NEAR(rep.at("input").at("quant").at("scale").get<double>(), 1.0 / 128, 1e-9);
+            EXPECT_EQ(rep.at("input").at("quant").at("zero_point").get<int>(), 127);
+        }
         const fs::path out = dir / ("regress_" + name);
         const Result r = run("regress --onnx " + onnx + " --model " + km + " --inputs " +
                              (dir / "photos").string() + (name == "slim" ? " --timed" : "") +
                              " --out " + out.string());
         ASSERT_EQ(r.rc, 0) << r.out << r.err;
+        EXPECT_EQ(r.out.find("input x = (raw · 1 − (127)) / (128)") != std::string::npos,
+                  name == "slim")
+            << r.out;
         const npu::sim::RunRecord rec = npu::sim::record_from_json(
             nlohmann::ordered_json::parse(slurp(out / "report.json")), "report.json");
         std::set<std::string> ops;
@@ -137,6 +150,34 @@ TEST_F(Cli, UltraFaceShapedDetectorsWithTheirPostProcessingCompileAndRegress) {
             EXPECT_TRUE(ch.passed) << name << ": " << ch.name;
         }
     }
+}
+
+// A preprocessing given to compile is one the report records: the identity (mean 0, std 1,
+// scale 1) on the digits' .npy samples gives the same kmodel bytes as none; regress applies the
+// report's; a report whose preprocessing is broken (std 0) is one error naming the file.
+TEST_F(Cli, ThePreprocessingCompileRecordsIsTheOneRegressApplies) {
+    const std::string d = NPUSIM_SOURCE_DIR "/platforms/k210/digits/";
+    const std::string plain = (dir / "plain.kmodel").string(), pre = (dir / "pre.kmodel").string();
+    const std::string base =
+        "compile " + d + "digits_cnn.onnx --calibrate " + d + "calib_images.npy";
+    ASSERT_EQ(run(base + " -o " + plain).rc, 0);
+    ASSERT_EQ(run(base + " --mean 0 --std 1 --scale 1 -o " + pre).rc, 0);
+    EXPECT_EQ(slurp(plain), slurp(pre));
+    auto rep = nlohmann::json::parse(slurp(pre + ".json"));
+    EXPECT_EQ(rep.at("preprocess").at("formula"), "x = (raw · 1 − (0)) / (1), nchw");
+    const std::string reg = "regress --onnx " + d + "digits_cnn.onnx --model " + pre +
+                            " --inputs " + d + "test_images.npy";
+    Result r = run(reg);
+    ASSERT_EQ(r.rc, 0) << r.out << r.err;
+    EXPECT_NE(r.out.find("input x = (raw · 1 − (0)) / (1), nchw"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("top-1 agreement 297/297"), std::string::npos) << r.out;
+    rep["preprocess"]["std"] = {0.0};
+    std::ofstream(pre + ".json") << rep.dump(2);
+    r = run(reg);
+    EXPECT_EQ(r.rc, 2);
+    EXPECT_NE(r.err.find(pre + ".json: preprocess std 0: expected finite and not 0"),
+              std::string::npos)
+        << r.err;
 }
 
 }  // namespace
