@@ -346,6 +346,15 @@ bool Lowering::activation_of(const onnx::Node& n, Activation& a) const {
         a.alpha = n.get_float("alpha", 0.01f);
         return true;
     }
+    if (n.op_type == "PRelu" && has_init(n, 1)) {  // one slope for every channel: a LeakyRelu
+        const std::vector<float>& slope = init(n, 1, "slope").f;
+        if (!slope.empty() &&
+            std::all_of(slope.begin(), slope.end(), [&](float v) { return v == slope[0]; })) {
+            a.kind = Activation::Kind::LeakyRelu;
+            a.alpha = slope[0];
+            return true;
+        }
+    }
     if (n.op_type == "Clip") {
         a.kind = Activation::Kind::Clip;
         a.lo = n.get_float("min", -std::numeric_limits<float>::infinity());

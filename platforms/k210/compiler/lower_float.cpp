@@ -188,11 +188,68 @@ void Lowering::lower_binary(size_t index) {
     l.nodes = names;
 }
 
+// PRelu with constant slopes (a LeakyRelu when they are all one value: lower_unary's nnil, or
+// fused into the KPU layer before it): y = max(x, 0) + slope · min(x, 0) as four binaries.
+void Lowering::lower_prelu(size_t index) {
+    const onnx::Node& n = m_g.nodes[index];
+    Activation a;
+    if (activation_of(n, a)) {  // one slope
+        onnx::Node leaky = n;
+        leaky.op_type = "LeakyRelu";
+        leaky.attributes["alpha"].kind = onnx::Attribute::Kind::f;
+        leaky.attributes["alpha"].f = static_cast<float>(a.alpha);
+        unary_node(leaky);
+        return;
+    }
+    needs_v4(n.describe() + " with one slope per channel: nncase's float binaries");
+    if (!has_init(n, 1)) {
+        fail(n, "its slopes are computed (the K210 takes them as constants)");
+    }
+    const Shape s = tensor(n, 0).shape;
+    const onnx::Value& slope = init(n, 1, "slope");
+    if (s.size() > 4 || slope.shape.size() > 4) {
+        fail(n, fmt::format("a PRelu of {} (at most 4 axes)", shape_str(s)));
+    }
+    const auto count = static_cast<uint64_t>(numel(s));
+    const MemoryRange x = main_f32(*to_f32(n.inputs[0], "PRelu on the CPU").f32, count);
+    const MemoryRange zero{kConstMemory, kFloat32, add_constants({0.0f}), 4};
+    const MemoryRange k{kConstMemory, kFloat32, add_constants(slope.f),
+                        static_cast<uint32_t>(slope.f.size() * 4)};
+    const MemoryRange pos = main_f32(alloc_main(count * 4), count);
+    const MemoryRange neg = main_f32(alloc_main(count * 4), count);
+    const uint32_t o = alloc_main(count * 4);
+    struct Step {
+        MemoryRange a, b, out;
+        BinaryOp op;
+        Shape b_shape;
+        const char* kind;
+    };
+    const Step steps[] = {{x, zero, pos, BinaryOp::max, {}, "binary max (prelu: x > 0)"},
+                          {x, zero, neg, BinaryOp::min, {}, "binary min (prelu: x < 0)"},
+                          {neg, k, neg, BinaryOp::mul, slope.shape, "binary mul (prelu: slopes)"},
+                          {pos, neg, main_f32(o, count), BinaryOp::add, s, "binary add"}};
+    for (const Step& st : steps) {
+        V4Binary b;
+        b.a = st.a, b.b = st.b, b.out = st.out, b.op = st.op;
+        b.a_shape = b.out_shape = shape4(s), b.b_shape = shape4(st.b_shape);
+        m_spec.layers.push_back(v4_node(b));
+        CompiledLayer& l = add_layer(n.name, "CPU", st.kind);
+        l.why_cpu = "the KPU's activation table is one for all channels";
+        l.in_shape = l.out_shape = s;
+        if (st.op == BinaryOp::add) {
+            float_output(l, n.outputs.at(0), o);
+        }
+    }
+}
+
 // Exp, Log, Neg, Abs, Floor, Ceil, Cos, Sin: nncase's unary; activations outside a KPU layer
 // (Relu, Clip, LeakyRelu, Sigmoid, Tanh, HardSigmoid, HardSwish, Reciprocal, Softplus, Elu): an
 // nnil program run per element.
 void Lowering::lower_unary(size_t index) {
-    const onnx::Node& n = m_g.nodes[index];
+    unary_node(m_g.nodes[index]);
+}
+
+void Lowering::unary_node(const onnx::Node& n) {
     needs_v4(n.describe() + " outside a KPU layer: nncase's float unary/nnil node");
     const Shape s = tensor(n, 0).shape;
     const auto count = static_cast<uint64_t>(numel(s));

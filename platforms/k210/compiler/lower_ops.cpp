@@ -68,6 +68,7 @@ const std::vector<Lowering::OpLowering>& Lowering::op_lowerings() {
         {"Reciprocal", &Lowering::lower_unary},
         {"Softplus", &Lowering::lower_unary},
         {"Elu", &Lowering::lower_unary},
+        {"PRelu", &Lowering::lower_prelu},  // one slope: as LeakyRelu; else four binaries
     };
     return ops;
 }

@@ -215,6 +215,8 @@ private:
                               const Shape& in, const std::string& t, uint32_t o);
     void lower_binary(size_t index);
     void lower_unary(size_t index);
+    void unary_node(const onnx::Node& n);
+    void lower_prelu(size_t index);
     void lower_slice(size_t index);
     void lower_split(size_t index);
     void strided_slice_node(const onnx::Node& n, const std::string& out, const Shape& begin,

@@ -1,6 +1,7 @@
 // The compiler's float CPU nodes (platforms/k210/compiler/lower_float.cpp): what real exports
 // compute after their convolutions, lowered to nncase v0.2's binary, unary, nnil, strided_slice,
 // resize_image, pad, reduce and concat, checked against the float reference.
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -123,6 +124,28 @@ TEST(K210FloatNodes, APyramidHeadLowersToFloatNodesThatAgree) {
                 a.out_range, a.cosine);
     EXPECT_GT(a.cosine, 0.999);
     EXPECT_LT(a.max_abs, 0.02 * a.out_range);
+}
+
+// PRelu (MTCNN's activation): per-channel slopes as four binaries on the CPU; one slope for
+// every channel is a LeakyRelu, fused into the KPU layer before it.
+TEST(K210FloatNodes, PReluIsFourBinariesOrAFusedLeakyRelu) {
+    Net n({1, 3, 8, 8});
+    n.conv("c1", 3, 8, 3);
+    n.node("PRelu", "p1", {n.weight("s1", {8, 1, 1}, 0.2f, 0.1f)});
+    n.conv("c2", 8, 4, 3);
+    n.node("PRelu", "p2", {"s2"});
+    n.g.initializers["s2"] = onnx::Value::floats({4, 1, 1}, {0.25f, 0.25f, 0.25f, 0.25f});
+    n.finish();
+    const Agreement a = compile_and_compare(n);
+    EXPECT_EQ(a.version, 4);
+    const auto has = [&](const std::string& k) {
+        return std::find(a.kinds.begin(), a.kinds.end(), k) != a.kinds.end();
+    };
+    EXPECT_TRUE(has("CPU binary mul (prelu: slopes)"));
+    EXPECT_TRUE(has("KPU conv3x3 + leaky_relu(0.25)"));
+    std::printf("prelu net: max |err| %.5f of an output range %.3f, cosine %.6f\n", a.max_abs,
+                a.out_range, a.cosine);
+    EXPECT_GT(a.cosine, 0.999);
 }
 
 // A CPU layer's estimate in the compile report is what the timed driver charges for it: the
