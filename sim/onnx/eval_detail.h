@@ -168,5 +168,10 @@ Outputs constant_of_shape(const Ctx& c);
 Outputs range(const Ctx& c);
 Outputs depth_space(const Ctx& c, bool to_space);
 Outputs gather_elements(const Ctx& c);
+// TopK, NonZero, NonMaxSuppression, LayerNormalization (ops_select.cpp).
+Outputs top_k(const Ctx& c, int64_t opset);
+Outputs non_zero(const Ctx& c);
+Outputs non_max_suppression(const Ctx& c);
+Outputs layer_norm(const Ctx& c);
 
 }  // namespace npu::onnx::detail

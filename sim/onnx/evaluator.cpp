@@ -468,6 +468,22 @@ const std::vector<OnnxOp>& table() {
          [](const Ctx& c, int64_t) {
              return lrn(c);
          }},
+        {"TopK",
+         [](const Ctx& c, int64_t opset) {
+             return top_k(c, opset);
+         }},
+        {"NonZero",
+         [](const Ctx& c, int64_t) {
+             return non_zero(c);
+         }},
+        {"NonMaxSuppression",
+         [](const Ctx& c, int64_t) {
+             return non_max_suppression(c);
+         }},
+        {"LayerNormalization",
+         [](const Ctx& c, int64_t) {
+             return layer_norm(c);
+         }},
     };
     return ops;
 }

@@ -82,6 +82,13 @@ void Lowering::node(size_t index) {
             return;
         }
     }
+    if (n.op_type == "TopK" || n.op_type == "NonZero" || n.op_type == "NonMaxSuppression") {
+        fail(n, fmt::format("{}'s output size depends on the data: neither nncase v0.2 nor the "
+                            "Kendryte SDK has a kernel for it. Compile the model up to the "
+                            "tensors it reads (the scores and boxes) and run it on the host or in "
+                            "the firmware, as the SDK demos run their region layer",
+                            n.op_type));
+    }
     std::string mapped;
     for (const OpLowering& l : op_lowerings()) {
         mapped += (mapped.empty() ? "" : ", ") + std::string(l.op);

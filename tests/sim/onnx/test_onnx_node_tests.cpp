@@ -77,7 +77,7 @@ void run_suite(const std::string& suite, const std::string& expected_file, int m
 }
 
 TEST(OnnxNodeTests, EverySupportedTestMatchesItsExpectedOutputs) {
-    run_suite("node", "node_tests_expected.txt", 551);
+    run_suite("node", "node_tests_expected.txt", 583);
 }
 
 TEST(OnnxNodeTests, PytorchConvertedSuite) {

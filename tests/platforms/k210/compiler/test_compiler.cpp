@@ -492,15 +492,16 @@ TEST(K210Compiler, BadInputsAreOneExactError) {
         n.conv("c", 3, 4, 3);
         n.node("Erf", "erf");
         n.finish();
-        EXPECT_EQ(compile_error(n),
-                  "m.onnx: Erf 'erf': Erf has no K210 mapping in this compiler (mapped: Conv, "
-                  "Flatten, Reshape, Squeeze, Unsqueeze, Identity, Dropout, MaxPool, AveragePool, "
-                  "GlobalMaxPool, GlobalAveragePool, Gemm, Softmax, Concat, Transpose, Slice, "
-                  "Split, Resize, Upsample, Pad, ReduceMean, ReduceMax, ReduceMin, ReduceSum, Add, "
-                  "Sub, Mul, Div, Min, Max, Exp, Log, Neg, Abs, Floor, Ceil, Cos, Sin, Relu, Clip, "
-                  "LeakyRelu, Sigmoid, Tanh, HardSigmoid, HardSwish, Reciprocal, Softplus, Elu; "
-                  "fused into a KPU Conv: BatchNormalization, Relu, LeakyRelu, Clip and "
-                  "2x2/4x4/global pooling)");
+        EXPECT_EQ(
+            compile_error(n),
+            "m.onnx: Erf 'erf': Erf has no K210 mapping in this compiler (mapped: Conv, "
+            "Flatten, Reshape, Squeeze, Unsqueeze, Identity, Dropout, MaxPool, AveragePool, "
+            "GlobalMaxPool, GlobalAveragePool, Gemm, Softmax, Concat, Transpose, Slice, "
+            "Split, Resize, Upsample, Pad, ReduceMean, ReduceMax, ReduceMin, ReduceSum, Add, "
+            "Sub, Mul, Div, Min, Max, Exp, Log, Neg, Abs, Floor, Ceil, Cos, Sin, Relu, Clip, "
+            "LeakyRelu, Sigmoid, Tanh, HardSigmoid, HardSwish, Reciprocal, Softplus, Elu, PRelu; "
+            "fused into a KPU Conv: BatchNormalization, Relu, LeakyRelu, Clip and "
+            "2x2/4x4/global pooling)");
     }
 }
 

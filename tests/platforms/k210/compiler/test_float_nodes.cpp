@@ -213,6 +213,19 @@ TEST(K210FloatNodes, WhatTheKernelsComputeDifferentlyIsRefused) {
         EXPECT_NE(e.find("Pad 'refl'"), std::string::npos) << e;
         EXPECT_NE(e.find("reflect pad"), std::string::npos) << e;
     }
+    {  // a detector's last step, as some exports include it
+        Net n({1, 3, 8, 8});
+        n.conv("c1", 3, 4, 3);
+        Net::set_int(n.node("Flatten", "flat"), "axis", 1);
+        onnx::Node& top = n.node("TopK", "top", {"k"});
+        n.g.initializers["k"] = onnx::Value::ints({1}, {5});
+        top.outputs = {"values", "indices"};
+        n.last = "values";
+        n.finish();
+        const std::string e = compile_error(n);
+        EXPECT_NE(e.find("TopK 'top': TopK's output size depends on the data"), std::string::npos)
+            << e;
+    }
 }
 
 }  // namespace
