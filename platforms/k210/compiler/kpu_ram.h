@@ -34,6 +34,11 @@ public:
     // `moved_out`: later readers take it from main memory).
     void release(const std::string& tensor, int layer, bool moved_out = false);
     bool holds(const std::string& tensor) const { return m_live.count(tensor) != 0; }
+    // The lines `tensor` holds now (0 when it holds none).
+    uint64_t lines_of(const std::string& tensor) const {
+        const auto it = m_live.find(tensor);
+        return it == m_live.end() ? 0 : m_placements[it->second].lines;
+    }
     uint64_t in_use() const { return m_in_use; }
     uint64_t peak() const { return m_peak; }
     uint64_t largest_free() const;

@@ -123,9 +123,11 @@ private:
     uint32_t alloc_kpu(uint64_t lines, const std::string& tensor, const std::string& what);
     // After node `index`: the KPU RAM of tensors no node after it reads is free again.
     void release_dead(size_t index);
-    // Makes room in KPU RAM: the live tensor the node being lowered does not read whose next
-    // reader comes last is given a main-memory copy (its layer also writes it out) and its lines
-    // are freed; its next KPU reader uploads it again. False when no tensor can go.
+    // Makes room in KPU RAM: of the live tensors the node being lowered does not read, the one
+    // whose move costs the CPU least per line freed (CpuModel: the upload again, and in v4 the
+    // read-back when it has no main-memory copy yet; equal costs: the one whose next reader comes
+    // last) is given a main-memory copy (its layer also writes it out) and its lines are freed;
+    // its next KPU reader uploads it again. False when no tensor can go.
     bool move_one_out();
     void start();
     CompiledLayer& add_layer(const std::string& nodes, const std::string& target,

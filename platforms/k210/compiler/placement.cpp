@@ -113,7 +113,9 @@ uint32_t Lowering::alloc_kpu(uint64_t lines, const std::string& tensor, const st
 
 bool Lowering::move_one_out() {
     const std::vector<std::string>& reading = m_g.nodes[m_current].inputs;
+    const CpuModel cpu;
     std::string victim;
+    double victim_cost = 0;
     size_t victim_next = 0;
     for (const auto& [t, w] : m_t) {
         if (!w.kpu || !m_kpu.holds(t) || (!w.u8 && w.conv < 0) ||
@@ -128,8 +130,16 @@ bool Lowering::move_one_out() {
                 }
             }
         }
-        if (victim.empty() || next > victim_next) {
-            victim = t, victim_next = next;
+        // What moving it costs the CPU, per line it frees: the upload before its next KPU
+        // reader, and (kmodel v4, no copy in main memory yet) the read-back of the layer's
+        // output; v3's KPU writes it out by DMA, without the CPU.
+        const auto bytes = static_cast<double>(numel(w.shape));
+        const double upload = bytes * cpu.element_cycles(m_v4 ? "kpu_upload" : "K210_UPLOAD");
+        const double readback =
+            w.u8 || !m_v4 ? 0.0 : static_cast<double>(cpu.readback_cycles(numel(w.shape)));
+        const double cost = (upload + readback) / static_cast<double>(m_kpu.lines_of(t));
+        if (victim.empty() || cost < victim_cost || (cost == victim_cost && next > victim_next)) {
+            victim = t, victim_cost = cost, victim_next = next;
         }
     }
     if (victim.empty()) {

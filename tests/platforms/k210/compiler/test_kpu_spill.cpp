@@ -4,6 +4,7 @@
 // C = conv(B) 4 ch (4,800) needs lines while A (read again by D) and B (C's input) hold 28,800
 // and only 3,968 are free: A goes out; D = conv(A) 4 ch reads it uploaded; y = C + D.
 #include <cmath>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -59,6 +60,44 @@ TEST(K210Compiler, ALongLivedMapMovesToMainMemoryWhenKpuRamIsFull) {
     const double cosine = dot / std::sqrt(yy * rr);
     std::printf("moved-out map: cosine %.6f, KPU RAM peak %u lines\n", cosine, cm.kpu_lines);
     EXPECT_GT(cosine, 0.999);
+}
+
+// Two maps could go; the cheaper one does. v4, 8 channels each (9,600 lines): A = conv(x) is
+// also read by a CPU global pool, so its layer already writes it to main memory; F = conv(A) has
+// no copy there. B = conv(F) brings the held lines to 28,800; C = conv(B) needs 4,800 of the
+// 3,968 free (C, D and E are outputs of their own). Moving A costs its upload again (CpuModel
+// kpu_upload 26.171 per byte); moving F also its read-back (33.894 per byte) — so A goes, although
+// F's next reader (E) comes after A's (D), which is what the farthest-next-use rule alone would
+// pick.
+TEST(K210Compiler, TheCheaperMapMovesOut) {
+    Net n({1, 3, 240, 320});
+    n.conv("A", 3, 8, 3);
+    n.node("GlobalAveragePool", "g");
+    const std::string g = n.last;
+    n.last = "A_out";
+    n.conv("F", 8, 8, 3);
+    n.conv("B", 8, 8, 3);
+    n.conv("C", 8, 4, 3);
+    n.finish();
+    n.last = "A_out";
+    n.conv("D", 8, 1, 3);
+    n.finish();
+    n.last = "F_out";
+    n.conv("E", 8, 1, 3);
+    n.finish();
+    n.g.outputs.push_back({g, 1, {}});
+    k210::CompileOptions o;
+    o.calibration = n.samples(2);
+    o.model_name = "m.onnx";
+    o.kmodel_version = 4;
+    const k210::CompiledModel cm = k210::compile_k210(n.g, o);
+    std::map<std::string, bool> moved;
+    for (const k210::KpuPlacement& p : cm.kpu_placements) {
+        moved[p.tensor] = moved[p.tensor] || p.moved_out;
+    }
+    EXPECT_TRUE(moved["A_out"]) << k210::compile_report(cm);
+    EXPECT_FALSE(moved["F_out"]) << k210::compile_report(cm);
+    EXPECT_LE(cm.kpu_lines, 32768u);
 }
 
 }  // namespace
