@@ -136,7 +136,9 @@ bool Lowering::move_one_out() {
         const auto bytes = static_cast<double>(numel(w.shape));
         const double upload = bytes * cpu.element_cycles(m_v4 ? "kpu_upload" : "K210_UPLOAD");
         const double readback =
-            w.u8 || !m_v4 ? 0.0 : static_cast<double>(cpu.readback_cycles(numel(w.shape)));
+            w.u8 || !m_v4
+                ? 0.0
+                : static_cast<double>(cpu.readback_cycles(static_cast<uint64_t>(numel(w.shape))));
         const double cost = (upload + readback) / static_cast<double>(m_kpu.lines_of(t));
         if (victim.empty() || cost < victim_cost || (cost == victim_cost && next > victim_next)) {
             victim = t, victim_cost = cost, victim_next = next;
