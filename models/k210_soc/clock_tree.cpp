@@ -53,8 +53,8 @@ std::vector<uint64_t> SysctlClockRegs::offsets() {
 }
 
 const char* clock_name(Clock c) {
-    static const char* const kNames[] = {"cpu",    "apb0",   "apb1",   "apb2", "ai",
-                                         "timer0", "timer1", "timer2", "wdt0", "wdt1"};
+    static const char* const kNames[] = {"cpu",    "apb0",   "apb1", "apb2", "ai",  "timer0",
+                                         "timer1", "timer2", "wdt0", "wdt1", "spi0"};
     return kNames[static_cast<unsigned>(c)];
 }
 
@@ -98,6 +98,8 @@ Clocks clocks_of(const SysctlClockRegs& r) {
         set(static_cast<Clock>(static_cast<unsigned>(Clock::kWdt0) + w),
             kIn0Hz / ((bits(r.clk_th[6], 8 * w, 8) + 1) * 2.0));
     }
+    // SPI0: PLL0 / ((spi0 threshold + 1) x 2)
+    set(Clock::kSpi0, c.pll[0] / ((bits(r.clk_th[1], 0, 8) + 1) * 2.0));
     return c;
 }
 

@@ -53,10 +53,11 @@ enum class Clock : unsigned {
     kTimer2,
     kWdt0,
     kWdt1,
+    kSpi0,
     kCount
 };
 constexpr unsigned kClockCount = static_cast<unsigned>(Clock::kCount);
-const char* clock_name(Clock c);  // "cpu", "apb0", ..., "ai", "timer0", ..., "wdt1"
+const char* clock_name(Clock c);  // "cpu", "apb0", ..., "ai", "timer0", ..., "wdt1", "spi0"
 
 constexpr double kIn0Hz = 26'000'000;  // the board's oscillator (SYSCTRL_CLOCK_FREQ_IN0)
 

@@ -152,7 +152,23 @@ void OutputDir::write_text(const std::string& name, std::string_view text) {
 }
 
 void OutputDir::write_bytes(const std::string& name, const std::vector<uint8_t>& bytes) {
-    write_file_atomic(staged(name).string(), bytes);
+    const size_t slash = name.find('/');
+    if (slash == std::string::npos) {
+        write_file_atomic(staged(name).string(), bytes);
+        return;
+    }
+    // FOLDER/FILE: a file in a staged folder (plain names both, one level).
+    const std::string folder = name.substr(0, slash), file = name.substr(slash + 1);
+    NPU_ASSERT(file.find('/') == std::string::npos && !file.empty() && file[0] != '.',
+               "output file name '{}' must be FOLDER/FILE with plain names", name);
+    NPU_ASSERT(std::find(m_files.begin(), m_files.end(), folder) == m_files.end(),
+               "output folder '{}' is also a file of this run", folder);
+    const fs::path path = staged_folder(folder) / file;
+    if (fs::exists(path)) {
+        throw Error(fmt::format("{}: two outputs of this run are named {}: nothing written",
+                                m_dir.string(), name));
+    }
+    write_file_atomic(path.string(), bytes);
 }
 
 fs::path OutputDir::staged_folder(const std::string& name) {

@@ -36,6 +36,7 @@ public:
     // sim::Error (two outputs with one name: the second would replace the first unseen).
     std::filesystem::path staged(const std::string& name);
     void write_text(const std::string& name, std::string_view text);
+    // `name` may also be FOLDER/FILE (plain names): a file in staged_folder(FOLDER).
     void write_bytes(const std::string& name, const std::vector<uint8_t>& bytes);
     // A folder `name` (a plain name) staged as a whole: what is written into it appears as
     // DIR/name at commit (replacing an earlier run's), unless it stays empty.

@@ -12,6 +12,7 @@
 #include "platforms/k210/firmware/gdb_link.h"
 #include "sim/core/error.h"
 #include "sim/core/files.h"
+#include "sim/core/image.h"
 #include "sim/core/run_record.h"
 #include "sim/core/version.h"
 #include "sim/tlm/kernel.h"
@@ -205,6 +206,51 @@ nlohmann::ordered_json output_files(const FirmwareSoc& soc, const std::string& c
     return files;
 }
 
+// An LCD frame as a PNG: RGB565 widened to 8 bits per channel (v << 3 | v >> 2 for red and blue,
+// v << 2 | v >> 4 for green), as the panel's 16-bit colours are usually shown.
+std::vector<uint8_t> frame_png(const lcd::Frame& f) {
+    const size_t n = f.rgb565.size();
+    std::vector<uint8_t> planes(3 * n);
+    for (size_t i = 0; i < n; ++i) {
+        const uint16_t v = f.rgb565[i];
+        const auto r = static_cast<uint8_t>(v >> 11), g = static_cast<uint8_t>((v >> 5) & 0x3f),
+                   b = static_cast<uint8_t>(v & 0x1f);
+        planes[i] = static_cast<uint8_t>(r << 3 | r >> 2);
+        planes[n + i] = static_cast<uint8_t>(g << 2 | g >> 4);
+        planes[2 * n + i] = static_cast<uint8_t>(b << 3 | b >> 2);
+    }
+    return sim::encode_png(planes.data(), 3, f.height, f.width);
+}
+
+// The LCD's frames (each finished one, then the one on the screen at the end) as lcd/NNNN.png,
+// their times in lcd/frames.txt ("<index> <time us> <width>x<height> <on|off>": when the last
+// pixel of the frame was written, whether the display was on and awake).
+void add_lcd_frames(const FirmwareSoc& soc, platform::RunReport& rep,
+                    nlohmann::ordered_json& files) {
+    std::vector<FirmwareSoc::LcdShot> shots = soc.lcd_frames();
+    if (const auto last = soc.lcd_last()) {
+        shots.push_back(*last);
+    }
+    if (shots.empty()) {
+        return;
+    }
+    std::string list;
+    for (const FirmwareSoc::LcdShot& s : shots) {
+        rep.files.push_back({fmt::format("lcd/{:04d}.png", s.frame.index), frame_png(s.frame)});
+        list += fmt::format("{} {:.3f} {}x{} {}\n", s.frame.index, s.at.to_seconds() * 1e6,
+                            s.frame.width, s.frame.height, s.frame.displayed ? "on" : "off");
+    }
+    rep.files.push_back({"lcd/frames.txt", {list.begin(), list.end()}});
+    files["lcd"] = "lcd/";
+    rep.text += fmt::format(
+        "  LCD ({}): {} frames (lcd/0000.png .. lcd/{:04d}.png, times in "
+        "lcd/frames.txt)\n",
+        soc.lcd_frames().empty() ? "one" : "several", shots.size(), shots.back().frame.index);
+    for (const std::string& w : soc.lcd.warnings()) {
+        rep.text += "  warning: LCD " + w + "\n";
+    }
+}
+
 std::vector<sim::Quantity> totals_of(const FirmwareSoc& soc, uint64_t kpu_cycles, uint64_t end_ps) {
     const HartResult& h = soc.hart.result();
     const auto q = [](const char* name, uint64_t v, const char* unit) {
@@ -317,7 +363,8 @@ platform::RunReport run_firmware(const K210Config& cfg, const std::string& sourc
     const std::string why = failure(soc, request.firmware);
     rep.passed = why.empty();
     rep.text = run_text(soc, cfg, source, request.firmware, two_harts, kpu_cycles, end_ps, why);
-    const nlohmann::ordered_json files = output_files(soc, console, rep);
+    nlohmann::ordered_json files = output_files(soc, console, rep);
+    add_lcd_frames(soc, rep, files);
     rec.command = "run";
     rec.mode = "firmware";
     rec.platform = {"k210", cfg.platform.name, source, clock_parameters(soc.clocks())};

@@ -44,6 +44,8 @@ FirmwareSoc::FirmwareSoc(sc_core::sc_module_name name, const K210Config& cfg,
     , timer2("timer2", period(boot_clocks()[soc::Clock::kTimer2]), register_latency(cfg))
     , wdt0("wdt0", period(boot_clocks()[soc::Clock::kWdt0]), register_latency(cfg))
     , wdt1("wdt1", period(boot_clocks()[soc::Clock::kWdt1]), register_latency(cfg))
+    , spi0("spi0", boot_clocks()[soc::Clock::kSpi0], register_latency(cfg), lcd_sink())
+    , lcd({cfg.lcd.controller, 240, 320, cfg.lcd.bgr})
     , cpu1("cpu1", cfg.platform.bus)
     , hart("hart0", k210.cpu, plic, clint, trace, 0)
     , hart1("hart1", cpu1, plic, clint, trace, 1)
@@ -68,6 +70,7 @@ FirmwareSoc::FirmwareSoc(sc_core::sc_module_name name, const K210Config& cfg,
     connect_timers();
     connect_uarts();
     connect_watchdogs();
+    connect_lcd(cfg.lcd);
     connect_clocks();
     k210.stats().attach(plic.stats());
     k210.stats().attach(uarths.stats());
@@ -78,6 +81,7 @@ FirmwareSoc::FirmwareSoc(sc_core::sc_module_name name, const K210Config& cfg,
         h->wake_on((h == &hart ? hart1 : hart).busy_event());
         h->wake_on(k210.dmac.axi.written_event());
         h->wake_on(k210.kpu.layer_done_event());
+        h->wake_on(spi0.idle_event());
     }
 }
 
@@ -175,6 +179,10 @@ void FirmwareSoc::clocks_written(const sc_time& at) {
 // A stopped clock (0 Hz: its PLL off) would stop its blocks on the chip; they keep their last
 // clock here, with a warning, except the KPU's, checked when it runs.
 void FirmwareSoc::set_clock(soc::Clock c, double hz, const sc_time& at) {
+    if (hz <= 0 && c == soc::Clock::kSpi0) {
+        return;  // PLL0 off while the demos change it: SPI0 keeps its last clock, quietly (the
+                 // SDK sets the SPI rate after the PLL is back)
+    }
     if (hz <= 0 && c != soc::Clock::kAi) {
         warn(
             fmt::format("the {} clock stopped at {:.3f} us (SYSCTL); on the chip its blocks "
@@ -202,6 +210,7 @@ void FirmwareSoc::set_clock(soc::Clock c, double hz, const sc_time& at) {
     case soc::Clock::kTimer2: timer2.set_tick(at, period(hz)); break;
     case soc::Clock::kWdt0: wdt0.set_tick(at, period(hz)); break;
     case soc::Clock::kWdt1: wdt1.set_tick(at, period(hz)); break;
+    case soc::Clock::kSpi0: spi0.set_clock_hz(hz); break;
     default: break;  // APB1, APB2: no block npusim times runs on them
     }
 }
@@ -229,8 +238,7 @@ std::string FirmwareMap::unmodelled(uint64_t addr) {
         {"I2C2", 0x502A0000, 0x10000},      {"SHA256", 0x502C0000, 0x10000},
         {"OTP", 0x50420000, 0x10000},       {"DVP", 0x50430000, 0x10000},
         {"AES", 0x50450000, 0x10000},       {"RTC", 0x50460000, 0x10000},
-        {"SPI0", 0x52000000, 0x1000000},    {"SPI1", 0x53000000, 0x1000000},
-        {"SPI3", 0x54000000, 0x1000000}};
+        {"SPI1", 0x53000000, 0x1000000},    {"SPI3", 0x54000000, 0x1000000}};
     for (const Block& b : kBlocks) {
         if (addr >= b.base && addr - b.base < b.bytes) {
             return fmt::format(
@@ -370,6 +378,7 @@ void FirmwareSoc::map_hart(const K210Config& cfg) {
         {"timer2", FirmwareMap::kTimer0 + 2 * FirmwareMap::kTimerStride, 0x1000},
         {"wdt0", FirmwareMap::kWdt0, soc::DwWdt::kBytes},
         {"wdt1", FirmwareMap::kWdt1, soc::DwWdt::kBytes},
+        {"spi0", FirmwareMap::kSpi0, 0x1000},
     };
     hart.map(mem, dev);
     hart1.map(std::move(mem), std::move(dev));

@@ -6,12 +6,14 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 
 #include <systemc>
 
 #include "models/k210_soc/clint.h"
 #include "models/k210_soc/clock_tree.h"
+#include "models/k210_soc/dw_ssi.h"
 #include "models/k210_soc/dw_uart.h"
 #include "models/k210_soc/fpioa.h"
 #include "models/k210_soc/gpio.h"
@@ -19,6 +21,7 @@
 #include "models/k210_soc/timer.h"
 #include "models/k210_soc/uart.h"
 #include "models/k210_soc/wdt.h"
+#include "models/lcd_panel/dcs_panel.h"
 #include "platforms/k210/firmware/k210_hart.h"
 #include "platforms/k210/soc/k210_platform.h"
 
@@ -33,7 +36,9 @@ struct FirmwareMap {
     static constexpr uint64_t kWdt0 = 0x50400000, kWdt1 = 0x50410000;
     static constexpr unsigned kIrqKpu = 25, kIrqDmac0 = 27, kIrqTimer0A = 14, kIrqUart1 = 11;
     static constexpr unsigned kIrqGpio = 23, kIrqGpiohs0 = 34, kIrqWdt0 = 21;
+    static constexpr uint64_t kSpi0 = 0x52000000;
     static constexpr unsigned kDmaUart1Rx = 14;     // SYSCTL_DMA_SELECT_UART1_RX_REQ (sysctl.h)
+    static constexpr unsigned kDmaSsi0Tx = 1;       // SYSCTL_DMA_SELECT_SSI0_TX_REQ
     static constexpr unsigned kClintClockDiv = 50;  // CLINT_CLOCK_DIV: mtime = CPU clock / 50
     // The block of the chip at `addr` that npusim does not model (the SDK's platform.h: SPI0-3,
     // I2C0-2, I2S0-2, DVP, AES, SHA256, FFT, RTC, OTP, the ROM), as a clause for a bus
@@ -56,6 +61,8 @@ public:
     soc::DwGpio gpio;
     soc::DwTimer timer0, timer1, timer2;
     soc::DwWdt wdt0, wdt1;
+    soc::DwSsi spi0;
+    lcd::DcsPanel lcd;  // the board's LCD on SPI0 (K210Config::lcd)
     // Hart 1's data port (hart 0 uses k210.cpu): each core has its own timeline under temporal
     // decoupling, so one port's busy time must not make the other wait.
     sim::AxiPort cpu1;
@@ -85,6 +92,14 @@ public:
     const std::string& clock_log() const { return m_clock_log; }
     // A watchdog's reset of the chip ("" if none): the run ended there.
     const std::string& chip_reset() const { return m_chip_reset; }
+    // Every LCD frame finished, with when its last pixel was written (firmware_lcd.cpp), and the
+    // one being drawn at the end of the run.
+    struct LcdShot {
+        sc_core::sc_time at;
+        lcd::Frame frame;
+    };
+    const std::vector<LcdShot>& lcd_frames() const { return m_lcd_frames; }
+    std::optional<LcdShot> lcd_last() const;
 
 private:
     soc::DwApbUart& uart(unsigned n);  // UART n, 1-3
@@ -96,6 +111,9 @@ private:
     void connect_timers();
     void connect_uarts();
     void connect_watchdogs();
+    void connect_lcd(const LcdConfig& c);  // SPI0 and the panel (firmware_lcd.cpp)
+    void lcd_frame(uint32_t ser, unsigned bits, uint32_t value, const sc_core::sc_time& at);
+    soc::DwSsi::FrameSink lcd_sink();  // lcd_frame, for SPI0
     // SYSCTL's clocks: the blocks' clocks set from them at boot and after each write.
     void connect_clocks();
     void clocks_written(const sc_core::sc_time& at);
@@ -115,6 +133,10 @@ private:
         std::string text;
     };
     std::vector<PwmLine> m_pwm;
+    LcdConfig m_lcd_cfg;
+    std::vector<LcdShot> m_lcd_frames;
+    sc_core::sc_time m_lcd_written;  // the last pixel data
+    bool m_lcd_used = false;
 };
 
 }  // namespace npu::k210

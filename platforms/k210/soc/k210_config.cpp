@@ -119,6 +119,13 @@ K210Config read_k210_config(const sim::ConfigNode& p) {
             c.dmac.bus = sim::read_bus_config(*bus, c.dmac.bus);
         }
     }
+    if (auto l = p.optional_child("lcd")) {
+        c.lcd.controller = l->get_enum<std::string>("controller", c.lcd.controller,
+                                                    {{"nt35310", "nt35310"}, {"st7789", "st7789"}});
+        c.lcd.cs = l->get<unsigned>("cs", c.lcd.cs, 0u, 3u);
+        c.lcd.dcx_pad = l->get<unsigned>("dcx_pad", c.lcd.dcx_pad, 0u, 47u);
+        c.lcd.bgr = l->get<bool>("bgr", c.lcd.bgr);
+    }
     if (auto cpu = p.optional_child("cpu")) {
         read_cpu_model(*cpu, c.cpu);
         if (auto cpi = cpu->optional_child("cpi")) {

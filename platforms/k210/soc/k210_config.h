@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include "models/k210_dma/dmac.h"
 #include "models/k210_kpu/kpu_config.h"
@@ -11,6 +12,16 @@
 #include "platforms/k210/kmodel/cpu_model.h"
 
 namespace npu::k210 {
+
+// The board's LCD on SPI0 (firmware runs; docs/k210_lcd.md): its controller, the slave select it
+// answers, the pad whose level is its D/C line (a GPIOHS output the FPIOA routes there), its
+// colour order. The defaults are the KD233's (the SDK demos' board_config.h default).
+struct LcdConfig {
+    std::string controller = "nt35310";  // or st7789
+    unsigned cs = 3;                     // SPI_CHIP_SELECT_3
+    unsigned dcx_pad = 8;                // IO 8 on the KD233, IO 38 on the Maix boards
+    bool bgr = true;                     // the KD233's panel; Maix's ST7789: false
+};
 
 struct K210Config {
     platform::PlatformConfig platform;  // name, quantum, CPU bus, memories (the 6 MiB SRAM)
@@ -34,6 +45,7 @@ struct K210Config {
     // boards' 34.24 (nncase#95's read-back) and 26.52 (nncase#97's upload) cycles per byte
     // (docs/firmware.md "Time").
     double uncached_load_cycles = 23.24, uncached_store_cycles = 15.52;
+    LcdConfig lcd;
 };
 
 // Reads a `platform:` map of kind k210; problems are recorded in the document (call finish()).

@@ -2,7 +2,7 @@
    illegal (an instruction that does not exist), fault (a load where nothing is mapped), loop (never
    ends), sleep (waits for an interrupt nothing raises), kpu (a layer whose arguments the KPU
    refuses: its error path, then a clean exit), exit3 (exits with 3), refused (a store the PLIC
-   answers with a bus error: no register at that offset), spi0 (a load from SPI0, a block npusim
+   answers with a bus error: no register at that offset), spi1 (a load from SPI1, a block npusim
    does not model). */
 #include <stdint.h>
 #include <stdio.h>
@@ -17,8 +17,8 @@ int main(int argc, char **argv) {
         __asm__ volatile(".word 0xffffffff");
     } else if (strcmp(what, "fault") == 0) {
         return (int)mmio_read32(0x60000000u);
-    } else if (strcmp(what, "spi0") == 0) {
-        return (int)mmio_read32(0x52000008u); /* SPI0's ssienr */
+    } else if (strcmp(what, "spi1") == 0) {
+        return (int)mmio_read32(0x53000008u); /* SPI1's ssienr */
     } else if (strcmp(what, "loop") == 0) {
         for (volatile int i = 0;; ++i) {
         }

@@ -99,8 +99,8 @@ TEST_F(Firmware, FaultsEndTheRunWithTheCausePcAndSymbol) {
          {Case{"illegal", "illegal instruction 0xffffffff (mcause 2) at pc 0x"},
           Case{"fault", "bus fault: an access to 0x60000000, where no memory or device answers"},
           // A block of the chip npusim does not model: named as the SDK's platform.h names it.
-          Case{"spi0",
-               "bus fault: an access to 0x52000008, in SPI0 (SPI0_BASE_ADDR 0x52000000), "
+          Case{"spi1",
+               "bus fault: an access to 0x53000008, in SPI1 (SPI1_BASE_ADDR 0x53000000), "
                "a block of the K210 npusim does not model yet"},
           // A device that answers with an error: named, with the access and the storing pc.
           Case{"refused", "bus error: the plic answered a 4-byte write at 0xc003000 with an error"},
