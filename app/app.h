@@ -90,6 +90,12 @@ struct InferOptions {
     bool dump_all = false;            // also every node output
 };
 
+// The preprocessing fields given on a command line (empty / < 0: not given) as a request's
+// Preprocessing and the names of the fields given (compile and regress).
+void given_preprocessing(const std::vector<double>& mean, const std::vector<double>& std,
+                         double scale, const std::string& channel_order, const std::string& layout,
+                         platform::Preprocessing& pre, std::vector<std::string>& given);
+
 struct CompileOptions {
     std::string target = "k210";
     std::string onnx;                     // float model

@@ -20,19 +20,11 @@ int cmd_compile(const CompileOptions& opts) {
     const std::unique_ptr<platform::Platform> p = load_platform("", {}, opts.target + ".yaml");
     platform::CompileRequest req{opts.onnx, opts.calibrate, opts.output, opts.kmodel_version, {},
                                  {}};
-    const auto give = [&](bool given, const char* field) {
-        if (given) {
-            req.pre_given.emplace_back(field);
-        }
-    };
-    give(!opts.mean.empty(), "mean");
-    give(!opts.std.empty(), "std");
-    give(opts.scale >= 0, "scale");
-    give(!opts.channel_order.empty(), "channel_order");
-    req.pre.mean = opts.mean;
-    req.pre.std = opts.std;
-    req.pre.scale = opts.scale >= 0 ? opts.scale : 1.0;
+    given_preprocessing(opts.mean, opts.std, opts.scale, opts.channel_order, "", req.pre,
+                        req.pre_given);
+    req.pre.scale = opts.scale >= 0 ? opts.scale : 1.0;  // defaults for what is not given
     req.pre.channel_order = opts.channel_order.empty() ? "rgb" : opts.channel_order;
+    req.pre.layout = "nchw";
     const platform::CompileReport r = p->compile(req);
     for (const auto& [path, bytes] : r.files) {
         sim::write_file_atomic(path, bytes);

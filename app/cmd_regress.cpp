@@ -10,6 +10,26 @@
 
 namespace npu::app {
 
+void given_preprocessing(const std::vector<double>& mean, const std::vector<double>& std,
+                         double scale, const std::string& channel_order, const std::string& layout,
+                         platform::Preprocessing& pre, std::vector<std::string>& given) {
+    const auto give = [&](bool is_given, const char* field) {
+        if (is_given) {
+            given.emplace_back(field);
+        }
+    };
+    give(!mean.empty(), "mean");
+    give(!std.empty(), "std");
+    give(scale >= 0, "scale");
+    give(!channel_order.empty(), "channel_order");
+    give(!layout.empty(), "layout");
+    pre.mean = mean;
+    pre.std = std;
+    pre.scale = scale;
+    pre.channel_order = channel_order;
+    pre.layout = layout;
+}
+
 int cmd_regress(const RegressOptions& opts) {
     const std::unique_ptr<platform::Platform> p =
         load_platform(opts.platform, opts.set, default_platform(opts.platform_options));
@@ -27,21 +47,8 @@ int cmd_regress(const RegressOptions& opts) {
     req.min_top1 = opts.min_top1;
     req.timed = opts.timed;
     req.preprocess = opts.preprocess;
-    const auto give = [&](bool given, const char* field) {
-        if (given) {
-            req.pre_given.emplace_back(field);
-        }
-    };
-    give(!opts.mean.empty(), "mean");
-    give(!opts.std.empty(), "std");
-    give(opts.scale >= 0, "scale");
-    give(!opts.channel_order.empty(), "channel_order");
-    give(!opts.layout.empty(), "layout");
-    req.pre.mean = opts.mean;
-    req.pre.std = opts.std;
-    req.pre.scale = opts.scale;
-    req.pre.channel_order = opts.channel_order;
-    req.pre.layout = opts.layout;
+    given_preprocessing(opts.mean, opts.std, opts.scale, opts.channel_order, opts.layout, req.pre,
+                        req.pre_given);
     const platform::RunReport report = p->regress(req);
     std::unique_ptr<sim::OutputDir> out;
     if (!opts.out.empty()) {

@@ -168,6 +168,12 @@ Outputs constant_of_shape(const Ctx& c);
 Outputs range(const Ctx& c);
 Outputs depth_space(const Ctx& c, bool to_space);
 Outputs gather_elements(const Ctx& c);
+// The mean of v[0..n) and 1 / sqrt(variance + eps), summed in double (InstanceNormalization,
+// LayerNormalization).
+struct Moments {
+    double mean = 0, inv_std = 0;
+};
+Moments moments(const float* v, size_t n, double eps);
 // TopK, NonZero, NonMaxSuppression, LayerNormalization (ops_select.cpp).
 Outputs top_k(const Ctx& c, int64_t opset);
 Outputs non_zero(const Ctx& c);

@@ -408,6 +408,19 @@ Outputs batch_norm(const Ctx& c) {
 
 // Per (n, c): y = scale[c] · (x − mean) / sqrt(var + epsilon) + B[c] over the spatial elements
 // (mean and the biased variance in double).
+Moments moments(const float* v, size_t n, double eps) {
+    double sum = 0, sq = 0;
+    for (size_t k = 0; k < n; ++k) {
+        sum += static_cast<double>(v[k]);
+    }
+    const double mean = sum / static_cast<double>(n);
+    for (size_t k = 0; k < n; ++k) {
+        const double d = static_cast<double>(v[k]) - mean;
+        sq += d * d;
+    }
+    return {mean, 1.0 / std::sqrt(sq / static_cast<double>(n) + eps)};
+}
+
 Outputs instance_norm(const Ctx& c) {
     const Value& x = c.x(0);
     need_rank(c.n, x, 3, 8, "the input");
@@ -422,16 +435,7 @@ Outputs instance_norm(const Ctx& c) {
     const size_t plane = planes == 0 ? 0 : y.f.size() / planes;
     for (size_t p = 0; plane != 0 && p < planes; ++p) {
         float* v = y.f.data() + p * plane;
-        double sum = 0, sq = 0;
-        for (size_t k = 0; k < plane; ++k) {
-            sum += static_cast<double>(v[k]);
-        }
-        const double mean = sum / static_cast<double>(plane);
-        for (size_t k = 0; k < plane; ++k) {
-            const double d = static_cast<double>(v[k]) - mean;
-            sq += d * d;
-        }
-        const double inv = 1.0 / std::sqrt(sq / static_cast<double>(plane) + eps);
+        const auto [mean, inv] = moments(v, plane, eps);
         const size_t cc = p % static_cast<size_t>(ch);
         for (size_t k = 0; k < plane; ++k) {
             v[k] = static_cast<float>((static_cast<double>(v[k]) - mean) * inv *

@@ -217,16 +217,7 @@ Outputs layer_norm(const Ctx& c) {
     Value inv_v = Value::floats(stat, std::vector<float>(outer));
     for (size_t o = 0; o < outer; ++o) {
         const float* v = xf.data() + o * inner;
-        double sum = 0, sq = 0;
-        for (size_t k = 0; k < inner; ++k) {
-            sum += static_cast<double>(v[k]);
-        }
-        const double mean = sum / static_cast<double>(inner);
-        for (size_t k = 0; k < inner; ++k) {
-            const double d = static_cast<double>(v[k]) - mean;
-            sq += d * d;
-        }
-        const double inv = 1.0 / std::sqrt(sq / static_cast<double>(inner) + eps);
+        const auto [mean, inv] = moments(v, inner, eps);
         for (size_t k = 0; k < inner; ++k) {
             const double bias = b.empty() ? 0.0 : static_cast<double>(b[b_at[k]]);
             y.f[o * inner + k] = static_cast<float>(

@@ -23,16 +23,24 @@ using npu::test::Result;
 using npu::test::slurp;
 namespace fs = std::filesystem;
 
+// ../shared/k210's two photos into `to`; false when they are absent.
+bool copy_photos(const fs::path& to) {
+    const fs::path shared = NPUSIM_SHARED_DIR "/k210";
+    if (!fs::exists(shared / "astronaut.png") || !fs::exists(shared / "coco_436551.jpg")) {
+        return false;
+    }
+    fs::create_directories(to);
+    fs::copy_file(shared / "astronaut.png", to / "astronaut.png");
+    fs::copy_file(shared / "coco_436551.jpg", to / "coco_436551.jpg");
+    return true;
+}
+
 const std::string kDetector = NPUSIM_SOURCE_DIR "/tests/bench/data/detector_bn.onnx";
 
 TEST_F(Cli, AnExportedDetectorWithUnfusedBatchNormFitsAndRegressesOnPhotos) {
-    const fs::path shared = NPUSIM_SHARED_DIR "/k210";
-    if (!fs::exists(shared / "astronaut.png") || !fs::exists(shared / "coco_436551.jpg")) {
+    if (!copy_photos(dir / "photos")) {
         GTEST_SKIP() << "needs ../shared/k210's photos";
     }
-    fs::create_directories(dir / "photos");
-    fs::copy_file(shared / "astronaut.png", dir / "photos" / "astronaut.png");
-    fs::copy_file(shared / "coco_436551.jpg", dir / "photos" / "coco_436551.jpg");
     const std::string km = (dir / "det.kmodel").string();
     const Result c = run("compile --target k210 " + kDetector + " --calibrate " +
                          (dir / "photos").string() + " -o " + km);
@@ -97,13 +105,9 @@ TEST_F(Cli, AnExportedDetectorWithUnfusedBatchNormFitsAndRegressesOnPhotos) {
 // compiled with UltraFace's own preprocessing ((pixel − 127) / 128: --mean 127 --std 128), which
 // its report records and regress applies: its kmodel then takes the pixels as they are.
 TEST_F(Cli, UltraFaceShapedDetectorsWithTheirPostProcessingCompileAndRegress) {
-    const fs::path shared = NPUSIM_SHARED_DIR "/k210";
-    if (!fs::exists(shared / "astronaut.png") || !fs::exists(shared / "coco_436551.jpg")) {
+    if (!copy_photos(dir / "photos")) {
         GTEST_SKIP() << "needs ../shared/k210's photos";
     }
-    fs::create_directories(dir / "photos");
-    fs::copy_file(shared / "astronaut.png", dir / "photos" / "astronaut.png");
-    fs::copy_file(shared / "coco_436551.jpg", dir / "photos" / "coco_436551.jpg");
     for (const std::string name : {"slim", "rfb"}) {
         const std::string onnx =
             NPUSIM_SOURCE_DIR "/tests/platforms/k210/compiler/data/ultraface_" + name + "_320.onnx";

@@ -12,6 +12,7 @@
 #include "platforms/k210/compiler/compiler.h"
 #include "platforms/k210/kmodel/functional.h"
 #include "platforms/k210/kmodel/kmodel.h"
+#include "sim/core/error.h"
 #include "sim/onnx/evaluator.h"
 #include "tests/platforms/k210/compiler/net.h"
 
@@ -61,6 +62,20 @@ inline Agreement compile_and_compare(Net& net, int version = 0) {
     a.cosine = dot / std::sqrt(ss * rr);
     a.out_range = hi - lo;
     return a;
+}
+
+// The error compiling `n` gives (calibrated on `samples` samples), or "no error".
+inline std::string compile_error(Net& n, size_t samples = 2, int version = 0) {
+    k210::CompileOptions o;
+    o.calibration = n.samples(samples);
+    o.model_name = "m.onnx";
+    o.kmodel_version = version;
+    try {
+        k210::compile_k210(n.g, o);
+    } catch (const sim::Error& e) {
+        return e.what();
+    }
+    return "no error";
 }
 
 }  // namespace npu::test

@@ -427,19 +427,6 @@ TEST(K210Compiler, TheV3NetworksAsKmodelV4AgreeToo) {
     }
 }
 
-std::string compile_error(Net& n, size_t samples = 2, int version = 0) {
-    k210::CompileOptions o;
-    o.calibration = n.samples(samples);
-    o.model_name = "m.onnx";
-    o.kmodel_version = version;
-    try {
-        k210::compile_k210(n.g, o);
-    } catch (const sim::Error& e) {
-        return e.what();
-    }
-    return "no error";
-}
-
 TEST(K210Compiler, BadInputsAreOneExactError) {
     {
         Net n({1, 3, 16, 16});

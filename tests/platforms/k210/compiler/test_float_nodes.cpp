@@ -178,18 +178,6 @@ TEST(K210FloatNodes, CpuLayerEstimatesAreWhatTheRunCharges) {
     }
 }
 
-std::string compile_error(Net& n) {
-    k210::CompileOptions o;
-    o.calibration = n.samples(2);
-    o.model_name = "m.onnx";
-    try {
-        k210::compile_k210(n.g, o);
-    } catch (const sim::Error& e) {
-        return e.what();
-    }
-    return "";
-}
-
 // What nncase's kernels compute differently is refused with one message naming the node.
 TEST(K210FloatNodes, WhatTheKernelsComputeDifferentlyIsRefused) {
     {
