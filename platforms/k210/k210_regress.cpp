@@ -117,15 +117,7 @@ Inputs read_inputs(const platform::RegressRequest& req) {
     // command line overriding: samples are then raw (image pixels 0..255).
     std::optional<platform::Preprocessing> pre = regress::preprocessing_of(report, report_path);
     if (!req.pre_given.empty()) {
-        platform::Preprocessing p = pre.value_or(platform::Preprocessing{});
-        const auto given = [&](const char* f) {
-            return std::find(req.pre_given.begin(), req.pre_given.end(), f) != req.pre_given.end();
-        };
-        p.mean = given("mean") ? req.pre.mean : p.mean;
-        p.std = given("std") ? req.pre.std : p.std;
-        p.scale = given("scale") ? req.pre.scale : p.scale;
-        p.channel_order = given("channel_order") ? req.pre.channel_order : p.channel_order;
-        pre = p;
+        pre = regress::with_given(pre.value_or(platform::Preprocessing{}), req);
     }
     in.samples = onnx::read_samples(req.inputs, in.cm.input_shape, pre ? 1.0 : 1.0 / 255);
     if (pre) {

@@ -39,10 +39,6 @@ struct Setup {
     std::vector<Match> matches;
 };
 
-bool given(const platform::RegressRequest& r, const char* field) {
-    return std::find(r.pre_given.begin(), r.pre_given.end(), field) != r.pre_given.end();
-}
-
 std::vector<double> doubles(const sim::ConfigNode& n, std::string_view key) {
     std::vector<double> v;
     for (const sim::ConfigNode& e : n.optional_items(key)) {
@@ -76,12 +72,7 @@ Setup read_setup(const platform::RegressRequest& req) {
         }
         doc.finish();
     }
-    const platform::Preprocessing& c = req.pre;
-    s.pre.mean = given(req, "mean") ? c.mean : s.pre.mean;
-    s.pre.std = given(req, "std") ? c.std : s.pre.std;
-    s.pre.scale = given(req, "scale") ? c.scale : s.pre.scale;
-    s.pre.channel_order = given(req, "channel_order") ? c.channel_order : s.pre.channel_order;
-    s.pre.layout = given(req, "layout") ? c.layout : s.pre.layout;
+    s.pre = regress::with_given(s.pre, req);
     return s;
 }
 

@@ -1,5 +1,6 @@
 #include "platforms/k210/regress_common.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -131,6 +132,20 @@ onnx::Value onnx_input(const onnx::Value& raw, const platform::Preprocessing& p,
         }
     }
     return x;
+}
+
+platform::Preprocessing with_given(platform::Preprocessing base,
+                                   const platform::RegressRequest& req) {
+    const auto given = [&](const char* field) {
+        return std::find(req.pre_given.begin(), req.pre_given.end(), field) != req.pre_given.end();
+    };
+    const platform::Preprocessing& c = req.pre;
+    base.mean = given("mean") ? c.mean : base.mean;
+    base.std = given("std") ? c.std : base.std;
+    base.scale = given("scale") ? c.scale : base.scale;
+    base.channel_order = given("channel_order") ? c.channel_order : base.channel_order;
+    base.layout = given("layout") ? c.layout : base.layout;
+    return base;
 }
 
 std::string preprocessing_formula(const platform::Preprocessing& p) {

@@ -54,6 +54,10 @@ void add_timed(const TimedRun& t, sim::RunRecord& v, std::string& text);
 onnx::Value onnx_input(const onnx::Value& raw, const platform::Preprocessing& p,
                        const onnx::ValueInfo& info);
 
+// `base` with the fields the request's command line gave (`pre_given`) taken from it instead.
+platform::Preprocessing with_given(platform::Preprocessing base,
+                                   const platform::RegressRequest& req);
+
 // "x = (raw · 0.0078125 − (127)) / (128), nchw": the preprocessing as the reports print it.
 std::string preprocessing_formula(const platform::Preprocessing& p);
 // The preprocessing `npusim compile --mean/--std/--scale/--channel-order` records in its report

@@ -53,11 +53,9 @@ Outputs top_k(const Ctx& c, int64_t opset) {
         inner *= static_cast<size_t>(x.shape[a]);
     }
     const size_t outer = len == 0 ? 0 : xf.size() / (len * inner);
-    Value values = Value::floats(out, std::vector<float>(n));
-    values.kind = x.kind, values.onnx_type = x.onnx_type;
-    if (x.is_int()) {
-        values.i.assign(n, 0), values.f.clear();
-    }
+    Value values;
+    values.kind = x.kind, values.onnx_type = x.onnx_type, values.shape = out;
+    x.is_int() ? values.i.resize(n) : values.f.resize(n);
     Value indices = Value::ints(out, std::vector<int64_t>(n));
     std::vector<size_t> order(len);
     for (size_t o = 0; o < outer; ++o) {

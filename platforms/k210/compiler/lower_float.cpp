@@ -145,13 +145,11 @@ void Lowering::lower_binary(size_t index) {
     const onnx::Node& n = m_g.nodes[index];
     const bool plain_add = n.op_type == "Add" && n.inputs.size() == 2 && !has_init(n, 0) &&
                            !has_init(n, 1) && tensor(n, 0).shape == tensor(n, 1).shape;
-    if (plain_add || !m_v4) {
-        if (n.op_type != "Add" || !plain_add) {
-            needs_v4(n.describe() + ": kmodel v3's CPU layers add two tensors of one shape only");
-        }
+    if (plain_add) {
         add(n);
         return;
     }
+    needs_v4(n.describe() + ": kmodel v3's CPU layers add two tensors of one shape only");
     if (n.inputs.size() != 2) {
         fail(n, fmt::format("{} inputs (nncase's binary takes two)", n.inputs.size()));
     }

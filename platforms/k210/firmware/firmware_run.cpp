@@ -242,10 +242,9 @@ void add_lcd_frames(const FirmwareSoc& soc, platform::RunReport& rep,
     }
     rep.files.push_back({"lcd/frames.txt", {list.begin(), list.end()}});
     files["lcd"] = "lcd/";
-    rep.text += fmt::format(
-        "  LCD ({}): {} frames (lcd/0000.png .. lcd/{:04d}.png, times in "
-        "lcd/frames.txt)\n",
-        soc.lcd_frames().empty() ? "one" : "several", shots.size(), shots.back().frame.index);
+    rep.text +=
+        fmt::format("  LCD: {} frames (lcd/0000.png .. lcd/{:04d}.png, times in lcd/frames.txt)\n",
+                    shots.size(), shots.back().frame.index);
     for (const std::string& w : soc.lcd.warnings()) {
         rep.text += "  warning: LCD " + w + "\n";
     }
