@@ -82,11 +82,11 @@ void DwSsi::add_registers() {
     regs.add({"BAUDR", 0x14, 4, 0, Access::RW, 0xfffe, true}).on_write([this](uint64_t v) {
         m_baudr = v & 0xfffe;  // SCKDV: even, 0 stops the clock
     });
-    regs.add({"TXFLR", 0x20, 4, 0, Access::RO, 0, true}).on_read([this](uint64_t) {
+    regs.add({"TXFLR", 0x20, 4, 0, Access::RO, 0, true}).on_read_pure([this](uint64_t) {
         return uint64_t{level(now())};
     });
     regs.add({"RXFLR", 0x24, 4, 0, Access::RO, 0, true});
-    regs.add({"SR", 0x28, 4, kSrTfnf | kSrTfe, Access::RO, 0, true}).on_read([this](uint64_t) {
+    regs.add({"SR", 0x28, 4, kSrTfnf | kSrTfe, Access::RO, 0, true}).on_read_pure([this](uint64_t) {
         return status(now());
     });
     for (const uint64_t off :

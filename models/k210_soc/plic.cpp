@@ -65,13 +65,19 @@ bool Plic::pending(unsigned id) const {
     return m_lines[id] != nullptr && m_lines[id]->level() && !m_in_service[id];
 }
 
+// The enabled sources in increasing id (ties go to the lowest), by the set bits of the enable
+// words (asked before every quantum of each hart: most sources are not enabled).
 unsigned Plic::best(unsigned ctx) const {
     unsigned id = 0;
     uint64_t top = m_threshold[ctx]->value();
-    for (unsigned s = 1; s < kSources; ++s) {
-        const bool enabled = (m_enable[ctx][s / 32]->value() >> (s % 32)) & 1;
-        if (enabled && pending(s) && m_priority[s]->value() > top) {
-            id = s, top = m_priority[s]->value();
+    for (unsigned w = 0; 32 * w < kSources; ++w) {
+        uint64_t bits = m_enable[ctx][w]->value() & (w == 0 ? ~uint64_t{1} : ~uint64_t{0});
+        while (bits != 0) {
+            const unsigned s = 32 * w + static_cast<unsigned>(__builtin_ctzll(bits));
+            bits &= bits - 1;
+            if (s < kSources && pending(s) && m_priority[s]->value() > top) {
+                id = s, top = m_priority[s]->value();
+            }
         }
     }
     return id;

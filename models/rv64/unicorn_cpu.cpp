@@ -13,6 +13,7 @@
 //   state's mip word, found once by what a software-writable bit changes in a saved context.
 //   QEMU is not told (no interrupt request), so trap entry stays the adapter's.
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <set>
 #include <unordered_map>
@@ -137,6 +138,7 @@ public:
     void set_cycle_model(const CycleModel& m) override {
         m_model = m;
         m_blocks.clear();
+        m_recent.fill({});
     }
 
     // Once a debugger has stepped, runs count instructions the way a step does (Unicorn flushes
@@ -261,12 +263,19 @@ private:
         }
         return c;
     }
+    // Each block's cost, computed once; a small direct-mapped cache in front of the map (a loop's
+    // blocks hit it, every block of a run pays this).
     const Cost& block_cost(uint64_t addr, uint32_t size) {
         const uint64_t key = addr ^ (uint64_t{size} << 48);
+        RecentBlock& slot = m_recent[(addr >> 1) % m_recent.size()];
+        if (slot.cost != nullptr && slot.key == key) {
+            return *slot.cost;
+        }
         auto it = m_blocks.find(key);
         if (it == m_blocks.end()) {
             it = m_blocks.emplace(key, cost_between(addr, addr + size)).first;
         }
+        slot = {key, &it->second};  // unordered_map nodes stay put
         return it->second;
     }
 
@@ -453,6 +462,11 @@ private:
     std::vector<std::unique_ptr<MappedDevice>> m_devices;
     std::vector<std::unique_ptr<Watch>> m_watches;
     std::unordered_map<uint64_t, Cost> m_blocks;  // translated blocks' costs, by start and size
+    struct RecentBlock {
+        uint64_t key = 0;
+        const Cost* cost = nullptr;
+    };
+    std::array<RecentBlock, 64> m_recent{};  // block_cost's cache
     CycleModel m_model;
     uint64_t m_budget = 0;
     Cost m_done;

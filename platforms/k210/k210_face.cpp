@@ -356,7 +356,12 @@ platform::PlatformKind k210_platform_kind() {
         {"pin-input",
          "With --firmware: levels applied to the chip's pads from outside over time, a text file "
          "of '<time> io<N> <0|1|z>' lines (e.g. '5ms io26 0': a key pressed)",
-         true, "firmware"}};
+         true, "firmware"},
+        {"camera",
+         "With --firmware: the scene in front of the board's camera: an image, a folder of images "
+         "(the next one for each frame the DVP captures) or a video file; the sensor is the "
+         "platform's camera.sensor (default: the built-in test scene)",
+         false, "firmware"}};
     return k;
 }
 

@@ -51,6 +51,7 @@ BankResult Register::bus_read(uint64_t& data) {
     data = m_value;
     if (m_on_read) {
         data = m_on_read(m_value) & size_mask();
+        s_effectful_reads += m_pure_read ? 0 : 1;
     }
     return BankResult::OK;
 }

@@ -117,6 +117,9 @@ public:
     // What a debugger sees: the pure read hook's value, else the stored value (a read with an
     // effect, such as a claim or a FIFO pop, is not made).
     uint64_t peek() const { return m_pure_read ? m_on_read(m_value) & size_mask() : m_value; }
+    // Bus reads so far, of any register, whose read hook has an effect (not on_read_pure): a CPU
+    // polling a device skips turns of its loop only when its reads have none (the firmware hart).
+    static uint64_t effectful_reads() { return s_effectful_reads; }
     void on_write(WriteHook hook) { m_on_write = std::move(hook); }
 
     // Bus-side access, with access rights, write mask, W1C and hooks applied. `data` is the
@@ -134,6 +137,7 @@ private:
     ReadHook m_on_read;
     WriteHook m_on_write;
     bool m_pure_read = false;
+    inline static uint64_t s_effectful_reads = 0;  // one simulation at a time per process
 };
 
 // Decodes offsets to registers. Registers are owned by the model (members); the bank keeps

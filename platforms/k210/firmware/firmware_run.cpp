@@ -250,6 +250,36 @@ void add_lcd_frames(const FirmwareSoc& soc, platform::RunReport& rep,
     }
 }
 
+// The camera: what was in front of it, the sensor's frame time, the frames the DVP captured, and
+// camera/frames.txt ("<index> <VSYNC us> <end us> <captured|skipped> <scene frame>").
+void add_camera_frames(const FirmwareSoc& soc, platform::RunReport& rep,
+                       nlohmann::ordered_json& files) {
+    const std::vector<dvp::Dvp::FrameRecord>& frames = soc.dvp.frames();
+    size_t captured = 0;
+    std::string list;
+    for (size_t i = 0; i < frames.size(); ++i) {
+        const dvp::Dvp::FrameRecord& f = frames[i];
+        captured += f.captured ? 1 : 0;
+        list += fmt::format("{} {:.3f} {:.3f} {} {}\n", i, f.start.to_seconds() * 1e6,
+                            f.end.to_seconds() * 1e6, f.captured ? "captured" : "skipped", f.scene);
+    }
+    if (!frames.empty()) {
+        rep.files.push_back({"camera/frames.txt", {list.begin(), list.end()}});
+        files["camera"] = "camera/frames.txt";
+        rep.text += fmt::format(
+            "  camera: {} in front of the {}; {} frames, {} captured by the DVP "
+            "(camera/frames.txt)\n    {}\n",
+            soc.camera().scene().describe(), soc.camera().name(), frames.size(), captured,
+            soc.dvp.timing());
+    }
+    for (const std::string& w : soc.dvp.warnings()) {
+        rep.text += "  warning: DVP " + w + "\n";
+    }
+    for (const std::string& w : soc.camera().sensor().warnings()) {
+        rep.text += "  warning: camera " + w + "\n";
+    }
+}
+
 std::vector<sim::Quantity> totals_of(const FirmwareSoc& soc, uint64_t kpu_cycles, uint64_t end_ps) {
     const HartResult& h = soc.hart.result();
     const auto q = [](const char* name, uint64_t v, const char* unit) {
@@ -350,6 +380,9 @@ platform::RunReport run_firmware(const K210Config& cfg, const std::string& sourc
     if (const std::string path = request.option("pin-input"); !path.empty()) {
         soc.set_pin_input(pin_input(path));
     }
+    if (const std::string path = request.option("camera"); !path.empty()) {
+        soc.set_scene(std::make_unique<camera::FrameSource>(path));
+    }
     const bool two_harts = load_harts(soc, cfg, elf, request, base);
     const uint64_t end_ps = session.run();
     soc.check_pads();
@@ -364,6 +397,7 @@ platform::RunReport run_firmware(const K210Config& cfg, const std::string& sourc
     rep.text = run_text(soc, cfg, source, request.firmware, two_harts, kpu_cycles, end_ps, why);
     nlohmann::ordered_json files = output_files(soc, console, rep);
     add_lcd_frames(soc, rep, files);
+    add_camera_frames(soc, rep, files);
     rec.command = "run";
     rec.mode = "firmware";
     rec.platform = {"k210", cfg.platform.name, source, clock_parameters(soc.clocks())};

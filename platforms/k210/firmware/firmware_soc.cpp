@@ -46,6 +46,7 @@ FirmwareSoc::FirmwareSoc(sc_core::sc_module_name name, const K210Config& cfg,
     , wdt1("wdt1", period(boot_clocks()[soc::Clock::kWdt1]), register_latency(cfg))
     , spi0("spi0", boot_clocks()[soc::Clock::kSpi0], register_latency(cfg), lcd_sink())
     , lcd({cfg.lcd.controller, 240, 320, cfg.lcd.bgr})
+    , dvp("dvp", cfg.platform.bus, boot_clocks()[soc::Clock::kApb1], register_latency(cfg))
     , cpu1("cpu1", cfg.platform.bus)
     , hart("hart0", k210.cpu, plic, clint, trace, 0)
     , hart1("hart1", cpu1, plic, clint, trace, 1)
@@ -71,17 +72,24 @@ FirmwareSoc::FirmwareSoc(sc_core::sc_module_name name, const K210Config& cfg,
     connect_uarts();
     connect_watchdogs();
     connect_lcd(cfg.lcd);
+    connect_camera(cfg.camera);
     connect_clocks();
     k210.stats().attach(plic.stats());
     k210.stats().attach(uarths.stats());
     map_hart(cfg);
-    // Busy-wait loops: what can end a hart's wait besides its interrupts (k210_hart_spin.cpp).
+    connect_harts();
+}
+
+// Busy-wait loops: what can end a hart's wait besides its interrupts (k210_hart_spin.cpp).
+void FirmwareSoc::connect_harts() {
     for (K210Hart* h : {&hart, &hart1}) {
         h->set_peer(h == &hart ? &hart1 : &hart);
         h->wake_on((h == &hart ? hart1 : hart).busy_event());
         h->wake_on(k210.dmac.axi.written_event());
+        h->wake_on(dvp.axi.written_event());
         h->wake_on(k210.kpu.layer_done_event());
         h->wake_on(spi0.idle_event());
+        h->wake_on(dvp.status_event());
     }
 }
 
@@ -200,6 +208,7 @@ void FirmwareSoc::set_clock(soc::Clock c, double hz, const sc_time& at) {
             uart(n).set_clock_hz(hz);
         }
         break;
+    case soc::Clock::kApb1: dvp.set_apb1_hz(hz); break;
     case soc::Clock::kAi:
         if (hz > 0) {
             k210.kpu.set_clock_hz(hz);
@@ -236,9 +245,9 @@ std::string FirmwareMap::unmodelled(uint64_t addr) {
         {"I2S1", 0x50260000, 0x10000},      {"I2S2", 0x50270000, 0x10000},
         {"I2C0", 0x50280000, 0x10000},      {"I2C1", 0x50290000, 0x10000},
         {"I2C2", 0x502A0000, 0x10000},      {"SHA256", 0x502C0000, 0x10000},
-        {"OTP", 0x50420000, 0x10000},       {"DVP", 0x50430000, 0x10000},
-        {"AES", 0x50450000, 0x10000},       {"RTC", 0x50460000, 0x10000},
-        {"SPI1", 0x53000000, 0x1000000},    {"SPI3", 0x54000000, 0x1000000}};
+        {"OTP", 0x50420000, 0x10000},       {"AES", 0x50450000, 0x10000},
+        {"RTC", 0x50460000, 0x10000},       {"SPI1", 0x53000000, 0x1000000},
+        {"SPI3", 0x54000000, 0x1000000}};
     for (const Block& b : kBlocks) {
         if (addr >= b.base && addr - b.base < b.bytes) {
             return fmt::format(
@@ -379,6 +388,7 @@ void FirmwareSoc::map_hart(const K210Config& cfg) {
         {"wdt0", FirmwareMap::kWdt0, soc::DwWdt::kBytes},
         {"wdt1", FirmwareMap::kWdt1, soc::DwWdt::kBytes},
         {"spi0", FirmwareMap::kSpi0, 0x1000},
+        {"dvp", FirmwareMap::kDvp, 0x1000},
     };
     hart.map(mem, dev);
     hart1.map(std::move(mem), std::move(dev));

@@ -11,6 +11,7 @@
 
 #include <systemc>
 
+#include "models/k210_dvp/dvp.h"
 #include "models/k210_soc/clint.h"
 #include "models/k210_soc/clock_tree.h"
 #include "models/k210_soc/dw_ssi.h"
@@ -22,6 +23,7 @@
 #include "models/k210_soc/uart.h"
 #include "models/k210_soc/wdt.h"
 #include "models/lcd_panel/dcs_panel.h"
+#include "platforms/k210/firmware/board_camera.h"
 #include "platforms/k210/firmware/k210_hart.h"
 #include "platforms/k210/soc/k210_platform.h"
 
@@ -36,12 +38,13 @@ struct FirmwareMap {
     static constexpr uint64_t kWdt0 = 0x50400000, kWdt1 = 0x50410000;
     static constexpr unsigned kIrqKpu = 25, kIrqDmac0 = 27, kIrqTimer0A = 14, kIrqUart1 = 11;
     static constexpr unsigned kIrqGpio = 23, kIrqGpiohs0 = 34, kIrqWdt0 = 21;
-    static constexpr uint64_t kSpi0 = 0x52000000;
+    static constexpr uint64_t kSpi0 = 0x52000000, kDvp = 0x50430000;
+    static constexpr unsigned kIrqDvp = 24;
     static constexpr unsigned kDmaUart1Rx = 14;     // SYSCTL_DMA_SELECT_UART1_RX_REQ (sysctl.h)
     static constexpr unsigned kDmaSsi0Tx = 1;       // SYSCTL_DMA_SELECT_SSI0_TX_REQ
     static constexpr unsigned kClintClockDiv = 50;  // CLINT_CLOCK_DIV: mtime = CPU clock / 50
-    // The block of the chip at `addr` that npusim does not model (the SDK's platform.h: SPI0-3,
-    // I2C0-2, I2S0-2, DVP, AES, SHA256, FFT, RTC, OTP, the ROM), as a clause for a bus
+    // The block of the chip at `addr` that npusim does not model (the SDK's platform.h: SPI1,
+    // SPI3, I2C0-2, I2S0-2, AES, SHA256, FFT, RTC, OTP, the ROM), as a clause for a bus
     // fault's message; "" for any other address.
     static std::string unmodelled(uint64_t addr);
 };
@@ -63,6 +66,7 @@ public:
     soc::DwWdt wdt0, wdt1;
     soc::DwSsi spi0;
     lcd::DcsPanel lcd;  // the board's LCD on SPI0 (K210Config::lcd)
+    dvp::Dvp dvp;       // the camera interface; its sensor is K210Config::camera's
     // Hart 1's data port (hart 0 uses k210.cpu): each core has its own timeline under temporal
     // decoupling, so one port's busy time must not make the other wait.
     sim::AxiPort cpu1;
@@ -100,6 +104,9 @@ public:
     };
     const std::vector<LcdShot>& lcd_frames() const { return m_lcd_frames; }
     std::optional<LcdShot> lcd_last() const;
+    // The scene in front of the camera (--camera; by default the built-in test scene).
+    void set_scene(std::unique_ptr<camera::FrameSource> scene);
+    const BoardCamera& camera() const { return *m_camera; }
 
 private:
     soc::DwApbUart& uart(unsigned n);  // UART n, 1-3
@@ -111,7 +118,9 @@ private:
     void connect_timers();
     void connect_uarts();
     void connect_watchdogs();
-    void connect_lcd(const LcdConfig& c);  // SPI0 and the panel (firmware_lcd.cpp)
+    void connect_lcd(const LcdConfig& c);        // SPI0 and the panel (firmware_lcd.cpp)
+    void connect_camera(const CameraConfig& c);  // the DVP and its sensor (firmware_camera.cpp)
+    void connect_harts();                        // what ends a hart's busy-wait
     void lcd_frame(uint32_t ser, unsigned bits, uint32_t value, const sc_core::sc_time& at);
     soc::DwSsi::FrameSink lcd_sink();  // lcd_frame, for SPI0
     // SYSCTL's clocks: the blocks' clocks set from them at boot and after each write.
@@ -137,6 +146,7 @@ private:
     std::vector<LcdShot> m_lcd_frames;
     sc_core::sc_time m_lcd_written;  // the last pixel data
     bool m_lcd_used = false;
+    std::unique_ptr<BoardCamera> m_camera;
 };
 
 }  // namespace npu::k210

@@ -192,6 +192,7 @@ bool K210Hart::device_access(size_t index, uint64_t offset, unsigned size, uint6
     m_bus_time += t - before;
     ++(write ? d.writes : d.reads);
     ++m_side_accesses;
+    m_device_reads += write ? 0 : 1;
     if (!write && size < 8) {
         value &= (uint64_t{1} << (8 * size)) - 1;
     }
@@ -257,6 +258,9 @@ bool K210Hart::step() {
         apply_clock();
     }
     deliver_interrupts();
+    if (const std::optional<bool> done = spinning_on()) {
+        return *done;
+    }
     const uint64_t quantum = cycles_in(m_qk.remaining());
     const uint64_t budget = std::min(std::max<uint64_t>(quantum, 1),
                                      m_options.max_instructions - m_result.instructions);
@@ -271,6 +275,10 @@ bool K210Hart::step() {
     }
     if (r.stop == rv64::Stop::Budget && spin_candidate()) {
         if (const std::optional<SpinTurn> turn = spin_turn(r)) {
+            if (turn->device_reads > 0) {
+                poll_wait(*turn);
+                return true;
+            }
             if (turn->counter_reads == 0) {
                 spin_wait(*turn);
                 return true;

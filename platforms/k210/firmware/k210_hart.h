@@ -140,6 +140,7 @@ private:
     struct SpinTurn {
         uint64_t instructions = 0, cycles = 0;
         uint64_t counter_reads = 0;  // of cycle/time/instret (a loop on the counters)
+        uint64_t device_reads = 0;   // of device registers without read effects (a poll)
         uint64_t head = 0;           // where the turn began and ended
         // The turn's translated blocks, by their first pc (no heap: a turn can be on a hart's
         // stack when the simulation stops, never unwound).
@@ -151,6 +152,8 @@ private:
     static constexpr uint64_t kSpinBackoff = 10'000;  // instructions after a failed look
     bool spin_candidate();
     bool still_spinning();
+    std::optional<bool> spinning_on();  // step()'s result when a busy-wait stood for the quantum
+    void poll_wait(const SpinTurn& turn);
     std::optional<SpinTurn> spin_turn(rv64::RunResult& r);
     bool spin_safe_block(uint64_t pc, uint64_t n) const;
     void spin_wait(const SpinTurn& turn);
@@ -220,6 +223,8 @@ private:
     std::vector<const sc_core::sc_event*> m_wake_events;
     uint64_t m_side_accesses = 0;  // device, counter and uncached accesses so far
     uint64_t m_counter_reads = 0;  // of them, counter reads
+    uint64_t m_device_reads = 0;   // of them, device reads
+    bool m_spin_poll = false;      // the busy-wait at m_spin_head reads a device
     bool m_probing = false, m_probe_spoiled = false;  // trying a turn (probe_turn)
     uint64_t m_probe_instructions = 0;                // instret's advance in the turn tried
     uint64_t m_last_stop_pc = 0;                      // where the last quantum ended

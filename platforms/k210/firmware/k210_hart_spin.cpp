@@ -10,6 +10,7 @@
 
 #include "models/k210_soc/clint.h"
 #include "platforms/k210/firmware/k210_hart.h"
+#include "sim/core/regs.h"
 
 namespace npu::k210 {
 
@@ -49,6 +50,45 @@ bool K210Hart::still_spinning() {
     return true;
 }
 
+// A quantum that starts at the head of the busy-wait last found, while the other hart is busy:
+// one turn of it checked (spin_turn) stands for the quantum, whose rest passes as in spin_wait,
+// instead of running the loop for a whole quantum. False when the hart is elsewhere or left the
+// loop (the turn's progress stays; step() runs on from there): nullopt.
+std::optional<bool> K210Hart::spinning_on() {
+    if (m_spin_head == 0 || m_cpu->pc() != m_spin_head ||
+        (!m_spin_poll && (m_peer == nullptr || !m_peer->busy()))) {
+        return std::nullopt;
+    }
+    rv64::RunResult r;
+    const std::optional<SpinTurn> turn = spin_turn(r);
+    if (!turn || turn->counter_reads != 0) {
+        if (r.stop != rv64::Stop::Budget) {
+            return after_run(r);
+        }
+        return std::nullopt;
+    }
+    if (turn->device_reads > 0) {
+        poll_wait(*turn);
+    } else {
+        spin_wait(*turn);
+    }
+    return true;
+}
+
+// The hart polls a device register (its loop reads devices without read effects and changes
+// nothing): one turn a quantum stands for the quantum, whose rest passes as turns of the loop. A
+// change the device makes is seen at the next quantum's turn, a quantum late at most (under
+// temporal decoupling the hart sees other agents' changes at quantum boundaries anyway). The
+// hart is not busy while it polls: the registers it reads are not memory.
+void K210Hart::poll_wait(const SpinTurn& turn) {
+    set_busy(false);
+    const sc_time left = m_qk.remaining();
+    m_qk.local() += left;
+    spin_account(turn, left);
+    ++m_result.spins;
+    m_qk.sync_if_needed();
+}
+
 // Whether the `n` instructions from `pc` (a block that just ran) are all spin_safe.
 bool K210Hart::spin_safe_block(uint64_t pc, uint64_t n) const {
     for (uint64_t i = 0; i < n; ++i) {
@@ -81,7 +121,8 @@ std::optional<K210Hart::SpinTurn> K210Hart::spin_turn(rv64::RunResult& r) {
     for (unsigned i = 1; i < 32; ++i) {
         regs[i] = m_cpu->x(i);
     }
-    const uint64_t side = m_side_accesses, counters = m_counter_reads;
+    const uint64_t side = m_side_accesses, counters = m_counter_reads, reads = m_device_reads;
+    const uint64_t effects = sim::Register::effectful_reads();
     SpinTurn turn;
     bool safe = true;
     for (unsigned block = 0; block < kSpinBlocks; ++block) {
@@ -103,8 +144,11 @@ std::optional<K210Hart::SpinTurn> K210Hart::spin_turn(rv64::RunResult& r) {
     }
     m_spin_head = 0;
     turn.counter_reads = m_counter_reads - counters;
-    if (!safe || m_cpu->pc() != head || m_side_accesses - side != turn.counter_reads ||
-        turn.cycles == 0) {
+    turn.device_reads = m_device_reads - reads;
+    if (!safe || m_cpu->pc() != head ||
+        m_side_accesses - side != turn.counter_reads + turn.device_reads || turn.cycles == 0 ||
+        (turn.device_reads > 0 &&
+         (turn.counter_reads > 0 || sim::Register::effectful_reads() != effects))) {
         return std::nullopt;
     }
     turn.head = head;
@@ -118,6 +162,7 @@ std::optional<K210Hart::SpinTurn> K210Hart::spin_turn(rv64::RunResult& r) {
         }
     }
     m_spin_head = head, m_spin_side = side;
+    m_spin_poll = turn.device_reads > 0;
     return turn;
 }
 

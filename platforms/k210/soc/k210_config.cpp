@@ -126,6 +126,10 @@ K210Config read_k210_config(const sim::ConfigNode& p) {
         c.lcd.dcx_pad = l->get<unsigned>("dcx_pad", c.lcd.dcx_pad, 0u, 47u);
         c.lcd.bgr = l->get<bool>("bgr", c.lcd.bgr);
     }
+    if (auto cam = p.optional_child("camera")) {
+        c.camera.sensor = cam->get_enum<std::string>("sensor", c.camera.sensor,
+                                                     {{"ov5640", "ov5640"}, {"ov2640", "ov2640"}});
+    }
     if (auto cpu = p.optional_child("cpu")) {
         read_cpu_model(*cpu, c.cpu);
         if (auto cpi = cpu->optional_child("cpi")) {

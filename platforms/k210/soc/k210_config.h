@@ -23,6 +23,12 @@ struct LcdConfig {
     bool bgr = true;                     // the KD233's panel; Maix's ST7789: false
 };
 
+// The camera on the board's DVP and SCCB (firmware runs; docs/k210_camera.md): its sensor. The
+// default is the SDK demos' board_config.h default (OV5640).
+struct CameraConfig {
+    std::string sensor = "ov5640";  // or ov2640 (the Maix boards')
+};
+
 struct K210Config {
     platform::PlatformConfig platform;  // name, quantum, CPU bus, memories (the 6 MiB SRAM)
     uint64_t kpu_base_addr = 0x40800000;
@@ -46,6 +52,7 @@ struct K210Config {
     // (docs/firmware.md "Time").
     double uncached_load_cycles = 23.24, uncached_store_cycles = 15.52;
     LcdConfig lcd;
+    CameraConfig camera;
 };
 
 // Reads a `platform:` map of kind k210; problems are recorded in the document (call finish()).

@@ -1,0 +1,143 @@
+#include "models/camera/frame_source.h"
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+
+#include <fmt/format.h>
+#include <opencv2/imgproc.hpp>
+#include <opencv2/videoio.hpp>
+
+#include "sim/core/error.h"
+#include "sim/core/image.h"
+
+namespace npu::camera {
+
+namespace fs = std::filesystem;
+
+struct FrameSource::Video {
+    cv::VideoCapture cap;
+};
+
+bool is_image_file(const std::string& path) {
+    std::string ext = fs::path(path).extension().string();
+    std::transform(ext.begin(), ext.end(), ext.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    for (const char* e : {".png", ".jpg", ".jpeg", ".bmp", ".ppm", ".pgm", ".tga"}) {
+        if (ext == e) {
+            return true;
+        }
+    }
+    return false;
+}
+
+FrameSource::FrameSource(const std::string& path)
+    : m_path(path) {
+    std::error_code ec;
+    if (!fs::exists(path, ec)) {
+        throw sim::Error(fmt::format("--camera {}: no such file or folder", path));
+    }
+    if (fs::is_directory(path, ec)) {
+        m_kind = Kind::kFolder;
+        for (const auto& e : fs::directory_iterator(path, ec)) {
+            if (e.is_regular_file() && is_image_file(e.path().string())) {
+                m_files.push_back(e.path().string());
+            }
+        }
+        std::sort(m_files.begin(), m_files.end());
+        if (m_files.empty()) {
+            throw sim::Error(
+                fmt::format("--camera {}: the folder holds no image (.png, .jpg, .jpeg, .bmp, "
+                            ".ppm, .pgm, .tga)",
+                            path));
+        }
+    } else if (is_image_file(path)) {
+        m_kind = Kind::kImage;
+        m_current = sim::read_image(path);  // read now: a bad file fails before the run
+        m_index = 0;
+        m_read = 1;
+    } else {
+        m_kind = Kind::kVideo;
+        m_video = std::make_unique<Video>();
+        if (!m_video->cap.open(path) || !m_video->cap.isOpened()) {
+            throw sim::Error(fmt::format(
+                "--camera {}: not an image (by its extension) and no OpenCV video backend opens "
+                "it (its codec or container is not supported here)",
+                path));
+        }
+        read_video_until(0);
+    }
+}
+
+FrameSource::FrameSource()
+    : m_kind(Kind::kImage)
+    , m_current(sim::test_scene(480, 640))
+    , m_index(0)
+    , m_read(1) {
+}
+
+FrameSource::~FrameSource() = default;
+
+void FrameSource::read_video_until(size_t n) {
+    while (!m_ended && (m_index == static_cast<size_t>(-1) || m_index < n)) {
+        cv::Mat bgr;
+        if (!m_video->cap.read(bgr) || bgr.empty()) {
+            if (m_index == static_cast<size_t>(-1)) {
+                throw sim::Error(
+                    fmt::format("--camera {}: the video has no frame OpenCV can decode", m_path));
+            }
+            m_ended = true;
+            return;
+        }
+        cv::Mat rgb;
+        cv::cvtColor(bgr, rgb, bgr.channels() == 1 ? cv::COLOR_GRAY2RGB : cv::COLOR_BGR2RGB);
+        const int h = rgb.rows, w = rgb.cols;
+        sim::Tensor t(sim::DType::u8, {1, 3, h, w});
+        uint8_t* out = t.data<uint8_t>();
+        const size_t plane = static_cast<size_t>(h) * static_cast<size_t>(w);
+        for (int y = 0; y < h; ++y) {
+            const uint8_t* row = rgb.ptr<uint8_t>(y);
+            for (int x = 0; x < w; ++x) {
+                for (size_t c = 0; c < 3; ++c) {
+                    out[c * plane + static_cast<size_t>(y) * static_cast<size_t>(w) +
+                        static_cast<size_t>(x)] = row[3 * x + static_cast<int>(c)];
+                }
+            }
+        }
+        m_current = std::move(t);
+        ++m_index;
+        ++m_read;
+    }
+}
+
+const sim::Tensor& FrameSource::frame(size_t n) {
+    switch (m_kind) {
+    case Kind::kImage: m_ended = true; break;
+    case Kind::kFolder:
+        if (n >= m_files.size()) {
+            m_ended = true;
+            n = m_files.size() - 1;
+        }
+        if (n != m_index) {
+            m_current = sim::read_image(m_files[n]);
+            m_index = n;
+            ++m_read;
+        }
+        break;
+    case Kind::kVideo: read_video_until(n); break;
+    }
+    return m_current;
+}
+
+std::string FrameSource::describe() const {
+    switch (m_kind) {
+    case Kind::kImage:
+        return m_path.empty() ? "the built-in test scene (no --camera)"
+                              : fmt::format("image {}", m_path);
+    case Kind::kFolder: return fmt::format("folder {} ({} images)", m_path, m_files.size());
+    case Kind::kVideo: break;
+    }
+    return fmt::format("video {}", m_path);
+}
+
+}  // namespace npu::camera
