@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <filesystem>
 
 #include <fmt/format.h>
+#include <opencv2/core/utils/logger.hpp>
 #include <opencv2/imgproc.hpp>
 #include <opencv2/videoio.hpp>
 
@@ -59,7 +61,14 @@ FrameSource::FrameSource(const std::string& path)
     } else {
         m_kind = Kind::kVideo;
         m_video = std::make_unique<Video>();
-        if (!m_video->cap.open(path) || !m_video->cap.isOpened()) {
+        // FFmpeg only, quietly: the refusal is ours to say, once (OpenCV and FFmpeg would print
+        // their own lines from every backend they try).
+        ::setenv("OPENCV_FFMPEG_LOGLEVEL", "-8", 0);
+        const auto level = cv::utils::logging::getLogLevel();
+        cv::utils::logging::setLogLevel(cv::utils::logging::LOG_LEVEL_SILENT);
+        const bool opened = m_video->cap.open(path, cv::CAP_FFMPEG) && m_video->cap.isOpened();
+        cv::utils::logging::setLogLevel(level);
+        if (!opened) {
             throw sim::Error(fmt::format(
                 "--camera {}: not an image (by its extension) and no OpenCV video backend opens "
                 "it (its codec or container is not supported here)",

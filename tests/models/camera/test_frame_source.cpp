@@ -1,0 +1,101 @@
+// The scene in front of the camera (--camera): an image, a folder of images in name order (the
+// last one held), a video through OpenCV videoio (written here with OpenCV's own MJPEG writer),
+// and one error naming the path for each bad input.
+#include <filesystem>
+#include <fstream>
+
+#include <gtest/gtest.h>
+#include <opencv2/core.hpp>
+#include <opencv2/videoio.hpp>
+
+#include "models/camera/frame_source.h"
+#include "sim/core/image.h"
+
+namespace npu::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct FrameSourceTest : ::testing::Test {
+    fs::path dir =
+        fs::temp_directory_path() /
+        ("npusim-frames-" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) +
+         "-" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    void SetUp() override { fs::create_directories(dir); }
+    void TearDown() override { fs::remove_all(dir); }
+    // A 4 x 2 PNG of one colour.
+    void png(const std::string& name, uint8_t r, uint8_t g, uint8_t b) {
+        std::vector<uint8_t> planes(24);
+        for (size_t i = 0; i < 8; ++i) {
+            planes[i] = r, planes[8 + i] = g, planes[16 + i] = b;
+        }
+        const std::vector<uint8_t> bytes = sim::encode_png(planes.data(), 3, 2, 4);
+        std::ofstream(dir / name, std::ios::binary)
+            .write(reinterpret_cast<const char*>(bytes.data()),
+                   static_cast<std::streamsize>(bytes.size()));
+    }
+    static int red(const sim::Tensor& t) { return t.data<uint8_t>()[0]; }
+};
+
+std::string error_of(const std::string& path) {
+    try {
+        camera::FrameSource s(path);
+    } catch (const std::exception& e) {
+        return e.what();
+    }
+    return "";
+}
+
+TEST_F(FrameSourceTest, AFolderGivesItsImagesInNameOrderThenHoldsTheLast) {
+    png("b.png", 20, 0, 0);
+    png("a.png", 10, 0, 0);
+    png("c.png", 30, 0, 0);
+    std::ofstream(dir / "notes.txt") << "not an image";
+    camera::FrameSource s(dir.string());
+    EXPECT_EQ(red(s.frame(0)), 10);
+    EXPECT_EQ(red(s.frame(1)), 20);
+    EXPECT_FALSE(s.ended());
+    EXPECT_EQ(red(s.frame(2)), 30);
+    EXPECT_EQ(red(s.frame(7)), 30);
+    EXPECT_TRUE(s.ended());
+    EXPECT_EQ(s.frames_read(), 3u);
+    EXPECT_NE(s.describe().find("(3 images)"), std::string::npos);
+}
+
+TEST_F(FrameSourceTest, AVideoGivesItsFramesThenHoldsTheLast) {
+    const std::string path = (dir / "v.avi").string();
+    cv::VideoWriter w(path, cv::VideoWriter::fourcc('M', 'J', 'P', 'G'), 10, cv::Size(64, 48));
+    ASSERT_TRUE(w.isOpened());
+    for (int i = 0; i < 3; ++i) {
+        w.write(cv::Mat(48, 64, CV_8UC3, cv::Scalar(0, 0, 40 + 80 * i)));  // BGR: red rises
+    }
+    w.release();
+    camera::FrameSource s(path);
+    for (int i = 0; i < 3; ++i) {
+        const sim::Tensor& t = s.frame(static_cast<size_t>(i));
+        EXPECT_EQ(t.shape()[2], 48);
+        EXPECT_EQ(t.shape()[3], 64);
+        EXPECT_NEAR(red(t), 40 + 80 * i, 3) << i;  // JPEG: within a few LSB
+    }
+    EXPECT_NEAR(red(s.frame(9)), 200, 3);
+    EXPECT_TRUE(s.ended());
+    EXPECT_EQ(s.describe(), "video " + path);
+}
+
+TEST_F(FrameSourceTest, BadInputIsOneErrorNamingIt) {
+    EXPECT_NE(error_of((dir / "missing.png").string()).find("no such file or folder"),
+              std::string::npos);
+    EXPECT_NE(error_of(dir.string()).find("holds no image"), std::string::npos);
+    std::ofstream(dir / "broken.png") << "not a png";
+    const std::string broken = error_of((dir / "broken.png").string());
+    EXPECT_NE(broken.find("broken.png"), std::string::npos) << broken;
+    std::ofstream(dir / "clip.mp4") << "not a video";
+    const std::string clip = error_of((dir / "clip.mp4").string());
+    EXPECT_NE(clip.find("clip.mp4"), std::string::npos) << clip;
+    EXPECT_NE(clip.find("video"), std::string::npos) << clip;
+    camera::FrameSource scene;  // no --camera: the test scene
+    EXPECT_EQ(scene.frame(3).shape()[3], 640);
+}
+
+}  // namespace
+}  // namespace npu::test
