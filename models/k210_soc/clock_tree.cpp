@@ -53,8 +53,8 @@ std::vector<uint64_t> SysctlClockRegs::offsets() {
 }
 
 const char* clock_name(Clock c) {
-    static const char* const kNames[] = {"cpu",    "apb0",   "apb1", "apb2", "ai",  "timer0",
-                                         "timer1", "timer2", "wdt0", "wdt1", "spi0"};
+    static const char* const kNames[] = {"cpu",    "apb0",   "apb1", "apb2", "ai",   "timer0",
+                                         "timer1", "timer2", "wdt0", "wdt1", "spi0", "spi3"};
     return kNames[static_cast<unsigned>(c)];
 }
 
@@ -100,6 +100,9 @@ Clocks clocks_of(const SysctlClockRegs& r) {
     }
     // SPI0: PLL0 / ((spi0 threshold + 1) x 2)
     set(Clock::kSpi0, c.pll[0] / ((bits(r.clk_th[1], 0, 8) + 1) * 2.0));
+    // SPI3: (IN0 or PLL0, spi3_clk_sel) / ((spi3 threshold + 1) x 2)
+    set(Clock::kSpi3, (bits(r.clk_sel0, 12, 1) == 0 ? kIn0Hz : c.pll[0]) /
+                          ((bits(r.clk_th[1], 24, 8) + 1) * 2.0));
     return c;
 }
 

@@ -54,10 +54,11 @@ enum class Clock : unsigned {
     kWdt0,
     kWdt1,
     kSpi0,
+    kSpi3,
     kCount
 };
 constexpr unsigned kClockCount = static_cast<unsigned>(Clock::kCount);
-const char* clock_name(Clock c);  // "cpu", "apb0", ..., "ai", "timer0", ..., "wdt1", "spi0"
+const char* clock_name(Clock c);  // "cpu", "apb0", ..., "ai", "timer0", ..., "wdt1", "spi0", "spi3"
 
 constexpr double kIn0Hz = 26'000'000;  // the board's oscillator (SYSCTRL_CLOCK_FREQ_IN0)
 

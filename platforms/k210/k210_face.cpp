@@ -361,6 +361,10 @@ platform::PlatformKind k210_platform_kind() {
          "With --firmware: the scene in front of the board's camera: an image, a folder of images "
          "(the next one for each frame the DVP captures) or a video file; the sensor is the "
          "platform's camera.sensor (default: the built-in test scene)",
+         false, "firmware"},
+        {"flash",
+         "With --firmware: the board's 16 MiB SPI3 flash holds FILE at OFFSET (FILE[@OFFSET], "
+         "offset decimal or 0x hex; default 0); erased (0xFF) elsewhere",
          false, "firmware"}};
     return k;
 }

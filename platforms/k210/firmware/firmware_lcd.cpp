@@ -51,6 +51,7 @@ void FirmwareSoc::lcd_frame(uint32_t ser, unsigned bits, uint32_t value, const s
 soc::DwSsi::FrameSink FirmwareSoc::lcd_sink() {
     return [this](uint32_t ser, unsigned bits, uint32_t value, const sc_time& at) {
         lcd_frame(ser, bits, value, at);
+        return uint32_t{0};  // the panel sends nothing back
     };
 }
 

@@ -1,6 +1,9 @@
 #include "platforms/k210/firmware/firmware_run.h"
 
+#include <cctype>
+#include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <memory>
 
@@ -102,6 +105,25 @@ std::pair<unsigned, std::vector<uint8_t>> uart_input(const std::string& spec) {
         throw sim::Error(fmt::format("--uart-input {}: more than {} bytes", path, kMaxBytes));
     }
     return {port, sim::read_file(path)};
+}
+
+// --flash FILE[@OFFSET]: the file and where it starts in the flash.
+std::pair<std::string, uint32_t> flash_input(const std::string& spec) {
+    const size_t at = spec.rfind('@');
+    if (at == std::string::npos) {
+        return {spec, 0};
+    }
+    const std::string off = spec.substr(at + 1);
+    char* end = nullptr;
+    errno = 0;
+    const unsigned long long v = std::strtoull(off.c_str(), &end, 0);
+    if (off.empty() || *end != '\0' || errno != 0 || v >= flash::W25q::kBytes ||
+        !std::isdigit(static_cast<unsigned char>(off[0]))) {
+        throw sim::Error(fmt::format(
+            "--flash {}: the offset '{}' is not a number below 16 MiB (decimal or 0x hex)", spec,
+            off));
+    }
+    return {spec.substr(0, at), static_cast<uint32_t>(v)};
 }
 
 // --pin-input FILE: levels applied to the pads over time (models/k210_soc/pin_script.h).
@@ -353,6 +375,25 @@ std::unique_ptr<GdbLink> connect_gdb(int port) {
     return gdb;
 }
 
+// What the chip's outside world gives the firmware (the platform options): UART input, pad
+// levels, the flash's contents, the scene in front of the camera.
+void apply_inputs(FirmwareSoc& soc, const platform::RunRequest& request) {
+    if (const std::string spec = request.option("uart-input"); !spec.empty()) {
+        const auto [port, bytes] = uart_input(spec);
+        soc.set_uart_input(port, bytes);
+    }
+    if (const std::string path = request.option("pin-input"); !path.empty()) {
+        soc.set_pin_input(pin_input(path));
+    }
+    if (const std::string spec = request.option("flash"); !spec.empty()) {
+        const auto [path, offset] = flash_input(spec);
+        soc.load_flash(path, offset);
+    }
+    if (const std::string path = request.option("camera"); !path.empty()) {
+        soc.set_scene(std::make_unique<camera::FrameSource>(path));
+    }
+}
+
 }  // namespace
 
 platform::RunReport run_firmware(const K210Config& cfg, const std::string& source,
@@ -373,16 +414,7 @@ platform::RunReport run_firmware(const K210Config& cfg, const std::string& sourc
     const std::unique_ptr<GdbLink> gdb = connect_gdb(request.gdb_port);
     base.gdb = gdb.get();
     FirmwareSoc soc("soc", cfg, trace, base.output);
-    if (const std::string spec = request.option("uart-input"); !spec.empty()) {
-        const auto [port, bytes] = uart_input(spec);
-        soc.set_uart_input(port, bytes);
-    }
-    if (const std::string path = request.option("pin-input"); !path.empty()) {
-        soc.set_pin_input(pin_input(path));
-    }
-    if (const std::string path = request.option("camera"); !path.empty()) {
-        soc.set_scene(std::make_unique<camera::FrameSource>(path));
-    }
+    apply_inputs(soc, request);
     const bool two_harts = load_harts(soc, cfg, elf, request, base);
     const uint64_t end_ps = session.run();
     soc.check_pads();

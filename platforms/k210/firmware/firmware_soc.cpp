@@ -47,6 +47,12 @@ FirmwareSoc::FirmwareSoc(sc_core::sc_module_name name, const K210Config& cfg,
     , spi0("spi0", boot_clocks()[soc::Clock::kSpi0], register_latency(cfg), lcd_sink())
     , lcd({cfg.lcd.controller, 240, 320, cfg.lcd.bgr})
     , dvp("dvp", cfg.platform.bus, boot_clocks()[soc::Clock::kApb1], register_latency(cfg))
+    , spi3(
+          "spi3", boot_clocks()[soc::Clock::kSpi3], register_latency(cfg),
+          [this](uint32_t ser, unsigned bits, uint32_t v, const sc_time&) {
+              return flash_frame(ser, bits, v);
+          },
+          soc::DwSsi::kSpi3)
     , cpu1("cpu1", cfg.platform.bus)
     , hart("hart0", k210.cpu, plic, clint, trace, 0)
     , hart1("hart1", cpu1, plic, clint, trace, 1)
@@ -73,6 +79,7 @@ FirmwareSoc::FirmwareSoc(sc_core::sc_module_name name, const K210Config& cfg,
     connect_watchdogs();
     connect_lcd(cfg.lcd);
     connect_camera(cfg.camera);
+    connect_flash();
     connect_clocks();
     k210.stats().attach(plic.stats());
     k210.stats().attach(uarths.stats());
@@ -89,6 +96,7 @@ void FirmwareSoc::connect_harts() {
         h->wake_on(dvp.axi.written_event());
         h->wake_on(k210.kpu.layer_done_event());
         h->wake_on(spi0.idle_event());
+        h->wake_on(spi3.idle_event());
         h->wake_on(dvp.status_event());
     }
 }
@@ -187,7 +195,7 @@ void FirmwareSoc::clocks_written(const sc_time& at) {
 // A stopped clock (0 Hz: its PLL off) would stop its blocks on the chip; they keep their last
 // clock here, with a warning, except the KPU's, checked when it runs.
 void FirmwareSoc::set_clock(soc::Clock c, double hz, const sc_time& at) {
-    if (hz <= 0 && c == soc::Clock::kSpi0) {
+    if (hz <= 0 && (c == soc::Clock::kSpi0 || c == soc::Clock::kSpi3)) {
         return;  // PLL0 off while the demos change it: SPI0 keeps its last clock, quietly (the
                  // SDK sets the SPI rate after the PLL is back)
     }
@@ -220,7 +228,8 @@ void FirmwareSoc::set_clock(soc::Clock c, double hz, const sc_time& at) {
     case soc::Clock::kWdt0: wdt0.set_tick(at, period(hz)); break;
     case soc::Clock::kWdt1: wdt1.set_tick(at, period(hz)); break;
     case soc::Clock::kSpi0: spi0.set_clock_hz(hz); break;
-    default: break;  // APB1, APB2: no block npusim times runs on them
+    case soc::Clock::kSpi3: spi3.set_clock_hz(hz); break;
+    default: break;  // APB2: no block npusim times runs on it
     }
 }
 
@@ -246,8 +255,7 @@ std::string FirmwareMap::unmodelled(uint64_t addr) {
         {"I2C0", 0x50280000, 0x10000},      {"I2C1", 0x50290000, 0x10000},
         {"I2C2", 0x502A0000, 0x10000},      {"SHA256", 0x502C0000, 0x10000},
         {"OTP", 0x50420000, 0x10000},       {"AES", 0x50450000, 0x10000},
-        {"RTC", 0x50460000, 0x10000},       {"SPI1", 0x53000000, 0x1000000},
-        {"SPI3", 0x54000000, 0x1000000}};
+        {"RTC", 0x50460000, 0x10000},       {"SPI1", 0x53000000, 0x1000000}};
     for (const Block& b : kBlocks) {
         if (addr >= b.base && addr - b.base < b.bytes) {
             return fmt::format(
@@ -389,6 +397,7 @@ void FirmwareSoc::map_hart(const K210Config& cfg) {
         {"wdt1", FirmwareMap::kWdt1, soc::DwWdt::kBytes},
         {"spi0", FirmwareMap::kSpi0, 0x1000},
         {"dvp", FirmwareMap::kDvp, 0x1000},
+        {"spi3", FirmwareMap::kSpi3, 0x1000},
     };
     hart.map(mem, dev);
     hart1.map(std::move(mem), std::move(dev));

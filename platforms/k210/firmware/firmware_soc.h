@@ -23,6 +23,7 @@
 #include "models/k210_soc/uart.h"
 #include "models/k210_soc/wdt.h"
 #include "models/lcd_panel/dcs_panel.h"
+#include "models/spi_flash/w25q.h"
 #include "platforms/k210/firmware/board_camera.h"
 #include "platforms/k210/firmware/k210_hart.h"
 #include "platforms/k210/soc/k210_platform.h"
@@ -38,13 +39,14 @@ struct FirmwareMap {
     static constexpr uint64_t kWdt0 = 0x50400000, kWdt1 = 0x50410000;
     static constexpr unsigned kIrqKpu = 25, kIrqDmac0 = 27, kIrqTimer0A = 14, kIrqUart1 = 11;
     static constexpr unsigned kIrqGpio = 23, kIrqGpiohs0 = 34, kIrqWdt0 = 21;
-    static constexpr uint64_t kSpi0 = 0x52000000, kDvp = 0x50430000;
+    static constexpr uint64_t kSpi0 = 0x52000000, kSpi3 = 0x54000000, kDvp = 0x50430000;
+    static constexpr unsigned kFlashCs = 0;  // the boards' flash: SPI3 slave select 0
     static constexpr unsigned kIrqDvp = 24;
     static constexpr unsigned kDmaUart1Rx = 14;     // SYSCTL_DMA_SELECT_UART1_RX_REQ (sysctl.h)
     static constexpr unsigned kDmaSsi0Tx = 1;       // SYSCTL_DMA_SELECT_SSI0_TX_REQ
     static constexpr unsigned kClintClockDiv = 50;  // CLINT_CLOCK_DIV: mtime = CPU clock / 50
     // The block of the chip at `addr` that npusim does not model (the SDK's platform.h: SPI1,
-    // SPI3, I2C0-2, I2S0-2, AES, SHA256, FFT, RTC, OTP, the ROM), as a clause for a bus
+    // I2C0-2, I2S0-2, AES, SHA256, FFT, RTC, OTP, the ROM), as a clause for a bus
     // fault's message; "" for any other address.
     static std::string unmodelled(uint64_t addr);
 };
@@ -67,6 +69,8 @@ public:
     soc::DwSsi spi0;
     lcd::DcsPanel lcd;  // the board's LCD on SPI0 (K210Config::lcd)
     dvp::Dvp dvp;       // the camera interface; its sensor is K210Config::camera's
+    soc::DwSsi spi3;    // the boards' flash on slave select 0
+    flash::W25q flash;
     // Hart 1's data port (hart 0 uses k210.cpu): each core has its own timeline under temporal
     // decoupling, so one port's busy time must not make the other wait.
     sim::AxiPort cpu1;
@@ -104,6 +108,9 @@ public:
     };
     const std::vector<LcdShot>& lcd_frames() const { return m_lcd_frames; }
     std::optional<LcdShot> lcd_last() const;
+    // The flash's contents from `path` at `offset` (--flash FILE[@OFFSET]); throws sim::Error
+    // naming the file when it cannot be read or does not fit.
+    void load_flash(const std::string& path, uint32_t offset);
     // The scene in front of the camera (--camera; by default the built-in test scene).
     void set_scene(std::unique_ptr<camera::FrameSource> scene);
     const BoardCamera& camera() const { return *m_camera; }
@@ -120,7 +127,9 @@ private:
     void connect_watchdogs();
     void connect_lcd(const LcdConfig& c);        // SPI0 and the panel (firmware_lcd.cpp)
     void connect_camera(const CameraConfig& c);  // the DVP and its sensor (firmware_camera.cpp)
-    void connect_harts();                        // what ends a hart's busy-wait
+    void connect_flash();                        // SPI3 and the flash (firmware_camera.cpp)
+    uint32_t flash_frame(uint32_t ser, unsigned bits, uint32_t value);
+    void connect_harts();  // what ends a hart's busy-wait
     void lcd_frame(uint32_t ser, unsigned bits, uint32_t value, const sc_core::sc_time& at);
     soc::DwSsi::FrameSink lcd_sink();  // lcd_frame, for SPI0
     // SYSCTL's clocks: the blocks' clocks set from them at boot and after each write.

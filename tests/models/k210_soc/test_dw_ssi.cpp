@@ -36,6 +36,7 @@ TEST_F(ScTest, DwSsiSendsFramesAtTheLineRateOnceASlaveIsSelected) {
     soc::DwSsi spi("spi", 400e6, sc_time(0, SC_NS),
                    [&](uint32_t ser, unsigned bits, uint32_t v, sc_time at) {
                        sent.push_back({ser, bits, v, at});
+                       return uint32_t{0};
                    });
     TestInitiator s("s");
     s.socket.bind(spi.regs.socket);
@@ -89,6 +90,59 @@ TEST_F(ScTest, DwSsiDmaRequestIsTheRoomInItsFifo) {
         wr32(s, 0x10, 1);
         sc_core::wait(sc_time(50 * 10 + 1, SC_NS));  // ten frames have left the FIFO
         EXPECT_EQ(spi.tx_room(), 11u);               // and the eleventh is on the wire
+    };
+    sc_core::sc_start();
+}
+
+// SPI3 (its own CTRLR0 layout) reading a flash's status register as spi_receive_data_standard
+// does: EEPROM mode, one command byte, two bytes in (CTRLR1 = 1). BAUDR 16 on 400 MHz: 40 ns a
+// bit, 320 ns a byte; the bytes in arrive 640 ns and 960 ns after SER, each the device's answer.
+TEST_F(ScTest, DwSsiReadsWhatTheDeviceAnswersInEepromMode) {
+    std::vector<uint32_t> mosi;
+    std::vector<uint32_t> ended;
+    soc::DwSsi spi(
+        "spi3", 400e6, sc_time(0, SC_NS),
+        [&](uint32_t, unsigned, uint32_t v, sc_time) {
+            mosi.push_back(v);
+            return static_cast<uint32_t>(0xA0 + mosi.size());
+        },
+        soc::DwSsi::kSpi3);
+    spi.on_end([&](uint32_t ser) { ended.push_back(ser); });
+    TestInitiator s("s");
+    s.socket.bind(spi.regs.socket);
+    Runner r("r");
+    r.body = [&] {
+        wr32(s, 0x08, 0);
+        wr32(s, 0x00, 7 | (3u << 10));  // DFS 8, EEPROM read (SPI3 layout), standard
+        wr32(s, 0x14, 16);              // BAUDR
+        wr32(s, 0x04, 1);               // CTRLR1: two frames in
+        wr32(s, 0x08, 1);
+        wr32(s, 0x60, 0x35);  // the command, then SER
+        wr32(s, 0x10, 1);
+        EXPECT_EQ(rd32(s, 0x24), 0u);  // RXFLR
+        sc_core::wait(sc_time(640, SC_NS));
+        EXPECT_EQ(rd32(s, 0x24), 1u);
+        sc_core::wait(sc_time(320, SC_NS));
+        EXPECT_EQ(rd32(s, 0x24), 2u);
+        EXPECT_EQ(rd32(s, 0x60), 0xA2u);  // the answers to the two frames clocked in
+        EXPECT_EQ(rd32(s, 0x60), 0xA3u);
+        EXPECT_EQ(rd32(s, 0x24), 0u);
+        EXPECT_TRUE(ended.empty());
+        wr32(s, 0x10, 0);  // SER 0: the transfer ends for the device
+        ASSERT_EQ(ended.size(), 1u);
+        EXPECT_EQ(ended[0], 1u);
+        ASSERT_EQ(mosi.size(), 3u);
+        EXPECT_EQ(mosi[0], 0x35u);
+        // Receive only: a DR write starts the frames in, nothing goes out.
+        wr32(s, 0x08, 0);
+        wr32(s, 0x00, 7 | (2u << 10));
+        wr32(s, 0x04, 0);
+        wr32(s, 0x08, 1);
+        wr32(s, 0x60, 0xffffffff);
+        wr32(s, 0x10, 1);
+        sc_core::wait(sc_time(320, SC_NS));
+        EXPECT_EQ(rd32(s, 0x60), 0xA4u);
+        EXPECT_EQ(mosi.size(), 4u);
     };
     sc_core::sc_start();
 }
