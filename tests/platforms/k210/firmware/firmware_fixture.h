@@ -3,6 +3,8 @@
 #pragma once
 
 #include <fstream>
+#include <regex>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -35,6 +37,21 @@ inline int free_port() {
     ::getsockname(s, reinterpret_cast<sockaddr*>(&a), &len);
     ::close(s);
     return ntohs(a.sin_port);
+}
+
+// Every hex constant of `digits` digits in a demo's header, in order (its font or image table).
+inline std::vector<uint32_t> demo_table(const fs::path& header, int digits) {
+    std::ifstream in(header);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    const std::string text = ss.str();
+    std::vector<uint32_t> v;
+    const std::regex hex("0x([0-9A-Fa-f]{" + std::to_string(digits) + "})\\b");
+    for (auto it = std::sregex_iterator(text.begin(), text.end(), hex);
+         it != std::sregex_iterator(); ++it) {
+        v.push_back(static_cast<uint32_t>(std::stoul((*it)[1].str(), nullptr, 16)));
+    }
+    return v;
 }
 
 class Firmware : public Cli {

@@ -4,6 +4,7 @@
 // register writes of the SDK's flow; and firmware that goes wrong (tests/.../faults.c) ends the
 // run with one line naming the cause, the pc and its symbol, exit 1. Skips, saying why, without
 // the cross compiler or ../shared.
+#include <algorithm>
 #include <map>
 
 #include <arpa/inet.h>
@@ -446,6 +447,22 @@ TEST_F(Firmware, BadFirmwareFilesAndArgumentsAreOneError) {
     EXPECT_NE(r.err.find("arguments are the firmware's"), std::string::npos) << r.err;
     r = run("run --firmware " + kFaults + " --functional -- exit3");
     EXPECT_EQ(r.rc, 2);
+    // The board's inputs: a camera scene that is not there, a flash image at no offset or past
+    // the flash's end.
+    r = run("run --firmware " + kFaults + " --camera " + (dir / "none.png").string() + " -- exit3");
+    EXPECT_EQ(r.rc, 2);
+    EXPECT_NE(r.err.find("--camera " + (dir / "none.png").string() + ": no such file"),
+              std::string::npos)
+        << r.err;
+    write("image.bin", "0123456789");
+    for (const std::string& spec :
+         {std::string("@x12"), std::string("@"), std::string("@-1"), std::string("@16777215")}) {
+        r = run("run --firmware " + kFaults + " --flash " + (dir / "image.bin").string() + spec +
+                " -- exit3");
+        EXPECT_EQ(r.rc, 2) << spec;
+        EXPECT_NE(r.err.find("--flash"), std::string::npos) << spec << r.err;
+        EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << spec << r.err;
+    }
 }
 
 }  // namespace

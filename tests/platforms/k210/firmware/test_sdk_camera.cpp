@@ -6,12 +6,20 @@
 // no mirror: the photo as it is) and, built with board_config.h switched, on the LicheeDan with
 // the OV2640 and an ST7789: its ov2640.c sets REG04 0x88 (bit 7: the sensor mirrors), so the frame
 // — the screen as the application addresses it (docs/k210_lcd.md) — holds the photo mirrored left
-// to right (the LicheeDan's DIR_YX_RLDU then reverses the panel's scan on the glass). Skips
-// without ../shared/vendor.
-#include <regex>
+// to right (the LicheeDan's DIR_YX_RLDU then reverses the panel's scan on the glass).
+// face_detect and kpu, unmodified (KD233, OV5640; they set up the board's SPI3 flash first), run
+// their KPU detectors on each frame's AI buffer and draw what they find: face_detect red corner
+// marks into the display buffer, kpu a class-coloured rectangle and a label on the LCD. Their
+// frames must be the photo with those drawings exactly where the region layer puts them, worked
+// out here from `npusim run --model` on the same AI-buffer input and region_layer.c's formulas
+// (region_layer_ref.h). Skips without ../shared/vendor.
+#include <map>
+#include <set>
 
 #include "sim/core/image.h"
+#include "sim/core/npy.h"
 #include "tests/platforms/k210/firmware/firmware_fixture.h"
+#include "tests/platforms/k210/firmware/region_layer_ref.h"
 
 namespace npu::test {
 namespace {
@@ -44,86 +52,6 @@ int wrong_pixels(const fs::path& png, bool mirrored = false) {
         }
     }
     return wrong;
-}
-
-// The AI buffer the DVP writes for the photo: resized to 320 x 240, RGB565, widened back by
-// repeating the top bits, planar.
-sim::Tensor ai_buffer() {
-    sim::Tensor t = sim::resize_linear(sim::read_image(kPhoto), 240, 320);
-    uint8_t* p = t.data<uint8_t>();
-    const unsigned keep[3] = {5, 6, 5};
-    for (size_t c = 0; c < 3; ++c) {
-        for (size_t i = 0; i < 320 * 240; ++i) {
-            const unsigned v = unsigned{p[c * 320 * 240 + i]} >> (8 - keep[c]);
-            p[c * 320 * 240 + i] =
-                static_cast<uint8_t>((v << (8 - keep[c])) | (v >> (2 * keep[c] - 8)));
-        }
-    }
-    return t;
-}
-
-struct Box {
-    float x, y, w, h, prob;
-};
-
-// region_layer.c for face_detect: 5 anchors, 1 class, a 20 x 15 grid (output (1, 30, 15, 20));
-// objectness x class probability above 0.7, then non-maximum suppression at IoU 0.3; corners
-// in the 320 x 240 image as the firmware's uint32 (negatives: 0, as fcvt.wu.s gives).
-std::vector<std::array<uint32_t, 4>> face_boxes(const sim::Tensor& out) {
-    const float anchor[10] = {1.889f,  2.5245f,   2.9465f,  3.94056f,  3.99987f,
-                              5.3658f, 5.155437f, 6.92275f, 6.718375f, 9.01025f};
-    const float* x = out.data<float>();
-    const int wh = 20 * 15;
-    const auto sig = [](float v) {
-        return 1.f / (1.f + std::exp(-v));
-    };
-    std::vector<Box> boxes;
-    for (int n = 0; n < 5; ++n) {
-        for (int i = 0; i < wh; ++i) {
-            const float* e = x + n * 6 * wh + i;
-            const float prob = sig(e[4 * wh]);  // one class: its softmax is 1
-            boxes.push_back({(static_cast<float>(i % 20) + sig(e[0])) / 20.f,
-                             (static_cast<float>(i / 20) + sig(e[wh])) / 15.f,
-                             std::exp(e[2 * wh]) * anchor[2 * n] / 20.f,
-                             std::exp(e[3 * wh]) * anchor[2 * n + 1] / 15.f,
-                             prob > 0.7f ? prob : 0.f});
-        }
-    }
-    std::vector<size_t> order(boxes.size());
-    for (size_t i = 0; i < order.size(); ++i) {
-        order[i] = i;
-    }
-    std::stable_sort(order.begin(), order.end(),
-                     [&](size_t a, size_t b) { return boxes[a].prob > boxes[b].prob; });
-    const auto iou = [](const Box& a, const Box& b) {
-        const auto overlap = [](float x1, float w1, float x2, float w2) {
-            return std::min(x1 + w1 / 2, x2 + w2 / 2) - std::max(x1 - w1 / 2, x2 - w2 / 2);
-        };
-        const float w = overlap(a.x, a.w, b.x, b.w), h = overlap(a.y, a.h, b.y, b.h);
-        const float inter = w < 0 || h < 0 ? 0 : w * h;
-        return inter / (a.w * a.h + b.w * b.h - inter);
-    };
-    for (size_t i = 0; i < order.size(); ++i) {
-        if (boxes[order[i]].prob == 0) {
-            continue;
-        }
-        for (size_t j = i + 1; j < order.size(); ++j) {
-            if (iou(boxes[order[i]], boxes[order[j]]) > 0.3f) {
-                boxes[order[j]].prob = 0;
-            }
-        }
-    }
-    const auto u32 = [](float v) {
-        return v <= 0 ? 0u : static_cast<uint32_t>(v);
-    };
-    std::vector<std::array<uint32_t, 4>> found;
-    for (const Box& b : boxes) {
-        if (b.prob > 0.7f) {
-            found.push_back({u32(b.x * 320 - b.w * 320 / 2), u32(b.y * 240 - b.h * 240 / 2),
-                             u32(b.x * 320 + b.w * 320 / 2), u32(b.y * 240 + b.h * 240 / 2)});
-        }
-    }
-    return found;
 }
 
 // The pixels face_detect's draw_edge paints for a box: 4 words (8 pixels) of two rows at each
@@ -163,13 +91,18 @@ TEST_F(Firmware, SdkFaceDetectDemoMarksTheFaceWhereItsModelFindsIt) {
         GTEST_SKIP() << "../shared/vendor is absent";
     }
     // What the model finds on the AI buffer, decoded here.
-    sim::write_npy((dir / "ai.npy").string(), ai_buffer());
+    sim::write_npy((dir / "ai.npy").string(), ai_buffer(kPhoto));
     const Result m =
         run("run --model " NPUSIM_SHARED_DIR "/k210/face_detect_v3.kmodel --input " +
             (dir / "ai.npy").string() + " --functional --out " + (dir / "model").string());
     ASSERT_EQ(m.rc, 0) << m.out << m.err;
-    const auto faces = face_boxes(sim::read_npy((dir / "model" / "output_0.npy").string()));
-    ASSERT_EQ(faces.size(), 1u);  // the astronaut
+    const sim::Tensor found = sim::read_npy((dir / "model" / "output_0.npy").string());
+    const std::vector<Detection> faces =
+        region_layer(found.data<float>(), 20, 15, 1,
+                     {1.889f, 2.5245f, 2.9465f, 3.94056f, 3.99987f, 5.3658f, 5.155437f, 6.92275f,
+                      6.718375f, 9.01025f},
+                     0.7f, 0.3f);  // face_detect's main.c
+    ASSERT_EQ(faces.size(), 1u);   // the astronaut
     // The demo: its first camera frame on the LCD (0000 is its lcd_clear) at 1054 ms.
     const fs::path out = dir / "face_out";
     const Result r = run("run --firmware " + elf.string() + " --camera " + kPhoto +
@@ -189,7 +122,7 @@ TEST_F(Firmware, SdkFaceDetectDemoMarksTheFaceWhereItsModelFindsIt) {
     // expf is picolibc's, ours the host's; offsets tried from none).
     std::set<size_t> marks;
     for (int d = 0; d < 81 && marks.empty(); ++d) {
-        std::array<uint32_t, 4> b = faces[0];
+        std::array<uint32_t, 4> b = faces[0].corners;
         for (int k = 0, q = d; k < 4; ++k, q /= 3) {
             b[static_cast<size_t>(k)] += q % 3 == 0 ? 0u : q % 3 == 1 ? ~0u : 1u;  // 0, -1, +1
         }
@@ -198,11 +131,11 @@ TEST_F(Firmware, SdkFaceDetectDemoMarksTheFaceWhereItsModelFindsIt) {
             ::testing::Test::RecordProperty("corner_offsets", d);  // 0: none
         }
     }
-    EXPECT_FALSE(marks.empty()) << "no marks at " << faces[0][0] << "," << faces[0][1] << " - "
-                                << faces[0][2] << "," << faces[0][3] << "; " << red.size()
-                                << " red pixels";
+    const std::array<uint32_t, 4>& at = faces[0].corners;
+    EXPECT_FALSE(marks.empty()) << "no marks at " << at[0] << "," << at[1] << " - " << at[2] << ","
+                                << at[3] << "; " << red.size() << " red pixels";
     // Everywhere else: the photo as the camera sent it.
-    const sim::Tensor photo = ai_buffer();  // the same widened RGB565 values
+    const sim::Tensor photo = ai_buffer(kPhoto);  // the same widened RGB565 values
     const uint8_t* w = photo.data<uint8_t>();
     int wrong = 0;
     for (size_t i = 0; i < 320 * 240; ++i) {
@@ -212,6 +145,95 @@ TEST_F(Firmware, SdkFaceDetectDemoMarksTheFaceWhereItsModelFindsIt) {
     }
     EXPECT_EQ(wrong, 0);
     EXPECT_EQ(r.out.find("warning"), std::string::npos) << r.out;
+}
+
+// What the kpu demo draws for a detection (drawboxes): lcd_draw_rectangle, 2 pixels wide, in the
+// class's colour, then the class's label (its font, black on the colour, 8 x 16 a letter) at
+// (x1 + 1, y1 + 1). `img`: planar RGB, 320 x 240, drawn on.
+void draw_detection(uint8_t* img, const Detection& d, const std::vector<uint32_t>& font) {
+    static const char* const kNames[20] = {
+        "aeroplane", "bicycle",     "bird",  "boat",        "bottle", "bus",      "car",
+        "cat",       "chair",       "cow",   "diningtable", "dog",    "horse",    "motorbike",
+        "person",    "pottedplant", "sheep", "sofa",        "train",  "tvmonitor"};
+    const std::map<unsigned, uint16_t> kColours{
+        {4, 0xF81F}, {8, 0xFD20}, {14, 0xF800}, {19, 0xF9B6}};
+    const uint16_t colour = kColours.count(d.cls) != 0 ? kColours.at(d.cls) : uint16_t{0x07E0};
+    const auto put = [&](uint32_t x, uint32_t y, uint16_t v) {
+        if (x < 320 && y < 240) {
+            const unsigned r = v >> 11, g = (v >> 5) & 0x3f, b = v & 0x1f;
+            const size_t i = y * 320 + x;
+            img[i] = static_cast<uint8_t>(r << 3 | r >> 2);
+            img[320 * 240 + i] = static_cast<uint8_t>(g << 2 | g >> 4);
+            img[2 * 320 * 240 + i] = static_cast<uint8_t>(b << 3 | b >> 2);
+        }
+    };
+    std::array<uint32_t, 4> c = d.corners;
+    for (size_t k = 0; k < 4; ++k) {
+        c[k] = std::min(c[k], k % 2 == 0 ? 319u : 239u);
+    }
+    for (uint32_t y = c[1]; y <= c[3]; ++y) {
+        for (uint32_t x = c[0]; x <= c[2]; ++x) {
+            if (y <= c[1] + 1 || y + 1 >= c[3] || x <= c[0] + 1 || x + 1 >= c[2]) {
+                put(x, y, colour);
+            }
+        }
+    }
+    const std::string name = kNames[d.cls];
+    for (size_t k = 0; k < name.size(); ++k) {
+        for (uint32_t row = 0; row < 16; ++row) {
+            const uint32_t bits = font[static_cast<size_t>(name[k]) * 16 + row];
+            for (uint32_t col = 0; col < 8; ++col) {
+                put(c[0] + 1 + 8 * static_cast<uint32_t>(k) + col, c[1] + 1 + row,
+                    (bits & (0x80u >> col)) != 0 ? uint16_t{0} : colour);
+            }
+        }
+    }
+}
+
+TEST_F(Firmware, SdkKpuDemoBoxesAndLabelsWhatItsModelFinds) {
+    const fs::path elf = sdk_demo("kpu");
+    if (elf.empty()) {
+        GTEST_SKIP() << "../shared/vendor is absent";
+    }
+    const std::string photo = NPUSIM_SHARED_DIR "/k210/coco_436551.jpg";
+    sim::write_npy((dir / "ai.npy").string(), ai_buffer(photo));
+    const Result m =
+        run("run --model " NPUSIM_SHARED_DIR "/k210/yolo20_v3.kmodel --input " +
+            (dir / "ai.npy").string() + " --functional --out " + (dir / "model").string());
+    ASSERT_EQ(m.rc, 0) << m.out << m.err;
+    const sim::Tensor out = sim::read_npy((dir / "model" / "output_0.npy").string());
+    const std::vector<Detection> found =
+        region_layer(out.data<float>(), 10, 7, 20,
+                     {1.08f, 1.19f, 3.42f, 4.41f, 6.63f, 11.38f, 9.42f, 5.11f, 16.62f, 10.52f},
+                     0.7f, 0.3f);  // kpu/main.c
+    ASSERT_FALSE(found.empty());
+    EXPECT_EQ(found[0].cls, 2u);  // a bird: the black swan
+    // The demo: the camera picture, then its boxes, on the LCD by 1.40 s (its second frame; the
+    // first is its "DEMO 1" screen).
+    const fs::path run_out = dir / "kpu_out";
+    const Result r = run("run --firmware " + elf.string() + " --camera " + photo +
+                         " --max-time 1420ms --out " + run_out.string());
+    EXPECT_EQ(r.rc, 1) << r.out << r.err;
+    ASSERT_TRUE(fs::exists(run_out / "lcd" / "0001.png")) << r.out;
+    sim::Tensor want = ai_buffer(photo);
+    const std::vector<uint32_t> font =
+        demo_table(NPUSIM_SHARED_DIR "/vendor/kendryte-standalone-demo/kpu/font.h", 2);
+    ASSERT_GE(font.size(), 128u * 16u);
+    for (const Detection& d : found) {
+        draw_detection(want.data<uint8_t>(), d, font);
+    }
+    const sim::Tensor got = sim::read_image((run_out / "lcd" / "0001.png").string());
+    ASSERT_EQ(got.numel(), want.numel());
+    int wrong = 0;
+    for (size_t i = 0; i < want.numel(); ++i) {
+        if (got.data<uint8_t>()[i] != want.data<uint8_t>()[i] && wrong++ < 5) {
+            ADD_FAILURE() << "pixel " << i % 320 << "," << (i / 320) % 240 << " channel "
+                          << i / (320 * 240);
+        }
+    }
+    EXPECT_EQ(wrong, 0) << found.size() << " detections, the first at " << found[0].corners[0]
+                        << "," << found[0].corners[1] << " - " << found[0].corners[2] << ","
+                        << found[0].corners[3];
 }
 
 TEST_F(Firmware, SdkDvpOvDemoShowsThePhotoInFrontOfTheCamera) {

@@ -6,9 +6,6 @@
 // in the demo's own 8x16 font (read from its font.h); and the lcd_image demo, whose photo
 // (its image.h: RGB565 pixels two to a word, the first in the high half, as 32-bit frames send
 // them) fills the 320 x 240 landscape screen. Skips without ../shared/vendor.
-#include <fstream>
-#include <regex>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -17,21 +14,6 @@
 
 namespace npu::test {
 namespace {
-
-// Every hex constant of `digits` digits in a demo's header, in order (its font or image table).
-std::vector<uint32_t> demo_table(const fs::path& header, int digits) {
-    std::ifstream in(header);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    const std::string text = ss.str();
-    std::vector<uint32_t> v;
-    const std::regex hex("0x([0-9A-Fa-f]{" + std::to_string(digits) + "})\\b");
-    for (auto it = std::sregex_iterator(text.begin(), text.end(), hex);
-         it != std::sregex_iterator(); ++it) {
-        v.push_back(static_cast<uint32_t>(std::stoul((*it)[1].str(), nullptr, 16)));
-    }
-    return v;
-}
 
 struct Rgb {
     int r, g, b;
