@@ -1,6 +1,7 @@
 #include "models/spi_flash/w25q.h"
 
 #include <algorithm>
+#include <array>
 
 #include <fmt/format.h>
 
@@ -10,6 +11,16 @@ namespace npu::flash {
 
 namespace {
 constexpr uint8_t kWel = 0x02;
+// Commands with nothing to do when they end: resets, power-down, IDs, status and data reads, and
+// the dual/quad commands answer() warned about.
+constexpr std::array<uint8_t, 16> kNoEffect{0x66, 0x99, 0xb9, 0xab, 0x9f, 0x90, 0x05, 0x35,
+                                            0x15, 0x03, 0x0b, 0x3b, 0x6b, 0xbb, 0xeb, 0x32};
+// Commands the write-enable latch must allow: status writes, program, erases.
+constexpr std::array<uint8_t, 9> kNeedsLatch{0x01, 0x31, 0x11, 0x02, 0x20, 0x52, 0xd8, 0xc7, 0x60};
+template <size_t N>
+bool contains(const std::array<uint8_t, N>& a, uint8_t op) {
+    return std::find(a.begin(), a.end(), op) != a.end();
+}
 }  // namespace
 
 W25q::W25q()
@@ -73,65 +84,58 @@ void W25q::deselect() {
 
 void W25q::finish() {
     const uint8_t op = m_cmd[0];
-    const size_t n = m_cmd.size();
-    const bool needs_wel = op == 0x01 || op == 0x31 || op == 0x11 || op == 0x02 || op == 0x20 ||
-                           op == 0x52 || op == 0xd8 || op == 0xc7 || op == 0x60;
-    if (needs_wel && !m_wel) {
+    if (op == 0x06 || op == 0x50) {
+        m_wel = true;
+        return;
+    }
+    if (op == 0x04) {
+        m_wel = false;
+        return;
+    }
+    if (contains(kNoEffect, op)) {
+        return;
+    }
+    if (!m_wel) {
+        if (!contains(kNeedsLatch, op)) {
+            warn(fmt::format("the flash's command {:#04x} is not modelled (ignored)", op));
+        }
         return;  // ignored without the write-enable latch, as on the chip
     }
+    if (!write(op)) {
+        warn(fmt::format("the flash's command {:#04x} is not modelled (ignored)", op));
+        return;
+    }
+    m_wel = false;  // a program, erase or status write clears the latch
+}
+
+// A status write, program or erase (the latch set); false for another opcode.
+bool W25q::write(uint8_t op) {
+    const size_t n = m_cmd.size();
     const auto erase = [this](uint32_t size) {
         const uint32_t base = address() / size * size;
         std::fill(m_mem.begin() + base, m_mem.begin() + base + size, uint8_t{0xff});
     };
     switch (op) {
-    case 0x06:
-    case 0x50: m_wel = true; return;
-    case 0x04: m_wel = false; return;
     case 0x01:
-        if (n >= 2)
-            m_sr[0] = static_cast<uint8_t>(m_cmd[1] & 0xfc);
-        if (n >= 3)
-            m_sr[1] = m_cmd[2];
-        break;
-    case 0x31:
-        if (n >= 2)
-            m_sr[1] = m_cmd[1];
-        break;
-    case 0x11:
-        if (n >= 2)
-            m_sr[2] = m_cmd[1];
-        break;
+        m_sr[0] = n >= 2 ? static_cast<uint8_t>(m_cmd[1] & 0xfc) : m_sr[0];
+        m_sr[1] = n >= 3 ? m_cmd[2] : m_sr[1];
+        return true;
+    case 0x31: m_sr[1] = n >= 2 ? m_cmd[1] : m_sr[1]; return true;
+    case 0x11: m_sr[2] = n >= 2 ? m_cmd[1] : m_sr[2]; return true;
     case 0x02:
         for (size_t i = 4; i < n; ++i) {  // within the 256-byte page, wrapping
             const uint32_t a =
                 (address() & ~0xffu) | ((address() + static_cast<uint32_t>(i - 4)) & 0xffu);
             m_mem[a] &= m_cmd[i];
         }
-        break;
-    case 0x20: erase(4096); break;
-    case 0x52: erase(32768); break;
-    case 0xd8: erase(65536); break;
+        return true;
+    case 0x20: erase(4096); return true;
+    case 0x52: erase(32768); return true;
+    case 0xd8: erase(65536); return true;
     case 0xc7:
-    case 0x60: std::fill(m_mem.begin(), m_mem.end(), uint8_t{0xff}); break;
-    case 0x66:
-    case 0x99:
-    case 0xb9:
-    case 0xab:
-    case 0x9f:
-    case 0x90:
-    case 0x05:
-    case 0x35:
-    case 0x15:
-    case 0x03:
-    case 0x0b:
-    case 0x3b:
-    case 0x6b:
-    case 0xbb:
-    case 0xeb:
-    case 0x32: return;  // reads, and the dual/quad commands answer() warned about
-    default: warn(fmt::format("the flash's command {:#04x} is not modelled (ignored)", op)); return;
+    case 0x60: std::fill(m_mem.begin(), m_mem.end(), uint8_t{0xff}); return true;
+    default: return false;
     }
-    m_wel = false;  // a program, erase or status write clears the latch
 }
 
 void W25q::warn(const std::string& text) {

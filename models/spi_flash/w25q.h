@@ -37,6 +37,7 @@ private:
     uint32_t address() const;    // the command's 24-bit address (bytes 1-3)
     uint8_t answer(size_t pos);  // the byte out at position `pos` of the command (0: the opcode)
     void finish();               // a write command's effect, at deselect
+    bool write(uint8_t op);      // finish()'s status writes, programs and erases
     void warn(const std::string& text);
 
     std::vector<uint8_t> m_mem;

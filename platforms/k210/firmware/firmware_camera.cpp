@@ -50,6 +50,12 @@ uint32_t FirmwareSoc::flash_frame(uint32_t ser, unsigned bits, uint32_t value) {
     return in;
 }
 
+soc::DwSsi::FrameSink FirmwareSoc::flash_sink() {
+    return [this](uint32_t ser, unsigned bits, uint32_t value, const sc_core::sc_time&) {
+        return flash_frame(ser, bits, value);
+    };
+}
+
 void FirmwareSoc::load_flash(const std::string& path, uint32_t offset) {
     std::ifstream in(path, std::ios::binary);
     if (!in) {

@@ -47,12 +47,8 @@ FirmwareSoc::FirmwareSoc(sc_core::sc_module_name name, const K210Config& cfg,
     , spi0("spi0", boot_clocks()[soc::Clock::kSpi0], register_latency(cfg), lcd_sink())
     , lcd({cfg.lcd.controller, 240, 320, cfg.lcd.bgr})
     , dvp("dvp", cfg.platform.bus, boot_clocks()[soc::Clock::kApb1], register_latency(cfg))
-    , spi3(
-          "spi3", boot_clocks()[soc::Clock::kSpi3], register_latency(cfg),
-          [this](uint32_t ser, unsigned bits, uint32_t v, const sc_time&) {
-              return flash_frame(ser, bits, v);
-          },
-          soc::DwSsi::kSpi3)
+    , spi3("spi3", boot_clocks()[soc::Clock::kSpi3], register_latency(cfg), flash_sink(),
+           soc::DwSsi::kSpi3)
     , cpu1("cpu1", cfg.platform.bus)
     , hart("hart0", k210.cpu, plic, clint, trace, 0)
     , hart1("hart1", cpu1, plic, clint, trace, 1)

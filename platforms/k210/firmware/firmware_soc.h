@@ -129,7 +129,8 @@ private:
     void connect_camera(const CameraConfig& c);  // the DVP and its sensor (firmware_camera.cpp)
     void connect_flash();                        // SPI3 and the flash (firmware_camera.cpp)
     uint32_t flash_frame(uint32_t ser, unsigned bits, uint32_t value);
-    void connect_harts();  // what ends a hart's busy-wait
+    soc::DwSsi::FrameSink flash_sink();  // flash_frame, for SPI3
+    void connect_harts();                // what ends a hart's busy-wait
     void lcd_frame(uint32_t ser, unsigned bits, uint32_t value, const sc_core::sc_time& at);
     soc::DwSsi::FrameSink lcd_sink();  // lcd_frame, for SPI0
     // SYSCTL's clocks: the blocks' clocks set from them at boot and after each write.
