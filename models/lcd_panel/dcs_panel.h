@@ -42,6 +42,8 @@ public:
     void data(const uint8_t* bytes, size_t n);
     // The frame being drawn (what the screen shows now), and taking it as finished (the run's end).
     Frame current() const;
+    // Whether data bytes now go to the panel's memory (after RAMWR/RAMWRC): pixels, not parameters.
+    bool writing_pixels() const { return m_writing; }
     // Called with each finished frame.
     std::function<void(const Frame&)> on_frame;
     // Problems a firmware caused (an unmodelled command, pixels past the window), each once with

@@ -365,6 +365,14 @@ platform::PlatformKind k210_platform_kind() {
         {"flash",
          "With --firmware: the board's 16 MiB SPI3 flash holds FILE at OFFSET (FILE[@OFFSET], "
          "offset decimal or 0x hex; default 0); erased (0xFF) elsewhere",
+         false, "firmware"},
+        {"lcd-every",
+         "With --firmware: write every Nth LCD frame as lcd/NNNN.png (0, N, 2N...; default 1: "
+         "all); lcd/frames.txt and report.json list every frame",
+         false, "firmware"},
+        {"max-frames",
+         "With --firmware: end the run when N LCD frames are finished (the run passes: the "
+         "demos never exit)",
          false, "firmware"}};
     return k;
 }

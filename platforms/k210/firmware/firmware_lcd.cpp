@@ -17,7 +17,15 @@ void FirmwareSoc::connect_lcd(const LcdConfig& c) {
                               {[this] { return spi0.tx_room(); }, &spi0.dma_event()});
     k210.stats().attach(spi0.stats());
     lcd.on_frame = [this](const lcd::Frame& f) {
-        m_lcd_frames.push_back({m_lcd_written, f});
+        m_lcd_frames.push_back({m_lcd_written, m_lcd_first, f});
+        m_lcd_new = true;
+        if (f.index % m_keep_every != 0) {
+            m_lcd_frames.back().frame.rgb565 = {};  // not written: its pixels are not kept
+        }
+        if (m_max_frames != 0 && m_lcd_frames.size() >= m_max_frames && !m_frames_done) {
+            m_frames_done = true;
+            sc_core::sc_stop();
+        }
     };
 }
 
@@ -39,11 +47,16 @@ void FirmwareSoc::lcd_frame(uint32_t ser, unsigned bits, uint32_t value, const s
     const bool data = fpioa.pads().pad_level(m_lcd_cfg.dcx_pad);
     for (unsigned b = bits / 8; b-- > 0;) {
         const auto byte = static_cast<uint8_t>(value >> (8 * b));
-        if (data) {
-            lcd.data(&byte, 1);
-            m_lcd_written = at;
-        } else {
+        if (!data) {
             lcd.command(byte);
+            continue;
+        }
+        const bool pixel = lcd.writing_pixels();  // else a command's parameter
+        lcd.data(&byte, 1);
+        if (pixel) {  // the frame's first and last pixel times
+            m_lcd_first = m_lcd_new ? at : m_lcd_first;
+            m_lcd_new = false;
+            m_lcd_written = at;
         }
     }
 }
@@ -59,7 +72,7 @@ std::optional<FirmwareSoc::LcdShot> FirmwareSoc::lcd_last() const {
     if (!m_lcd_used) {
         return std::nullopt;
     }
-    return LcdShot{m_lcd_written, lcd.current()};
+    return LcdShot{m_lcd_written, m_lcd_first, lcd.current()};
 }
 
 }  // namespace npu::k210

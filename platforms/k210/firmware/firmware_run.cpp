@@ -12,6 +12,7 @@
 #include "models/k210_kpu/kpu_layer_args.h"
 #include "models/rv64/elf.h"
 #include "platforms/k210/firmware/firmware_soc.h"
+#include "platforms/k210/firmware/frame_report.h"
 #include "platforms/k210/firmware/gdb_link.h"
 #include "sim/core/error.h"
 #include "sim/core/files.h"
@@ -63,6 +64,9 @@ nlohmann::ordered_json devices_json(const std::vector<HartDevice>& devices) {
 // Why the run failed, or "" when the firmware exited with 0 (on either hart: the first end of a
 // hart ends the run).
 std::string failure(const FirmwareSoc& soc, const std::string& file) {
+    if (soc.frames_done()) {
+        return "";  // --max-frames: the frames asked for were drawn
+    }
     if (!soc.chip_reset().empty()) {
         const uint64_t pc = soc.hart.pc();
         return fmt::format("firmware {}: {} (hart 0 at pc {:#x} ({}), after {} instructions)", file,
@@ -228,80 +232,6 @@ nlohmann::ordered_json output_files(const FirmwareSoc& soc, const std::string& c
     return files;
 }
 
-// An LCD frame as a PNG: RGB565 widened to 8 bits per channel (v << 3 | v >> 2 for red and blue,
-// v << 2 | v >> 4 for green), as the panel's 16-bit colours are usually shown.
-std::vector<uint8_t> frame_png(const lcd::Frame& f) {
-    const size_t n = f.rgb565.size();
-    std::vector<uint8_t> planes(3 * n);
-    for (size_t i = 0; i < n; ++i) {
-        const uint16_t v = f.rgb565[i];
-        const auto r = static_cast<uint8_t>(v >> 11), g = static_cast<uint8_t>((v >> 5) & 0x3f),
-                   b = static_cast<uint8_t>(v & 0x1f);
-        planes[i] = static_cast<uint8_t>(r << 3 | r >> 2);
-        planes[n + i] = static_cast<uint8_t>(g << 2 | g >> 4);
-        planes[2 * n + i] = static_cast<uint8_t>(b << 3 | b >> 2);
-    }
-    return sim::encode_png(planes.data(), 3, f.height, f.width);
-}
-
-// The LCD's frames (each finished one, then the one on the screen at the end) as lcd/NNNN.png,
-// their times in lcd/frames.txt ("<index> <time us> <width>x<height> <on|off>": when the last
-// pixel of the frame was written, whether the display was on and awake).
-void add_lcd_frames(const FirmwareSoc& soc, platform::RunReport& rep,
-                    nlohmann::ordered_json& files) {
-    std::vector<FirmwareSoc::LcdShot> shots = soc.lcd_frames();
-    if (const auto last = soc.lcd_last()) {
-        shots.push_back(*last);
-    }
-    if (shots.empty()) {
-        return;
-    }
-    std::string list;
-    for (const FirmwareSoc::LcdShot& s : shots) {
-        rep.files.push_back({fmt::format("lcd/{:04d}.png", s.frame.index), frame_png(s.frame)});
-        list += fmt::format("{} {:.3f} {}x{} {}\n", s.frame.index, s.at.to_seconds() * 1e6,
-                            s.frame.width, s.frame.height, s.frame.displayed ? "on" : "off");
-    }
-    rep.files.push_back({"lcd/frames.txt", {list.begin(), list.end()}});
-    files["lcd"] = "lcd/";
-    rep.text +=
-        fmt::format("  LCD: {} frames (lcd/0000.png .. lcd/{:04d}.png, times in lcd/frames.txt)\n",
-                    shots.size(), shots.back().frame.index);
-    for (const std::string& w : soc.lcd.warnings()) {
-        rep.text += "  warning: LCD " + w + "\n";
-    }
-}
-
-// The camera: what was in front of it, the sensor's frame time, the frames the DVP captured, and
-// camera/frames.txt ("<index> <VSYNC us> <end us> <captured|skipped> <scene frame>").
-void add_camera_frames(const FirmwareSoc& soc, platform::RunReport& rep,
-                       nlohmann::ordered_json& files) {
-    const std::vector<dvp::Dvp::FrameRecord>& frames = soc.dvp.frames();
-    size_t captured = 0;
-    std::string list;
-    for (size_t i = 0; i < frames.size(); ++i) {
-        const dvp::Dvp::FrameRecord& f = frames[i];
-        captured += f.captured ? 1 : 0;
-        list += fmt::format("{} {:.3f} {:.3f} {} {}\n", i, f.start.to_seconds() * 1e6,
-                            f.end.to_seconds() * 1e6, f.captured ? "captured" : "skipped", f.scene);
-    }
-    if (!frames.empty()) {
-        rep.files.push_back({"camera/frames.txt", {list.begin(), list.end()}});
-        files["camera"] = "camera/frames.txt";
-        rep.text += fmt::format(
-            "  camera: {} in front of the {}; {} frames, {} captured by the DVP "
-            "(camera/frames.txt)\n    {}\n",
-            soc.camera().scene().describe(), soc.camera().name(), frames.size(), captured,
-            soc.dvp.timing());
-    }
-    for (const std::string& w : soc.dvp.warnings()) {
-        rep.text += "  warning: DVP " + w + "\n";
-    }
-    for (const std::string& w : soc.camera().sensor().warnings()) {
-        rep.text += "  warning: camera " + w + "\n";
-    }
-}
-
 std::vector<sim::Quantity> totals_of(const FirmwareSoc& soc, uint64_t kpu_cycles, uint64_t end_ps) {
     const HartResult& h = soc.hart.result();
     const auto q = [](const char* name, uint64_t v, const char* unit) {
@@ -375,9 +305,27 @@ std::unique_ptr<GdbLink> connect_gdb(int port) {
     return gdb;
 }
 
+// --lcd-every N, --max-frames N: a whole number from 1 (0 when not given).
+size_t frame_count(const platform::RunRequest& request, const char* option) {
+    const std::string v = request.option(option);
+    if (v.empty()) {
+        return 0;
+    }
+    char* end = nullptr;
+    errno = 0;
+    const unsigned long long n = std::strtoull(v.c_str(), &end, 10);
+    if (!std::isdigit(static_cast<unsigned char>(v[0])) || *end != '\0' || errno != 0 || n == 0 ||
+        n > 1'000'000'000) {
+        throw sim::Error(fmt::format("--{}: a whole number of frames from 1, got '{}'", option, v));
+    }
+    return static_cast<size_t>(n);
+}
+
 // What the chip's outside world gives the firmware (the platform options): UART input, pad
-// levels, the flash's contents, the scene in front of the camera.
+// levels, the flash's contents, the scene in front of the camera; and which LCD frames to keep.
 void apply_inputs(FirmwareSoc& soc, const platform::RunRequest& request) {
+    soc.set_frame_options(std::max<size_t>(1, frame_count(request, "lcd-every")),
+                          frame_count(request, "max-frames"));
     if (const std::string spec = request.option("uart-input"); !spec.empty()) {
         const auto [port, bytes] = uart_input(spec);
         soc.set_uart_input(port, bytes);
@@ -428,8 +376,7 @@ platform::RunReport run_firmware(const K210Config& cfg, const std::string& sourc
     rep.passed = why.empty();
     rep.text = run_text(soc, cfg, source, request.firmware, two_harts, kpu_cycles, end_ps, why);
     nlohmann::ordered_json files = output_files(soc, console, rep);
-    add_lcd_frames(soc, rep, files);
-    add_camera_frames(soc, rep, files);
+    nlohmann::ordered_json frames = add_frames(soc, rep, files);
     rec.command = "run";
     rec.mode = "firmware";
     rec.platform = {"k210", cfg.platform.name, source, clock_parameters(soc.clocks())};
@@ -440,6 +387,7 @@ platform::RunReport run_firmware(const K210Config& cfg, const std::string& sourc
     rec.checks.push_back({"firmware exit code", static_cast<double>(h.exit_code), "<=", 0, "",
                           rep.passed, std::nullopt, ""});
     rec.extra = extra_json(soc, request, why, two_harts, files);
+    rec.extra["frames"] = std::move(frames);
     rec.stats = soc.k210.stats().to_json();
     rep.record = std::move(rec);
     return rep;

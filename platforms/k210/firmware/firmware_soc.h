@@ -103,11 +103,18 @@ public:
     // Every LCD frame finished, with when its last pixel was written (firmware_lcd.cpp), and the
     // one being drawn at the end of the run.
     struct LcdShot {
-        sc_core::sc_time at;
-        lcd::Frame frame;
+        sc_core::sc_time at;     // its last pixel
+        sc_core::sc_time first;  // its first pixel
+        lcd::Frame frame;        // pixels kept only for the frames written (--lcd-every)
     };
     const std::vector<LcdShot>& lcd_frames() const { return m_lcd_frames; }
     std::optional<LcdShot> lcd_last() const;
+    // --lcd-every N: keep the pixels of every Nth frame (0, N, 2N...); --max-frames N: end the run
+    // when N frames are finished (frames_done()).
+    void set_frame_options(size_t keep_every, size_t max_frames) {
+        m_keep_every = keep_every, m_max_frames = max_frames;
+    }
+    bool frames_done() const { return m_frames_done; }
     // The flash's contents from `path` at `offset` (--flash FILE[@OFFSET]); throws sim::Error
     // naming the file when it cannot be read or does not fit.
     void load_flash(const std::string& path, uint32_t offset);
@@ -155,7 +162,10 @@ private:
     LcdConfig m_lcd_cfg;
     std::vector<LcdShot> m_lcd_frames;
     sc_core::sc_time m_lcd_written;  // the last pixel data
-    bool m_lcd_used = false;
+    sc_core::sc_time m_lcd_first;    // the frame's first pixel data
+    bool m_lcd_used = false, m_lcd_new = true;
+    size_t m_keep_every = 1, m_max_frames = 0;
+    bool m_frames_done = false;
     std::unique_ptr<BoardCamera> m_camera;
 };
 

@@ -103,11 +103,26 @@ TEST_F(Firmware, SdkFaceDetectDemoMarksTheFaceWhereItsModelFindsIt) {
                       6.718375f, 9.01025f},
                      0.7f, 0.3f);  // face_detect's main.c
     ASSERT_EQ(faces.size(), 1u);   // the astronaut
-    // The demo: its first camera frame on the LCD (0000 is its lcd_clear) at 1054 ms.
+    // The demo: its first camera frame on the LCD (0000 is its lcd_clear), then a second; the run
+    // ends when the third begins (--max-frames 3) and passes.
     const fs::path out = dir / "face_out";
     const Result r = run("run --firmware " + elf.string() + " --camera " + kPhoto +
-                         " --max-time 1060ms --out " + out.string());
-    EXPECT_EQ(r.rc, 1) << r.out << r.err;
+                         " --max-frames 3 --out " + out.string());
+    EXPECT_EQ(r.rc, 0) << r.out << r.err;
+    EXPECT_NE(r.out.find("stopped after 3 LCD frames (--max-frames)"), std::string::npos) << r.out;
+    // Frame to frame: it converts every other camera frame (it re-arms the DVP after drawing),
+    // two OV5640 frames of 1880 x 496 x 2 / 56.672 MHz (its XCLK 201.5 MHz / 16 x 4.5): 65.816
+    // ms; in it the camera's capture, the KPU's layers, the LCD's transfer.
+    const json frames = report("face_out")["extra"]["frames"];
+    ASSERT_EQ(frames["lcd"].size(), 3u);
+    ASSERT_EQ(frames["frame_times"].size(), 2u);
+    const json& steady = frames["frame_times"][1];
+    const double camera_frame_us = 1880.0 * 496 * 2 / (201.5e6 / 16 * 4.5) * 1e6;
+    EXPECT_NEAR(steady["frame_time_us"].get<double>(), 2 * camera_frame_us, 1.0);
+    EXPECT_GT(steady["kpu_us"].get<double>(), 5000);  // face_detect_v3 at 398.7 MHz
+    EXPECT_GT(steady["lcd_us"].get<double>(), 1000);
+    EXPECT_NE(r.out.find("frame time (LCD frame to frame, mean of 1): 65.8"), std::string::npos)
+        << r.out;
     EXPECT_NE(r.out.find("System start"), std::string::npos) << r.out;
     ASSERT_TRUE(fs::exists(out / "lcd" / "0001.png")) << r.out;
     const sim::Tensor got = sim::read_image((out / "lcd" / "0001.png").string());
@@ -242,14 +257,17 @@ TEST_F(Firmware, SdkDvpOvDemoShowsThePhotoInFrontOfTheCamera) {
         GTEST_SKIP() << "../shared/vendor is absent";
     }
     const fs::path out = dir / "dvp_ov_out";
-    // The sensor is set up by 1.0 s (its driver's delays); a frame every 15.4 ms after that.
+    // The sensor is set up by 1.0 s (its driver's delays); a frame every 15.4 ms after that. Every
+    // other LCD frame written (--lcd-every 2), the run ended after three.
     const Result r = run("run --firmware " + elf.string() + " --camera " + kPhoto +
-                         " --max-time 1060ms --out " + out.string());
-    EXPECT_EQ(r.rc, 1) << r.out << r.err;                           // it never exits
+                         " --lcd-every 2 --max-frames 3 --out " + out.string());
+    EXPECT_EQ(r.rc, 0) << r.out << r.err;
+    EXPECT_FALSE(fs::exists(out / "lcd" / "0001.png"));
+    EXPECT_EQ(report("dvp_ov_out")["extra"]["frames"]["lcd"][1]["file"], nullptr);
     EXPECT_NE(r.out.find("ID: 5640"), std::string::npos) << r.out;  // read over SCCB
     EXPECT_NE(r.out.find("captured by the DVP"), std::string::npos) << r.out;
-    ASSERT_TRUE(fs::exists(out / "lcd" / "0001.png")) << r.out;  // 0000: lcd_clear(BLACK)
-    EXPECT_EQ(wrong_pixels(out / "lcd" / "0001.png"), 0);
+    ASSERT_TRUE(fs::exists(out / "lcd" / "0002.png")) << r.out;  // 0000: lcd_clear(BLACK)
+    EXPECT_EQ(wrong_pixels(out / "lcd" / "0002.png"), 0);
     const std::string frames = slurp(out / "camera" / "frames.txt");
     EXPECT_NE(frames.find(" captured 0"), std::string::npos) << frames;
 }
