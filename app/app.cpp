@@ -52,7 +52,8 @@ void add_firmware_options(CLI::App* run, RunOptions& run_opts) {
         ->excludes(run->get_option("--script"));
     run->add_option("--max-instructions", run_opts.max_instructions,
                     "With --firmware: stop a firmware that has not exited after this many "
-                    "instructions (a runaway loop is an error naming its pc)")
+                    "instructions (a runaway loop is an error naming its pc; default 2e9, none "
+                    "when --max-time or --max-frames ends the run)")
         ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 50));
     run->add_option("--max-time", run_opts.max_time,
                     "With --firmware: stop a firmware that has not exited after this much "

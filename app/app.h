@@ -29,8 +29,8 @@ struct RunOptions {
     std::string demo;              // no --model: which bundled job (empty: the platform's default)
     std::string script;            // --script: a register script (K210)
     std::string firmware;          // --firmware: a RISC-V ELF to run on the SoC (K210)
-    std::vector<std::string> firmware_args;     // after --: the firmware's argv[1..]
-    uint64_t max_instructions = 2'000'000'000;  // --max-instructions: the firmware's budget
+    std::vector<std::string> firmware_args;  // after --: the firmware's argv[1..]
+    uint64_t max_instructions = 0;  // --max-instructions: the firmware's budget (0: not given)
     std::string max_time;      // --max-time: its simulated-time budget, a duration with its unit
     int gdb_port = 0;          // --gdb PORT: debug the firmware with GDB (0: no debugger)
     bool semihosting = false;  // --semihosting[=DIR]: the firmware may open files

@@ -53,7 +53,10 @@ platform::RunRequest run_request(const RunOptions& opts) {
     req.script = opts.script;
     req.firmware = opts.firmware;
     req.firmware_args = opts.firmware_args;
-    req.max_instructions = opts.max_instructions;
+    if (opts.max_instructions != 0) {
+        req.max_instructions = opts.max_instructions;
+        req.max_instructions_given = true;
+    }
     if (!opts.max_time.empty()) {
         std::string why;
         const auto ps = sim::parse_duration(opts.max_time, why);

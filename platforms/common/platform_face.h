@@ -45,6 +45,7 @@ struct RunRequest {
     std::string firmware;  // --firmware: an ELF to run on the platform's CPU (platforms that can)
     std::vector<std::string> firmware_args;     // its arguments (argv[1..])
     uint64_t max_instructions = 2'000'000'000;  // its instruction budget
+    bool max_instructions_given = false;        // by the user (else the default above)
     uint64_t max_time_ps = 0;                   // its simulated-time budget (0: none)
     // Semihosting files (the firmware's fopen): reads resolve inside the first folder, writes
     // inside the second; "" refuses them (the console, arguments, clock and exit always work).

@@ -151,7 +151,11 @@ bool load_harts(FirmwareSoc& soc, const K210Config& cfg, const rv64::ElfImage& e
     o.cpi = cfg.cpi;
     o.uncached_load_cycles = cfg.uncached_load_cycles;
     o.uncached_store_cycles = cfg.uncached_store_cycles;
-    o.max_instructions = request.max_instructions;
+    // The default budget catches a runaway firmware; a run the user ends by time or frames has
+    // none.
+    const bool ended = request.max_time_ps != 0 || !request.option("max-frames").empty();
+    o.max_instructions =
+        request.max_instructions_given || !ended ? request.max_instructions : uint64_t{1} << 62;
     o.max_time_ps = request.max_time_ps;
     o.read_root = request.semihost_read_root;
     o.write_root = request.semihost_write_root;

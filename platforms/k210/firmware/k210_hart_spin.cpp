@@ -179,8 +179,10 @@ sc_time K210Hart::wake_deadline(const SpinTurn* turn) const {
         const uint64_t turns =
             (m_options.max_instructions - m_result.instructions + turn->instructions - 1) /
             turn->instructions;
-        due = std::min(due,
-                       sc_core::sc_time_stamp() + span(static_cast<double>(turns * turn->cycles)));
+        const double cycles = static_cast<double>(turns) * static_cast<double>(turn->cycles);
+        if (cycles < 1e18) {  // (no budget: 2^62 instructions)
+            due = std::min(due, sc_core::sc_time_stamp() + span(cycles));
+        }
     }
     return due;
 }
