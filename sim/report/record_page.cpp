@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <iterator>
+#include <map>
 
 #include <fmt/format.h>
 
@@ -280,6 +281,42 @@ std::string tables_section(const RunRecord& r) {
     return s;
 }
 
+// The LCD's frames a firmware run wrote (lcd/NNNN.png; extra.frames.lcd has their times), as a
+// strip in order with each frame's time; the first kMaxStrip of them (the rest are in lcd/).
+std::string lcd_strip_section(const RunRecord& r, const std::vector<Picture>& lcd) {
+    constexpr size_t kMaxStrip = 48;
+    if (lcd.empty()) {
+        return "";
+    }
+    std::map<std::string, double> at;
+    if (r.extra.is_object() && r.extra.contains("frames") && r.extra["frames"].contains("lcd")) {
+        for (const auto& f : r.extra["frames"]["lcd"]) {
+            if (f.contains("file") && f["file"].is_string() && f.contains("last_pixel_us")) {
+                at[f["file"].get<std::string>()] = f["last_pixel_us"].get<double>();
+            }
+        }
+    }
+    std::string s = fmt::format(
+        "<h2>LCD frames</h2>\n<p class=\"note\">What the firmware showed, in order, each at the "
+        "time of its last pixel{}.</p>\n<div id=\"lcd-strip\" style=\"white-space:nowrap;"
+        "overflow-x:auto\">\n",
+        lcd.size() > kMaxStrip
+            ? fmt::format(" (the first {} of {}; every one is in lcd/)", kMaxStrip, lcd.size())
+            : "");
+    for (size_t i = 0; i < lcd.size() && i < kMaxStrip; ++i) {
+        const Picture& p = lcd[i];
+        const auto t = at.find(p.name);
+        s += fmt::format(
+            "<figure class=\"picture\" style=\"display:inline-block;margin:0 8px 8px 0\">"
+            "<img alt=\"{0}\" width=\"{1}\" style=\"border:1px solid #ccc\" "
+            "src=\"data:image/png;base64,{2}\"><figcaption class=\"note\">{0}{3}</figcaption>"
+            "</figure>\n",
+            escape(p.name), std::min(p.width, 240), base64(p.png),
+            t == at.end() ? std::string() : fmt::format(" at {:.3f} ms", t->second / 1e3));
+    }
+    return s + "</div>\n";
+}
+
 std::string title_of(const RunRecord& r) {
     std::string title = "npusim " + r.command;
     if (!r.program.file.empty()) {
@@ -322,7 +359,12 @@ std::string record_page(const RunRecord& r, const nlohmann::json* trace, const s
         fmt::format_to(it, "<h2>Timeline</h2>\n<div id=\"timeline\">{}</div>\n", lanes);
     }
     s += roofline_section(r);
-    s += pictures_section(pictures);
+    std::vector<Picture> lcd, others;
+    for (const Picture& p : pictures) {
+        (p.name.rfind("lcd/", 0) == 0 ? lcd : others).push_back(p);
+    }
+    s += lcd_strip_section(r, lcd);
+    s += pictures_section(others);
     s += checks_section(r);
     s += checked_measures_section(r);
     fmt::format_to(it, "<h2>Layers</h2>\n<div id=\"layers\">{}</div>\n", json_table(layer_rows(r)));

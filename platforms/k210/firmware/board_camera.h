@@ -3,6 +3,9 @@
 #pragma once
 
 #include <memory>
+#include <string>
+
+#include <fmt/format.h>
 
 #include "models/camera/frame_source.h"
 #include "models/camera/sensor.h"
@@ -30,10 +33,27 @@ public:
                 m_stream.first_line_s, m_stream.line_s, m_stream.timing};
     }
     std::vector<uint8_t> frame(size_t index, const dvp::SensorStream&) override {
-        return m_sensor->render(m_scene->frame(index), m_stream);
+        const sim::Tensor& scene = m_scene->frame(index);
+        note_aspect(scene);
+        return m_sensor->render(scene, m_stream);
     }
+    // A scene of another aspect ratio than the sensor's output, stretched to it (once).
+    const std::string& aspect_note() const { return m_aspect_note; }
 
 private:
+    void note_aspect(const sim::Tensor& scene) {
+        const int64_t h = scene.shape()[2], w = scene.shape()[3];
+        if (!m_aspect_note.empty() || m_stream.height == 0 ||
+            w * m_stream.height == h * int64_t{m_stream.width}) {
+            return;
+        }
+        m_aspect_note = fmt::format(
+            "the scene's {}x{} frames are resized to the sensor's {}x{} output, stretched (aspect "
+            "{:.2f} to {:.2f}); crop or pad them to {}:{} to keep their proportions",
+            w, h, m_stream.width, m_stream.height, static_cast<double>(w) / static_cast<double>(h),
+            static_cast<double>(m_stream.width) / m_stream.height, m_stream.width, m_stream.height);
+    }
+    std::string m_aspect_note;
     std::unique_ptr<camera::Sensor> m_sensor;
     std::unique_ptr<camera::FrameSource> m_scene;
     camera::Stream m_stream;  // the last stream() (its byte order and mirroring for frame())

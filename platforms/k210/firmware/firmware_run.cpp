@@ -381,6 +381,7 @@ platform::RunReport run_firmware(const K210Config& cfg, const std::string& sourc
     rep.text = run_text(soc, cfg, source, request.firmware, two_harts, kpu_cycles, end_ps, why);
     nlohmann::ordered_json files = output_files(soc, console, rep);
     nlohmann::ordered_json frames = add_frames(soc, rep, files);
+    trace_frames(soc, trace);
     rec.command = "run";
     rec.mode = "firmware";
     rec.platform = {"k210", cfg.platform.name, source, clock_parameters(soc.clocks())};

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "sim/core/image.h"
+#include "sim/tlm/sim_time.h"
 
 namespace npu::k210 {
 
@@ -80,6 +81,9 @@ void add_camera_frames(const FirmwareSoc& soc, platform::RunReport& rep,
             soc.camera().scene().describe(), soc.camera().name(), frames.size(), captured,
             soc.dvp.timing());
     }
+    if (!soc.camera().aspect_note().empty()) {
+        rep.text += "  note: " + soc.camera().aspect_note() + "\n";
+    }
     for (const std::string& w : soc.dvp.warnings()) {
         rep.text += "  warning: DVP " + w + "\n";
     }
@@ -145,6 +149,32 @@ nlohmann::ordered_json frame_times(const FirmwareSoc& soc, platform::RunReport& 
     return list;
 }
 
+// A "kpu inference" track: the KPU's layers between one LCD frame and the next (a camera
+// application runs its model once a frame), as one span from the first layer's start to the last
+// one's end, named for the frame that shows its result.
+void trace_inferences(const FirmwareSoc& soc, sim::TraceWriter& trace) {
+    const std::vector<kpu::LayerRecord>& layers = soc.k210.kpu.layers();
+    const std::vector<FirmwareSoc::LcdShot>& shots = soc.lcd_frames();
+    if (layers.empty() || shots.empty()) {
+        return;
+    }
+    const int track = trace.track("kpu inference");
+    size_t l = 0;
+    for (const FirmwareSoc::LcdShot& s : shots) {
+        const uint64_t until = sim::to_ps(s.at);
+        uint64_t first = 0, last = 0;
+        size_t n = 0;
+        for (; l < layers.size() && layers[l].end_ps <= until; ++l, ++n) {
+            first = n == 0 ? layers[l].start_ps : first;
+            last = layers[l].end_ps;
+        }
+        if (n > 0) {
+            trace.complete(track, fmt::format("{} layers, shown in frame {}", n, s.frame.index),
+                           "kpu", first, last - first);
+        }
+    }
+}
+
 }  // namespace
 
 nlohmann::ordered_json add_frames(const FirmwareSoc& soc, platform::RunReport& rep,
@@ -176,6 +206,32 @@ nlohmann::ordered_json add_frames(const FirmwareSoc& soc, platform::RunReport& r
             {"camera", camera},
             {"camera_timing", soc.dvp.timing()},
             {"frame_times", frame_times(soc, rep)}};
+}
+
+void trace_frames(const FirmwareSoc& soc, sim::TraceWriter& trace) {
+    if (!trace.enabled()) {
+        return;
+    }
+    using sim::to_ps;
+    if (!soc.dvp.frames().empty()) {
+        const int camera = trace.track("camera");
+        size_t n = 0;
+        for (const dvp::Dvp::FrameRecord& f : soc.dvp.frames()) {
+            trace.complete(camera,
+                           f.captured ? fmt::format("frame {} (scene {})", n, f.scene)
+                                      : fmt::format("frame {} skipped", n),
+                           "camera", to_ps(f.start), f.captured ? to_ps(f.end - f.start) : 0);
+            ++n;
+        }
+    }
+    trace_inferences(soc, trace);
+    if (!soc.lcd_frames().empty()) {
+        const int lcd = trace.track("lcd");
+        for (const FirmwareSoc::LcdShot& s : soc.lcd_frames()) {
+            trace.complete(lcd, fmt::format("frame {}", s.frame.index), "lcd", to_ps(s.first),
+                           to_ps(s.at - s.first));
+        }
+    }
 }
 
 }  // namespace npu::k210

@@ -8,11 +8,16 @@
 
 #include "platforms/common/platform_face.h"
 #include "platforms/k210/firmware/firmware_soc.h"
+#include "sim/core/trace.h"
 
 namespace npu::k210 {
 
 // Adds the files and the text lines to `rep`, the file names to `files`; returns extra.frames.
 nlohmann::ordered_json add_frames(const FirmwareSoc& soc, platform::RunReport& rep,
                                   nlohmann::ordered_json& files);
+// The frames in the trace (--trace): a "camera" track (each frame from VSYNC: captured to its
+// last line, skipped as an instant) and an "lcd" track (each frame's first to last pixel), beside
+// the harts' and the KPU's (whose layers show each inference).
+void trace_frames(const FirmwareSoc& soc, sim::TraceWriter& trace);
 
 }  // namespace npu::k210

@@ -107,9 +107,30 @@ TEST_F(Firmware, SdkFaceDetectDemoMarksTheFaceWhereItsModelFindsIt) {
     // ends when the third begins (--max-frames 3) and passes.
     const fs::path out = dir / "face_out";
     const Result r = run("run --firmware " + elf.string() + " --camera " + kPhoto +
-                         " --max-frames 3 --out " + out.string());
+                         " --max-frames 3 --trace --out " + out.string());
     EXPECT_EQ(r.rc, 0) << r.out << r.err;
     EXPECT_NE(r.out.find("stopped after 3 LCD frames (--max-frames)"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("note: the scene's 512x512 frames are resized to the sensor's 320x240"),
+              std::string::npos)
+        << r.out;  // the astronaut is square
+    // The trace: the LCD's three frames, the camera's captured ones and the KPU's inferences on
+    // their own tracks.
+    size_t lcd_spans = 0, captured = 0, inferences = 0;
+    const json trace = json::parse(slurp(out / "trace.json"));
+    for (const json& e : trace["traceEvents"]) {
+        lcd_spans += e.value("cat", "") == "lcd" ? 1u : 0u;
+        captured += e.value("cat", "") == "camera" && e["dur"].get<double>() > 0 ? 1u : 0u;
+        inferences += e.value("name", "").find("23 layers, shown in frame") == 0 ? 1u : 0u;
+    }
+    EXPECT_EQ(lcd_spans, 3u);
+    EXPECT_GE(captured, 2u);
+    EXPECT_EQ(inferences, 2u);  // face_detect_v3's 23 KPU layers before each camera frame shown
+    // report.html: the frames as a strip, each with its time.
+    const std::string page = slurp(out / "report.html");
+    EXPECT_NE(page.find("id=\"lcd-strip\""), std::string::npos);
+    const double shown_ms =
+        report("face_out")["extra"]["frames"]["lcd"][1]["last_pixel_us"].get<double>() / 1e3;
+    EXPECT_NE(page.find(fmt::format("lcd/0001.png at {:.3f} ms", shown_ms)), std::string::npos);
     // Frame to frame: it converts every other camera frame (it re-arms the DVP after drawing),
     // two OV5640 frames of 1880 x 496 x 2 / 56.672 MHz (its XCLK 201.5 MHz / 16 x 4.5): 65.816
     // ms; in it the camera's capture, the KPU's layers, the LCD's transfer.
