@@ -64,10 +64,18 @@ int cmd_report(const ReportOptions& opts) {
     if (traced) {
         trace = read_json(dir / "trace.json");
     }
-    // The pictures come from the directory's files, in name order (the run's order may differ).
+    // The pictures come from the directory's files, in name order (the run's order may differ),
+    // and from its lcd/ folder (a firmware run's LCD frames: the page's strip).
     std::vector<std::string> names;
     for (const auto& e : std::filesystem::directory_iterator(dir)) {
         names.push_back(e.path().filename().string());
+    }
+    if (std::filesystem::is_directory(dir / "lcd")) {
+        for (const auto& e : std::filesystem::directory_iterator(dir / "lcd")) {
+            if (e.path().extension() == ".png") {
+                names.push_back("lcd/" + e.path().filename().string());
+            }
+        }
     }
     std::sort(names.begin(), names.end());
     std::vector<std::pair<std::string, std::vector<uint8_t>>> files;
