@@ -4,6 +4,7 @@
 
 #include <memory>
 #include <string>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -32,10 +33,18 @@ public:
         return {m_stream.on,           m_stream.width,  m_stream.height, m_stream.frame_s,
                 m_stream.first_line_s, m_stream.line_s, m_stream.timing};
     }
+    // The scene's frame as the sensor sends it; rendered again only when the scene shows another
+    // frame or the sensor was programmed otherwise (a still image is resized once).
     std::vector<uint8_t> frame(size_t index, const dvp::SensorStream&) override {
         const sim::Tensor& scene = m_scene->frame(index);
-        note_aspect(scene);
-        return m_sensor->render(scene, m_stream);
+        const auto look = std::make_tuple(m_scene->frames_read(), m_stream.width, m_stream.height,
+                                          m_stream.order, m_stream.mirror, m_stream.flip);
+        if (m_rendered.empty() || look != m_rendered_look) {
+            note_aspect(scene);
+            m_rendered = m_sensor->render(scene, m_stream);
+            m_rendered_look = look;
+        }
+        return m_rendered;
     }
     // A scene of another aspect ratio than the sensor's output, stretched to it (once).
     const std::string& aspect_note() const { return m_aspect_note; }
@@ -57,6 +66,8 @@ private:
     std::unique_ptr<camera::Sensor> m_sensor;
     std::unique_ptr<camera::FrameSource> m_scene;
     camera::Stream m_stream;  // the last stream() (its byte order and mirroring for frame())
+    std::vector<uint8_t> m_rendered;
+    std::tuple<size_t, unsigned, unsigned, camera::PixelOrder, bool, bool> m_rendered_look;
 };
 
 }  // namespace npu::k210

@@ -92,11 +92,16 @@ void add_camera_frames(const FirmwareSoc& soc, platform::RunReport& rep,
     }
 }
 
-// How much of [a, b) the intervals cover (they do not overlap each other).
-double covered(const std::vector<std::pair<double, double>>& spans, double a, double b) {
+// How much of [a, b) the spans cover (in time order, not overlapping each other). Asked for
+// intervals in time order: `from` keeps where the last one started looking.
+double covered(const std::vector<std::pair<double, double>>& spans, double a, double b,
+               size_t& from) {
+    while (from < spans.size() && spans[from].second <= a) {
+        ++from;
+    }
     double t = 0;
-    for (const auto& [s, e] : spans) {
-        t += std::max(0.0, std::min(e, b) - std::max(s, a));
+    for (size_t i = from; i < spans.size() && spans[i].first < b; ++i) {
+        t += std::max(0.0, std::min(spans[i].second, b) - std::max(spans[i].first, a));
     }
     return t;
 }
@@ -124,9 +129,10 @@ nlohmann::ordered_json frame_times(const FirmwareSoc& soc, platform::RunReport& 
     }
     nlohmann::ordered_json list = nlohmann::ordered_json::array();
     double total = 0, cam = 0, ai = 0, lcd = 0;
+    size_t camera_from = 0, kpu_from = 0;
     for (size_t i = 1; i < shots.size(); ++i) {
         const double a = us(shots[i - 1].at), b = us(shots[i].at);
-        const double c = covered(camera, a, b), k = covered(kpu, a, b);
+        const double c = covered(camera, a, b, camera_from), k = covered(kpu, a, b, kpu_from);
         const double l = b - std::max(a, us(shots[i].first));
         list.push_back({{"frame", shots[i].frame.index},
                         {"frame_time_us", b - a},

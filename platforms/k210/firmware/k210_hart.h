@@ -154,6 +154,7 @@ private:
     bool still_spinning();
     std::optional<bool> spinning_on();  // step()'s result when a busy-wait stood for the quantum
     void poll_wait(const SpinTurn& turn);
+    void pass_quantum(const SpinTurn& turn);
     std::optional<SpinTurn> spin_turn(rv64::RunResult& r);
     bool spin_safe_block(uint64_t pc, uint64_t n) const;
     void spin_wait(const SpinTurn& turn);

@@ -82,11 +82,16 @@ std::optional<bool> K210Hart::spinning_on() {
 // hart is not busy while it polls: the registers it reads are not memory.
 void K210Hart::poll_wait(const SpinTurn& turn) {
     set_busy(false);
+    pass_quantum(turn);
+    ++m_result.spins;
+    m_qk.sync_if_needed();
+}
+
+// The rest of the quantum passes as turns of the loop, without running it.
+void K210Hart::pass_quantum(const SpinTurn& turn) {
     const sc_time left = m_qk.remaining();
     m_qk.local() += left;
     spin_account(turn, left);
-    ++m_result.spins;
-    m_qk.sync_if_needed();
 }
 
 // Whether the `n` instructions from `pc` (a block that just ran) are all spin_safe.
@@ -203,9 +208,7 @@ void K210Hart::spin_account(const SpinTurn& turn, const sc_time& elapsed) {
 void K210Hart::spin_wait(const SpinTurn& turn) {
     set_busy(false);
     if (m_peer != nullptr && m_peer->busy()) {
-        const sc_time left = m_qk.remaining();
-        m_qk.local() += left;
-        spin_account(turn, left);
+        pass_quantum(turn);
         m_qk.sync_if_needed();
         return;
     }
