@@ -6,10 +6,8 @@
 #include <filesystem>
 
 #include <fmt/format.h>
-#include <opencv2/core/utils/logger.hpp>
-#include <opencv2/imgproc.hpp>
-#include <opencv2/videoio.hpp>
 
+#include "models/camera/video_module.h"
 #include "sim/core/error.h"
 #include "sim/core/image.h"
 
@@ -17,8 +15,15 @@ namespace npu::camera {
 
 namespace fs = std::filesystem;
 
+// An open video in the video reader module.
 struct FrameSource::Video {
-    cv::VideoCapture cap;
+    const VideoModule& module = video_module();
+    void* handle = nullptr;
+    ~Video() {
+        if (handle != nullptr) {
+            module.close(handle);
+        }
+    }
 };
 
 bool is_image_file(const std::string& path) {
@@ -61,13 +66,8 @@ FrameSource::FrameSource(const std::string& path)
     } else {
         m_kind = Kind::kVideo;
         m_video = std::make_unique<Video>();
-        // FFmpeg only, quietly: the refusal is ours to say, once (OpenCV and FFmpeg would print
-        // their own lines from every backend they try).
-        ::setenv("OPENCV_FFMPEG_LOGLEVEL", "-8", 0);
-        const auto level = cv::utils::logging::getLogLevel();
-        cv::utils::logging::setLogLevel(cv::utils::logging::LOG_LEVEL_SILENT);
-        const bool opened = m_video->cap.open(path, cv::CAP_FFMPEG) && m_video->cap.isOpened();
-        cv::utils::logging::setLogLevel(level);
+        m_video->handle = m_video->module.open(path.c_str());
+        const bool opened = m_video->handle != nullptr;
         if (!opened) {
             throw sim::Error(fmt::format(
                 "--camera {}: not an image (by its extension) and no OpenCV video backend opens "
@@ -89,8 +89,9 @@ FrameSource::~FrameSource() = default;
 
 void FrameSource::read_video_until(size_t n) {
     while (!m_ended && (m_index == static_cast<size_t>(-1) || m_index < n)) {
-        cv::Mat bgr;
-        if (!m_video->cap.read(bgr) || bgr.empty()) {
+        int w = 0, h = 0;
+        const uint8_t* rgb = nullptr;
+        if (m_video->module.read(m_video->handle, &w, &h, &rgb) == 0) {
             if (m_index == static_cast<size_t>(-1)) {
                 throw sim::Error(
                     fmt::format("--camera {}: the video has no frame OpenCV can decode", m_path));
@@ -98,19 +99,12 @@ void FrameSource::read_video_until(size_t n) {
             m_ended = true;
             return;
         }
-        cv::Mat rgb;
-        cv::cvtColor(bgr, rgb, bgr.channels() == 1 ? cv::COLOR_GRAY2RGB : cv::COLOR_BGR2RGB);
-        const int h = rgb.rows, w = rgb.cols;
         sim::Tensor t(sim::DType::u8, {1, 3, h, w});
         uint8_t* out = t.data<uint8_t>();
         const size_t plane = static_cast<size_t>(h) * static_cast<size_t>(w);
-        for (int y = 0; y < h; ++y) {
-            const uint8_t* row = rgb.ptr<uint8_t>(y);
-            for (int x = 0; x < w; ++x) {
-                for (size_t c = 0; c < 3; ++c) {
-                    out[c * plane + static_cast<size_t>(y) * static_cast<size_t>(w) +
-                        static_cast<size_t>(x)] = row[3 * x + static_cast<int>(c)];
-                }
+        for (size_t i = 0; i < plane; ++i) {
+            for (size_t c = 0; c < 3; ++c) {
+                out[c * plane + i] = rgb[3 * i + c];
             }
         }
         m_current = std::move(t);
