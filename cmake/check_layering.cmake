@@ -27,13 +27,14 @@ set(rules
   "platforms/finn/=sim/,models/,configs/,platforms/common/,platforms/finn/"
   "platforms/kl730/=sim/core/,models/kl730/,platforms/kl730/"
   "platforms/registry.cpp=sim/core/,platforms/"
-  "app/=sim/,configs/,platforms/common/,platforms/kl730/layout_tool.h")
+  "app/=sim/,configs/,platforms/common/,platforms/kl730/layout_tool.h"
+  "python/=sim/,configs/,platforms/common/")
 
 file(GLOB_RECURSE sources RELATIVE ${SOURCE_DIR}
      ${SOURCE_DIR}/sim/*.h ${SOURCE_DIR}/sim/*.cpp ${SOURCE_DIR}/models/*.h
      ${SOURCE_DIR}/models/*.cpp ${SOURCE_DIR}/platforms/*.h ${SOURCE_DIR}/platforms/*.cpp
      ${SOURCE_DIR}/configs/*.h ${SOURCE_DIR}/configs/*.cpp ${SOURCE_DIR}/app/*.h
-     ${SOURCE_DIR}/app/*.cpp)
+     ${SOURCE_DIR}/app/*.cpp ${SOURCE_DIR}/python/*.cpp)
 set(violations 0)
 set(checked 0)
 foreach(src IN LISTS sources)

@@ -1,0 +1,150 @@
+"""Platform and Result: the package's face (see __init__)."""
+
+import io
+import json
+import os
+import subprocess
+import tempfile
+
+import numpy as np
+
+from . import _npusim
+
+
+def cli_path():
+    """The npusim program: NPUSIM_CLI, else the one installed with the package, else the build's."""
+    given = os.environ.get("NPUSIM_CLI")
+    if given:
+        return given
+    beside = os.path.join(os.path.dirname(os.path.abspath(__file__)), "npusim")
+    if os.path.isfile(beside) and os.access(beside, os.X_OK):
+        return beside
+    return _npusim.cli_path()
+
+
+def _npy(data):
+    """An .npy file's bytes as an array (numpy reads the header; the data is not copied again)."""
+    return np.load(io.BytesIO(data), allow_pickle=False)
+
+
+class Result:
+    """What a run gives back: outputs (numpy arrays, in the program's order), layers (one dict
+    per layer of report.json), totals ({name: value}), the record (report.json as a dict), the
+    summary text, and, for runs that wrote them, trace_path and report_html."""
+
+    def __init__(self, record, files, text, out_dir=None):
+        self.record = record or {}
+        self.text = text
+        self.files = files
+        outs = self.record.get("outputs", [])
+        self.outputs = [_npy(files[o["file"]]) for o in outs if o.get("file") in files]
+        self.dumps = {d["file"]: _npy(files[d["file"]])
+                      for d in self.record.get("layer_dumps", []) if d.get("file") in files}
+        self.layers = [_flat(layer) for layer in self.record.get("layers", [])]
+        self.totals = {name: t["value"] for name, t in self.record.get("totals", {}).items()}
+        self.out_dir = out_dir
+        self.trace_path = None
+        self.report_html = None
+        if out_dir:
+            trace = os.path.join(out_dir, "trace.json")
+            page = os.path.join(out_dir, "report.html")
+            self.trace_path = trace if os.path.isfile(trace) else None
+            self.report_html = page if os.path.isfile(page) else None
+
+    def to_pandas(self):
+        """The layers as a pandas DataFrame (pandas must be installed)."""
+        import pandas  # optional: only this method needs it
+        return pandas.DataFrame(self.layers)
+
+    def _repr_html_(self):
+        if self.report_html:
+            with open(self.report_html, encoding="utf-8") as f:
+                return f.read()
+        return "<pre>" + self.text.replace("&", "&amp;").replace("<", "&lt;") + "</pre>"
+
+
+class Platform:
+    """A platform config (a YAML file, or None for the built-in K210), with settings as keyword
+    arguments: Platform(kpu__clock_hz="200MHz") is --set kpu.clock_hz=200MHz ("__" for ".")."""
+
+    def __init__(self, config=None, **settings):
+        self.config = config or ""
+        self.settings = ["{}={}".format(k.replace("__", "."), v) for k, v in settings.items()]
+        self._p = _npusim.Platform(self.config, self.settings)
+
+    @property
+    def kind(self):
+        return self._p.kind
+
+    def run(self, program, inputs, timed=True, dump_all=False, out=None, trace=False):
+        """Runs `program` (a file) on `inputs` (a numpy array in the layout and dtype the program
+        takes, or a file: .npy or an image). timed=False: values only, in this process. `out`: a
+        folder for the run's files (timed runs always write one; a temporary one when None)."""
+        with tempfile.TemporaryDirectory(prefix="npusim-") as tmp:
+            input_path, shown = self._input_file(inputs, tmp)
+            try:
+                if not timed and not trace and out is None:
+                    rep = self._p.run_functional(str(program), input_path, dump_all)
+                    return Result(json.loads(rep["record"]) if rep["record"] else None,
+                                  rep["files"], rep["text"])
+                out_dir = out or os.path.join(tmp, "out")
+                return self._run_cli(program, input_path, timed, dump_all, out_dir, trace,
+                                     keep=out is not None)
+            except Error as e:
+                raise Error(str(e).replace(input_path, shown)) from None
+
+    def _input_file(self, inputs, tmp):
+        if isinstance(inputs, (str, os.PathLike)):
+            return os.fspath(inputs), os.fspath(inputs)
+        arr = np.asarray(inputs)
+        path = os.path.join(tmp, "input.npy")
+        np.save(path, np.ascontiguousarray(arr), allow_pickle=False)
+        return path, "<input array {} {}>".format(arr.dtype, tuple(arr.shape))
+
+    def _run_cli(self, program, input_path, timed, dump_all, out_dir, trace, keep):
+        args = [cli_path(), "run", "--model", str(program), "--input", input_path,
+                "--out", out_dir]
+        if self.config:
+            args += ["--platform", self.config]
+        for s in self.settings:
+            args += ["--set", s]
+        if not timed:
+            args.append("--functional")
+        if dump_all:
+            args.append("--dump-all")
+        if trace:
+            args.append("--trace")
+        done = subprocess.run(args, capture_output=True, text=True, check=False)
+        if done.returncode not in (0, 1):
+            raise Error(_error_line(done.stderr) or "npusim exited with {}".format(done.returncode))
+        with open(os.path.join(out_dir, "report.json"), encoding="utf-8") as f:
+            record = json.load(f)
+        files = {}
+        for name in os.listdir(out_dir):
+            if name.endswith(".npy"):
+                with open(os.path.join(out_dir, name), "rb") as f:
+                    files[name] = f.read()
+        text = done.stdout[: done.stdout.rfind("wrote ")] if "wrote " in done.stdout else done.stdout
+        return Result(record, files, text, out_dir if keep else None)
+
+
+Error = _npusim.Error
+
+
+def _flat(layer):
+    """A layer of report.json as one flat dict: its measures as numbers, each engine's time as
+    "<engine>_ps"."""
+    row = {k: v for k, v in layer.items() if k not in ("measures", "engines")}
+    for name, m in layer.get("measures", {}).items():
+        row[name] = m["value"]
+    for e in layer.get("engines", []):
+        row["{}_ps".format(e["engine"])] = e["ps"]
+    return row
+
+
+def _error_line(stderr):
+    """The program's error message without its "npusim: error: " prefix."""
+    for line in stderr.splitlines():
+        if line.startswith("npusim: error: "):
+            return line[len("npusim: error: "):]
+    return stderr.strip()
