@@ -73,12 +73,19 @@ private:
 
 }  // namespace
 
+// libsystemc refers to the program's sc_main; the module elaborates no design (timed runs go to
+// the npusim program), so it has one that is never called.
+extern "C" __attribute__((visibility("default"))) int sc_main(int /*argc*/, char* /*argv*/[]) {
+    return 0;
+}
+
 PYBIND11_MODULE(_npusim, m) {
     m.doc() = "npusim's compiled half: platforms and functional runs in this process";
     py::register_exception<npu::sim::Error>(m, "Error", PyExc_RuntimeError);
     m.def("version", &npu::app::version, "npusim's version");
-    m.def("cli_path", [] { return std::string(NPUSIM_CLI_PATH); },
-          "the npusim program this module was built with");
+    m.def(
+        "cli_path", [] { return std::string(NPUSIM_CLI_PATH); },
+        "the npusim program this module was built with");
     py::class_<PyPlatform>(m, "Platform")
         .def(py::init<const std::string&, const std::vector<std::string>&>(),
              py::arg("config") = "", py::arg("settings") = std::vector<std::string>())

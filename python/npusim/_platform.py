@@ -80,6 +80,9 @@ class Platform:
         """Runs `program` (a file) on `inputs` (a numpy array in the layout and dtype the program
         takes, or a file: .npy or an image). timed=False: values only, in this process. `out`: a
         folder for the run's files (timed runs always write one; a temporary one when None)."""
+        _must_exist("--model", program)
+        if isinstance(inputs, (str, os.PathLike)):
+            _must_exist("--input", inputs)
         with tempfile.TemporaryDirectory(prefix="npusim-") as tmp:
             input_path, shown = self._input_file(inputs, tmp)
             try:
@@ -140,6 +143,12 @@ def _flat(layer):
     for e in layer.get("engines", []):
         row["{}_ps".format(e["engine"])] = e["ps"]
     return row
+
+
+def _must_exist(option, path):
+    """The program's own check of a file option, in its words (without "see npusim --help")."""
+    if not os.path.exists(os.fspath(path)):
+        raise Error("{}: File does not exist: {}".format(option, os.fspath(path)))
 
 
 def _error_line(stderr):
