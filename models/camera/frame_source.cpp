@@ -67,8 +67,7 @@ FrameSource::FrameSource(const std::string& path)
         m_kind = Kind::kVideo;
         m_video = std::make_unique<Video>();
         m_video->handle = m_video->module.open(path.c_str());
-        const bool opened = m_video->handle != nullptr;
-        if (!opened) {
+        if (m_video->handle == nullptr) {
             throw sim::Error(fmt::format(
                 "--camera {}: not an image (by its extension) and no OpenCV video backend opens "
                 "it (its codec or container is not supported here)",

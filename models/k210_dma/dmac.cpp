@@ -50,6 +50,9 @@ struct Dmac::Channel {
     Register sar, dar, block_ts, ctl, cfg, llp, status, swhssrc, swhsdst, blk_tfr, axi_id, axi_qos,
         intstatus_en, intstatus, intsignal_en, intclear;
     bool enabled = false;
+    // A burst's bytes: the channel's, not transfer()'s local — a thread stopped in a wait() at
+    // the simulation's end never destroys its locals (docs/testing.md, "Sanitizers and SystemC").
+    std::vector<uint8_t> buf;
 };
 
 Dmac::Dmac(sc_core::sc_module_name name, const DmacConfig& cfg, sim::TraceWriter* trace)
@@ -289,7 +292,7 @@ void Dmac::transfer(unsigned c) {
     sim::QuantumKeeper qk;
     const sc_time start = sc_core::sc_time_stamp();
     uint64_t src = ch.sar.value(), dst = ch.dar.value(), done = 0;
-    std::vector<uint8_t> buf;
+    std::vector<uint8_t>& buf = ch.buf;
     while (done < items && ch.enabled) {
         const uint64_t n = std::min(burst, items - done);
         for (const RequestSource* r : {req, dst_req}) {

@@ -179,7 +179,8 @@ void Dvp::run() {
             wait(m_changed);
             continue;
         }
-        const SensorStream s = m_sensor->stream(xclk_hz());
+        m_stream = m_sensor->stream(xclk_hz());
+        const SensorStream& s = m_stream;
         if (!s.on || s.frame_s <= 0) {
             wait(m_changed);
             continue;
@@ -193,7 +194,7 @@ void Dvp::run() {
         FrameRecord rec{t0, t0 + frame, false, scene_index};
         wait(sc_time(s.first_line_s, sc_core::SC_SEC));
         if ((m_sts & kDvpEn) != 0 || (m_cfg & kAuto) != 0) {
-            rec.captured = capture_frame(s, t0, scene_index);
+            rec.captured = capture_frame(t0, scene_index);
             rec.end = sc_core::sc_time_stamp();
             scene_index += rec.captured ? 1 : 0;
             m_captured += rec.captured ? 1 : 0;
@@ -209,8 +210,10 @@ void Dvp::run() {
 }
 
 // The frame's lines at the sensor's line times, then FRAME_FINISH.
-bool Dvp::capture_frame(const SensorStream& s, const sc_time& t0, size_t index) {
-    const std::vector<uint8_t> bytes = m_sensor->frame(index, s);
+bool Dvp::capture_frame(const sc_time& t0, size_t index) {
+    const SensorStream& s = m_stream;
+    m_frame_bytes = m_sensor->frame(index, s);
+    const std::vector<uint8_t>& bytes = m_frame_bytes;
     if (bytes.size() < 2 * size_t{s.width} * s.height) {
         warn(fmt::format("the {} sent {} bytes for a {}x{} frame", m_sensor->name(), bytes.size(),
                          s.width, s.height));

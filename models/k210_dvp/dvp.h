@@ -85,7 +85,7 @@ private:
     double xclk_hz() const;
     bool sensor_ready() const;  // clocked, out of reset and power-down
     void run();                 // SC_THREAD: the sensor's frames
-    bool capture_frame(const SensorStream& s, const sc_core::sc_time& t0, size_t index);
+    bool capture_frame(const sc_core::sc_time& t0, size_t index);      // of m_stream
     void write_line(const uint8_t* line, unsigned y, unsigned width);  // 2 * width stream bytes
     void warn(const std::string& text);
     sc_core::sc_time now() const { return regs.access_time(); }
@@ -100,6 +100,10 @@ private:
     std::vector<FrameRecord> m_frames;
     std::vector<std::string> m_warnings;
     std::string m_timing;
+    // What a frame in flight holds, kept here and not in run()'s locals: a thread stopped in a
+    // wait() at the simulation's end never destroys its locals (docs/testing.md, sanitizers).
+    SensorStream m_stream;
+    std::vector<uint8_t> m_frame_bytes;
     sim::StatGroup m_stats;
     sim::Counter& m_captured;
     sim::Counter& m_skipped;

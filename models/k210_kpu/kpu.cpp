@@ -249,13 +249,16 @@ void Kpu::execute(const Words& w) {
     const sc_time start = sc_core::sc_time_stamp() + m_qk.local();
     rec.start_ps = to_ps(start);
 
-    const std::vector<Problem> problems = validate(a, eight_bit);
-    for (const Problem& p : problems) {
-        problem(rec.index, p.field + " " + p.message, p.fatal);
+    bool fatal = false;
+    {  // no heap-owning local lives across the waits below (docs/testing.md)
+        const std::vector<Problem> problems = validate(a, eight_bit);
+        for (const Problem& p : problems) {
+            problem(rec.index, p.field + " " + p.message, p.fatal);
+        }
+        fatal = any_fatal(problems);
     }
-    LayerParams params;
     rec.cost = layer_cost(a, eight_bit, m_cfg.timing);
-    rec.skipped = any_fatal(problems) || !fetch(a, eight_bit, params);
+    rec.skipped = fatal || !fetch(a, eight_bit, m_params);
     if (rec.skipped) {
         ++m_layers_skipped;
         rec.end_ps = to_ps(sc_core::sc_time_stamp() + m_qk.local());
@@ -265,7 +268,8 @@ void Kpu::execute(const Words& w) {
         return;
     }
 
-    const LayerResult r = run_layer(a, params, eight_bit, m_cfg.fidelity, ram.data());
+    m_result = run_layer(a, m_params, eight_bit, m_cfg.fidelity, ram.data());
+    const LayerResult& r = m_result;
     const sc_time end =
         start + sim::from_ps(static_cast<double>(rec.cost.total_cycles) * m_period_ps);
     m_qk.local() = end - sc_core::sc_time_stamp();

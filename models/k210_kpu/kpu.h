@@ -89,6 +89,10 @@ private:
     int m_track = 0;
     double m_period_ps;  // not rounded to the kernel's 1 ps (398.67 MHz: 2508.36 ps)
     sim::QuantumKeeper m_qk;
+    // The layer in flight's parameters and result: members, not execute()'s locals, since a
+    // thread stopped in a wait() at the simulation's end never destroys its locals.
+    LayerParams m_params;
+    LayerResult m_result;
     std::deque<uint64_t> m_layer_fifo;
     // The FIFO's almost-empty/full conditions at the last update (their interrupts are the
     // conditions' rising edges). Reset: empty, so almost empty already holds.
