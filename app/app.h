@@ -148,6 +148,12 @@ void error_line(const std::string& what);
 
 int cmd_run(const RunOptions& opts);
 int cmd_compile(const CompileOptions& opts);
+// The command's work without its printing and writing (the Python package calls these too):
+// the compiled program and report as files to write, the regression's request, the float
+// reference's outputs (files output_*.npy, node_*.npy with dump_all) and record.
+platform::CompileReport compile_model(const CompileOptions& opts);
+platform::RegressRequest regress_request(const RegressOptions& opts);
+platform::RunReport infer_report(const InferOptions& opts);
 int cmd_regress(const RegressOptions& opts);
 int cmd_infer(const InferOptions& opts);
 int cmd_layout(const LayoutOptions& opts);

@@ -12,7 +12,7 @@
 
 namespace npu::app {
 
-int cmd_compile(const CompileOptions& opts) {
+platform::CompileReport compile_model(const CompileOptions& opts) {
     if (!configs::has_embedded(opts.target + ".yaml")) {
         throw sim::Error(fmt::format("--target {}: no built-in configs/{}.yaml to compile for",
                                      opts.target, opts.target));
@@ -25,7 +25,11 @@ int cmd_compile(const CompileOptions& opts) {
     req.pre.scale = opts.scale >= 0 ? opts.scale : 1.0;  // defaults for what is not given
     req.pre.channel_order = opts.channel_order.empty() ? "rgb" : opts.channel_order;
     req.pre.layout = "nchw";
-    const platform::CompileReport r = p->compile(req);
+    return p->compile(req);
+}
+
+int cmd_compile(const CompileOptions& opts) {
+    const platform::CompileReport r = compile_model(opts);
     for (const auto& [path, bytes] : r.files) {
         sim::write_file_atomic(path, bytes);
     }

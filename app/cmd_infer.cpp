@@ -1,6 +1,7 @@
 // npusim infer: an ONNX model on the float reference evaluator: outputs (and, on request, every
 // intermediate) as .npy, and report.json: a run record with each value's shape and host time.
 #include <chrono>
+#include <cstdio>
 #include <map>
 #include <set>
 
@@ -108,14 +109,12 @@ std::string dtype_of(const onnx::Value& v) {
     return v.is_int() ? "int32" : "float32";
 }
 
-// The outputs (and with --dump-all every node's value) as .npy files and report.json (a run
-// record, command "infer": a layer per value computed, in order, with its host time), written
-// whole into --out.
-void write_outputs(const InferOptions& opts, int64_t opset,
-                   const std::map<std::string, onnx::Value>& out,
-                   const std::map<std::string, onnx::Value>& dumped,
-                   std::vector<sim::LayerRecord> values, double ms) {
-    sim::OutputDir dir(opts.out);
+// The outputs (and with --dump-all every node's value) as .npy files and the record (command
+// "infer": a layer per value computed, in order, with its host time).
+void add_outputs(const InferOptions& opts, int64_t opset,
+                 const std::map<std::string, onnx::Value>& out,
+                 const std::map<std::string, onnx::Value>& dumped,
+                 std::vector<sim::LayerRecord> values, double ms, platform::RunReport& rep) {
     FileNames names;
     sim::RunRecord rec;
     rec.command = "infer", rec.mode = "reference";
@@ -123,13 +122,13 @@ void write_outputs(const InferOptions& opts, int64_t opset,
     rec.program = {opts.onnx, fmt::format("ONNX opset {}", opset), {}};
     for (const auto& [name, v] : out) {
         const std::string file = names.take("output_", name);
-        dir.write_bytes(file, sim::encode_npy(to_tensor(v)));
+        rep.files.push_back({file, sim::encode_npy(to_tensor(v))});
         rec.outputs.push_back({name, file, v.shape, dtype_of(v), "", "", std::nullopt});
     }
     for (size_t i = 0; i < values.size(); ++i) {
         if (const auto it = dumped.find(values[i].name); it != dumped.end()) {
             const std::string file = names.take("node_", it->first);
-            dir.write_bytes(file, sim::encode_npy(to_tensor(it->second)));
+            rep.files.push_back({file, sim::encode_npy(to_tensor(it->second))});
             rec.dumps.push_back(
                 {it->first, file, it->second.shape, dtype_of(it->second), "", "", i});
         }
@@ -137,14 +136,12 @@ void write_outputs(const InferOptions& opts, int64_t opset,
     rec.layers = std::move(values);
     rec.totals = {{"values", static_cast<double>(rec.layers.size()), ""}, {"host_ms", ms, "ms"}};
     rec.notes = {"host_ms: this machine's time to compute the value, not a simulated time"};
-    dir.write_text("report.json", sim::to_json(rec).dump(2) + "\n");
-    dir.commit();
-    fmt::print("wrote {} files to {}\n", dir.files().size(), dir.dir().string());
+    rep.record = std::move(rec);
 }
 
 }  // namespace
 
-int cmd_infer(const InferOptions& opts) {
+platform::RunReport infer_report(const InferOptions& opts) {
     const onnx::Graph g = onnx::import_model(opts.onnx, {onnx::supported_ops(), true});
     const std::map<std::string, onnx::Value> inputs = read_inputs(opts, g);
     std::map<std::string, const onnx::Node*> producer;
@@ -182,13 +179,27 @@ int cmd_infer(const InferOptions& opts) {
     const std::map<std::string, onnx::Value> out = onnx::evaluate(g, inputs, eo);
     const double ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    fmt::print("{}: {} nodes, opset {}, evaluated in {:.1f} ms\n", opts.onnx, g.nodes.size(),
-               g.opset, ms);
+    platform::RunReport rep;
+    rep.text = fmt::format("{}: {} nodes, opset {}, evaluated in {:.1f} ms\n", opts.onnx,
+                           g.nodes.size(), g.opset, ms);
     for (const auto& [name, v] : out) {
-        fmt::print("output {}: ({})\n", name, fmt::join(v.shape, ", "));
+        rep.text += fmt::format("output {}: ({})\n", name, fmt::join(v.shape, ", "));
     }
+    add_outputs(opts, g.opset, out, dumped, std::move(values), ms, rep);
+    return rep;
+}
+
+int cmd_infer(const InferOptions& opts) {
+    const platform::RunReport rep = infer_report(opts);
+    std::fwrite(rep.text.data(), 1, rep.text.size(), stdout);
     if (!opts.out.empty()) {
-        write_outputs(opts, g.opset, out, dumped, std::move(values), ms);
+        sim::OutputDir dir(opts.out);
+        for (const platform::OutputFile& f : rep.files) {
+            dir.write_bytes(f.name, f.bytes);
+        }
+        dir.write_text("report.json", sim::to_json(*rep.record).dump(2) + "\n");
+        dir.commit();
+        fmt::print("wrote {} files to {}\n", dir.files().size(), dir.dir().string());
     }
     return kExitOk;
 }

@@ -30,10 +30,7 @@ void given_preprocessing(const std::vector<double>& mean, const std::vector<doub
     pre.layout = layout;
 }
 
-int cmd_regress(const RegressOptions& opts) {
-    const std::unique_ptr<platform::Platform> p =
-        load_platform(opts.platform, opts.set, default_platform(opts.platform_options));
-    check_platform_options(*p, opts.platform_options);
+platform::RegressRequest regress_request(const RegressOptions& opts) {
     platform::RegressRequest req;
     req.onnx = opts.onnx;
     req.model = opts.model;
@@ -49,7 +46,14 @@ int cmd_regress(const RegressOptions& opts) {
     req.preprocess = opts.preprocess;
     given_preprocessing(opts.mean, opts.std, opts.scale, opts.channel_order, opts.layout, req.pre,
                         req.pre_given);
-    const platform::RunReport report = p->regress(req);
+    return req;
+}
+
+int cmd_regress(const RegressOptions& opts) {
+    const std::unique_ptr<platform::Platform> p =
+        load_platform(opts.platform, opts.set, default_platform(opts.platform_options));
+    check_platform_options(*p, opts.platform_options);
+    const platform::RunReport report = p->regress(regress_request(opts));
     std::unique_ptr<sim::OutputDir> out;
     if (!opts.out.empty()) {
         out = std::make_unique<sim::OutputDir>(opts.out);

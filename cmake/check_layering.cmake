@@ -28,7 +28,7 @@ set(rules
   "platforms/kl730/=sim/core/,models/kl730/,platforms/kl730/"
   "platforms/registry.cpp=sim/core/,platforms/"
   "app/=sim/,configs/,platforms/common/,platforms/kl730/layout_tool.h"
-  "python/=sim/,configs/,platforms/common/")
+  "python/=sim/,configs/,platforms/common/,platforms/kl730/layout_tool.h")
 
 file(GLOB_RECURSE sources RELATIVE ${SOURCE_DIR}
      ${SOURCE_DIR}/sim/*.h ${SOURCE_DIR}/sim/*.cpp ${SOURCE_DIR}/models/*.h

@@ -2,6 +2,7 @@
 // in this process for what needs no SystemC kernel (functional runs); the package runs the rest
 // through the npusim program (SystemC elaborates once per process). docs/python.md.
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -13,11 +14,41 @@
 #include "app/platform_loader.h"
 #include "platforms/common/platform_face.h"
 #include "sim/core/error.h"
+#include "sim/core/files.h"
 #include "sim/core/run_record.h"
 
 namespace py = pybind11;
 
 namespace {
+
+py::bytes as_bytes(const std::vector<uint8_t>& b) {
+    return {reinterpret_cast<const char*>(b.data()), b.size()};
+}
+
+// A report as the package reads it: {text, passed, files {name: bytes}, record (report.json's
+// text, or None)}; a returned error raises npusim.Error.
+py::dict report_dict(const npu::platform::RunReport& rep, const char* command) {
+    if (!rep.error.empty()) {
+        throw npu::sim::Error(rep.error);
+    }
+    py::dict files;
+    for (const auto* list : {&rep.files, &rep.files_after}) {
+        for (const npu::platform::OutputFile& f : *list) {
+            files[py::str(f.name)] = as_bytes(f.bytes);
+        }
+    }
+    py::dict out;
+    out["text"] = rep.text;
+    out["passed"] = rep.passed;
+    out["files"] = files;
+    out["record"] = py::none();
+    if (rep.record) {
+        npu::sim::RunRecord rec = *rep.record;
+        rec.command = command;
+        out["record"] = npu::sim::to_json(rec).dump();
+    }
+    return out;
+}
 
 // A loaded platform (a YAML file, or the built-in k210.yaml), with --set settings.
 class PyPlatform {
@@ -28,9 +59,8 @@ public:
     std::string kind() const { return m_platform->kind(); }
     std::string source() const { return m_platform->source(); }
 
-    // A values-only run (RunRequest::functional) of `model` on the input file `input`:
-    // {text, record (report.json's text), files {name: bytes}, passed}. sim::Error becomes
-    // npusim.Error with its message, as the program prints it.
+    // A values-only run (RunRequest::functional) of `model` on the input file `input`. sim::Error
+    // becomes npusim.Error with its message, as the program prints it.
     py::dict run_functional(const std::string& model, const std::string& input, bool dump_all) {
         npu::platform::RunRequest req;
         req.model = model;
@@ -43,33 +73,81 @@ public:
             py::gil_scoped_release release;
             rep = m_platform->run(req);
         }
-        if (!rep.error.empty()) {
-            throw npu::sim::Error(rep.error);
+        return report_dict(rep, "run");
+    }
+
+    // `npusim estimate --layers FILE | --model FILE` (the cost functions, no simulation).
+    py::dict estimate(const std::string& layers, const std::string& model,
+                      const std::map<std::string, std::string>& options) {
+        npu::platform::EstimateRequest req{layers, model, true, {options}};
+        npu::platform::EstimateReport rep;
+        {
+            py::gil_scoped_release release;
+            rep = m_platform->estimate(req);
         }
-        py::dict files;
-        for (const auto* list : {&rep.files, &rep.files_after}) {
-            for (const npu::platform::OutputFile& f : *list) {
-                files[py::str(f.name)] = py::bytes(reinterpret_cast<const char*>(f.bytes.data()),
-                                                   static_cast<py::ssize_t>(f.bytes.size()));
-            }
-        }
-        py::dict out;
-        out["text"] = rep.text;
-        out["passed"] = rep.passed;
-        out["files"] = files;
-        if (rep.record) {
-            npu::sim::RunRecord rec = *rep.record;
-            rec.command = "run";
-            out["record"] = npu::sim::to_json(rec).dump();
-        } else {
-            out["record"] = py::none();
-        }
+        npu::platform::RunReport as_run;
+        as_run.text = rep.text;
+        as_run.files = rep.files;
+        as_run.record = rep.record;
+        py::dict out = report_dict(as_run, "estimate");
+        out["note"] = rep.note;
         return out;
+    }
+
+    // `npusim regress` without --timed (a timed one elaborates SystemC: the package runs the
+    // program for it).
+    py::dict regress(const npu::app::RegressOptions& opts) {
+        npu::platform::RunReport rep;
+        {
+            py::gil_scoped_release release;
+            rep = m_platform->regress(npu::app::regress_request(opts));
+        }
+        return report_dict(rep, "regress");
     }
 
 private:
     std::unique_ptr<npu::platform::Platform> m_platform;
 };
+
+// `npusim compile`: the program and its report written (each whole), the text returned.
+std::string compile(const std::string& onnx, const std::string& calibrate,
+                    const std::string& output, const std::string& target,
+                    const std::string& kmodel_version, const std::vector<double>& mean,
+                    const std::vector<double>& std, double scale,
+                    const std::string& channel_order) {
+    npu::app::CompileOptions o;
+    o.target = target, o.onnx = onnx, o.calibrate = calibrate, o.output = output;
+    o.kmodel_version = kmodel_version, o.mean = mean, o.std = std, o.scale = scale;
+    o.channel_order = channel_order;
+    py::gil_scoped_release release;
+    const npu::platform::CompileReport r = npu::app::compile_model(o);
+    for (const auto& [path, bytes] : r.files) {
+        npu::sim::write_file_atomic(path, bytes);
+    }
+    return r.text;
+}
+
+// `npusim infer`: the float reference evaluator on one .npy per graph input.
+py::dict infer(const std::string& onnx, const std::vector<std::string>& inputs, bool dump_all) {
+    npu::app::InferOptions o;
+    o.onnx = onnx, o.inputs = inputs, o.dump_all = dump_all;
+    npu::platform::RunReport rep;
+    {
+        py::gil_scoped_release release;
+        rep = npu::app::infer_report(o);
+    }
+    return report_dict(rep, "infer");
+}
+
+// `npusim layout to-npu | to-onnx`: `input` to `output` (written whole); the text.
+std::string layout(const std::string& action, const std::string& layout, const std::string& shape,
+                   const std::string& input, const std::string& output, const std::string& scale,
+                   const std::string& radix, int axis, const std::string& stride_npu, bool fixed) {
+    npu::kl730::LayoutRequest r;
+    r.action = action, r.layout = layout, r.shape = shape, r.scale = scale, r.radix = radix;
+    r.axis = axis, r.stride_npu = stride_npu, r.in = input, r.out = output, r.fixed = fixed;
+    return npu::kl730::run_layout_tool(r);
+}
 
 }  // namespace
 
@@ -86,11 +164,42 @@ PYBIND11_MODULE(_npusim, m) {
     m.def(
         "cli_path", [] { return std::string(NPUSIM_CLI_PATH); },
         "the npusim program this module was built with");
+    py::class_<npu::app::RegressOptions>(m, "RegressOptions")
+        .def(py::init<>())
+        .def_readwrite("onnx", &npu::app::RegressOptions::onnx)
+        .def_readwrite("model", &npu::app::RegressOptions::model)
+        .def_readwrite("report", &npu::app::RegressOptions::report)
+        .def_readwrite("inputs", &npu::app::RegressOptions::inputs)
+        .def_readwrite("labels", &npu::app::RegressOptions::labels)
+        .def_readwrite("tolerances", &npu::app::RegressOptions::tolerances)
+        .def_readwrite("max_lsb", &npu::app::RegressOptions::max_lsb)
+        .def_readwrite("min_cosine", &npu::app::RegressOptions::min_cosine)
+        .def_readwrite("min_top1", &npu::app::RegressOptions::min_top1)
+        .def_readwrite("preprocess", &npu::app::RegressOptions::preprocess)
+        .def_readwrite("mean", &npu::app::RegressOptions::mean)
+        .def_readwrite("std", &npu::app::RegressOptions::std)
+        .def_readwrite("scale", &npu::app::RegressOptions::scale)
+        .def_readwrite("channel_order", &npu::app::RegressOptions::channel_order)
+        .def_readwrite("layout", &npu::app::RegressOptions::layout);
+    m.def("compile", &compile, "npusim compile: writes the program and its report; the text",
+          py::arg("onnx"), py::arg("calibrate"), py::arg("output"), py::arg("target") = "k210",
+          py::arg("kmodel_version") = "auto", py::arg("mean") = std::vector<double>(),
+          py::arg("std") = std::vector<double>(), py::arg("scale") = -1.0,
+          py::arg("channel_order") = "");
+    m.def("infer", &infer, "npusim infer: the float reference's outputs", py::arg("onnx"),
+          py::arg("inputs"), py::arg("dump_all") = false);
+    m.def("layout", &layout, "npusim layout to-npu | to-onnx between files; the text",
+          py::arg("action"), py::arg("layout"), py::arg("shape"), py::arg("input"),
+          py::arg("output"), py::arg("scale") = "1", py::arg("radix") = "0", py::arg("axis") = -1,
+          py::arg("stride_npu") = "", py::arg("fixed") = false);
     py::class_<PyPlatform>(m, "Platform")
         .def(py::init<const std::string&, const std::vector<std::string>&>(),
              py::arg("config") = "", py::arg("settings") = std::vector<std::string>())
         .def_property_readonly("kind", &PyPlatform::kind)
         .def_property_readonly("source", &PyPlatform::source)
         .def("run_functional", &PyPlatform::run_functional, py::arg("model"), py::arg("input"),
-             py::arg("dump_all") = false);
+             py::arg("dump_all") = false)
+        .def("estimate", &PyPlatform::estimate, py::arg("layers"), py::arg("model"),
+             py::arg("options"))
+        .def("regress", &PyPlatform::regress, py::arg("options"));
 }

@@ -96,6 +96,25 @@ class Platform:
             except Error as e:
                 raise Error(str(e).replace(input_path, shown)) from None
 
+    def estimate(self, layers=None, model=None, **options):
+        """`npusim estimate`: the cost functions of the timed simulation, without simulating, in
+        this process. `layers`: a YAML file of layer configurations, or the same as Python data
+        ({"layers": [{"name": ..., "in_channels": [16, 32], ...}]}); `model`: a program, costed
+        layer by layer. Platform options (e.g. FINN's folding="f.json") as keywords."""
+        if model is not None:
+            _must_exist("--model", model)
+        with tempfile.TemporaryDirectory(prefix="npusim-") as tmp:
+            if layers is not None and not isinstance(layers, (str, os.PathLike)):
+                path = os.path.join(tmp, "layers.yaml")
+                with open(path, "w", encoding="utf-8") as f:
+                    json.dump(layers, f)  # JSON is YAML
+                layers = path
+            elif layers is not None:
+                _must_exist("--layers", layers)
+            opts = {k: os.fspath(v) for k, v in options.items()}
+            rep = self._p.estimate(os.fspath(layers or ""), os.fspath(model or ""), opts)
+        return Estimate(rep)
+
     def _input_file(self, inputs, tmp):
         if isinstance(inputs, (str, os.PathLike)):
             return os.fspath(inputs), os.fspath(inputs)
@@ -104,34 +123,44 @@ class Platform:
         np.save(path, np.ascontiguousarray(arr), allow_pickle=False)
         return path, "<input array {} {}>".format(arr.dtype, tuple(arr.shape))
 
-    def _run_cli(self, program, input_path, timed, dump_all, out_dir, trace, keep):
-        args = [cli_path(), "run", "--model", str(program), "--input", input_path,
-                "--out", out_dir]
-        if self.config:
-            args += ["--platform", self.config]
+    def _cli_args(self):
+        """This platform as the program's options."""
+        args = ["--platform", self.config] if self.config else []
         for s in self.settings:
             args += ["--set", s]
+        return args
+
+    def _run_cli(self, program, input_path, timed, dump_all, out_dir, trace, keep):
+        args = ["run", "--model", str(program), "--input", input_path, "--out", out_dir]
+        args += self._cli_args()
         if not timed:
             args.append("--functional")
         if dump_all:
             args.append("--dump-all")
         if trace:
             args.append("--trace")
-        done = subprocess.run(args, capture_output=True, text=True, check=False)
-        if done.returncode not in (0, 1):
-            raise Error(_error_line(done.stderr) or "npusim exited with {}".format(done.returncode))
-        with open(os.path.join(out_dir, "report.json"), encoding="utf-8") as f:
-            record = json.load(f)
-        files = {}
-        for name in os.listdir(out_dir):
-            if name.endswith(".npy"):
-                with open(os.path.join(out_dir, name), "rb") as f:
-                    files[name] = f.read()
-        text = done.stdout[: done.stdout.rfind("wrote ")] if "wrote " in done.stdout else done.stdout
-        return Result(record, files, text, out_dir if keep else None)
+        done, record, files = _cli(args, out_dir)
+        return Result(record, files, _without_wrote(done.stdout), out_dir if keep else None)
 
 
 Error = _npusim.Error
+
+
+class Estimate(Result):
+    """What an estimate gives back: `rows` (one dict per configuration of a sweep, or per layer
+    of a program), the record, the text (a sweep's CSV) and `note` (its count and host time)."""
+
+    def __init__(self, rep):
+        files = rep["files"]
+        super().__init__(json.loads(rep["record"]) if rep["record"] else None, files, rep["text"])
+        self.note = rep["note"]
+        rows = self.record.get("rows", "")
+        self.rows = json.loads(files[rows]) if rows in files else self.layers
+
+    def to_pandas(self):
+        """The rows as a pandas DataFrame (pandas must be installed)."""
+        import pandas  # optional: only this method needs it
+        return pandas.DataFrame(self.rows)
 
 
 def _flat(layer):
@@ -157,3 +186,23 @@ def _error_line(stderr):
         if line.startswith("npusim: error: "):
             return line[len("npusim: error: "):]
     return stderr.strip()
+
+
+def _cli(args, out_dir):
+    """Runs the npusim program; its report.json and .npy files read back. Exit 0 or 1 (a check
+    failed) return; 2 and 3 raise Error with its message."""
+    done = subprocess.run([cli_path()] + args, capture_output=True, text=True, check=False)
+    if done.returncode not in (0, 1):
+        raise Error(_error_line(done.stderr) or "npusim exited with {}".format(done.returncode))
+    with open(os.path.join(out_dir, "report.json"), encoding="utf-8") as f:
+        record = json.load(f)
+    files = {}
+    for name in os.listdir(out_dir):
+        if name.endswith(".npy") or name == record.get("rows"):
+            with open(os.path.join(out_dir, name), "rb") as f:
+                files[name] = f.read()
+    return done, record, files
+
+
+def _without_wrote(stdout):
+    return stdout[: stdout.rfind("wrote ")] if "wrote " in stdout else stdout

@@ -1,0 +1,138 @@
+"""estimate, compile, regress, infer, aipp and the KL730 layouts from Python equal the program's
+commands on the same files; their bad inputs raise npusim.Error with the program's message."""
+
+import json
+import os
+
+import numpy as np
+import pytest
+
+import npusim
+from conftest import ROOT, cli, cli_error
+
+DIGITS = os.path.join(ROOT, "platforms", "k210", "digits")
+ONNX = os.path.join(DIGITS, "digits_cnn.onnx")
+
+
+def npy(path):
+    return np.load(path, allow_pickle=False)
+
+
+def test_infer_equals_the_program_byte_for_byte(tmp_path):
+    x = npy(os.path.join(DIGITS, "test_images.npy"))[:1]
+    np.save(tmp_path / "x.npy", x)
+    ref = npusim.infer(ONNX, x, dump_all=True)
+    rc, _, err = cli("infer", "--onnx", ONNX, "--input", str(tmp_path / "x.npy"), "--dump-all",
+                     "--out", str(tmp_path / "cli"))
+    assert rc == 0, err
+    with open(tmp_path / "cli" / "report.json", encoding="utf-8") as f:
+        rec = json.load(f)
+    assert ref.names == [o["name"] for o in rec["outputs"]]
+    for o, got in zip(rec["outputs"], ref.outputs):
+        assert got.tobytes() == npy(tmp_path / "cli" / o["file"]).tobytes()
+    assert sorted(ref.dumps) == sorted(d["file"] for d in rec["dumps"])
+    assert len(ref.dumps) == len(rec["layers"])
+
+
+def test_infer_with_the_wrong_shape_says_what_the_program_says(tmp_path):
+    x = np.zeros((1, 1, 8, 9), np.float32)
+    np.save(tmp_path / "x.npy", x)
+    expected = cli_error("infer", "--onnx", ONNX, "--input", str(tmp_path / "x.npy"))
+    with pytest.raises(npusim.Error) as e:
+        npusim.infer(ONNX, x)
+    assert str(e.value) == expected.replace(str(tmp_path / "x.npy"),
+                                            "<input array float32 (1, 1, 8, 9)>")
+
+
+def test_an_estimate_of_a_program_equals_the_program(tmp_path, digits):
+    e = npusim.Platform().estimate(model=str(digits / "digits.kmodel"))
+    rc, _, err = cli("estimate", "--model", str(digits / "digits.kmodel"), "--out",
+                     str(tmp_path / "est"))
+    assert rc == 0, err
+    with open(tmp_path / "est" / "report.json", encoding="utf-8") as f:
+        rec = json.load(f)
+    assert len(e.rows) == len(rec["layers"])
+    assert [r["kpu_cycles"] for r in e.rows] == [l["measures"]["kpu_cycles"]["value"]
+                                                 for l in rec["layers"]]
+    assert e.totals == {k: t["value"] for k, t in rec["totals"].items()}
+
+
+def test_a_bad_layer_file_and_a_missing_program_are_the_programs_errors(tmp_path):
+    bad = tmp_path / "layers.yaml"
+    bad.write_text("layers:\n  - name: x\n    in_channels: -3\n")
+    expected = cli_error("estimate", "--layers", str(bad))
+    with pytest.raises(npusim.Error) as e:
+        npusim.Platform().estimate(str(bad))
+    assert str(e.value) == expected
+    with pytest.raises(npusim.Error) as e:
+        npusim.Platform().estimate(model=str(tmp_path / "none.kmodel"))
+    assert str(e.value) == "--model: File does not exist: {}".format(tmp_path / "none.kmodel")
+
+
+def test_compile_with_samples_of_the_wrong_shape_is_the_programs_error(tmp_path):
+    calib = np.zeros((4, 3, 8, 8), np.float32)
+    np.save(tmp_path / "c.npy", calib)
+    expected = cli_error("compile", "--target", "k210", ONNX, "--calibrate",
+                         str(tmp_path / "c.npy"), "-o", str(tmp_path / "m.kmodel"))
+    with pytest.raises(npusim.Error) as e:
+        npusim.compile(ONNX, calib, output=str(tmp_path / "p.kmodel"))
+    assert str(e.value) == expected.replace(str(tmp_path / "c.npy"),
+                                            "<input array float32 (4, 3, 8, 8)>")
+    assert not (tmp_path / "p.kmodel").exists()
+
+
+def test_assert_regress_fails_with_the_per_layer_table():
+    program = npusim.compile(ONNX, npy(os.path.join(DIGITS, "calib_images.npy")))
+    x = npy(os.path.join(DIGITS, "test_images.npy"))[:20]
+    with pytest.raises(AssertionError) as e:
+        npusim.assert_regress(ONNX, program, x, tolerances={"min_cosine": 0.999999999})
+    message = str(e.value)
+    assert "checks failed" in message and "min_cosine" not in message.split("\n")[0]
+    assert "cosine" in message
+    r = npusim.regress(ONNX, program, x, tolerances={"min_cosine": 0.999999999})
+    assert not r.passed and r.failed_checks()
+    with pytest.raises(npusim.Error, match="tolerances: unknown max_err"):
+        npusim.regress(ONNX, program, x, tolerances={"max_err": 1})
+    path = program.path
+    del program  # its temporary folder goes with it
+    assert not os.path.exists(path)
+
+
+def test_a_timed_regress_runs_the_program_and_agrees(tmp_path):
+    program = npusim.compile(ONNX, npy(os.path.join(DIGITS, "calib_images.npy")),
+                             output=str(tmp_path / "d.kmodel"))
+    x = npy(os.path.join(DIGITS, "test_images.npy"))[:8]
+    untimed = npusim.regress(ONNX, program, x)
+    timed = npusim.regress(ONNX, program, x, timed=True)
+    assert untimed.passed and timed.passed
+    assert [c["measured"] for c in untimed.checks] == [c["measured"] for c in timed.checks[
+        :len(untimed.checks)]]
+    assert timed.totals.get("kpu_cycles", 0) > 0
+
+
+def test_kl730_layouts_equal_the_program(tmp_path):
+    x = np.full((1, 3, 2, 5), 0.3, np.float32)
+    packed = npusim.layout.to_npu(x, "4W4C8B", radix=2)
+    np.save(tmp_path / "x.npy", x)
+    rc, _, err = cli("layout", "to-npu", "--layout", "4W4C8B", "--shape", "1,3,2,5", "--radix",
+                     "2", str(tmp_path / "x.npy"), str(tmp_path / "x.bin"))
+    assert rc == 0, err
+    assert packed.tobytes() == (tmp_path / "x.bin").read_bytes()
+    assert packed.size == 64
+    back = npusim.layout.to_onnx(packed, "4W4C8B", x.shape, radix=2)
+    assert back.shape == x.shape and back.ravel()[7] == 0.25
+    with pytest.raises(npusim.Error, match="layout"):
+        npusim.layout.to_npu(x, "4Q4C8B")
+
+
+def test_aipp_equals_the_program(tmp_path):
+    a = npusim.aipp()
+    rc, _, err = cli("aipp", "--out", str(tmp_path / "aipp"))
+    assert rc == 0, err
+    assert a.outputs[0].tobytes() == npy(tmp_path / "aipp" / "output.npy").tobytes()
+    with open(tmp_path / "aipp" / "report.json", encoding="utf-8") as f:
+        rec = json.load(f)
+    assert a.totals == {k: t["value"] for k, t in rec["totals"].items()}
+    with pytest.raises(npusim.Error) as e:
+        npusim.aipp(str(tmp_path / "none.png"))
+    assert str(e.value) == "--input: File does not exist: {}".format(tmp_path / "none.png")
