@@ -4,7 +4,8 @@
 
 builds the release preset (scripts/build: the Debian packages that are missing first) and puts
 the package, its compiled module, the npusim program and the video module together in
-site-packages/npusim. docs/python.md.
+site-packages/npusim. With NPUSIM_PREBUILT=DIR (a build folder of this checkout, e.g. build/dev)
+it takes the compiled files from there instead of building. docs/python.md.
 """
 
 import os
@@ -16,7 +17,8 @@ from setuptools.command.build_py import build_py
 from setuptools.dist import Distribution
 
 ROOT = os.path.dirname(os.path.abspath(__file__))
-BUILT = os.path.join(ROOT, "build", "release")
+PREBUILT = os.environ.get("NPUSIM_PREBUILT", "")
+BUILT = os.path.abspath(PREBUILT) if PREBUILT else os.path.join(ROOT, "build", "release")
 
 
 def version():
@@ -31,7 +33,9 @@ class BuildWithCMake(build_py):
     """The release build, then the compiled files beside the package's Python files."""
 
     def run(self):
-        subprocess.check_call([os.path.join(ROOT, "scripts", "build"), "release", "npusim_python"])
+        if not PREBUILT:
+            subprocess.check_call([os.path.join(ROOT, "scripts", "build"), "release",
+                                   "npusim_python"])
         super().run()
         dest = os.path.join(self.build_lib, "npusim")
         os.makedirs(dest, exist_ok=True)

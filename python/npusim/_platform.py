@@ -165,19 +165,25 @@ class Estimate(Result):
 
 def _flat(layer):
     """A layer of report.json as one flat dict: its measures as numbers, each engine's time as
-    "<engine>_ps"."""
+    "<engine>_ps", and its time_us (end_ps - start_ps) when it has a span."""
     row = {k: v for k, v in layer.items() if k not in ("measures", "engines")}
     for name, m in layer.get("measures", {}).items():
         row[name] = m["value"]
     for e in layer.get("engines", []):
         row["{}_ps".format(e["engine"])] = e["ps"]
+    if "time_us" not in row and "start_ps" in row and "end_ps" in row:
+        row["time_us"] = (row["end_ps"] - row["start_ps"]) / 1e6
     return row
 
 
 def _must_exist(option, path):
     """The program's own check of a file option, in its words (without "see npusim --help")."""
     if not os.path.exists(os.fspath(path)):
-        raise Error("{}: File does not exist: {}".format(option, os.fspath(path)))
+        kind = "Path" if option in _PATH_OPTIONS else "File"  # CLI11's ExistingPath, ExistingFile
+        raise Error("{}: {} does not exist: {}".format(option, kind, os.fspath(path)))
+
+
+_PATH_OPTIONS = ("--calibrate", "--inputs")  # a file or a folder
 
 
 def _error_line(stderr):

@@ -54,7 +54,7 @@ def compile(onnx, calibration, target="k210", output=None, kmodel_version="auto"
     image or a folder of them) into a program for `target`; a Program. In this process."""
     _must_exist("--onnx", onnx)
     with tempfile.TemporaryDirectory(prefix="npusim-") as tmp:
-        samples, shown = _as_file(calibration, tmp, "calibration.npy")
+        samples, shown = _as_file(calibration, tmp, "calibration.npy", "--calibrate")
         keep = None
         if output is None:
             keep = tempfile.mkdtemp(prefix="npusim-program-")
@@ -86,8 +86,8 @@ def regress(onnx, program, inputs, tolerances=None, platform=None, timed=False, 
         raise Error("tolerances: unknown {}; known: {}".format(", ".join(sorted(unknown)),
                                                                ", ".join(_TOLERANCES)))
     with tempfile.TemporaryDirectory(prefix="npusim-") as tmp:
-        samples, shown = _as_file(inputs, tmp, "inputs.npy")
-        label_file = _as_file(labels, tmp, "labels.npy")[0] if labels is not None else ""
+        samples, shown = _as_file(inputs, tmp, "inputs.npy", "--inputs")
+        label_file = _as_file(labels, tmp, "labels.npy", "--labels")[0] if labels is not None else ""
         o = _npusim.RegressOptions()
         o.onnx, o.model, o.inputs, o.labels = os.fspath(onnx), os.fspath(program), samples, label_file
         o.report = os.fspath(report or "")

@@ -21,12 +21,12 @@ def cli(*args, cwd=None):
 
 
 def cli_error(*args):
-    """The one error line the program prints for ARGS, without its "npusim: error: " prefix."""
+    """The one error message (its lines) the program prints for ARGS, without its "npusim: error: " prefix."""
     rc, _, err = cli(*args)
     assert rc == 2, err
-    lines = [l for l in err.splitlines() if l.startswith("npusim: error: ")]
-    assert len(lines) == 1, err
-    return lines[0][len("npusim: error: "):]
+    assert err.count("npusim: error: ") == 1, err
+    message = err[err.index("npusim: error: ") + len("npusim: error: "):].rstrip("\n")
+    return message.replace(" (see 'npusim --help')", "")
 
 
 @pytest.fixture(scope="session")

@@ -49,8 +49,9 @@ def test_example_1_a_kmodel_on_an_image_with_its_layer_times(tmp_path, digits, c
     assert r.outputs[0].tobytes() == np.load(tmp_path / "cli" / "output_0.npy").tobytes()
     with open(tmp_path / "cli" / "report.json", encoding="utf-8") as f:
         rec = json.load(f)
-    assert [l["time_us"] for l in r.layers] == [l["measures"]["time_us"]["value"]
-                                                for l in rec["layers"]]
+    assert [(l["start_ps"], l["end_ps"]) for l in r.layers] == [(l["start_ps"], l["end_ps"])
+                                                                for l in rec["layers"]]
+    assert scope["times"] == [(l["end_ps"] - l["start_ps"]) / 1e6 for l in rec["layers"]]
     assert r.totals["kpu_cycles"] == rec["totals"]["kpu_cycles"]["value"]
     assert "KPU cycles {:.0f}".format(rec["totals"]["kpu_cycles"]["value"]) in printed
 
