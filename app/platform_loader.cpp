@@ -54,6 +54,9 @@ void check_platform_options(const platform::Platform& p, const platform::GivenOp
                 }
             }
         }
+        if (takers.empty()) {
+            throw sim::Error(fmt::format("--{}: no platform takes this option", name));
+        }
         if (!ok) {
             throw sim::Error(fmt::format("--{}: an option of the {} platform; {} is a {} platform",
                                          name, takers, p.source(), p.kind()));

@@ -80,6 +80,7 @@ public:
     py::dict estimate(const std::string& layers, const std::string& model,
                       const std::map<std::string, std::string>& options) {
         npu::platform::EstimateRequest req{layers, model, true, {options}};
+        npu::app::check_platform_options(*m_platform, req.option);  // one it does not declare
         npu::platform::EstimateReport rep;
         {
             py::gil_scoped_release release;

@@ -100,7 +100,8 @@ class Platform:
         """`npusim estimate`: the cost functions of the timed simulation, without simulating, in
         this process. `layers`: a YAML file of layer configurations, or the same as Python data
         ({"layers": [{"name": ..., "in_channels": [16, 32], ...}]}); `model`: a program, costed
-        layer by layer. Platform options (e.g. FINN's folding="f.json") as keywords."""
+        layer by layer. Platform options as keywords, "_" for "-" (FINN: folding="f.json",
+        size_fifos=True)."""
         if model is not None:
             _must_exist("--model", model)
         with tempfile.TemporaryDirectory(prefix="npusim-") as tmp:
@@ -111,7 +112,7 @@ class Platform:
                 layers = path
             elif layers is not None:
                 _must_exist("--layers", layers)
-            opts = {k: os.fspath(v) for k, v in options.items()}
+            opts = {k.replace("_", "-"): _option_value(v) for k, v in options.items()}
             rep = self._p.estimate(os.fspath(layers or ""), os.fspath(model or ""), opts)
         return Estimate(rep)
 
@@ -174,6 +175,11 @@ def _flat(layer):
     if "time_us" not in row and "start_ps" in row and "end_ps" in row:
         row["time_us"] = (row["end_ps"] - row["start_ps"]) / 1e6
     return row
+
+
+def _option_value(v):
+    """A platform option's value as the program takes it: a flag given is "1"."""
+    return "1" if v is True else os.fspath(v) if isinstance(v, os.PathLike) else str(v)
 
 
 def _must_exist(option, path):

@@ -158,3 +158,23 @@ def test_missing_files_are_named_as_the_program_names_them(tmp_path):
     with pytest.raises(npusim.Error) as e:
         npusim.regress(ONNX, ONNX, none)
     assert str(e.value) in expected
+
+
+def test_a_finn_estimate_with_its_folding_equals_the_program(tmp_path):
+    finn = os.path.join(ROOT, "configs", "networks", "finn")
+    config = os.path.join(ROOT, "configs", "finn.yaml")
+    p = npusim.Platform(config)
+    e = p.estimate(model=os.path.join(finn, "tfc_digits.onnx"),
+                   folding=os.path.join(finn, "folding.json"))
+    rc, _, err = cli("estimate", "--platform", config, "--model",
+                     os.path.join(finn, "tfc_digits.onnx"), "--folding",
+                     os.path.join(finn, "folding.json"), "--out", str(tmp_path / "est"))
+    assert rc == 0, err
+    with open(tmp_path / "est" / "report.json", encoding="utf-8") as f:
+        rec = json.load(f)
+    assert e.totals == {k: t["value"] for k, t in rec["totals"].items()}
+    assert e.record["tables"] == rec["tables"]
+    with pytest.raises(npusim.Error, match="--folding: an option of the finn platform"):
+        npusim.Platform().estimate(model=os.path.join(finn, "tfc_digits.onnx"), folding="x")
+    with pytest.raises(npusim.Error, match="--speed: no platform takes this option"):
+        p.estimate(model=os.path.join(finn, "tfc_digits.onnx"), speed=2)
