@@ -81,10 +81,8 @@ class Platform:
         takes, or a file: .npy or an image). timed=False: values only, in this process. `out`: a
         folder for the run's files (timed runs always write one; a temporary one when None)."""
         _must_exist("--model", program)
-        if isinstance(inputs, (str, os.PathLike)):
-            _must_exist("--input", inputs)
         with tempfile.TemporaryDirectory(prefix="npusim-") as tmp:
-            input_path, shown = self._input_file(inputs, tmp)
+            input_path, shown = _as_file(inputs, tmp, "input.npy")
             try:
                 if not timed and not trace and out is None:
                     rep = self._p.run_functional(str(program), input_path, dump_all)
@@ -115,14 +113,6 @@ class Platform:
             opts = {k.replace("_", "-"): _option_value(v) for k, v in options.items()}
             rep = self._p.estimate(os.fspath(layers or ""), os.fspath(model or ""), opts)
         return Estimate(rep)
-
-    def _input_file(self, inputs, tmp):
-        if isinstance(inputs, (str, os.PathLike)):
-            return os.fspath(inputs), os.fspath(inputs)
-        arr = np.asarray(inputs)
-        path = os.path.join(tmp, "input.npy")
-        np.save(path, np.ascontiguousarray(arr), allow_pickle=False)
-        return path, "<input array {} {}>".format(arr.dtype, tuple(arr.shape))
 
     def _cli_args(self):
         """This platform as the program's options."""
@@ -218,3 +208,14 @@ def _cli(args, out_dir):
 
 def _without_wrote(stdout):
     return stdout[: stdout.rfind("wrote ")] if "wrote " in stdout else stdout
+
+
+def _as_file(x, tmp, name, option="--input"):
+    """A path as given (checked), or an array saved as .npy in `tmp`; and how messages name it."""
+    if isinstance(x, (str, os.PathLike)):
+        _must_exist(option, x)
+        return os.fspath(x), os.fspath(x)
+    arr = np.asarray(x)
+    path = os.path.join(tmp, name)
+    np.save(path, np.ascontiguousarray(arr), allow_pickle=False)
+    return path, "<input array {} {}>".format(arr.dtype, tuple(arr.shape))

@@ -6,10 +6,8 @@ import shutil
 import tempfile
 import weakref
 
-import numpy as np
-
 from . import _npusim
-from ._platform import Error, Platform, Result, _cli, _must_exist, _without_wrote
+from ._platform import Error, Platform, Result, _as_file, _cli, _must_exist, _without_wrote
 
 _TOLERANCES = ("max_lsb", "min_cosine", "min_top1")
 
@@ -176,17 +174,6 @@ def aipp(image=None, config=None, platform=None, out=None, **settings):
         out_dir = out or os.path.join(tmp, "out")
         done, record, files = _cli(args + ["--out", out_dir], out_dir)
         return Result(record, files, _without_wrote(done.stdout), out_dir if out else None)
-
-
-def _as_file(x, tmp, name, option="--input"):
-    """A path as given (checked), or an array saved as .npy in `tmp`; and how messages name it."""
-    if isinstance(x, (str, os.PathLike)):
-        _must_exist(option, x)
-        return os.fspath(x), os.fspath(x)
-    arr = np.asarray(x)
-    path = os.path.join(tmp, name)
-    np.save(path, np.ascontiguousarray(arr), allow_pickle=False)
-    return path, "<input array {} {}>".format(arr.dtype, tuple(arr.shape))
 
 
 def assert_regress(onnx, program, inputs, tolerances=None, **kwargs):
