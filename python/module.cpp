@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
@@ -21,20 +22,25 @@ namespace py = pybind11;
 
 namespace {
 
-py::bytes as_bytes(const std::vector<uint8_t>& b) {
-    return {reinterpret_cast<const char*>(b.data()), b.size()};
+// A file's bytes as a uint8 numpy array over the same memory: the vector moves into a capsule
+// that the array keeps alive, so outputs reach Python without a copy.
+py::array_t<uint8_t> as_array(std::vector<uint8_t>&& bytes) {
+    auto owned = std::make_unique<std::vector<uint8_t>>(std::move(bytes));
+    py::capsule owner(owned.get(), [](void* p) { delete static_cast<std::vector<uint8_t>*>(p); });
+    const std::vector<uint8_t>* held = owned.release();  // the capsule frees it from here on
+    return py::array_t<uint8_t>(static_cast<py::ssize_t>(held->size()), held->data(), owner);
 }
 
-// A report as the package reads it: {text, passed, files {name: bytes}, record (report.json's
-// text, or None)}; a returned error raises npusim.Error.
-py::dict report_dict(const npu::platform::RunReport& rep, const char* command) {
+// A report as the package reads it: {text, passed, files {name: uint8 array}, record
+// (report.json's text, or None)}; a returned error raises npusim.Error. The files' bytes move.
+py::dict report_dict(npu::platform::RunReport&& rep, const char* command) {
     if (!rep.error.empty()) {
         throw npu::sim::Error(rep.error);
     }
     py::dict files;
-    for (const auto* list : {&rep.files, &rep.files_after}) {
-        for (const npu::platform::OutputFile& f : *list) {
-            files[py::str(f.name)] = as_bytes(f.bytes);
+    for (auto* list : {&rep.files, &rep.files_after}) {
+        for (npu::platform::OutputFile& f : *list) {
+            files[py::str(f.name)] = as_array(std::move(f.bytes));
         }
     }
     py::dict out;
@@ -73,7 +79,7 @@ public:
             py::gil_scoped_release release;
             rep = m_platform->run(req);
         }
-        return report_dict(rep, "run");
+        return report_dict(std::move(rep), "run");
     }
 
     // `npusim estimate --layers FILE | --model FILE` (the cost functions, no simulation).
@@ -88,9 +94,9 @@ public:
         }
         npu::platform::RunReport as_run;
         as_run.text = rep.text;
-        as_run.files = rep.files;
+        as_run.files = std::move(rep.files);
         as_run.record = rep.record;
-        py::dict out = report_dict(as_run, "estimate");
+        py::dict out = report_dict(std::move(as_run), "estimate");
         out["note"] = rep.note;
         return out;
     }
@@ -103,7 +109,7 @@ public:
             py::gil_scoped_release release;
             rep = m_platform->regress(npu::app::regress_request(opts));
         }
-        return report_dict(rep, "regress");
+        return report_dict(std::move(rep), "regress");
     }
 
 private:
@@ -137,7 +143,7 @@ py::dict infer(const std::string& onnx, const std::vector<std::string>& inputs, 
         py::gil_scoped_release release;
         rep = npu::app::infer_report(o);
     }
-    return report_dict(rep, "infer");
+    return report_dict(std::move(rep), "infer");
 }
 
 // `npusim layout to-npu | to-onnx`: `input` to `output` (written whole); the text.

@@ -1,5 +1,6 @@
 """Platform and Result: the package's face (see __init__)."""
 
+import html
 import io
 import json
 import os
@@ -23,16 +24,36 @@ def cli_path():
 
 
 def _npy(data):
-    """An .npy file's bytes as an array (numpy reads the header; the data is not copied again)."""
-    return np.load(io.BytesIO(data), allow_pickle=False)
+    """An .npy file's bytes (a uint8 array: the module's, over the run's own memory, or a file
+    read once) as the array it holds, over the same memory: no copy. Only the header is read
+    apart; a version or dtype this does not view (pickled objects) is read by numpy as usual."""
+    raw = np.frombuffer(data, np.uint8)
+    version = (int(raw[6]), int(raw[7])) if bytes(raw[:6]) == b"\x93NUMPY" else None
+    if version not in ((1, 0), (2, 0)):
+        return np.load(io.BytesIO(raw.tobytes()), allow_pickle=False)
+    width = 2 if version == (1, 0) else 4
+    length = int.from_bytes(bytes(raw[8:8 + width]), "little")
+    head = io.BytesIO(bytes(raw[8:8 + width + length]))
+    read = np.lib.format.read_array_header_1_0 if width == 2 else np.lib.format.read_array_header_2_0
+    shape, fortran, dtype = read(head)
+    if dtype.hasobject:
+        return np.load(io.BytesIO(raw.tobytes()), allow_pickle=False)  # refuses, as numpy does
+    start = 8 + width + length
+    count = int(np.prod(shape, dtype=np.int64))
+    body = raw[start:start + count * dtype.itemsize]
+    if body.size != count * dtype.itemsize:
+        raise Error("an .npy file of the run is shorter than its header says")
+    return body.view(dtype).reshape(shape, order="F" if fortran else "C")
 
 
 class Result:
     """What a run gives back: outputs (numpy arrays, in the program's order), layers (one dict
     per layer of report.json), totals ({name: value}), the record (report.json as a dict), the
-    summary text, and, for runs that wrote them, trace_path and report_html."""
+    summary text; for runs of the program, out_dir with trace_path (trace=True) and report_html
+    (the folder given as `out`, or a temporary one that lives as long as this result)."""
 
-    def __init__(self, record, files, text, out_dir=None):
+    def __init__(self, record, files, text, out_dir=None, folder=None):
+        self._folder = folder  # a temporary out_dir, removed with the result
         self.record = record or {}
         self.text = text
         self.files = files
@@ -57,10 +78,13 @@ class Result:
         return pandas.DataFrame(self.layers)
 
     def _repr_html_(self):
+        """Jupyter shows report.html (its charts) in a frame of its own, else the text."""
         if self.report_html:
             with open(self.report_html, encoding="utf-8") as f:
-                return f.read()
-        return "<pre>" + self.text.replace("&", "&amp;").replace("<", "&lt;") + "</pre>"
+                page = html.escape(f.read(), quote=True)
+            return ('<iframe srcdoc="{}" style="width:100%;height:640px;border:0" '
+                    'sandbox=""></iframe>'.format(page))
+        return "<pre>" + html.escape(self.text, quote=False) + "</pre>"
 
 
 class Platform:
@@ -79,7 +103,8 @@ class Platform:
     def run(self, program, inputs, timed=True, dump_all=False, out=None, trace=False):
         """Runs `program` (a file) on `inputs` (a numpy array in the layout and dtype the program
         takes, or a file: .npy or an image). timed=False: values only, in this process. `out`: a
-        folder for the run's files (timed runs always write one; a temporary one when None)."""
+        folder for the run's files (runs of the program always write one: when None, a temporary
+        one that lives as long as the result)."""
         _must_exist("--model", program)
         with tempfile.TemporaryDirectory(prefix="npusim-") as tmp:
             input_path, shown = _as_file(inputs, tmp, "input.npy")
@@ -88,9 +113,7 @@ class Platform:
                     rep = self._p.run_functional(str(program), input_path, dump_all)
                     return Result(json.loads(rep["record"]) if rep["record"] else None,
                                   rep["files"], rep["text"])
-                out_dir = out or os.path.join(tmp, "out")
-                return self._run_cli(program, input_path, timed, dump_all, out_dir, trace,
-                                     keep=out is not None)
+                return self._run_cli(program, input_path, timed, dump_all, out, trace)
             except Error as e:
                 raise Error(str(e).replace(input_path, shown)) from None
 
@@ -121,8 +144,8 @@ class Platform:
             args += ["--set", s]
         return args
 
-    def _run_cli(self, program, input_path, timed, dump_all, out_dir, trace, keep):
-        args = ["run", "--model", str(program), "--input", input_path, "--out", out_dir]
+    def _run_cli(self, program, input_path, timed, dump_all, out, trace):
+        args = ["run", "--model", str(program), "--input", input_path]
         args += self._cli_args()
         if not timed:
             args.append("--functional")
@@ -130,8 +153,8 @@ class Platform:
             args.append("--dump-all")
         if trace:
             args.append("--trace")
-        done, record, files = _cli(args, out_dir)
-        return Result(record, files, _without_wrote(done.stdout), out_dir if keep else None)
+        done, record, files, out_dir, folder = _cli(args, out)
+        return Result(record, files, _without_wrote(done.stdout), out_dir, folder)
 
 
 Error = _npusim.Error
@@ -146,7 +169,7 @@ class Estimate(Result):
         super().__init__(json.loads(rep["record"]) if rep["record"] else None, files, rep["text"])
         self.note = rep["note"]
         rows = self.record.get("rows", "")
-        self.rows = json.loads(files[rows]) if rows in files else self.layers
+        self.rows = json.loads(bytes(files[rows])) if rows in files else self.layers
 
     def to_pandas(self):
         """The rows as a pandas DataFrame (pandas must be installed)."""
@@ -190,20 +213,23 @@ def _error_line(stderr):
     return stderr.strip()
 
 
-def _cli(args, out_dir):
-    """Runs the npusim program; its report.json and .npy files read back. Exit 0 or 1 (a check
-    failed) return; 2 and 3 raise Error with its message."""
-    done = subprocess.run([cli_path()] + args, capture_output=True, text=True, check=False)
+def _cli(args, out):
+    """Runs the npusim program with --out `out` (None: a new temporary folder); its report.json
+    and .npy files read back. Exit 0 or 1 (a check failed) return (done, record, files, out_dir,
+    the temporary folder or None); 2 and 3 raise Error with its message."""
+    folder = tempfile.TemporaryDirectory(prefix="npusim-run-") if out is None else None
+    out_dir = os.path.join(folder.name, "out") if folder else os.fspath(out)
+    done = subprocess.run([cli_path()] + args + ["--out", out_dir], capture_output=True,
+                          text=True, check=False)
     if done.returncode not in (0, 1):
         raise Error(_error_line(done.stderr) or "npusim exited with {}".format(done.returncode))
     with open(os.path.join(out_dir, "report.json"), encoding="utf-8") as f:
         record = json.load(f)
-    files = {}
+    files = {}  # each read once into the array the outputs view
     for name in os.listdir(out_dir):
         if name.endswith(".npy") or name == record.get("rows"):
-            with open(os.path.join(out_dir, name), "rb") as f:
-                files[name] = f.read()
-    return done, record, files
+            files[name] = np.fromfile(os.path.join(out_dir, name), np.uint8)
+    return done, record, files, out_dir, folder
 
 
 def _without_wrote(stdout):

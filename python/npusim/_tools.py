@@ -37,8 +37,8 @@ class Regression(Result):
     limit, passed, layer), `layers` (per mapped layer: its measures), `text` (the per-layer
     table, as `npusim regress` prints it)."""
 
-    def __init__(self, record, files, text, passed, out_dir=None):
-        super().__init__(record, files, text, out_dir)
+    def __init__(self, record, files, text, passed, out_dir=None, folder=None):
+        super().__init__(record, files, text, out_dir, folder)
         self.passed = passed
         self.checks = self.record.get("checks", [])
 
@@ -103,12 +103,12 @@ def regress(onnx, program, inputs, tolerances=None, platform=None, timed=False, 
                 rep = platform._p.regress(o)  # pylint: disable=protected-access
                 rec = json.loads(rep["record"]) if rep["record"] else None
                 return Regression(rec, rep["files"], rep["text"], rep["passed"])
-            return _regress_cli(platform, o, timed, out or os.path.join(tmp, "out"), out)
+            return _regress_cli(platform, o, timed, out)
         except Error as e:
             raise Error(str(e).replace(samples, shown)) from None
 
 
-def _regress_cli(platform, o, timed, out_dir, keep):
+def _regress_cli(platform, o, timed, out):
     args = ["regress", "--onnx", o.onnx, "--model", o.model, "--inputs", o.inputs]
     for flag, value in (("--labels", o.labels), ("--report", o.report),
                         ("--preprocess", o.preprocess), ("--tolerances", o.tolerances),
@@ -124,9 +124,9 @@ def _regress_cli(platform, o, timed, out_dir, keep):
             args += [flag, ",".join(repr(v) for v in values)]
     if timed:
         args.append("--timed")
-    done, record, files = _cli(args + platform._cli_args() + ["--out", out_dir], out_dir)
+    done, record, files, out_dir, folder = _cli(args + platform._cli_args(), out)
     return Regression(record, files, _without_wrote(done.stdout), done.returncode == 0,
-                      out_dir if keep else None)
+                      out_dir, folder)
 
 
 def infer(onnx, inputs, dump_all=False):
@@ -171,9 +171,8 @@ def aipp(image=None, config=None, platform=None, out=None, **settings):
             args += ["--platform", os.fspath(platform)]
         for k, v in settings.items():
             args += ["--set", "{}={}".format(k.replace("__", "."), v)]
-        out_dir = out or os.path.join(tmp, "out")
-        done, record, files = _cli(args + ["--out", out_dir], out_dir)
-        return Result(record, files, _without_wrote(done.stdout), out_dir if out else None)
+        done, record, files, out_dir, folder = _cli(args, out)
+        return Result(record, files, _without_wrote(done.stdout), out_dir, folder)
 
 
 def assert_regress(onnx, program, inputs, tolerances=None, **kwargs):

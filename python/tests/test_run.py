@@ -1,11 +1,16 @@
 """Platform.run against the npusim program: the same bytes and cycles, the same errors."""
 
+import gc
+import html
+import io
 import json
+import os
 
 import numpy as np
 import pytest
 
 import npusim
+from npusim._platform import _npy
 
 from conftest import cli, cli_error
 
@@ -44,7 +49,58 @@ def test_a_timed_run_keeps_its_folder_when_given_one(digits, platform, tmp_path)
     r = platform.run(digits / "digits.kmodel", digits / "input.npy", out=tmp_path / "t",
                      trace=True)
     assert r.report_html and r.trace_path
-    assert "<svg" in r._repr_html_()
+    assert r.report_html == str(tmp_path / "t" / "report.html")
+    shown = r._repr_html_()
+    assert shown.startswith('<iframe srcdoc="') and "<svg" not in shown  # escaped, in its frame
+    page = html.unescape(shown[len('<iframe srcdoc="'):shown.index('" style=')])
+    assert page == (tmp_path / "t" / "report.html").read_text() and "<svg" in page
+
+
+def test_a_timed_runs_page_lives_as_long_as_its_result(digits, platform):
+    r = platform.run(digits / "digits.kmodel", digits / "input.npy", trace=True)
+    page, folder = r.report_html, r.out_dir
+    assert page and os.path.isfile(page) and os.path.isfile(r.trace_path)
+    assert "<svg" in html.unescape(r._repr_html_())
+    del r
+    gc.collect()
+    assert not os.path.exists(folder)
+
+
+def test_outputs_are_the_runs_memory_not_a_copy(digits, platform):
+    r = platform.run(digits / "digits.kmodel", digits / "input.npy", timed=False, dump_all=True)
+    assert r.dumps
+    for arr, name in [(r.outputs[0], r.record["outputs"][0]["file"])] + [
+            (a, n) for n, a in r.dumps.items()]:
+        assert np.shares_memory(arr, r.files[name]), name
+        assert arr.flags.writeable
+    out = r.outputs[0]
+    del r
+    gc.collect()
+    assert out.tobytes() == np.load(digits / "output_0.npy").tobytes()  # still its own memory
+
+
+@pytest.mark.parametrize("arr", [
+    np.arange(24, dtype=np.float32).reshape(2, 3, 4), np.asfortranarray(
+        np.arange(12, dtype=">i2").reshape(3, 4)), np.float64(2.5), np.zeros((0, 3), np.uint8),
+    np.arange(5, dtype=np.int64)[::2], np.array([1 + 2j], np.complex64)])
+@pytest.mark.parametrize("version", [(1, 0), (2, 0)])
+def test_an_npy_read_in_place_equals_numpys_reading(arr, version):
+    f = io.BytesIO()
+    np.lib.format.write_array(f, np.asanyarray(arr), version=version)
+    data = np.frombuffer(f.getvalue(), np.uint8).copy()
+    got = _npy(data)
+    want = np.load(io.BytesIO(f.getvalue()))
+    assert got.dtype == want.dtype and got.shape == want.shape
+    assert np.array_equal(got, want)
+    if want.size:
+        assert np.shares_memory(got, data)
+
+
+def test_a_cut_npy_is_an_error_not_a_short_array():
+    f = io.BytesIO()
+    np.save(f, np.arange(10, dtype=np.int32))
+    with pytest.raises(npusim.Error, match="shorter than its header"):
+        _npy(np.frombuffer(f.getvalue()[:-4], np.uint8))
 
 
 def test_settings_are_set_options(digits):
