@@ -11,6 +11,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "app/platform_loader.h"
 #include "platforms/common/platform_face.h"
 #include "sim/core/error.h"
 #include "sim/core/parallel.h"
@@ -29,6 +30,15 @@ void error_line(const std::string& what) {
 namespace {
 
 // --set KEY=VALUE (repeatable), beside every --platform.
+// --platform FILE|NAME: a YAML file, or a built-in platform config by name (app/platform_loader.h).
+void add_platform(CLI::App* c, std::string& platform, const std::string& help) {
+    const CLI::Validator file_or_builtin(
+        [](const std::string& given) { return platform_arg_problem(given); }, "FILE|NAME");
+    c->add_option("--platform", platform,
+                  help + "; a built-in one by name: " + builtin_platform_names())
+        ->check(file_or_builtin);
+}
+
 void add_set(CLI::App* c, std::vector<std::string>& set) {
     c->add_option("--set", set,
                   "Replace a platform setting: KEY=VALUE, KEY a path under platform: as in "
@@ -116,8 +126,7 @@ CLI::App* add_run(CLI::App& app, RunOptions& run_opts) {
         "Run a model on a platform. With no arguments: our digits CNN (ONNX, trained on "
         "scikit-learn's handwritten digits) compiled for the K210, its accuracy float vs "
         "simulated over 297 held-out digits, and one digit timed on the K210 platform.");
-    run->add_option("--platform", run_opts.platform, "Platform YAML file (default: built-in)")
-        ->check(CLI::ExistingFile);
+    add_platform(run, run_opts.platform, "Platform YAML file (default: built-in k210)");
     add_set(run, run_opts.set);
     run->add_option("--out", run_opts.out,
                     "Directory for report.json (and trace.json); written whole or not at all");
@@ -165,8 +174,7 @@ CLI::App* add_run(CLI::App& app, RunOptions& run_opts) {
 
 CLI::App* add_info(CLI::App& app, InfoOptions& info_opts) {
     CLI::App* info = app.add_subcommand("info", "Print a platform's address map and parameters");
-    info->add_option("--platform", info_opts.platform, "Platform YAML file (default: built-in)")
-        ->check(CLI::ExistingFile);
+    add_platform(info, info_opts.platform, "Platform YAML file (default: built-in k210)");
     add_set(info, info_opts.set);
     info->add_option("--model", info_opts.model,
                      "A kmodel file: print its header and layer table (and what the simulator "
@@ -186,8 +194,7 @@ CLI::App* add_calibrate(CLI::App& app, CalibrateOptions& o) {
     c->add_option("--measured", o.measured, "Measured times: CSV with the columns layer,type,ms")
         ->required()
         ->check(CLI::ExistingFile);
-    c->add_option("--platform", o.platform, "Platform YAML file (default: built-in k210)")
-        ->check(CLI::ExistingFile);
+    add_platform(c, o.platform, "Platform YAML file (default: built-in k210)");
     add_set(c, o.set);
     c->add_option("--out", o.out,
                   "Directory for calibration.yaml and calibrate.csv (default: YAML on stdout)");
@@ -216,8 +223,7 @@ CLI::App* add_estimate(CLI::App& app, EstimateOptions& est_opts) {
     est->add_option("--model", est_opts.model, "A program, e.g. a kmodel: every layer's cost")
         ->check(CLI::ExistingFile);
     add_platform_options(est, "estimate", est_opts.platform_options);
-    est->add_option("--platform", est_opts.platform, "Platform YAML file (default: built-in k210)")
-        ->check(CLI::ExistingFile);
+    add_platform(est, est_opts.platform, "Platform YAML file (default: built-in k210)");
     add_set(est, est_opts.set);
     est->add_option("--out", est_opts.out,
                     "Directory for estimate.csv, estimate.json, report.json and report.html "
@@ -230,9 +236,8 @@ CLI::App* add_aipp(CLI::App& app, AippOptions& aipp_opts) {
         "aipp",
         "Run one Ascend AIPP load-image job (crop, swap, CSC, data-type conversion, padding) "
         "on an image; with no arguments the built-in job on the built-in scene");
-    aipp->add_option("--platform", aipp_opts.platform,
-                     "Platform YAML (default: the built-in configs/ascend.yaml: GM, AIPP, L1)")
-        ->check(CLI::ExistingFile);
+    add_platform(aipp, aipp_opts.platform,
+                 "Platform YAML (default: the built-in configs/ascend.yaml: GM, AIPP, L1)");
     add_set(aipp, aipp_opts.set);
     aipp->add_option("--config", aipp_opts.config,
                      "AIPP job YAML (default: the built-in configs/aipp.yaml)")
@@ -370,11 +375,9 @@ CLI::App* add_regress(CLI::App& app, RegressOptions& regress_opts) {
                       "Also run the first sample on the timed K210 platform: its outputs must "
                       "equal the functional run's bit for bit; per-layer time and cycles are "
                       "reported");
-    regress
-        ->add_option("--platform", regress_opts.platform,
-                     "Platform YAML (default: built-in k210): its CPU arithmetic, and the "
-                     "platform --timed runs on")
-        ->check(CLI::ExistingFile);
+    add_platform(regress, regress_opts.platform,
+                 "Platform YAML (default: built-in k210): its CPU arithmetic, and the platform "
+                 "--timed runs on");
     add_set(regress, regress_opts.set);
     return regress;
 }

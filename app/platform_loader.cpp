@@ -1,5 +1,7 @@
 #include "app/platform_loader.h"
 
+#include <filesystem>
+
 #include <fmt/format.h>
 
 #include "configs/embedded.h"
@@ -7,14 +9,61 @@
 
 namespace npu::app {
 
+namespace {
+
+bool is_platform_config(const configs::EmbeddedFile& f) {
+    const std::string text = f.text;
+    return text.rfind("platform:", 0) == 0 || text.find("\nplatform:") != std::string::npos;
+}
+
+}  // namespace
+
+std::string builtin_platform_names() {
+    std::string names;
+    for (const configs::EmbeddedFile& f : configs::embedded()) {
+        if (is_platform_config(f)) {
+            const std::string name = f.name;
+            names += (names.empty() ? "" : ", ") + name.substr(0, name.size() - 5);
+        }
+    }
+    return names;
+}
+
+std::string builtin_platform(const std::string& given) {
+    std::error_code ec;
+    if (given.empty() || std::filesystem::exists(given, ec)) {
+        return "";
+    }
+    for (const configs::EmbeddedFile& f : configs::embedded()) {
+        if (is_platform_config(f) && (given == f.name || given + ".yaml" == f.name)) {
+            return f.name;
+        }
+    }
+    return "";
+}
+
+std::string platform_arg_problem(const std::string& given) {
+    std::error_code ec;
+    const std::filesystem::file_status st = std::filesystem::status(given, ec);
+    if (std::filesystem::is_regular_file(st) || !builtin_platform(given).empty()) {
+        return "";
+    }
+    return fmt::format("{}: {} (nor a built-in platform: {})",
+                       std::filesystem::is_directory(st) ? "File is actually a directory"
+                                                         : "File does not exist",
+                       given, builtin_platform_names());
+}
+
 std::unique_ptr<platform::Platform> load_platform(const std::string& path,
                                                   const std::vector<std::string>& settings,
                                                   const std::string& builtin) {
-    if (!path.empty()) {
+    const std::string named = builtin_platform(path);
+    if (!path.empty() && named.empty()) {
         return platform::load_platform_file(path, settings);
     }
-    return platform::load_platform(configs::embedded_text(builtin),
-                                   configs::embedded_source(builtin), settings);
+    const std::string name = named.empty() ? builtin : named;
+    return platform::load_platform(configs::embedded_text(name), configs::embedded_source(name),
+                                   settings);
 }
 
 std::string default_platform(const platform::GivenOptions& given) {

@@ -1,5 +1,6 @@
 // Loads a platform through the registry of platform kinds (platforms/common/platform_face.h):
-// a YAML file, or a built-in config of configs/ when no file is named.
+// a YAML file, a built-in platform config of configs/ named as `--platform NAME`, or the
+// command's built-in one when no platform is named.
 #pragma once
 
 #include <memory>
@@ -12,6 +13,19 @@ namespace npu::app {
 
 constexpr const char* kDefaultPlatform = "k210.yaml";
 
+// The built-in platform configs (configs/*.yaml with a top-level platform:), by name without
+// ".yaml": "ascend, dlp_zcu102_int8, ...".
+std::string builtin_platform_names();
+
+// "NAME.yaml" when `given` ("NAME" or "NAME.yaml") names a built-in platform config and no file
+// of that name is there (a file wins); else "".
+std::string builtin_platform(const std::string& given);
+
+// What is wrong with `given` as --platform's value, as the program says it after "--platform: "
+// ("File does not exist: X (nor a built-in platform: ...)"); "" for a file or a built-in's name.
+std::string platform_arg_problem(const std::string& given);
+
+// `path`: a YAML file, or a built-in platform's name (builtin_platform); empty: `builtin`.
 // Throws sim::Error listing every problem in the file at once. `settings`: --set KEY=VALUE
 // values over the file's (platform_face.h).
 std::unique_ptr<platform::Platform> load_platform(const std::string& path,

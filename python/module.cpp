@@ -67,10 +67,15 @@ public:
 
     // A values-only run (RunRequest::functional) of `model` on the input file `input`. sim::Error
     // becomes npusim.Error with its message, as the program prints it.
-    py::dict run_functional(const std::string& model, const std::string& input, bool dump_all) {
+    py::dict run_functional(const std::string& model, const std::string& network,
+                            const std::string& input, bool dump_all,
+                            const std::map<std::string, std::string>& options) {
         npu::platform::RunRequest req;
         req.model = model;
+        req.network = network;
         req.input = input;
+        req.option = {options};
+        npu::app::check_platform_options(*m_platform, req.option);
         req.functional = true;
         req.to_files = true;
         req.dump_all = dump_all;
@@ -168,6 +173,22 @@ PYBIND11_MODULE(_npusim, m) {
     m.doc() = "npusim's compiled half: platforms and functional runs in this process";
     py::register_exception<npu::sim::Error>(m, "Error", PyExc_RuntimeError);
     m.def("version", &npu::app::version, "npusim's version");
+    m.def("platform_arg_problem", &npu::app::platform_arg_problem,
+          "what is wrong with a --platform value, as the program says it; '' when nothing");
+    m.def(
+        "flag_options",
+        [] {
+            std::vector<std::string> flags;
+            for (const npu::platform::PlatformKind& k : npu::platform::platform_kinds()) {
+                for (const npu::platform::PlatformOption& o : k.options) {
+                    if (o.flag) {
+                        flags.push_back(o.name);
+                    }
+                }
+            }
+            return flags;
+        },
+        "the platform options that take no value (--size-fifos ...)");
     m.def(
         "cli_path", [] { return std::string(NPUSIM_CLI_PATH); },
         "the npusim program this module was built with");
@@ -204,8 +225,8 @@ PYBIND11_MODULE(_npusim, m) {
              py::arg("config") = "", py::arg("settings") = std::vector<std::string>())
         .def_property_readonly("kind", &PyPlatform::kind)
         .def_property_readonly("source", &PyPlatform::source)
-        .def("run_functional", &PyPlatform::run_functional, py::arg("model"), py::arg("input"),
-             py::arg("dump_all") = false)
+        .def("run_functional", &PyPlatform::run_functional, py::arg("model"),
+             py::arg("network"), py::arg("input"), py::arg("dump_all"), py::arg("options"))
         .def("estimate", &PyPlatform::estimate, py::arg("layers"), py::arg("model"),
              py::arg("options"))
         .def("regress", &PyPlatform::regress, py::arg("options"));

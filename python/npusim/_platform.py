@@ -78,21 +78,29 @@ class Result:
         return pandas.DataFrame(self.layers)
 
     def _repr_html_(self):
-        """Jupyter shows report.html (its charts) in a frame of its own, else the text."""
+        """Jupyter shows report.html (its charts) in a frame of its own, else the text. The
+        frame runs no scripts (the page has none); it keeps the notebook's origin, because an
+        opaque one puts it in a process of its own, which headless chromium sometimes captures
+        blank (python/tests/test_notebook.py: 2 of 8 screenshots)."""
         if self.report_html:
             with open(self.report_html, encoding="utf-8") as f:
                 page = html.escape(f.read(), quote=True)
             return ('<iframe srcdoc="{}" style="width:100%;height:640px;border:0" '
-                    'sandbox=""></iframe>'.format(page))
+                    'sandbox="allow-same-origin"></iframe>'.format(page))
         return "<pre>" + html.escape(self.text, quote=False) + "</pre>"
 
 
 class Platform:
-    """A platform config (a YAML file, or None for the built-in K210), with settings as keyword
-    arguments: Platform(kpu__clock_hz="200MHz") is --set kpu.clock_hz=200MHz ("__" for ".")."""
+    """A platform config: a YAML file, a built-in one by name ("k210", "finn", "dlp_zcu102_int8",
+    "ascend", ...: npusim run --help lists them), or None for the built-in K210; with settings as
+    keyword arguments: Platform(kpu__clock_hz="200MHz") is --set kpu.clock_hz=200MHz ("__" for
+    ".")."""
 
     def __init__(self, config=None, **settings):
-        self.config = config or ""
+        self.config = os.fspath(config) if config is not None else ""
+        problem = _npusim.platform_arg_problem(self.config) if self.config else ""
+        if problem:
+            raise Error("--platform: " + problem)
         self.settings = ["{}={}".format(k.replace("__", "."), v) for k, v in settings.items()]
         self._p = _npusim.Platform(self.config, self.settings)
 
@@ -100,22 +108,34 @@ class Platform:
     def kind(self):
         return self._p.kind
 
-    def run(self, program, inputs, timed=True, dump_all=False, out=None, trace=False):
-        """Runs `program` (a file) on `inputs` (a numpy array in the layout and dtype the program
-        takes, or a file: .npy or an image). timed=False: values only, in this process. `out`: a
-        folder for the run's files (runs of the program always write one: when None, a temporary
-        one that lives as long as the result)."""
-        _must_exist("--model", program)
+    def run(self, program=None, inputs=None, timed=True, dump_all=False, out=None, trace=False,
+            network=None, **options):
+        """Runs `program` (a file: a kmodel, a FINN-ONNX graph) or `network` (a DL processor's
+        layer list) on `inputs` (a numpy array in the layout and dtype the program takes, or a
+        file: .npy or an image; None: the platform's own, e.g. FINN's pseudo-random frames).
+        timed=False: values only, in this process. `out`: a folder for the run's files (runs of
+        the program always write one: when None, a temporary one that lives as long as the
+        result). Platform options as keywords, "_" for "-" (folding="f.json", size_fifos=True)."""
+        for option, path in (("--model", program), ("--network", network)):
+            if path is not None:
+                _must_exist(option, path)
+        opts = _options(options)
         with tempfile.TemporaryDirectory(prefix="npusim-") as tmp:
-            input_path, shown = _as_file(inputs, tmp, "input.npy")
+            input_path, shown = _as_file(inputs, tmp, "input.npy") if inputs is not None \
+                else ("", "")
             try:
                 if not timed and not trace and out is None:
-                    rep = self._p.run_functional(str(program), input_path, dump_all)
+                    rep = self._p.run_functional(_path(program), _path(network), input_path,
+                                                 dump_all, opts)
                     return Result(json.loads(rep["record"]) if rep["record"] else None,
                                   rep["files"], rep["text"])
-                return self._run_cli(program, input_path, timed, dump_all, out, trace)
+                args = ["run"]
+                for option, value in (("--model", _path(program)), ("--network", _path(network)),
+                                      ("--input", input_path)):
+                    args += [option, value] if value else []
+                return self._run_cli(args + _option_args(opts), timed, dump_all, out, trace)
             except Error as e:
-                raise Error(str(e).replace(input_path, shown)) from None
+                raise Error(str(e).replace(input_path, shown) if input_path else str(e)) from None
 
     def estimate(self, layers=None, model=None, **options):
         """`npusim estimate`: the cost functions of the timed simulation, without simulating, in
@@ -133,8 +153,7 @@ class Platform:
                 layers = path
             elif layers is not None:
                 _must_exist("--layers", layers)
-            opts = {k.replace("_", "-"): _option_value(v) for k, v in options.items()}
-            rep = self._p.estimate(os.fspath(layers or ""), os.fspath(model or ""), opts)
+            rep = self._p.estimate(_path(layers), _path(model), _options(options))
         return Estimate(rep)
 
     def _cli_args(self):
@@ -144,8 +163,7 @@ class Platform:
             args += ["--set", s]
         return args
 
-    def _run_cli(self, program, input_path, timed, dump_all, out, trace):
-        args = ["run", "--model", str(program), "--input", input_path]
+    def _run_cli(self, args, timed, dump_all, out, trace):
         args += self._cli_args()
         if not timed:
             args.append("--functional")
@@ -190,9 +208,27 @@ def _flat(layer):
     return row
 
 
-def _option_value(v):
-    """A platform option's value as the program takes it: a flag given is "1"."""
-    return "1" if v is True else os.fspath(v) if isinstance(v, os.PathLike) else str(v)
+def _path(p):
+    """A file argument as the module takes it: "" for none."""
+    return "" if p is None else os.fspath(p)
+
+
+def _options(options):
+    """Platform options given as keywords, as the program's: "_" for "-", a flag given (True)
+    is "1", one not given (False or None) is left out."""
+    return {k.replace("_", "-"): "1" if v is True else _path(v) if isinstance(v, os.PathLike)
+            else str(v) for k, v in options.items() if v is not None and v is not False}
+
+
+def _option_args(opts):
+    """The same as the program's arguments: a flag alone, else --name value."""
+    args = []
+    for name, value in opts.items():
+        args += ["--" + name] if value == "1" and name in _FLAGS else ["--" + name, value]
+    return args
+
+
+_FLAGS = frozenset(_npusim.flag_options())  # the platform options that take no value
 
 
 def _must_exist(option, path):

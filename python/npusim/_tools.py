@@ -156,7 +156,8 @@ def infer(onnx, inputs, dump_all=False):
 def aipp(image=None, config=None, platform=None, out=None, **settings):
     """`npusim aipp`: one Ascend AIPP load-image job (the job YAML `config`, default the built-in
     one) on `image` (a path: PNG/JPEG/BMP, .npy or raw YUV; or a numpy array, saved as .npy), on
-    the Ascend platform (`platform` a YAML file; settings as keywords, "__" for "."). Timed: runs
+    the Ascend platform (`platform` a YAML file or a built-in's name; settings as keywords, "__"
+    for "."). Timed: runs
     in the program's process. A Result: outputs [the tile], record, text."""
     with tempfile.TemporaryDirectory(prefix="npusim-") as tmp:
         args = ["aipp"]
@@ -166,8 +167,7 @@ def aipp(image=None, config=None, platform=None, out=None, **settings):
         if config is not None:
             _must_exist("--config", config)
             args += ["--config", os.fspath(config)]
-        if platform is not None:
-            _must_exist("--platform", platform)
+        if platform is not None:  # a file or a built-in's name: the program checks it
             args += ["--platform", os.fspath(platform)]
         for k, v in settings.items():
             args += ["--set", "{}={}".format(k.replace("__", "."), v)]

@@ -392,4 +392,38 @@ TEST_F(Cli, PlatformSettingsOnTheCommandLineEqualTheEditedFile) {
         << range.err;
 }
 
+// --platform NAME: the built-in platform configs by name (what an installed Python package, with
+// no checkout at hand, has); a file of that name wins; anything else is one error listing them.
+TEST_F(Cli, PlatformByNameIsTheBuiltInConfig) {
+    for (const char* name : {"ascend", "dlp_zcu102_int8", "dlp_zcu102_single", "finn", "k210",
+                             "selfcheck"}) {
+        const Result by_name = run(std::string("info --platform ") + name);
+        const Result by_file =
+            run(fmt::format("info --platform {}/configs/{}.yaml", NPUSIM_SOURCE_DIR, name));
+        ASSERT_EQ(by_name.rc, 0) << name << by_name.err;
+        ASSERT_EQ(by_file.rc, 0) << name << by_file.err;
+        const std::string builtin = fmt::format("<built-in configs/{}.yaml>", name);
+        EXPECT_NE(by_name.out.find("from " + builtin), std::string::npos) << by_name.out;
+        // The same platform, only named differently.
+        std::string as_file = by_file.out;
+        const std::string path = fmt::format("{}/configs/{}.yaml", NPUSIM_SOURCE_DIR, name);
+        for (size_t at = as_file.find(path); at != std::string::npos; at = as_file.find(path)) {
+            as_file.replace(at, path.size(), builtin);
+        }
+        EXPECT_EQ(by_name.out, as_file) << name;
+    }
+    EXPECT_EQ(run("info --platform finn.yaml").out, run("info --platform finn").out);
+    const Result unknown = run("run --platform k211 --functional");
+    EXPECT_EQ(unknown.rc, 2);
+    EXPECT_EQ(unknown.err,
+              "npusim: error: --platform: File does not exist: k211 (nor a built-in platform: "
+              "ascend, dlp_zcu102_int8, dlp_zcu102_single, finn, k210, selfcheck) (see 'npusim "
+              "--help')\n");
+    EXPECT_EQ(run("info --platform aipp").rc, 2);  // a job, not a platform
+    write("finn", "bad: 1\n");
+    const Result file_wins = shell("cd " + dir.string() + " && " NPUSIM_BIN " info --platform finn");
+    EXPECT_EQ(file_wins.rc, 2);
+    EXPECT_NE(file_wins.err.find("finn:1:1: bad: unknown key"), std::string::npos) << file_wins.err;
+}
+
 }  // namespace
