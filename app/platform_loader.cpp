@@ -48,10 +48,10 @@ std::string platform_arg_problem(const std::string& given) {
     if (std::filesystem::is_regular_file(st) || !builtin_platform(given).empty()) {
         return "";
     }
-    return fmt::format("{}: {} (nor a built-in platform: {})",
-                       std::filesystem::is_directory(st) ? "File is actually a directory"
-                                                         : "File does not exist",
-                       given, builtin_platform_names());
+    return fmt::format(
+        "{}: {} (nor a built-in platform: {})",
+        std::filesystem::is_directory(st) ? "File is actually a directory" : "File does not exist",
+        given, builtin_platform_names());
 }
 
 std::unique_ptr<platform::Platform> load_platform(const std::string& path,

@@ -225,8 +225,8 @@ PYBIND11_MODULE(_npusim, m) {
              py::arg("config") = "", py::arg("settings") = std::vector<std::string>())
         .def_property_readonly("kind", &PyPlatform::kind)
         .def_property_readonly("source", &PyPlatform::source)
-        .def("run_functional", &PyPlatform::run_functional, py::arg("model"),
-             py::arg("network"), py::arg("input"), py::arg("dump_all"), py::arg("options"))
+        .def("run_functional", &PyPlatform::run_functional, py::arg("model"), py::arg("network"),
+             py::arg("input"), py::arg("dump_all"), py::arg("options"))
         .def("estimate", &PyPlatform::estimate, py::arg("layers"), py::arg("model"),
              py::arg("options"))
         .def("regress", &PyPlatform::regress, py::arg("options"));

@@ -395,8 +395,8 @@ TEST_F(Cli, PlatformSettingsOnTheCommandLineEqualTheEditedFile) {
 // --platform NAME: the built-in platform configs by name (what an installed Python package, with
 // no checkout at hand, has); a file of that name wins; anything else is one error listing them.
 TEST_F(Cli, PlatformByNameIsTheBuiltInConfig) {
-    for (const char* name : {"ascend", "dlp_zcu102_int8", "dlp_zcu102_single", "finn", "k210",
-                             "selfcheck"}) {
+    for (const char* name :
+         {"ascend", "dlp_zcu102_int8", "dlp_zcu102_single", "finn", "k210", "selfcheck"}) {
         const Result by_name = run(std::string("info --platform ") + name);
         const Result by_file =
             run(fmt::format("info --platform {}/configs/{}.yaml", NPUSIM_SOURCE_DIR, name));
@@ -421,7 +421,8 @@ TEST_F(Cli, PlatformByNameIsTheBuiltInConfig) {
               "--help')\n");
     EXPECT_EQ(run("info --platform aipp").rc, 2);  // a job, not a platform
     write("finn", "bad: 1\n");
-    const Result file_wins = shell("cd " + dir.string() + " && " NPUSIM_BIN " info --platform finn");
+    const Result file_wins =
+        shell("cd " + dir.string() + " && " NPUSIM_BIN " info --platform finn");
     EXPECT_EQ(file_wins.rc, 2);
     EXPECT_NE(file_wins.err.find("finn:1:1: bad: unknown key"), std::string::npos) << file_wins.err;
 }
