@@ -11,6 +11,7 @@
 #include "app/app.h"
 #include "sim/core/error.h"
 #include "sim/core/files.h"
+#include "sim/core/json_text.h"
 #include "sim/core/npy.h"
 #include "sim/core/run_record.h"
 #include "sim/onnx/evaluator.h"
@@ -197,7 +198,7 @@ int cmd_infer(const InferOptions& opts) {
         for (const platform::OutputFile& f : rep.files) {
             dir.write_bytes(f.name, f.bytes);
         }
-        dir.write_text("report.json", sim::to_json(*rep.record).dump(2) + "\n");
+        dir.write_text("report.json", sim::json_text(sim::to_json(*rep.record), 2) + "\n");
         dir.commit();
         fmt::print("wrote {} files to {}\n", dir.files().size(), dir.dir().string());
     }

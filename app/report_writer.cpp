@@ -10,6 +10,7 @@
 #include "app/app.h"
 #include "sim/core/error.h"
 #include "sim/core/image.h"
+#include "sim/core/json_text.h"
 #include "sim/core/npy.h"
 #include "sim/core/version.h"
 #include "sim/report/estimate_page.h"
@@ -131,7 +132,7 @@ void write_run_report(const std::string& command, const platform::RunReport& rep
     sim::RunRecord rec = *report.record;
     rec.command = command;
     const nlohmann::ordered_json j = sim::to_json(rec);
-    out->write_text("report.json", j.dump(2) + "\n");
+    out->write_text("report.json", sim::json_text(j, 2) + "\n");
     for (const platform::OutputFile& f : report.files_after) {
         out->write_bytes(f.name, f.bytes);
     }
@@ -176,7 +177,7 @@ void write_estimate_report(sim::OutputDir& out, const platform::EstimateReport& 
         rec.command = "estimate";
         rec.rows = rows != nullptr ? rows->name : "";
         const nlohmann::ordered_json j = sim::to_json(rec);
-        out.write_text("report.json", j.dump(2) + "\n");
+        out.write_text("report.json", sim::json_text(j, 2) + "\n");
         if (rec.plot && rows != nullptr) {
             out.write_text("report.html",
                            report::sweep_html(parse_rows(*rows), *rec.plot, rows->name));

@@ -16,11 +16,23 @@
 #include "platforms/common/platform_face.h"
 #include "sim/core/error.h"
 #include "sim/core/files.h"
+#include "sim/core/json_text.h"
 #include "sim/core/run_record.h"
 
 namespace py = pybind11;
 
 namespace {
+
+// Text for Python: the program's text and messages hold names from the user's files (ONNX node
+// names...), which need not be UTF-8; each invalid byte becomes U+FFFD, as in the JSON records
+// (sim/core/json_text.h), instead of a UnicodeDecodeError in place of the result.
+py::str text(const std::string& s) {
+    PyObject* o = PyUnicode_DecodeUTF8(s.data(), static_cast<py::ssize_t>(s.size()), "replace");
+    if (o == nullptr) {
+        throw py::error_already_set();
+    }
+    return py::reinterpret_steal<py::str>(o);
+}
 
 // A file's bytes as a uint8 numpy array over the same memory: the vector moves into a capsule
 // that the array keeps alive, so outputs reach Python without a copy.
@@ -44,14 +56,14 @@ py::dict report_dict(npu::platform::RunReport&& rep, const char* command) {
         }
     }
     py::dict out;
-    out["text"] = rep.text;
+    out["text"] = text(rep.text);
     out["passed"] = rep.passed;
     out["files"] = files;
     out["record"] = py::none();
     if (rep.record) {
         npu::sim::RunRecord rec = *rep.record;
         rec.command = command;
-        out["record"] = npu::sim::to_json(rec).dump();
+        out["record"] = npu::sim::json_text(npu::sim::to_json(rec));
     }
     return out;
 }
@@ -102,7 +114,7 @@ public:
         as_run.files = std::move(rep.files);
         as_run.record = rep.record;
         py::dict out = report_dict(std::move(as_run), "estimate");
-        out["note"] = rep.note;
+        out["note"] = text(rep.note);
         return out;
     }
 
@@ -122,21 +134,24 @@ private:
 };
 
 // `npusim compile`: the program and its report written (each whole), the text returned.
-std::string compile(const std::string& onnx, const std::string& calibrate,
-                    const std::string& output, const std::string& target,
-                    const std::string& kmodel_version, const std::vector<double>& mean,
-                    const std::vector<double>& std, double scale,
-                    const std::string& channel_order) {
+py::str compile(const std::string& onnx, const std::string& calibrate, const std::string& output,
+                const std::string& target, const std::string& kmodel_version,
+                const std::vector<double>& mean, const std::vector<double>& std, double scale,
+                const std::string& channel_order) {
     npu::app::CompileOptions o;
     o.target = target, o.onnx = onnx, o.calibrate = calibrate, o.output = output;
     o.kmodel_version = kmodel_version, o.mean = mean, o.std = std, o.scale = scale;
     o.channel_order = channel_order;
-    py::gil_scoped_release release;
-    const npu::platform::CompileReport r = npu::app::compile_model(o);
-    for (const auto& [path, bytes] : r.files) {
-        npu::sim::write_file_atomic(path, bytes);
+    std::string said;
+    {
+        py::gil_scoped_release release;
+        const npu::platform::CompileReport r = npu::app::compile_model(o);
+        for (const auto& [path, bytes] : r.files) {
+            npu::sim::write_file_atomic(path, bytes);
+        }
+        said = r.text;
     }
-    return r.text;
+    return text(said);
 }
 
 // `npusim infer`: the float reference evaluator on one .npy per graph input.
@@ -152,13 +167,13 @@ py::dict infer(const std::string& onnx, const std::vector<std::string>& inputs, 
 }
 
 // `npusim layout to-npu | to-onnx`: `input` to `output` (written whole); the text.
-std::string layout(const std::string& action, const std::string& layout, const std::string& shape,
-                   const std::string& input, const std::string& output, const std::string& scale,
-                   const std::string& radix, int axis, const std::string& stride_npu, bool fixed) {
+py::str layout(const std::string& action, const std::string& layout, const std::string& shape,
+               const std::string& input, const std::string& output, const std::string& scale,
+               const std::string& radix, int axis, const std::string& stride_npu, bool fixed) {
     npu::kl730::LayoutRequest r;
     r.action = action, r.layout = layout, r.shape = shape, r.scale = scale, r.radix = radix;
     r.axis = axis, r.stride_npu = stride_npu, r.in = input, r.out = output, r.fixed = fixed;
-    return npu::kl730::run_layout_tool(r);
+    return text(npu::kl730::run_layout_tool(r));
 }
 
 }  // namespace
@@ -171,7 +186,17 @@ extern "C" __attribute__((visibility("default"))) int sc_main(int /*argc*/, char
 
 PYBIND11_MODULE(_npusim, m) {
     m.doc() = "npusim's compiled half: platforms and functional runs in this process";
-    py::register_exception<npu::sim::Error>(m, "Error", PyExc_RuntimeError);
+    // npusim.Error with the program's message (its names decoded as text() does).
+    static py::exception<npu::sim::Error> error(m, "Error", PyExc_RuntimeError);
+    py::register_exception_translator([](std::exception_ptr p) {
+        try {
+            if (p) {
+                std::rethrow_exception(p);
+            }
+        } catch (const npu::sim::Error& e) {
+            PyErr_SetObject(error.ptr(), text(e.what()).ptr());
+        }
+    });
     m.def("version", &npu::app::version, "npusim's version");
     m.def("platform_arg_problem", &npu::app::platform_arg_problem,
           "what is wrong with a --platform value, as the program says it; '' when nothing");

@@ -9,6 +9,7 @@
 #include "platforms/dlp/dlp_estimate.h"
 #include "platforms/dlp/dlp_platform.h"
 #include "sim/core/error.h"
+#include "sim/core/json_text.h"
 #include "sim/core/npy.h"
 #include "sim/core/version.h"
 #include "sim/tlm/kernel.h"
@@ -352,7 +353,7 @@ platform::EstimateReport DlpFace::estimate(const platform::EstimateRequest& requ
             map.push_back({{"name", r.name}, {"addr", r.addr}, {"size", r.size}});
         }
         j["memory_map"] = map;
-        const std::string text = j.dump(1) + "\n";
+        const std::string text = sim::json_text(j, 1) + "\n";
         rep.files.push_back({"estimate.json", {text.begin(), text.end()}});
     }
     rep.record = estimate_record(m_cfg, source(), request.layers, c, e);

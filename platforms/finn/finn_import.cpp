@@ -8,6 +8,7 @@
 
 #include "sim/core/error.h"
 #include "sim/core/files.h"
+#include "sim/core/json_text.h"
 #include "sim/onnx/onnx_import.h"
 
 namespace npu::finn {
@@ -576,7 +577,7 @@ onnx::Attribute attribute_of(const nlohmann::json& v, const std::string& where) 
         }
     } else {
         throw sim::Error(fmt::format("{}: {} is not an integer, a string or a list of integers",
-                                     where, v.dump()));
+                                     where, sim::json_text(v)));
     }
     return a;
 }

@@ -9,6 +9,7 @@
 #include "sim/core/address_map.h"
 #include "sim/core/error.h"
 #include "sim/core/files.h"
+#include "sim/core/json_text.h"
 #include "sim/core/overload.h"
 #include "sim/core/tensor.h"
 #include "sim/core/version.h"
@@ -462,7 +463,7 @@ platform::OutputFile sized_folding(const FinnModel& m, const std::string& foldin
         node["inFIFODepths"] = {depths[i]};
         node["outFIFODepths"] = {depths[i + 1]};
     }
-    const std::string text = j.dump(2) + "\n";
+    const std::string text = sim::json_text(j, 2) + "\n";
     return {"folding_sized.json", {text.begin(), text.end()}};
 }
 
@@ -568,7 +569,7 @@ platform::EstimateReport estimate_report(const FinnModel& m, const platform::Est
         nlohmann::ordered_json j = {{"model", req.model},    {"folding", req.option("folding")},
                                     {"clock_hz", hz},        {"layers", layers},
                                     {"finn_estimate", finn}, {"formula_estimate", ours}};
-        const std::string text = j.dump(1) + "\n";
+        const std::string text = sim::json_text(j, 1) + "\n";
         rep.files.push_back({"estimate.json", {text.begin(), text.end()}});
     }
     return rep;

@@ -8,6 +8,7 @@
 
 #include "platforms/finn/finn_import.h"
 #include "sim/core/error.h"
+#include "sim/core/json_text.h"
 
 namespace npu::finn {
 
@@ -28,7 +29,7 @@ std::vector<uint64_t> values_of(const Json& v, const LayerOp& op, const std::str
     for (const Json& x : v) {
         if (!x.is_number_integer() || x.get<int64_t>() < 1 || x.get<int64_t>() > (1 << 20)) {
             throw sim::Error(
-                fmt::format("{}: {} is not an integer from 1 to 2^20", where, x.dump()));
+                fmt::format("{}: {} is not an integer from 1 to 2^20", where, sim::json_text(x)));
         }
         const auto u = x.get<uint64_t>();
         if (std::find(out.begin(), out.end(), u) != out.end()) {

@@ -14,6 +14,7 @@
 #include "sim/core/address_map.h"
 #include "sim/core/error.h"
 #include "sim/core/files.h"
+#include "sim/core/json_text.h"
 
 namespace npu::finn {
 
@@ -141,7 +142,7 @@ platform::EstimateReport sweep_report(const FinnModel& m, const platform::Estima
         for (size_t i = 0; i < points.size(); ++i) {
             rows.push_back(row_of(m.design, knobs, points[i], i, cfg.clock_hz));
         }
-        const std::string text = rows.dump(1) + "\n";
+        const std::string text = sim::json_text(rows, 1) + "\n";
         rep.files.push_back({"estimate.json", {text.begin(), text.end()}});
         rec.rows = "estimate.json";
     }

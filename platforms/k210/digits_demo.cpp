@@ -10,6 +10,7 @@
 #include "platforms/k210/kmodel/functional.h"
 #include "platforms/k210/kmodel/kmodel.h"
 #include "sim/core/error.h"
+#include "sim/core/json_text.h"
 #include "sim/core/npy.h"
 #include "sim/core/parallel.h"
 #include "sim/core/version.h"
@@ -134,7 +135,7 @@ DigitsDemo run_digits(const K210Config& cfg) {
 }
 
 void add_digits_files(std::vector<platform::OutputFile>& files, const DigitsDemo& d) {
-    const std::string report = compile_report_json(d.compiled).dump(2) + "\n";
+    const std::string report = sim::json_text(compile_report_json(d.compiled), 2) + "\n";
     const std::string& csv = d.predictions_csv;
     files.push_back({"digits.kmodel", d.compiled.kmodel});
     files.push_back({"digits.kmodel.json", {report.begin(), report.end()}});

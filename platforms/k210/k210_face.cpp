@@ -22,6 +22,7 @@
 #include "platforms/k210/soc/k210_platform.h"
 #include "sim/core/error.h"
 #include "sim/core/image.h"
+#include "sim/core/json_text.h"
 #include "sim/core/npy.h"
 #include "sim/onnx/evaluator.h"
 #include "sim/onnx/onnx_import.h"
@@ -252,7 +253,7 @@ platform::EstimateReport K210Face::estimate(const platform::EstimateRequest& req
     platform::EstimateReport rep;
     const std::string csv = to_csv(rows, hz);
     if (request.to_files) {
-        const std::string json = to_json(rows, hz).dump(1) + "\n";
+        const std::string json = sim::json_text(to_json(rows, hz), 1) + "\n";
         rep.files.push_back({"estimate.csv", {csv.begin(), csv.end()}});
         rep.files.push_back({"estimate.json", {json.begin(), json.end()}});
     } else {
@@ -283,7 +284,7 @@ platform::EstimateReport K210Face::estimate_program(
                model_estimate_table(rows);
     if (request.to_files) {
         const std::string csv = model_estimate_csv(rows);
-        const std::string json = model_estimate_json(rows).dump(1) + "\n";
+        const std::string json = sim::json_text(model_estimate_json(rows), 1) + "\n";
         rep.files.push_back({"estimate.csv", {csv.begin(), csv.end()}});
         rep.files.push_back({"estimate.json", {json.begin(), json.end()}});
     }
@@ -327,7 +328,7 @@ platform::CompileReport K210Face::compile(const platform::CompileRequest& reques
     if (pre) {
         report["preprocess"] = regress::preprocessing_json(request.pre);
     }
-    const std::string json = report.dump(2) + "\n";
+    const std::string json = sim::json_text(report, 2) + "\n";
     platform::CompileReport r;
     r.files.push_back({request.output, m.kmodel});
     r.files.push_back({request.output + ".json", {json.begin(), json.end()}});

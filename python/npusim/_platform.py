@@ -256,7 +256,7 @@ def _cli(args, out):
     folder = tempfile.TemporaryDirectory(prefix="npusim-run-") if out is None else None
     out_dir = os.path.join(folder.name, "out") if folder else os.fspath(out)
     done = subprocess.run([cli_path()] + args + ["--out", out_dir], capture_output=True,
-                          text=True, check=False)
+                          text=True, errors="replace", check=False)
     if done.returncode not in (0, 1):
         raise Error(_error_line(done.stderr) or "npusim exited with {}".format(done.returncode))
     with open(os.path.join(out_dir, "report.json"), encoding="utf-8") as f:

@@ -15,7 +15,8 @@ SHARED = os.path.join(os.path.dirname(ROOT), "shared")
 
 def cli(*args, cwd=None):
     """npusim ARGS as the command line runs it: (exit code, stdout, stderr)."""
-    done = subprocess.run([cli_path(), *args], capture_output=True, text=True, cwd=cwd,
+    done = subprocess.run([cli_path(), *args], capture_output=True, text=True, errors="replace",
+                          cwd=cwd,
                           check=False)
     return done.returncode, done.stdout, done.stderr
 

@@ -8,6 +8,7 @@
 
 #include "sim/core/error.h"
 #include "sim/core/files.h"
+#include "sim/core/json_text.h"
 #include "sim/core/run_record.h"
 #include "sim/core/xml.h"
 
@@ -19,7 +20,7 @@ namespace fs = std::filesystem;
 using Json = nlohmann::ordered_json;
 
 std::string csv_cell(const Json& v) {
-    std::string s = v.is_string() ? v.get<std::string>() : v.is_null() ? "" : v.dump();
+    std::string s = v.is_string() ? v.get<std::string>() : v.is_null() ? "" : sim::json_text(v);
     if (s.find_first_of(",\"\n") != std::string::npos) {
         std::string q = "\"";
         for (char ch : s) {
@@ -310,7 +311,7 @@ Merged merge(const std::vector<std::string>& dirs) {
         all.push_back(r);
         all.back().erase("rows");  // in campaign_rows.csv
     }
-    m.json = all.dump(1) + "\n";
+    m.json = sim::json_text(all, 1) + "\n";
     m.summary = fmt::format("{} jobs: {} passed, {} failed, {} errors, {} timed out\n", m.jobs,
                             m.passed, m.failed, m.errors, m.timeouts);
     for (const Json& r : records) {

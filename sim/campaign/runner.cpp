@@ -21,6 +21,7 @@
 #include "sim/campaign/results.h"
 #include "sim/core/error.h"
 #include "sim/core/files.h"
+#include "sim/core/json_text.h"
 
 extern char** environ;
 
@@ -142,7 +143,8 @@ void finish(const Campaign& c, const LocalRun& o, const Running& r, int status, 
     const JobResult res =
         result_of((fs::path(o.out_dir) / "jobs" / name).string(),
                   (fs::path(o.out_dir) / "logs" / (name + ".log")).string(), status, r.timed_out);
-    sim::write_text_atomic(result_path(o.out_dir, *r.job), record(c, *r.job, res).dump(1) + "\n");
+    sim::write_text_atomic(result_path(o.out_dir, *r.job),
+                           sim::json_text(record(c, *r.job, res), 1) + "\n");
     ++counts.ran;
     (res.status == "passed" ? counts.passed : counts.not_passed) += 1;
 }

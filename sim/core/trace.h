@@ -10,6 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sim/core/json_text.h"
+
 namespace npu::sim {
 
 class TraceWriter {
@@ -30,7 +32,7 @@ public:
 
     // {"displayTimeUnit": "ns", "traceEvents": [metadata..., events sorted by (ts, track)]}.
     nlohmann::ordered_json to_json() const;
-    std::string dump() const { return to_json().dump(1); }
+    std::string dump() const { return json_text(to_json(), 1); }
 
 private:
     struct Event {

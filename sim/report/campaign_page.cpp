@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "sim/core/json_text.h"
 #include "sim/report/html_parts.h"
 #include "sim/report/svg.h"
 
@@ -26,7 +27,7 @@ std::string cell(const Json& v) {
     if (v.is_number_float()) {
         return fmt::format("{:.6g}", v.get<double>());
     }
-    return v.is_null() ? "" : escape(v.dump());
+    return v.is_null() ? "" : escape(sim::json_text(v));
 }
 
 // One job's row: id, name (linked to its page where it wrote one), axes, status, message, metrics.

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "sim/core/error.h"
+#include "sim/core/json_text.h"
 #include "sim/report/html_parts.h"
 #include "sim/report/svg.h"
 
@@ -21,7 +22,7 @@ using Plot = sim::SweepPlot;
 using Measure = sim::SweepPlot::Measure;
 
 std::string label(const Json& v) {
-    return v.is_string() ? v.get<std::string>() : v.dump();
+    return v.is_string() ? v.get<std::string>() : sim::json_text(v);
 }
 
 // Orders parameter values: numbers by value, then everything else by its text.

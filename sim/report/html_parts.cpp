@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "sim/core/json_text.h"
 #include "sim/report/svg.h"
 
 namespace npu::report {
@@ -25,7 +26,7 @@ std::string cell(const nlohmann::ordered_json& v) {
     if (v.is_number_float()) {
         return fmt::format("{:.6g}", v.get<double>());
     }
-    return escape(v.dump());
+    return escape(sim::json_text(v));
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "sim/core/error.h"
+#include "sim/core/json_text.h"
 #include "sim/core/run_record.h"
 
 namespace npu::test {
@@ -161,6 +162,18 @@ TEST(RunRecord, LayersCsvHasEveryEnginePartAndMeasure) {
     EXPECT_EQ(t[0].ps, 4000u);
     EXPECT_EQ(t[0].parts[1].cycles, 3u);
     EXPECT_EQ(t[2].parts[0].cycles, 1200u);
+}
+
+// A layer named by a file that is not UTF-8 (an ONNX node name with a stray byte): the record is
+// written whole, each bad byte as U+FFFD (EF BF BD), where nlohmann's dump() would throw.
+TEST(RunRecord, NamesThatAreNotUtf8AreWrittenAsReplacementCharacters) {
+    RunRecord r = full_record();
+    r.layers[0].name = "conv\xff/relu\xc3";
+    const nlohmann::json j = sim::to_json(r);
+    EXPECT_THROW((void)j.dump(), nlohmann::json::type_error);
+    const std::string text = sim::json_text(j, 2);
+    EXPECT_NE(text.find("\"conv\xef\xbf\xbd/relu\xef\xbf\xbd\""), std::string::npos);
+    EXPECT_EQ(sim::json_text(nlohmann::json("plain")), "\"plain\"");
 }
 
 }  // namespace

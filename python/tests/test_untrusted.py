@@ -1,0 +1,109 @@
+"""Untrusted files through the package: damaged programs, models and layer files give
+npusim.Error or a result, never a crash of the interpreter or another exception; names that are
+not UTF-8 reach Python as text (U+FFFD for each bad byte), as the program writes them."""
+
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import npusim
+
+from conftest import ROOT, cli
+
+DIGITS = os.path.join(ROOT, "platforms", "k210", "digits")
+ONNX = os.path.join(DIGITS, "digits_cnn.onnx")
+CALIB = os.path.join(DIGITS, "calib_images.npy")
+NAME = b"/features/features.3/MaxPool_output_0"
+NOT_UTF8 = b"/features/f\xffatures.3/MaxPool_output_0"  # the same length: the protobuf stays whole
+SHOWN = "/features/f\ufffdatures.3/MaxPool_output_0"
+
+# Run in a process of its own: a crash there is a signal in its exit code, not the end of pytest.
+CHILD = r'''
+import collections, random, sys
+import numpy as np
+import npusim
+kind, src, folder, arg = sys.argv[1:5]
+data = open(src, "rb").read()
+rng = random.Random(7)
+cases = [data[:len(data) * i // 60] for i in range(60)]
+for _ in range(int(sys.argv[5])):
+    b = bytearray(data)
+    for _ in range(rng.randint(1, 4)):
+        b[rng.randrange(len(b))] = rng.randrange(256)
+    cases.append(bytes(b))
+seen = collections.Counter()
+p = npusim.Platform()
+for i, case in enumerate(cases):
+    path = "{}/case{}".format(folder, i)
+    open(path, "wb").write(case)
+    try:
+        if kind == "kmodel":
+            p.run(path, np.load(arg), timed=False)
+        elif kind == "infer":
+            npusim.infer(path, np.load(arg))
+        elif kind == "compile":
+            npusim.compile(path, arg, output=path + ".kmodel")
+        else:
+            p.estimate(path)
+        seen["result"] += 1
+    except npusim.Error:
+        seen["npusim.Error"] += 1
+    except Exception as e:
+        seen["{}: {}".format(type(e).__name__, str(e)[:120])] += 1
+print(dict(seen))
+'''
+
+
+@pytest.mark.parametrize("kind,src,arg,flips", [
+    ("kmodel", "digits.kmodel", "input.npy", 300),
+    ("infer", ONNX, "x16", 300),
+    ("compile", ONNX, CALIB, 60),
+    ("estimate", "layers.yaml", "", 120),
+])
+def test_damaged_files_give_errors_never_a_crash(kind, src, arg, flips, digits, tmp_path):
+    if src == "digits.kmodel":
+        src, arg = str(digits / "digits.kmodel"), str(digits / "input.npy")
+    if arg == "x16":
+        arg = str(tmp_path / "x16.npy")
+        np.save(arg, np.random.RandomState(0).rand(1, 1, 16, 16).astype(np.float32))
+    if src == "layers.yaml":
+        src = str(tmp_path / "layers.yaml")
+        with open(src, "w", encoding="utf-8") as f:
+            f.write("layers:\n  - name: conv\n    in_channels: [16, 32]\n    out_channels: 32\n"
+                    "    width: 40\n    height: 30\n    kernel: 3\n")
+    done = subprocess.run([sys.executable, "-c", CHILD, kind, src, str(tmp_path), arg,
+                           str(flips)], capture_output=True, text=True, check=False, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    seen = eval(done.stdout.strip().splitlines()[-1])  # pylint: disable=eval-used
+    assert set(seen) <= {"result", "npusim.Error"}, seen
+    assert seen.get("npusim.Error", 0) > 0 and sum(seen.values()) == 60 + flips, seen
+
+
+def test_names_that_are_not_utf8_reach_python_as_text(tmp_path):
+    with open(ONNX, "rb") as f:
+        model = f.read()
+    assert NAME in model
+    bad = tmp_path / "m.onnx"
+    bad.write_bytes(model.replace(NAME, NOT_UTF8))
+    prog = npusim.compile(bad, CALIB, output=tmp_path / "m.kmodel")
+    rc, out, err = cli("compile", "--target", "k210", str(bad), "--calibrate", CALIB, "-o",
+                       str(tmp_path / "cli.kmodel"))
+    assert rc == 0, err
+    assert (tmp_path / "m.kmodel").read_bytes() == (tmp_path / "cli.kmodel").read_bytes()
+    with open(tmp_path / "cli.kmodel.json", encoding="utf-8") as f:  # valid UTF-8 JSON
+        report = json.load(f)
+    assert SHOWN in json.dumps(report, ensure_ascii=False)
+    assert SHOWN in prog.text and prog.report == report  # the text, as the program prints it
+    ref = npusim.infer(bad, np.load(CALIB)[:1], dump_all=True)
+    assert SHOWN in json.dumps(ref.record, ensure_ascii=False)
+    # A message that names the tensor (the program prints its bytes), decoded the same way.
+    cut = tmp_path / "cut.onnx"
+    at = model.rindex(NAME)  # its reader reads a tensor no node writes
+    cut.write_bytes(model[:at] + NOT_UTF8 + model[at + len(NAME):])
+    with pytest.raises(npusim.Error) as e:
+        npusim.infer(cut, np.load(CALIB)[:1])
+    assert "\ufffd" in str(e.value), str(e.value)
