@@ -10,9 +10,11 @@
 
 namespace npu::sim {
 
-// j.dump(indent) that never throws on invalid UTF-8 (indent -1: one line).
-inline std::string json_text(const nlohmann::json& j, int indent = -1) {
-    return j.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
+// j.dump(indent) that never throws on invalid UTF-8 (indent -1: one line). A template so that
+// an ordered_json keeps its keys' order (a conversion to json would sort them).
+template <class Json>
+std::string json_text(const Json& j, int indent = -1) {
+    return j.dump(indent, ' ', false, Json::error_handler_t::replace);
 }
 
 }  // namespace npu::sim

@@ -174,6 +174,9 @@ TEST(RunRecord, NamesThatAreNotUtf8AreWrittenAsReplacementCharacters) {
     const std::string text = sim::json_text(j, 2);
     EXPECT_NE(text.find("\"conv\xef\xbf\xbd/relu\xef\xbf\xbd\""), std::string::npos);
     EXPECT_EQ(sim::json_text(nlohmann::json("plain")), "\"plain\"");
+    nlohmann::ordered_json ordered;  // the record's keys stay in the order they were written
+    ordered["b"] = 1, ordered["a"] = 2;
+    EXPECT_EQ(sim::json_text(ordered), R"({"b":1,"a":2})");
 }
 
 }  // namespace
