@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <map>
 #include <optional>
+#include <set>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -101,6 +102,31 @@ struct Inputs {
     }
 };
 
+// The kmodel's layers that the compile report maps to an ONNX tensor, each tensor checked to be
+// one the graph computes: a report of another model (or the same model renamed) is one message,
+// not a lookup that fails mid-run.
+void map_layers(Inputs& in, const std::string& report_path, const platform::RegressRequest& req) {
+    std::set<std::string> computed;
+    for (const onnx::ValueInfo& i : in.graph.inputs) {
+        computed.insert(i.name);
+    }
+    for (const onnx::Node& n : in.graph.nodes) {
+        computed.insert(n.outputs.begin(), n.outputs.end());
+    }
+    for (const CompiledLayer& l : in.cm.layers) {
+        if (l.onnx_output.empty()) {
+            continue;
+        }
+        if (computed.count(l.onnx_output) == 0) {
+            throw sim::Error(fmt::format(
+                "{}: layer {} maps ONNX tensor '{}', which {} does not compute: is it the model {} "
+                "was compiled from?",
+                report_path, l.kmodel_layer, l.onnx_output, req.onnx, req.model));
+        }
+        in.mapped.emplace(static_cast<size_t>(l.kmodel_layer), &l);
+    }
+}
+
 Inputs read_inputs(const platform::RegressRequest& req) {
     Inputs in;
     in.graph = onnx::import_model(req.onnx, {onnx::supported_ops(), true});
@@ -133,11 +159,7 @@ Inputs read_inputs(const platform::RegressRequest& req) {
                                          in.labels.size(), in.samples.size()));
         }
     }
-    for (const CompiledLayer& l : in.cm.layers) {
-        if (!l.onnx_output.empty()) {
-            in.mapped.emplace(static_cast<size_t>(l.kmodel_layer), &l);
-        }
-    }
+    map_layers(in, report_path, req);
     return in;
 }
 

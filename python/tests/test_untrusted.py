@@ -6,13 +6,14 @@ import json
 import os
 import subprocess
 import sys
+import xml.dom.minidom
 
 import numpy as np
 import pytest
 
 import npusim
 
-from conftest import ROOT, cli
+from conftest import ROOT, cli, cli_error
 
 DIGITS = os.path.join(ROOT, "platforms", "k210", "digits")
 ONNX = os.path.join(DIGITS, "digits_cnn.onnx")
@@ -107,3 +108,31 @@ def test_names_that_are_not_utf8_reach_python_as_text(tmp_path):
     with pytest.raises(npusim.Error) as e:
         npusim.infer(cut, np.load(CALIB)[:1])
     assert "\ufffd" in str(e.value), str(e.value)
+
+
+def test_a_regress_of_names_that_are_not_utf8_writes_text_files(tmp_path):
+    bad = tmp_path / "m.onnx"
+    with open(ONNX, "rb") as f:
+        bad.write_bytes(f.read().replace(NAME, NOT_UTF8))
+    prog = npusim.compile(bad, CALIB, output=tmp_path / "m.kmodel")
+    r = npusim.regress(bad, prog, CALIB)
+    assert r.passed and any(SHOWN in str(layer) for layer in r.layers)
+    rc, _, err = cli("regress", "--onnx", str(bad), "--model", prog.path, "--inputs", CALIB,
+                     "--out", str(tmp_path / "reg"))
+    assert rc == 0, err
+    xml.dom.minidom.parse(str(tmp_path / "reg" / "junit.xml"))
+    for name in ("report.json", "report.html", "layers.csv", "report.txt"):
+        text = (tmp_path / "reg" / name).read_text(encoding="utf-8")  # strict: text throughout
+        assert SHOWN in text, name
+
+
+def test_a_compile_report_of_another_model_is_one_error(tmp_path):
+    other = tmp_path / "other.onnx"
+    with open(ONNX, "rb") as f:
+        other.write_bytes(f.read().replace(NAME, NAME.replace(b"features.3", b"features.X")))
+    prog = npusim.compile(other, CALIB, output=tmp_path / "other.kmodel")
+    want = cli_error("regress", "--onnx", ONNX, "--model", prog.path, "--inputs", CALIB)
+    assert want.startswith(prog.path + ".json: layer 0 maps ONNX tensor")
+    with pytest.raises(npusim.Error) as e:
+        npusim.regress(ONNX, prog, CALIB)
+    assert str(e.value) == want

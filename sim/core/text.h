@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <string>
 #include <string_view>
 
 namespace npu::sim {
@@ -16,6 +17,48 @@ inline size_t control_char_at(std::string_view s) {
         }
     }
     return std::string_view::npos;
+}
+
+// The length of the well-formed UTF-8 sequence (RFC 3629: no overlong forms, no surrogates,
+// nothing past U+10FFFF) that starts at s[i], else 0.
+inline size_t utf8_sequence_at(std::string_view s, size_t i) {
+    const auto b = [&](size_t k) {
+        return static_cast<unsigned char>(s[i + k]);
+    };
+    const unsigned char lead = b(0);
+    size_t n = 0;
+    unsigned char lo = 0x80, hi = 0xbf;  // the second byte's range
+    if (lead < 0x80) {
+        return 1;
+    } else if (lead >= 0xc2 && lead <= 0xdf) {
+        n = 2;
+    } else if (lead >= 0xe0 && lead <= 0xef) {
+        n = 3, lo = lead == 0xe0 ? 0xa0 : 0x80, hi = lead == 0xed ? 0x9f : 0xbf;
+    } else if (lead >= 0xf0 && lead <= 0xf4) {
+        n = 4, lo = lead == 0xf0 ? 0x90 : 0x80, hi = lead == 0xf4 ? 0x8f : 0xbf;
+    }
+    if (n == 0 || i + n > s.size() || b(1) < lo || b(1) > hi) {
+        return 0;
+    }
+    for (size_t k = 2; k < n; ++k) {
+        if (b(k) < 0x80 || b(k) > 0xbf) {
+            return 0;
+        }
+    }
+    return n;
+}
+
+// `s` as text: each byte that starts no well-formed UTF-8 sequence replaced by U+FFFD. Names
+// from users' files (ONNX tensor names) go into JSON, HTML and Python strings, which need text.
+inline std::string valid_utf8(std::string_view s) {
+    std::string out;
+    out.reserve(s.size());
+    for (size_t i = 0; i < s.size();) {
+        const size_t n = utf8_sequence_at(s, i);
+        out.append(n ? s.substr(i, n) : std::string_view("\xef\xbf\xbd"));
+        i += n ? n : 1;
+    }
+    return out;
 }
 
 }  // namespace npu::sim

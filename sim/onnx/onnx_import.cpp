@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <map>
 
 #include <fmt/format.h>
 #include <onnx/checker.h>
@@ -10,6 +11,7 @@
 
 #include "sim/core/error.h"
 #include "sim/core/files.h"
+#include "sim/core/text.h"
 
 namespace npu::onnx {
 
@@ -139,9 +141,41 @@ Value to_value(const pb::TensorProto& t, const std::string& where) {
     return v;
 }
 
-ValueInfo to_info(const pb::ValueInfoProto& vi) {
+// The file's names as text (sim::valid_utf8: a byte that is not UTF-8 becomes U+FFFD), so that
+// reports, pages and Python hold what the graph computes under the same names. Two different
+// names that read the same once made text would join two tensors: refused.
+class Names {
+public:
+    explicit Names(const std::string& file)
+        : m_file(file) {}
+    std::string operator()(const std::string& raw) {
+        std::string text = sim::valid_utf8(raw);
+        const auto [it, fresh] = m_raw.emplace(text, raw);
+        if (!fresh && it->second != raw) {
+            throw sim::Error(fmt::format(
+                "{}: two different names read '{}' once their bytes that are not UTF-8 are "
+                "replaced (U+FFFD); rename one",
+                m_file, text));
+        }
+        return text;
+    }
+    template <class Repeated>
+    std::vector<std::string> all(const Repeated& names) {
+        std::vector<std::string> out;
+        for (const std::string& n : names) {
+            out.push_back((*this)(n));
+        }
+        return out;
+    }
+
+private:
+    std::string m_file;
+    std::map<std::string, std::string> m_raw;  // text -> the file's bytes
+};
+
+ValueInfo to_info(const pb::ValueInfoProto& vi, Names& names) {
     ValueInfo out;
-    out.name = vi.name();
+    out.name = names(vi.name());
     if (vi.type().has_tensor_type()) {
         const auto& tt = vi.type().tensor_type();
         out.onnx_type = tt.elem_type();
@@ -184,7 +218,8 @@ Attribute to_attribute(const pb::AttributeProto& a, const std::string& name, con
 
 Graph convert(const pb::ModelProto& m, const std::string& name, const ImportOptions& opts) {
     Graph g;
-    g.name = m.graph().name();
+    Names names(name);
+    g.name = sim::valid_utf8(m.graph().name());
     for (const auto& op : m.opset_import()) {
         if (op.domain().empty() || op.domain() == "ai.onnx") {
             g.opset = op.version();
@@ -194,24 +229,25 @@ Graph convert(const pb::ModelProto& m, const std::string& name, const ImportOpti
         throw sim::Error(fmt::format("{}: default-domain opset {}, expected 6..17", name, g.opset));
     }
     for (const auto& t : m.graph().initializer()) {
-        g.initializers[t.name()] = to_value(t, fmt::format("{}: initializer '{}'", name, t.name()));
+        const std::string tensor = names(t.name());
+        g.initializers[tensor] = to_value(t, fmt::format("{}: initializer '{}'", name, tensor));
     }
     for (const auto& in : m.graph().input()) {
-        if (g.initializers.count(in.name()) == 0) {
-            g.inputs.push_back(to_info(in));
+        if (g.initializers.count(names(in.name())) == 0) {
+            g.inputs.push_back(to_info(in, names));
         }
     }
     for (const auto& out : m.graph().output()) {
-        g.outputs.push_back(to_info(out));
+        g.outputs.push_back(to_info(out, names));
     }
     std::set<std::string> unsupported;
     for (const auto& n : m.graph().node()) {
         Node node;
-        node.name = n.name();
-        node.op_type = n.op_type();
-        node.domain = n.domain();
-        node.inputs.assign(n.input().begin(), n.input().end());
-        node.outputs.assign(n.output().begin(), n.output().end());
+        node.name = sim::valid_utf8(n.name());  // a label only: two may read the same
+        node.op_type = sim::valid_utf8(n.op_type());
+        node.domain = sim::valid_utf8(n.domain());
+        node.inputs = names.all(n.input());
+        node.outputs = names.all(n.output());
         for (const auto& a : n.attribute()) {
             node.attributes[a.name()] = to_attribute(a, name, node);
         }

@@ -8,6 +8,7 @@
 #include "sim/core/error.h"
 #include "sim/core/json_text.h"
 #include "sim/core/run_record.h"
+#include "sim/core/text.h"
 
 namespace npu::test {
 namespace {
@@ -177,6 +178,23 @@ TEST(RunRecord, NamesThatAreNotUtf8AreWrittenAsReplacementCharacters) {
     nlohmann::ordered_json ordered;  // the record's keys stay in the order they were written
     ordered["b"] = 1, ordered["a"] = 2;
     EXPECT_EQ(sim::json_text(ordered), R"({"b":1,"a":2})");
+}
+
+// valid_utf8 (sim/core/text.h), byte by byte against RFC 3629's table: well-formed sequences
+// kept, every byte of an ill-formed one replaced (overlong, surrogate, past U+10FFFF, cut short,
+// a stray continuation).
+TEST(RunRecord, ValidUtf8KeepsWellFormedTextAndReplacesEveryOtherByte) {
+    const std::string r = "\xef\xbf\xbd";  // U+FFFD
+    EXPECT_EQ(sim::valid_utf8("plain /a.b_0"), "plain /a.b_0");
+    EXPECT_EQ(sim::valid_utf8("\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\xf4\x8f\xbf\xbf"),
+              "\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\xf4\x8f\xbf\xbf");  // e-acute, euro, U+1F600,
+                                                                        // U+10FFFF
+    EXPECT_EQ(sim::valid_utf8("\xc0\xaf"), r + r);                      // overlong '/'
+    EXPECT_EQ(sim::valid_utf8("\xe0\x80\xaf"), r + r + r);              // overlong, 3 bytes
+    EXPECT_EQ(sim::valid_utf8("\xed\xa0\x80"), r + r + r);              // a surrogate
+    EXPECT_EQ(sim::valid_utf8("\xf4\x90\x80\x80"), r + r + r + r);      // past U+10FFFF
+    EXPECT_EQ(sim::valid_utf8("a\xe2\x82"), "a" + r + r);               // cut short at the end
+    EXPECT_EQ(sim::valid_utf8("\x80x\xff"), r + "x" + r);               // stray bytes
 }
 
 }  // namespace

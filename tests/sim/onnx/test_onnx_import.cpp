@@ -76,6 +76,34 @@ std::vector<uint8_t> binary_model(int64_t opset, const std::string& op,
     return {bytes.begin(), bytes.end()};
 }
 
+// Names that are not UTF-8 become text (each bad byte U+FFFD) and the graph computes as before;
+// two names that would read the same are refused rather than joined into one tensor.
+TEST(OnnxImport, NamesThatAreNotUtf8BecomeTextAndNeverJoinTwoTensors) {
+    const auto renamed = [](const std::string& a, const std::string& b) {
+        const std::vector<uint8_t> bytes = binary_model(13, "Add", {2}, {2}, -1);
+        ::onnx::ModelProto m;
+        EXPECT_TRUE(m.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())));
+        ::onnx::GraphProto* g = m.mutable_graph();
+        g->mutable_input(0)->set_name(a), g->mutable_input(1)->set_name(b);
+        g->mutable_node(0)->set_input(0, a), g->mutable_node(0)->set_input(1, b);
+        std::string out;
+        m.SerializeToString(&out);
+        return std::vector<uint8_t>(out.begin(), out.end());
+    };
+    const std::string r = "\xef\xbf\xbd";  // U+FFFD
+    const onnx::Graph g = onnx::import_model_bytes(renamed("A\xff", "B\xc3"), "m.onnx");
+    ASSERT_EQ(g.inputs.size(), 2u);
+    EXPECT_EQ(g.inputs[0].name, "A" + r);
+    EXPECT_EQ(g.nodes[0].inputs, (std::vector<std::string>{"A" + r, "B" + r}));
+    std::map<std::string, onnx::Value> in;
+    in["A" + r] = onnx::Value::floats({2}, {1, 2});
+    in["B" + r] = onnx::Value::floats({2}, {10, 20});
+    EXPECT_EQ(onnx::evaluate(g, in).at("Y").f, (std::vector<float>{11, 22}));
+    EXPECT_EQ(error_of(renamed("A\xff", "A\xfe")),
+              "m.onnx: two different names read 'A" + r +
+                  "' once their bytes that are not UTF-8 are replaced (U+FFFD); rename one");
+}
+
 TEST(OnnxImport, OpsetsOutside6To17AreRefused) {
     EXPECT_EQ(error_of(binary_model(5, "Add", {2}, {2}, -1)),
               "m.onnx: default-domain opset 5, expected 6..17");
