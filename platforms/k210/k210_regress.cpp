@@ -117,6 +117,11 @@ void map_layers(Inputs& in, const std::string& report_path, const platform::Regr
         if (l.onnx_output.empty()) {
             continue;
         }
+        if (l.kmodel_layer < 0 || static_cast<size_t>(l.kmodel_layer) >= in.km.layers.size()) {
+            throw sim::Error(fmt::format("{}: layer {} is not a layer of {} (it has {})",
+                                         report_path, l.kmodel_layer, req.model,
+                                         in.km.layers.size()));
+        }
         if (computed.count(l.onnx_output) == 0) {
             throw sim::Error(fmt::format(
                 "{}: layer {} maps ONNX tensor '{}', which {} does not compute: is it the model {} "
@@ -124,6 +129,20 @@ void map_layers(Inputs& in, const std::string& report_path, const platform::Regr
                 report_path, l.kmodel_layer, l.onnx_output, req.onnx, req.model));
         }
         in.mapped.emplace(static_cast<size_t>(l.kmodel_layer), &l);
+    }
+    std::set<std::string> outputs;
+    for (const onnx::ValueInfo& o : in.graph.outputs) {
+        outputs.insert(o.name);
+    }
+    std::vector<std::string> named = in.cm.output_names;
+    named.push_back(in.cm.output_name);
+    for (const std::string& o : named) {
+        if (outputs.count(o) == 0) {
+            throw sim::Error(
+                fmt::format("{}: output '{}' is not an output of {}: is it the model "
+                            "{} was compiled from?",
+                            report_path, o, req.onnx, req.model));
+        }
     }
 }
 

@@ -136,3 +136,62 @@ def test_a_compile_report_of_another_model_is_one_error(tmp_path):
     with pytest.raises(npusim.Error) as e:
         npusim.regress(ONNX, prog, CALIB)
     assert str(e.value) == want
+
+
+# A compile report is a file anyone can edit: its values changed in place (deleted, numbers at
+# the edges, other names, other shapes, lists cut), then regress in a process of its own.
+CHILD_REPORT = r'''
+import collections, json, random, sys
+import npusim
+onnx, kmodel, samples, folder, count = sys.argv[1:6]
+base = json.load(open(kmodel + ".json"))
+rng = random.Random(11)
+def paths(o, p=()):
+    items = o.items() if isinstance(o, dict) else enumerate(o) if isinstance(o, list) else ()
+    for k, v in items:
+        yield p + (k,)
+        yield from paths(v, p + (k,))
+def at(o, p):
+    for k in p:
+        o = o[k]
+    return o
+seen = collections.Counter()
+for i in range(int(count)):
+    d = json.loads(json.dumps(base))
+    for _ in range(rng.randint(1, 3)):
+        p = rng.choice(list(paths(d)))
+        parent, key, r = at(d, p[:-1]), p[-1], rng.random()
+        if r < 0.25:
+            del parent[key]
+        elif r < 0.5:
+            parent[key] = rng.choice([-1, 0, 1, 3, 100, 2**31, 2**40, -2**40, 1e300])
+        elif r < 0.65:
+            parent[key] = rng.choice(["", "x", "image", "logits", "/fc/Gemm"])
+        elif r < 0.8:
+            parent[key] = rng.choice([[], [1], [1, 2], [0, 0, 0, 0], {}, None, True])
+        else:
+            v = parent[key]
+            parent[key] = v[:rng.randrange(len(v))] if isinstance(v, list) and v else None
+    path = "{}/report{}.json".format(folder, i)
+    json.dump(d, open(path, "w"))
+    try:
+        npusim.regress(onnx, kmodel, samples, report=path)
+        seen["result"] += 1
+    except npusim.Error:
+        seen["npusim.Error"] += 1
+    except Exception as e:
+        seen["{}: {}".format(type(e).__name__, str(e)[:120])] += 1
+print(dict(seen))
+'''
+
+
+def test_edited_compile_reports_give_errors_never_a_crash(digits, tmp_path):
+    samples = tmp_path / "samples.npy"
+    np.save(samples, np.load(CALIB)[:4])
+    done = subprocess.run([sys.executable, "-c", CHILD_REPORT, ONNX, str(digits / "digits.kmodel"),
+                           str(samples), str(tmp_path), "200"], capture_output=True, text=True,
+                          check=False, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    seen = eval(done.stdout.strip().splitlines()[-1])  # pylint: disable=eval-used
+    assert set(seen) <= {"result", "npusim.Error"}, seen
+    assert seen.get("npusim.Error", 0) > 100 and sum(seen.values()) == 200, seen

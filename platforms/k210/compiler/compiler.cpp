@@ -8,6 +8,7 @@
 #include <set>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "models/k210_kpu/kpu_cost.h"
 #include "models/k210_kpu/kpu_layer_builder.h"
@@ -196,6 +197,26 @@ nlohmann::ordered_json compile_report_json(const CompiledModel& m) {
             {"layers", layers}};
 }
 
+namespace {
+
+// A shape the report may give (it is a file anyone can edit): dims 1..65536, at most 2^28
+// elements; `rank` 0 takes any rank up to 8.
+void check_report_shape(const std::vector<int64_t>& shape, size_t rank, const std::string& where) {
+    int64_t n = 1;
+    bool ok = rank == 0 ? !shape.empty() && shape.size() <= 8 : shape.size() == rank;
+    for (const int64_t d : shape) {
+        ok = ok && d >= 1 && d <= 65536 && (n *= d) <= (int64_t{1} << 28);
+    }
+    if (!ok) {
+        throw sim::Error(
+            fmt::format("{}: shape {} is not {} of dimensions 1..65536 (at most 2^28 "
+                        "elements)",
+                        where, fmt::join(shape, "x"), rank == 0 ? "1 to 8" : std::to_string(rank)));
+    }
+}
+
+}  // namespace
+
 CompiledModel read_compile_report(const nlohmann::ordered_json& j, const std::string& name) {
     try {
         if (j.at("format") != "npusim k210 compile report 1") {
@@ -240,10 +261,17 @@ CompiledModel read_compile_report(const nlohmann::ordered_json& j, const std::st
             c.out_address = l.at("out_address").get<uint32_t>();
             c.out_float = l.at("out_dtype") == "f32";
             c.lsb = q(l.at("lsb"));
+            const std::string where = fmt::format("{}: layer {}", name, c.kmodel_layer);
+            check_report_shape(c.in_shape, 0, where + " in_shape");
+            check_report_shape(c.out_shape, c.out_in_kpu ? 4 : 0, where + " out_shape");
             m.layers.push_back(c);
         }
         if (m.input_shape.size() != 4 || !(m.input_q.scale > 0)) {
             throw sim::Error(name + ": the input is not a 1 x C x H x W image with a scale > 0");
+        }
+        check_report_shape(m.input_shape, 4, name + ": input shape");
+        if (m.layers.empty()) {
+            throw sim::Error(name + ": the report lists no layers");
         }
         return m;
     } catch (const nlohmann::json::exception& e) {
