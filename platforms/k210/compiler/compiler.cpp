@@ -215,6 +215,38 @@ void check_report_shape(const std::vector<int64_t>& shape, size_t rank, const st
     }
 }
 
+QuantParams report_quant(const nlohmann::ordered_json& v) {
+    return QuantParams{v.at("scale").get<double>(), v.at("zero_point").get<int32_t>()};
+}
+
+// One layer of a compile report (read_compile_report catches nlohmann's exceptions).
+CompiledLayer read_report_layer(const nlohmann::ordered_json& l, const std::string& name) {
+    const auto q = report_quant;
+    CompiledLayer c;
+    c.kmodel_layer = l.at("kmodel_layer").get<int>();
+    c.target = l.at("target").get<std::string>();
+    c.kind = l.at("kind").get<std::string>();
+    c.nodes = l.at("nodes").get<std::string>();
+    c.why_cpu = l.at("why_cpu").get<std::string>();
+    c.in_shape = l.at("in_shape").get<std::vector<int64_t>>();
+    c.out_shape = l.at("out_shape").get<std::vector<int64_t>>();
+    c.in_q = q(l.at("in_q"));
+    c.out_q = q(l.at("out_q"));
+    c.weight_bytes = l.at("weight_bytes").get<uint64_t>();
+    c.macs = l.at("macs").get<uint64_t>();
+    c.est_cycles = l.at("est_cycles").get<uint64_t>();
+    c.act_error_lsb = l.at("act_error_lsb").get<int>();
+    c.onnx_output = l.at("onnx_output").get<std::string>();
+    c.out_in_kpu = l.at("out_memory") == "kpu";
+    c.out_address = l.at("out_address").get<uint32_t>();
+    c.out_float = l.at("out_dtype") == "f32";
+    c.lsb = q(l.at("lsb"));
+    const std::string where = fmt::format("{}: layer {}", name, c.kmodel_layer);
+    check_report_shape(c.in_shape, 0, where + " in_shape");
+    check_report_shape(c.out_shape, c.out_in_kpu ? 4 : 0, where + " out_shape");
+    return c;
+}
+
 }  // namespace
 
 CompiledModel read_compile_report(const nlohmann::ordered_json& j, const std::string& name) {
@@ -222,9 +254,7 @@ CompiledModel read_compile_report(const nlohmann::ordered_json& j, const std::st
         if (j.at("format") != "npusim k210 compile report 1") {
             throw sim::Error(name + ": not an npusim k210 compile report");
         }
-        auto q = [](const nlohmann::ordered_json& v) {
-            return QuantParams{v.at("scale").get<double>(), v.at("zero_point").get<int32_t>()};
-        };
+        const auto q = report_quant;
         CompiledModel m;
         m.input_name = j.at("input").at("name").get<std::string>();
         m.input_shape = j.at("input").at("shape").get<std::vector<int64_t>>();
@@ -242,29 +272,7 @@ CompiledModel read_compile_report(const nlohmann::ordered_json& j, const std::st
                  p.at("last_read_by_layer").get<int>()});
         }
         for (const auto& l : j.at("layers")) {
-            CompiledLayer c;
-            c.kmodel_layer = l.at("kmodel_layer").get<int>();
-            c.target = l.at("target").get<std::string>();
-            c.kind = l.at("kind").get<std::string>();
-            c.nodes = l.at("nodes").get<std::string>();
-            c.why_cpu = l.at("why_cpu").get<std::string>();
-            c.in_shape = l.at("in_shape").get<std::vector<int64_t>>();
-            c.out_shape = l.at("out_shape").get<std::vector<int64_t>>();
-            c.in_q = q(l.at("in_q"));
-            c.out_q = q(l.at("out_q"));
-            c.weight_bytes = l.at("weight_bytes").get<uint64_t>();
-            c.macs = l.at("macs").get<uint64_t>();
-            c.est_cycles = l.at("est_cycles").get<uint64_t>();
-            c.act_error_lsb = l.at("act_error_lsb").get<int>();
-            c.onnx_output = l.at("onnx_output").get<std::string>();
-            c.out_in_kpu = l.at("out_memory") == "kpu";
-            c.out_address = l.at("out_address").get<uint32_t>();
-            c.out_float = l.at("out_dtype") == "f32";
-            c.lsb = q(l.at("lsb"));
-            const std::string where = fmt::format("{}: layer {}", name, c.kmodel_layer);
-            check_report_shape(c.in_shape, 0, where + " in_shape");
-            check_report_shape(c.out_shape, c.out_in_kpu ? 4 : 0, where + " out_shape");
-            m.layers.push_back(c);
+            m.layers.push_back(read_report_layer(l, name));
         }
         if (m.input_shape.size() != 4 || !(m.input_q.scale > 0)) {
             throw sim::Error(name + ": the input is not a 1 x C x H x W image with a scale > 0");
