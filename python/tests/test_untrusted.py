@@ -2,6 +2,7 @@
 npusim.Error or a result, never a crash of the interpreter or another exception; names that are
 not UTF-8 reach Python as text (U+FFFD for each bad byte), as the program writes them."""
 
+import ast
 import json
 import os
 import subprocess
@@ -22,11 +23,24 @@ NAME = b"/features/features.3/MaxPool_output_0"
 NOT_UTF8 = b"/features/f\xffatures.3/MaxPool_output_0"  # the same length: the protobuf stays whole
 SHOWN = "/features/f\ufffdatures.3/MaxPool_output_0"
 
-# Run in a process of its own: a crash there is a signal in its exit code, not the end of pytest.
-CHILD = r'''
-import collections, random, sys
-import numpy as np
+# What each child counts: a result, npusim.Error, or anything else by its type and message.
+ATTEMPT = r'''
+import collections
 import npusim
+seen = collections.Counter()
+def attempt(call):
+    try:
+        call()
+        seen["result"] += 1
+    except npusim.Error:
+        seen["npusim.Error"] += 1
+    except Exception as e:
+        seen["{}: {}".format(type(e).__name__, str(e)[:120])] += 1
+'''
+
+CHILD = ATTEMPT + r'''
+import random, sys
+import numpy as np
 kind, src, folder, arg = sys.argv[1:5]
 data = open(src, "rb").read()
 rng = random.Random(7)
@@ -36,27 +50,28 @@ for _ in range(int(sys.argv[5])):
     for _ in range(rng.randint(1, 4)):
         b[rng.randrange(len(b))] = rng.randrange(256)
     cases.append(bytes(b))
-seen = collections.Counter()
 p = npusim.Platform()
+calls = {"kmodel": lambda path: p.run(path, np.load(arg), timed=False),
+         "infer": lambda path: npusim.infer(path, np.load(arg)),
+         "compile": lambda path: npusim.compile(path, arg, output=path + ".kmodel"),
+         "estimate": p.estimate}
 for i, case in enumerate(cases):
     path = "{}/case{}".format(folder, i)
     open(path, "wb").write(case)
-    try:
-        if kind == "kmodel":
-            p.run(path, np.load(arg), timed=False)
-        elif kind == "infer":
-            npusim.infer(path, np.load(arg))
-        elif kind == "compile":
-            npusim.compile(path, arg, output=path + ".kmodel")
-        else:
-            p.estimate(path)
-        seen["result"] += 1
-    except npusim.Error:
-        seen["npusim.Error"] += 1
-    except Exception as e:
-        seen["{}: {}".format(type(e).__name__, str(e)[:120])] += 1
+    attempt(lambda: calls[kind](path))
 print(dict(seen))
 '''
+
+
+def _outcomes(code, *args):
+    """Runs `code` in a Python of its own (a crash there is its exit code, not the end of
+    pytest); what it counted, which must be results and npusim.Error only."""
+    done = subprocess.run([sys.executable, "-c", code, *map(str, args)], capture_output=True,
+                          text=True, check=False, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    seen = ast.literal_eval(done.stdout.strip().splitlines()[-1])
+    assert set(seen) <= {"result", "npusim.Error"}, seen
+    return seen
 
 
 @pytest.mark.parametrize("kind,src,arg,flips", [
@@ -76,11 +91,7 @@ def test_damaged_files_give_errors_never_a_crash(kind, src, arg, flips, digits, 
         with open(src, "w", encoding="utf-8") as f:
             f.write("layers:\n  - name: conv\n    in_channels: [16, 32]\n    out_channels: 32\n"
                     "    width: 40\n    height: 30\n    kernel: 3\n")
-    done = subprocess.run([sys.executable, "-c", CHILD, kind, src, str(tmp_path), arg,
-                           str(flips)], capture_output=True, text=True, check=False, timeout=300)
-    assert done.returncode == 0, done.stderr[-2000:]
-    seen = eval(done.stdout.strip().splitlines()[-1])  # pylint: disable=eval-used
-    assert set(seen) <= {"result", "npusim.Error"}, seen
+    seen = _outcomes(CHILD, kind, src, tmp_path, arg, flips)
     assert seen.get("npusim.Error", 0) > 0 and sum(seen.values()) == 60 + flips, seen
 
 
@@ -140,9 +151,8 @@ def test_a_compile_report_of_another_model_is_one_error(tmp_path):
 
 # A compile report is a file anyone can edit: its values changed in place (deleted, numbers at
 # the edges, other names, other shapes, lists cut), then regress in a process of its own.
-CHILD_REPORT = r'''
-import collections, json, random, sys
-import npusim
+CHILD_REPORT = ATTEMPT + r'''
+import json, random, sys
 onnx, kmodel, samples, folder, count = sys.argv[1:6]
 base = json.load(open(kmodel + ".json"))
 rng = random.Random(11)
@@ -155,7 +165,6 @@ def at(o, p):
     for k in p:
         o = o[k]
     return o
-seen = collections.Counter()
 for i in range(int(count)):
     d = json.loads(json.dumps(base))
     for _ in range(rng.randint(1, 3)):
@@ -174,13 +183,7 @@ for i in range(int(count)):
             parent[key] = v[:rng.randrange(len(v))] if isinstance(v, list) and v else None
     path = "{}/report{}.json".format(folder, i)
     json.dump(d, open(path, "w"))
-    try:
-        npusim.regress(onnx, kmodel, samples, report=path)
-        seen["result"] += 1
-    except npusim.Error:
-        seen["npusim.Error"] += 1
-    except Exception as e:
-        seen["{}: {}".format(type(e).__name__, str(e)[:120])] += 1
+    attempt(lambda: npusim.regress(onnx, kmodel, samples, report=path))
 print(dict(seen))
 '''
 
@@ -188,10 +191,5 @@ print(dict(seen))
 def test_edited_compile_reports_give_errors_never_a_crash(digits, tmp_path):
     samples = tmp_path / "samples.npy"
     np.save(samples, np.load(CALIB)[:4])
-    done = subprocess.run([sys.executable, "-c", CHILD_REPORT, ONNX, str(digits / "digits.kmodel"),
-                           str(samples), str(tmp_path), "200"], capture_output=True, text=True,
-                          check=False, timeout=300)
-    assert done.returncode == 0, done.stderr[-2000:]
-    seen = eval(done.stdout.strip().splitlines()[-1])  # pylint: disable=eval-used
-    assert set(seen) <= {"result", "npusim.Error"}, seen
+    seen = _outcomes(CHILD_REPORT, ONNX, digits / "digits.kmodel", samples, tmp_path, 200)
     assert seen.get("npusim.Error", 0) > 100 and sum(seen.values()) == 200, seen
