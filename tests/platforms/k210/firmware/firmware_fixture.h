@@ -110,16 +110,25 @@ protected:
     // Runs `npusim run --firmware elf --gdb PORT args` in the background and gdb-multiarch against
     // it with `commands` (-ex ...); returns GDB's output once npusim has ended (its exit code in
     // npusim.rc, its output in npusim.out).
+    // Runs `command` (at most 120 s) in the background: its output to dir/npusim.out, its exit
+    // code to dir/npusim.rc by a rename, so the file is never seen before it holds the code (a
+    // redirection creates it first: a test once read it empty under load).
+    void start_in_background(const std::string& command) {
+        const std::string rc = (dir / "npusim.rc").string();
+        EXPECT_EQ(
+            std::system(("(timeout 120 " + command + " >" + (dir / "npusim.out").string() +
+                         " 2>&1; echo $? >" + rc + ".part && mv " + rc + ".part " + rc + ") &")
+                            .c_str()),
+            0);
+    }
+
     std::string under_gdb(const std::string& elf, const std::string& args,
                           const std::string& commands) {
         const int port = free_port();
         const std::string npusim = std::string(NPUSIM_BIN) + " run --firmware " + elf + " --gdb " +
                                    std::to_string(port) + " --out " + (dir / "gdb_o").string() +
                                    args;
-        EXPECT_EQ(std::system(("(timeout 120 " + npusim + " >" + (dir / "npusim.out").string() +
-                               " 2>&1; echo $? >" + (dir / "npusim.rc").string() + ") &")
-                                  .c_str()),
-                  0);
+        start_in_background(npusim);
         std::string gdb_out;
         for (int attempt = 0; attempt < 50; ++attempt) {  // until npusim listens
             const Result g = shell(

@@ -369,11 +369,8 @@ TEST_F(Firmware, SemihostingFilesNeedTheFlagAndStayInTheirFolders) {
 TEST_F(Firmware, GdbStubSurvivesAHostileClient) {
     const std::string hello = NPUSIM_TEST_FIRMWARE "/hello.elf";
     const int port = free_port();
-    ASSERT_EQ(std::system(("(timeout 120 " + std::string(NPUSIM_BIN) + " run --firmware " + hello +
-                           " --gdb " + std::to_string(port) + " >" + (dir / "npusim.out").string() +
-                           " 2>&1; echo $? >" + (dir / "npusim.rc").string() + ") &")
-                              .c_str()),
-              0);
+    start_in_background(std::string(NPUSIM_BIN) + " run --firmware " + hello + " --gdb " +
+                        std::to_string(port));
     int sock = -1;
     for (int attempt = 0; attempt < 100 && sock < 0; ++attempt) {
         sock = ::socket(AF_INET, SOCK_STREAM, 0);
