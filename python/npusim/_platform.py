@@ -278,6 +278,10 @@ def _as_file(x, tmp, name, option="--input"):
         _must_exist(option, x)
         return os.fspath(x), os.fspath(x)
     arr = np.asarray(x)
+    shown = "<input array {} {}>".format(arr.dtype, tuple(arr.shape))
+    if arr.dtype.hasobject:  # numpy would refuse to save it with a ValueError of its own
+        raise Error("{}: an array of Python objects is no tensor: give numbers (uint8, int8, "
+                    "int16, int32, float16 or float32)".format(shown))
     path = os.path.join(tmp, name)
     np.save(path, np.ascontiguousarray(arr), allow_pickle=False)
-    return path, "<input array {} {}>".format(arr.dtype, tuple(arr.shape))
+    return path, shown

@@ -96,6 +96,12 @@ def test_an_npy_read_in_place_equals_numpys_reading(arr, version):
         assert np.shares_memory(got, data)
 
 
+def test_an_array_of_objects_is_an_error_naming_it(digits, platform):
+    with pytest.raises(npusim.Error, match=r"<input array object \(1,\)>: an array of Python "
+                                           r"objects is no tensor"):
+        platform.run(digits / "digits.kmodel", np.array([{}], dtype=object), timed=False)
+
+
 def test_a_cut_npy_is_an_error_not_a_short_array():
     f = io.BytesIO()
     np.save(f, np.arange(10, dtype=np.int32))
