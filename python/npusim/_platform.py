@@ -149,7 +149,7 @@ class Platform:
             if layers is not None and not isinstance(layers, (str, os.PathLike)):
                 path = os.path.join(tmp, "layers.yaml")
                 with open(path, "w", encoding="utf-8") as f:
-                    json.dump(layers, f)  # JSON is YAML
+                    json.dump(layers, f, default=_plain)  # JSON is YAML
                 layers = path
             elif layers is not None:
                 _must_exist("--layers", layers)
@@ -206,6 +206,13 @@ def _flat(layer):
     if "time_us" not in row and "start_ps" in row and "end_ps" in row:
         row["time_us"] = (row["end_ps"] - row["start_ps"]) / 1e6
     return row
+
+
+def _plain(o):
+    """numpy numbers and arrays in layer data (np.arange(16, 64, 16)) as JSON numbers and lists."""
+    if isinstance(o, (np.generic, np.ndarray)):
+        return o.tolist()
+    raise Error("layers: {!r} is not a number, text, list or mapping".format(o))
 
 
 def _path(p):

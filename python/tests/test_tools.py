@@ -178,3 +178,14 @@ def test_a_finn_estimate_with_its_folding_equals_the_program(tmp_path):
         npusim.Platform().estimate(model=os.path.join(finn, "tfc_digits.onnx"), folding="x")
     with pytest.raises(npusim.Error, match="--speed: no platform takes this option"):
         p.estimate(model=os.path.join(finn, "tfc_digits.onnx"), speed=2)
+
+
+def test_layer_data_may_hold_numpy_numbers():
+    p = npusim.Platform()
+    layer = {"name": "conv", "out_channels": 32, "width": 40, "height": 30, "kernel": 3}
+    plain = p.estimate({"layers": [dict(layer, in_channels=[16, 32, 48])]})
+    numpy = p.estimate({"layers": [dict(layer, in_channels=np.arange(16, 64, 16),
+                                        out_channels=np.int64(32))]})
+    assert numpy.rows == plain.rows and len(plain.rows) == 3
+    with pytest.raises(npusim.Error, match="layers: <object object at"):
+        p.estimate({"layers": [dict(layer, in_channels=object())]})
