@@ -1,6 +1,7 @@
 #include "app/platform_loader.h"
 
 #include <filesystem>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -12,8 +13,8 @@ namespace npu::app {
 namespace {
 
 bool is_platform_config(const configs::EmbeddedFile& f) {
-    const std::string text = f.text;
-    return text.rfind("platform:", 0) == 0 || text.find("\nplatform:") != std::string::npos;
+    const std::string_view text = f.text;
+    return text.rfind("platform:", 0) == 0 || text.find("\nplatform:") != std::string_view::npos;
 }
 
 }  // namespace

@@ -221,7 +221,6 @@ QuantParams report_quant(const nlohmann::ordered_json& v) {
 
 // One layer of a compile report (read_compile_report catches nlohmann's exceptions).
 CompiledLayer read_report_layer(const nlohmann::ordered_json& l, const std::string& name) {
-    const auto q = report_quant;
     CompiledLayer c;
     c.kmodel_layer = l.at("kmodel_layer").get<int>();
     c.target = l.at("target").get<std::string>();
@@ -230,8 +229,8 @@ CompiledLayer read_report_layer(const nlohmann::ordered_json& l, const std::stri
     c.why_cpu = l.at("why_cpu").get<std::string>();
     c.in_shape = l.at("in_shape").get<std::vector<int64_t>>();
     c.out_shape = l.at("out_shape").get<std::vector<int64_t>>();
-    c.in_q = q(l.at("in_q"));
-    c.out_q = q(l.at("out_q"));
+    c.in_q = report_quant(l.at("in_q"));
+    c.out_q = report_quant(l.at("out_q"));
     c.weight_bytes = l.at("weight_bytes").get<uint64_t>();
     c.macs = l.at("macs").get<uint64_t>();
     c.est_cycles = l.at("est_cycles").get<uint64_t>();
@@ -240,7 +239,7 @@ CompiledLayer read_report_layer(const nlohmann::ordered_json& l, const std::stri
     c.out_in_kpu = l.at("out_memory") == "kpu";
     c.out_address = l.at("out_address").get<uint32_t>();
     c.out_float = l.at("out_dtype") == "f32";
-    c.lsb = q(l.at("lsb"));
+    c.lsb = report_quant(l.at("lsb"));
     const std::string where = fmt::format("{}: layer {}", name, c.kmodel_layer);
     check_report_shape(c.in_shape, 0, where + " in_shape");
     check_report_shape(c.out_shape, c.out_in_kpu ? 4 : 0, where + " out_shape");
@@ -254,11 +253,10 @@ CompiledModel read_compile_report(const nlohmann::ordered_json& j, const std::st
         if (j.at("format") != "npusim k210 compile report 1") {
             throw sim::Error(name + ": not an npusim k210 compile report");
         }
-        const auto q = report_quant;
         CompiledModel m;
         m.input_name = j.at("input").at("name").get<std::string>();
         m.input_shape = j.at("input").at("shape").get<std::vector<int64_t>>();
-        m.input_q = q(j.at("input").at("quant"));
+        m.input_q = report_quant(j.at("input").at("quant"));
         m.output_name = j.at("output").get<std::string>();
         m.output_names = j.value("outputs", std::vector<std::string>{m.output_name});
         m.kmodel_version = j.at("kmodel_version").get<int>();
