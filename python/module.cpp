@@ -184,9 +184,10 @@ extern "C" __attribute__((visibility("default"))) int sc_main(int /*argc*/, char
     return 0;
 }
 
-PYBIND11_MODULE(_npusim, m) {
-    m.doc() = "npusim's compiled half: platforms and functional runs in this process";
-    // npusim.Error with the program's message (its names decoded as text() does).
+namespace {
+
+// npusim.Error with the program's message (its names decoded as text() does).
+void bind_errors(py::module_& m) {
     static py::exception<npu::sim::Error> error(m, "Error", PyExc_RuntimeError);
     py::register_exception_translator([](std::exception_ptr p) {
         try {
@@ -197,6 +198,10 @@ PYBIND11_MODULE(_npusim, m) {
             PyErr_SetObject(error.ptr(), text(e.what()).ptr());
         }
     });
+}
+
+// What the package asks of the program: its version, path and platform options.
+void bind_program(py::module_& m) {
     m.def("version", &npu::app::version, "npusim's version");
     m.def("platform_arg_problem", &npu::app::platform_arg_problem,
           "what is wrong with a --platform value, as the program says it; '' when nothing");
@@ -217,6 +222,9 @@ PYBIND11_MODULE(_npusim, m) {
     m.def(
         "cli_path", [] { return std::string(NPUSIM_CLI_PATH); },
         "the npusim program this module was built with");
+}
+
+void bind_regress_options(py::module_& m) {
     py::class_<npu::app::RegressOptions>(m, "RegressOptions")
         .def(py::init<>())
         .def_readwrite("onnx", &npu::app::RegressOptions::onnx)
@@ -234,6 +242,10 @@ PYBIND11_MODULE(_npusim, m) {
         .def_readwrite("scale", &npu::app::RegressOptions::scale)
         .def_readwrite("channel_order", &npu::app::RegressOptions::channel_order)
         .def_readwrite("layout", &npu::app::RegressOptions::layout);
+}
+
+// The commands the package runs in this process, and the platform face.
+void bind_commands(py::module_& m) {
     m.def("compile", &compile, "npusim compile: writes the program and its report; the text",
           py::arg("onnx"), py::arg("calibrate"), py::arg("output"), py::arg("target") = "k210",
           py::arg("kmodel_version") = "auto", py::arg("mean") = std::vector<double>(),
@@ -255,4 +267,14 @@ PYBIND11_MODULE(_npusim, m) {
         .def("estimate", &PyPlatform::estimate, py::arg("layers"), py::arg("model"),
              py::arg("options"))
         .def("regress", &PyPlatform::regress, py::arg("options"));
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_npusim, m) {
+    m.doc() = "npusim's compiled half: platforms and functional runs in this process";
+    bind_errors(m);
+    bind_program(m);
+    bind_regress_options(m);
+    bind_commands(m);
 }
