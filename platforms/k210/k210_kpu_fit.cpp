@@ -125,7 +125,7 @@ const char* const kConstantMeaning[] = {
 }  // namespace
 
 std::string with_fit_tables(const std::string& doc, const std::string& markdown) {
-    return replace_between(doc, kBegin, kEnd, markdown);
+    return sim::replace_between(doc, kBegin, kEnd, markdown);
 }
 
 namespace {

@@ -218,4 +218,14 @@ void OutputDir::commit() {
     m_committed = true;
 }
 
+std::string replace_between(const std::string& doc, const std::string& begin,
+                            const std::string& end, const std::string& text) {
+    const size_t b = doc.find(begin), e = doc.find(end);
+    if (b == std::string::npos || e == std::string::npos || e < b) {
+        throw sim::Error(fmt::format("the document has no {} ... {} section", begin, end));
+    }
+    const size_t from = b + begin.size();
+    return doc.substr(0, from) + "\n" + text + doc.substr(e);
+}
+
 }  // namespace npu::sim

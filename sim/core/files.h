@@ -20,6 +20,11 @@ void write_file_atomic(const std::string& path, const void* data, size_t size);
 void write_file_atomic(const std::string& path, const std::vector<uint8_t>& bytes);
 void write_text_atomic(const std::string& path, std::string_view text);
 
+// `doc` with the text between the markers `begin` and `end` replaced by `text` (a generated
+// section of a page, as the fits write theirs); throws sim::Error when the markers are missing.
+std::string replace_between(const std::string& doc, const std::string& begin,
+                            const std::string& end, const std::string& text);
+
 // The --out DIR convention. Files are staged in a hidden directory inside DIR; commit() moves them
 // into DIR (one rename each, same file system). A run that throws before commit() leaves DIR as it
 // was: the destructor removes the staging directory, and DIR (with the parents it made) when this

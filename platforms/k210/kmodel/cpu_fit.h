@@ -59,9 +59,4 @@ std::vector<KernelMeasure> parse_kernel_lines(const std::string& text, const std
 // The fit against `shipped` (the platform's CPU model: its board constants and its per-op ones).
 CpuFitReport cpu_fit_report(const std::vector<KernelMeasure>& measures, const CpuModel& shipped);
 
-// `doc` with the text between `begin` and `end` replaced by `text` (throws sim::Error when the
-// markers are missing).
-std::string replace_between(const std::string& doc, const std::string& begin,
-                            const std::string& end, const std::string& text);
-
 }  // namespace npu::k210

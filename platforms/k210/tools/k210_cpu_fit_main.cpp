@@ -47,7 +47,7 @@ int sc_main(int argc, char** argv) {  // no simulation: SystemC's library comes 
         }
         const std::string mode = argv[3], doc_path = argv[4];
         const std::string text = text_of(doc_path);
-        const std::string want = k210::replace_between(text, kBegin, kEnd, rep.markdown);
+        const std::string want = sim::replace_between(text, kBegin, kEnd, rep.markdown);
         if (mode == "--write") {
             sim::write_file_atomic(doc_path, want.data(), want.size());
         } else if (mode != "--check") {

@@ -146,7 +146,7 @@ TEST(CpuFit, DocTablesAndShippedConstantsAreTheFitOfTheHartsMeasurements) {
     const std::vector<uint8_t> bytes = sim::read_file(src + "/docs/k210_platform.md");
     const std::string text(bytes.begin(), bytes.end());
     EXPECT_EQ(
-        k210::replace_between(text, "<!-- cpu-fit:begin -->", "<!-- cpu-fit:end -->", rep.markdown),
+        sim::replace_between(text, "<!-- cpu-fit:begin -->", "<!-- cpu-fit:end -->", rep.markdown),
         text)
         << "docs/k210_platform.md is not what the fit prints: run scripts/k210-cpu-fit --write";
 }
