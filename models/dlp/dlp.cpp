@@ -319,7 +319,7 @@ bool Dlp::run_layer(const Record& r, const LayerPlacement& p, uint32_t frame, si
 // The cost model's compute terms beside the measured transfers; the layer's time passes.
 void Dlp::finish_layer(const Record& r, const LayerPlacement& p, LayerRun& run) {
     LayerCost& c = run.cost;
-    const LayerCost model = layer_cost(r.layer, p, m_cfg, m_timing);
+    const LayerCost model = layer_cost(r.layer, p, m_cfg, m_timing, run.layer == 0);
     c.compute_cycles = model.compute_cycles;
     c.tiles = model.tiles;
     c.macs = model.macs;

@@ -37,7 +37,7 @@ unsigned DlpConfig::axi_bits() const {
     if (axi_data_width_bits != 0) {
         return axi_data_width_bits;
     }
-    return static_cast<unsigned>(element_bytes(data_type) * 8) * transfer_n();
+    return kDdrDataWidthBits;
 }
 
 sim::BusConfig DlpConfig::ddr_bus() const {

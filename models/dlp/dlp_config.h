@@ -31,10 +31,11 @@ struct DlpConfig {
     std::array<uint64_t, 3> conv_output_memory_size{227, 227, 3};
     uint64_t fc_input_memory_size = 25088;
     uint64_t fc_output_memory_size = 4096;
-    unsigned axi_data_width_bits = 0;  // 0: 32·N (single) or 8·N (int8), N values per beat
-    // DDR as seen through the AXI masters: bus width from axi_data_width_bits, clock the
-    // processor's.
-    unsigned ddr_burst_latency_cycles = 20;
+    // The AXI masters' data width (0: kDdrDataWidthBits) and the DDR behind them, at the
+    // processor's clock; width and burst latency fitted to dlhdl's estimator (docs/dlp.md).
+    unsigned axi_data_width_bits = 0;
+    static constexpr unsigned kDdrDataWidthBits = 512;
+    unsigned ddr_burst_latency_cycles = 58;
     unsigned ddr_max_burst_beats = 256;
     // Which MATLAB spatial dimension the external memory format calls x (docs/dlp.md):
     // true: x = rows (height), the first MATLAB dimension; false: x = columns (width).

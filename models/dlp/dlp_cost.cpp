@@ -34,8 +34,21 @@ uint64_t compute_cycles(const Layer& l, const DlpConfig& cfg, const DlpTiming& t
     }
     case LayerKind::fc:
         return ceil_div(static_cast<uint64_t>(l.fc.in * l.fc.out), cfg.fc_thread_number);
+    case LayerKind::pool: {
+        // Each window tap of C channels a cycle: ⌈in_c / C⌉ · out_h · out_w · pool_h · pool_w.
+        const ConvLayer& v = l.conv;
+        return ceil_div(static_cast<uint64_t>(v.in_c), c) *
+               static_cast<uint64_t>(v.out_h() * v.out_w() * v.pool_h * v.pool_w);
+    }
     default: return ceil_div(static_cast<uint64_t>(l.out.z * l.out.h * l.out.w), cfg.transfer_n());
     }
+}
+
+uint64_t setup_cycles(LayerKind k, bool first_layer, const DlpTiming& t) {
+    const uint64_t module = k == LayerKind::conv || k == LayerKind::pool ? t.conv_setup_cycles
+                            : k == LayerKind::fc                         ? t.fc_setup_cycles
+                                                                         : t.adder_setup_cycles;
+    return module + (first_layer ? t.start_cycles : 0);
 }
 
 uint64_t total_cycles(const LayerCost& c, const DlpTiming& t) {
@@ -45,7 +58,7 @@ uint64_t total_cycles(const LayerCost& c, const DlpTiming& t) {
 }
 
 LayerCost layer_cost(const Layer& l, const LayerPlacement& p, const DlpConfig& cfg,
-                     const DlpTiming& t) {
+                     const DlpTiming& t, bool first_layer) {
     LayerCost c;
     c.compute_cycles = compute_cycles(l, cfg, t);
     c.read_bytes = p.input_bytes + p.input2_bytes;
@@ -56,7 +69,7 @@ LayerCost layer_cost(const Layer& l, const LayerPlacement& p, const DlpConfig& c
     c.weight_cycles =
         bus_cycles(cfg, p.weight_addr, p.weight_bytes) + bus_cycles(cfg, p.bias_addr, p.bias_bytes);
     c.write_cycles = bus_cycles(cfg, p.output_addr, p.output_bytes);
-    if (l.kind == LayerKind::conv) {
+    if (l.kind == LayerKind::conv || l.kind == LayerKind::pool) {
         const ConvLayer& v = l.conv;
         const auto& ib = cfg.conv_input_memory_size;
         const auto& ob = cfg.conv_output_memory_size;
@@ -64,11 +77,12 @@ LayerCost layer_cost(const Layer& l, const LayerPlacement& p, const DlpConfig& c
         const auto out = static_cast<uint64_t>(v.out_c * v.conv_h() * v.conv_w());
         c.tiles = std::max({uint64_t{1}, ceil_div(in, ib[0] * ib[1] * ib[2]),
                             ceil_div(out, ob[0] * ob[1] * ob[2])});
-        c.macs = v.macs();
+        c.macs = l.kind == LayerKind::conv ? v.macs() : 0;
     } else if (l.kind == LayerKind::fc) {
         c.macs = static_cast<uint64_t>(l.fc.in * l.fc.out);
     }
-    c.overhead_cycles = t.layer_overhead_cycles + c.tiles * t.tile_overhead_cycles;
+    c.overhead_cycles =
+        setup_cycles(l.kind, first_layer, t) + (c.tiles - 1) * t.tile_overhead_cycles;
     c.total_cycles = total_cycles(c, t);
     return c;
 }

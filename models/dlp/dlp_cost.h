@@ -1,9 +1,12 @@
-// Per-layer time of the DL processor, pure and documented (docs/dlp.md "Timing"): the compute of
-// the module (working hypotheses, every constant configurable), the transfers of input, weights,
-// bias and output over the N-wide AXI masters (the bus model of sim/core/bus_cost.h at the
-// placement's addresses), tiling when a layer exceeds the module buffers, and overlap of transfer
-// and compute. The estimator and the timed module use these functions; the module issues exactly
-// these transfers. Pure C++.
+// Per-layer time of the DL processor, pure and documented (docs/dlp.md "Timing"), with the
+// structure of dlhdl's estimator: each layer a row (conv, pooling and global average pooling on
+// the conv module, fc, the adder's add/multiply including the input normalization), its cycles
+// the module's set-up, its compute (threads) and its DDR transfers (input, weights, bias, output
+// over the AXI masters: the bus model of sim/core/bus_cost.h at the placement's addresses), one
+// after another; the network's first layer also carries its start. The set-ups, the start and
+// the DDR's burst latency are fitted to dlhdl's own estimator table (scripts/dlp-fit, leave-one-
+// out errors in docs/dlp.md). The estimator and the timed module use these functions; the module
+// issues exactly these transfers. Pure C++.
 #pragma once
 
 #include <cstdint>
@@ -13,10 +16,14 @@
 namespace npu::dlp {
 
 struct DlpTiming {
-    uint64_t layer_overhead_cycles = 100;  // fetch and decode the record, set the module up
-    uint64_t tile_overhead_cycles = 50;    // per tile of a layer larger than the module buffers
-    uint64_t taps_per_pass = 9;            // a conv thread handles one 3x3 window per cycle
-    bool overlap = true;                   // transfers overlap compute (else they add up)
+    // Fitted on ../shared/reference/dlhdl_published_figures.md §1 (scripts/dlp-fit):
+    uint64_t conv_setup_cycles = 6975;   // a conv-module layer (conv, pool): set-up
+    uint64_t adder_setup_cycles = 1629;  // an adder-module layer (add, multiply)
+    uint64_t fc_setup_cycles = 24;       // an fc-module layer
+    uint64_t start_cycles = 2167;        // the network's first layer (each frame's)
+    uint64_t tile_overhead_cycles = 50;  // each tile past the first (assumed: no published tiles)
+    uint64_t taps_per_pass = 9;          // a conv thread handles one 3x3 window per cycle
+    bool overlap = false;  // transfers overlap compute (dlhdl's table: they add up, docs/dlp.md)
 };
 
 struct LayerCost {
@@ -26,15 +33,17 @@ struct LayerCost {
     uint64_t weight_cycles = 0;  // weights + bias
     uint64_t write_cycles = 0;   // output image
     uint64_t tiles = 1;
-    uint64_t overhead_cycles = 0;  // layer_overhead + tiles · tile_overhead
-    uint64_t total_cycles = 0;     // overhead + max(compute, transfers) or their sum
+    uint64_t overhead_cycles = 0;  // module set-up (+ start) + (tiles − 1) · tile_overhead
+    uint64_t total_cycles = 0;     // overhead + compute + transfers (or max of the two: overlap)
     uint64_t macs = 0;
 };
 
 // Compute cycles of a layer on the module (no transfers).
 uint64_t compute_cycles(const Layer& l, const DlpConfig& cfg, const DlpTiming& t);
+// The module's set-up cycles for a layer of this kind (the start added for the first layer).
+uint64_t setup_cycles(LayerKind k, bool first_layer, const DlpTiming& t);
 LayerCost layer_cost(const Layer& l, const LayerPlacement& p, const DlpConfig& cfg,
-                     const DlpTiming& t);
+                     const DlpTiming& t, bool first_layer);
 // Combines the terms (shared with the module, which measures the transfer terms on its ports).
 uint64_t total_cycles(const LayerCost& c, const DlpTiming& t);
 

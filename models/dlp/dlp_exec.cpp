@@ -91,6 +91,7 @@ std::vector<uint8_t> execute_layer(const Record& r, const DlpConfig& cfg, const 
             const std::vector<float> w = floats(d.weights, nw), b = floats(d.bias, nb);
             return output_image(r, fc_single(l.fc, in.data(), w.data(), b.data()), cfg);
         }
+        case LayerKind::pool: return output_image(r, pool_single(l.conv, in.data()), cfg);
         default: {
             const std::vector<float> in2 =
                 read_activation_single(d.input2, r.input, cfg, r.input_fc_format);
@@ -119,6 +120,7 @@ std::vector<uint8_t> execute_layer(const Record& r, const DlpConfig& cfg, const 
             fc_int8(l.fc, l.quant, in.data(), reinterpret_cast<const int8_t*>(d.weights), b.data()),
             cfg);
     }
+    case LayerKind::pool: return output_image(r, pool_int8(l.conv, l.quant, in.data()), cfg);
     default: {
         const std::vector<int8_t> in2 =
             read_activation_int8(d.input2, r.input, cfg, r.input_fc_format);

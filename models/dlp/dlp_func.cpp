@@ -14,8 +14,10 @@ namespace npu::dlp {
 
 namespace {
 
+// Windows of k at stride s over the padded extent; 0 when one window does not fit (the division
+// truncates toward zero, so a negative numerator must not reach it).
 int64_t pool_size(int64_t in, int64_t k, int64_t s, int64_t pa, int64_t pb) {
-    return (in + pa + pb - k) / s + 1;
+    return in + pa + pb < k ? 0 : (in + pa + pb - k) / s + 1;
 }
 
 float activate(float v, Activation a, float slope, float ceiling) {
@@ -231,6 +233,78 @@ std::vector<int8_t> conv_int8(const ConvLayer& l, const Int8Quant& q, const int8
     return pool(l, out, [](double, int64_t sum, int64_t count) {
         return static_cast<int8_t>(div_round(sum, count));
     });
+}
+
+ConvLayer pool_geometry(ConvLayer l, int64_t c, int64_t h, int64_t w) {
+    l.in_c = c, l.in_h = h, l.in_w = w, l.out_c = c;
+    l.kernel_h = l.kernel_w = 1, l.stride_h = l.stride_w = 1;
+    l.pad_top = l.pad_bottom = l.pad_left = l.pad_right = 0;
+    l.groups = c;
+    l.activation = Activation::none;
+    return l;
+}
+
+void check_pool(const ConvLayer& l) {
+    if (l.pool == PoolType::none) {
+        throw sim::Error("pool layer: pool is none, expected max or average");
+    }
+    const ConvLayer g = pool_geometry(l, l.in_c, l.in_h, l.in_w);
+    if (g.kernel_h != l.kernel_h || g.kernel_w != l.kernel_w || g.stride_h != l.stride_h ||
+        g.stride_w != l.stride_w || g.groups != l.groups || g.out_c != l.out_c ||
+        l.pad_top + l.pad_bottom + l.pad_left + l.pad_right != 0) {
+        throw sim::Error("pool layer: the geometry is not the identity 1x1 of a pooling layer");
+    }
+    std::vector<std::string> p;
+    auto range = [&](const char* name, int64_t v, int64_t lo, int64_t hi) {
+        if (v < lo || v > hi) {
+            p.push_back(fmt::format("{} is {}, expected {}..{}", name, v, lo, hi));
+        }
+    };
+    range("in_c", l.in_c, 1, 1 << 16);
+    range("in_h", l.in_h, 1, 1 << 14);
+    range("in_w", l.in_w, 1, 1 << 14);
+    range("pool_h", l.pool_h, 1, 255);
+    range("pool_w", l.pool_w, 1, 255);
+    range("pool_stride_h", l.pool_stride_h, 1, 255);
+    range("pool_stride_w", l.pool_stride_w, 1, 255);
+    range("pool_pad_top", l.pool_pad_top, 0, l.pool_h - 1);
+    range("pool_pad_bottom", l.pool_pad_bottom, 0, l.pool_h - 1);
+    range("pool_pad_left", l.pool_pad_left, 0, l.pool_w - 1);
+    range("pool_pad_right", l.pool_pad_right, 0, l.pool_w - 1);
+    if (p.empty() && (l.out_h() < 1 || l.out_w() < 1)) {
+        p.push_back(fmt::format("the {}x{} window does not fit the {}x{} input", l.pool_h, l.pool_w,
+                                l.in_h, l.in_w));
+    }
+    if (!p.empty()) {
+        std::string msg = "pool layer: " + p.front();
+        for (size_t i = 1; i < p.size(); ++i) {
+            msg += "; " + p[i];
+        }
+        throw sim::Error(msg);
+    }
+}
+
+std::vector<float> pool_single(const ConvLayer& l, const float* in) {
+    check_pool(l);
+    const std::vector<float> x(in, in + l.in_c * l.in_h * l.in_w);
+    return pool(l, x, [](double sum, int64_t, int64_t count) {
+        return static_cast<float>(sum) / static_cast<float>(count);
+    });
+}
+
+std::vector<int8_t> pool_int8(const ConvLayer& l, const Int8Quant& q, const int8_t* in) {
+    check_pool(l);
+    const std::vector<int8_t> x(in, in + l.in_c * l.in_h * l.in_w);
+    std::vector<int8_t> out = pool(l, x, [](double, int64_t sum, int64_t count) {
+        return static_cast<int8_t>(div_round(sum, count));
+    });
+    const int32_t shift = q.out_exp - q.in_exp;
+    if (shift != 0) {
+        for (int8_t& v : out) {
+            v = requantize(v, shift);
+        }
+    }
+    return out;
 }
 
 std::vector<float> fc_single(const FcLayer& l, const float* in, const float* weights,

@@ -30,8 +30,15 @@ struct ConvLayer {
     int64_t pool_h = 2, pool_w = 2, pool_stride_h = 2, pool_stride_w = 2;
     int64_t pool_pad_top = 0, pool_pad_bottom = 0, pool_pad_left = 0, pool_pad_right = 0;
 
-    int64_t conv_h() const { return (in_h + pad_top + pad_bottom - kernel_h) / stride_h + 1; }
-    int64_t conv_w() const { return (in_w + pad_left + pad_right - kernel_w) / stride_w + 1; }
+    // 0 when the kernel does not fit the padded input.
+    int64_t conv_h() const {
+        const int64_t e = in_h + pad_top + pad_bottom;
+        return e < kernel_h ? 0 : (e - kernel_h) / stride_h + 1;
+    }
+    int64_t conv_w() const {
+        const int64_t e = in_w + pad_left + pad_right;
+        return e < kernel_w ? 0 : (e - kernel_w) / stride_w + 1;
+    }
     int64_t out_h() const;
     int64_t out_w() const;
     uint64_t macs() const;  // out_c · conv_h · conv_w · kernel_h · kernel_w · in_c / groups
@@ -56,6 +63,18 @@ std::vector<float> conv_single(const ConvLayer& l, const float* in, const float*
                                const float* bias);
 std::vector<int8_t> conv_int8(const ConvLayer& l, const Int8Quant& q, const int8_t* in,
                               const int8_t* weights, const int32_t* bias);
+
+// The conv module's pooling alone (a pooling layer: no convolution, as dlhdl runs max pooling,
+// average pooling and global average pooling). `l` holds the pooling: in_c = out_c, the identity
+// 1x1 geometry (kernel 1, stride 1, no padding, groups in_c), and pool windows 1..255 (the
+// record's byte; a global pool is the whole map). Input and output CHW.
+void check_pool(const ConvLayer& l);
+std::vector<float> pool_single(const ConvLayer& l, const float* in);
+// int8: max keeps the input's values; average rounds sum / count half away from zero; then the
+// result moves from in_exp to out_exp as the conv module rescales (requantize).
+std::vector<int8_t> pool_int8(const ConvLayer& l, const Int8Quant& q, const int8_t* in);
+// The identity geometry of a pooling layer over (c, h, w).
+ConvLayer pool_geometry(ConvLayer pool, int64_t c, int64_t h, int64_t w);
 
 // y = W·x + b, W [out][in] row-major.
 struct FcLayer {

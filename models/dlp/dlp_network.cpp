@@ -1,5 +1,6 @@
 #include "models/dlp/dlp_network.h"
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 
@@ -15,16 +16,22 @@ const char* kind_name(LayerKind k) {
     case LayerKind::fc: return "fc";
     case LayerKind::add: return "add";
     case LayerKind::multiply: return "multiply";
+    case LayerKind::pool: return "pool";
     }
     return "?";
 }
 
 const char* module_name(LayerKind k) {
     switch (k) {
-    case LayerKind::conv: return "conv_module";
+    case LayerKind::conv:
+    case LayerKind::pool: return "conv_module";
     case LayerKind::fc: return "fc_module";
     default: return "adder_module";
     }
+}
+
+bool is_adder(LayerKind k) {
+    return k == LayerKind::add || k == LayerKind::multiply;
 }
 
 ActShape input_shape(const Network& n, const Layer& l) {
@@ -87,7 +94,50 @@ std::string check_fc_layer(Layer& l, const ActShape& in, const DlpConfig& cfg) {
     return "";
 }
 
+std::string check_pool_layer(const Network& n, Layer& l, const ActShape& in) {
+    if (l.input >= 0 && n.layers[static_cast<size_t>(l.input)].kind == LayerKind::fc) {
+        return "a pool layer cannot read an fc output";
+    }
+    if (l.global_pool) {
+        l.conv.pool_h = in.h, l.conv.pool_w = in.w;
+        l.conv.pool_stride_h = in.h, l.conv.pool_stride_w = in.w;
+        l.conv.pool_pad_top = l.conv.pool_pad_bottom = 0;
+        l.conv.pool_pad_left = l.conv.pool_pad_right = 0;
+    }
+    l.conv = pool_geometry(l.conv, in.z, in.h, in.w);
+    l.quant.out_exp = l.quant.in_exp;  // pooling keeps the scale
+    try {
+        check_pool(l.conv);
+    } catch (const sim::Error& e) {
+        return e.what();
+    }
+    l.out = {l.conv.out_c, l.conv.out_h(), l.conv.out_w()};
+    return "";
+}
+
+// An adder's constant operand: one value per channel (or one for all), single or int8.
+std::string check_constant(Layer& l, const ActShape& in) {
+    for (std::vector<float>* v : {&l.constant}) {
+        if (v->size() == 1) {
+            v->assign(static_cast<size_t>(in.z), v->front());
+        }
+    }
+    if (l.constant_q.size() == 1) {
+        l.constant_q.assign(static_cast<size_t>(in.z), l.constant_q.front());
+    }
+    const size_t given = std::max(l.constant.size(), l.constant_q.size());
+    if (given != static_cast<size_t>(in.z)) {
+        return fmt::format("the constant operand has {} values, expected {} (one per channel)",
+                           given, in.z);
+    }
+    return "";
+}
+
 std::string check_adder_layer(const Network& n, Layer& l, const ActShape& in) {
+    if (l.input2 == kConstantOperand) {
+        l.out = in;
+        return check_constant(l, in);
+    }
     if (l.input2 < -1 || l.input2 == l.input) {
         return "an adder layer needs two different inputs";
     }
@@ -138,6 +188,9 @@ void check_network(Network& n, const DlpConfig& cfg) {
     for (size_t i = 0; i < n.layers.size(); ++i) {
         Layer& l = n.layers[i];
         for (int src : {l.input, l.input2}) {
+            if (src == kConstantOperand && src == l.input2 && is_adder(l.kind)) {
+                continue;
+            }
             if (src >= static_cast<int>(i) || src < -1) {
                 fail(i, fmt::format("reads layer {}, expected the input (-1) or an earlier layer",
                                     src));
@@ -146,9 +199,10 @@ void check_network(Network& n, const DlpConfig& cfg) {
         const ActShape in = input_shape(n, l);
         l.quant.in_exp =
             l.input < 0 ? n.input_exp : n.layers[static_cast<size_t>(l.input)].quant.out_exp;
-        std::string why = l.kind == LayerKind::conv ? check_conv_layer(n, l, in)
-                          : l.kind == LayerKind::fc ? check_fc_layer(l, in, cfg)
-                                                    : check_adder_layer(n, l, in);
+        std::string why = l.kind == LayerKind::conv   ? check_conv_layer(n, l, in)
+                          : l.kind == LayerKind::fc   ? check_fc_layer(l, in, cfg)
+                          : l.kind == LayerKind::pool ? check_pool_layer(n, l, in)
+                                                      : check_adder_layer(n, l, in);
         if (why.empty()) {
             why = check_batch_norm(l, cfg);
         }
@@ -184,9 +238,72 @@ void fold_batch_norm(Layer& l) {
     bn = BatchNorm{};
 }
 
+void add_input_normalization(Network& n, const std::vector<float>& mean,
+                             const std::vector<float>& std) {
+    std::vector<Layer> front;
+    auto adder = [&](const char* name, LayerKind kind, std::vector<float> values) {
+        Layer l;
+        l.name = name, l.kind = kind, l.input = front.empty() ? -1 : 0;
+        l.input2 = kConstantOperand;
+        l.constant = std::move(values);
+        l.quant.out_exp = n.input_exp;  // int8: the file's input exponent, after normalization
+        front.push_back(std::move(l));
+    };
+    if (!mean.empty()) {
+        std::vector<float> neg;
+        for (float m : mean) {
+            neg.push_back(-m);
+        }
+        adder("imageinput_norm_add", LayerKind::add, neg);
+    }
+    if (!std.empty()) {
+        std::vector<float> inv;
+        for (float s : std) {
+            if (!(s > 0) || !std::isfinite(s)) {
+                throw sim::Error(
+                    fmt::format("{}: the input's std {} is not a positive number", n.name, s));
+            }
+            inv.push_back(1.0f / s);
+        }
+        adder("imageinput_norm", LayerKind::multiply, inv);
+    }
+    const int shift = static_cast<int>(front.size());
+    for (Layer& l : n.layers) {
+        for (int* src : {&l.input, &l.input2}) {
+            if (*src >= 0) {
+                *src += shift;
+            } else if (*src == -1 && shift > 0) {
+                *src = shift - 1;
+            }
+        }
+    }
+    n.layers.insert(n.layers.begin(), front.begin(), front.end());
+}
+
+void quantize_constant(Layer& l) {
+    if (l.input2 != kConstantOperand || !l.constant_q.empty()) {
+        return;
+    }
+    float top = 0;
+    for (float v : l.constant) {
+        top = std::max(top, std::fabs(v));
+    }
+    // The smallest exponent e with top / 2^e <= 127 (0 for an all-zero constant).
+    int32_t e = top > 0 ? static_cast<int32_t>(std::ceil(std::log2(top / 127.0f))) : 0;
+    e = std::clamp(e, -31, 31);
+    l.quant.in2_exp = e;
+    for (float v : l.constant) {
+        l.constant_q.push_back(requantize(
+            static_cast<int64_t>(std::lround(std::ldexp(static_cast<double>(v), -e))), 0));
+    }
+}
+
 void fill_parameters(Network& n, const DlpConfig& cfg, uint32_t seed) {
     std::mt19937 rng(seed);
     for (Layer& l : n.layers) {
+        if (cfg.data_type == DataType::int8) {
+            quantize_constant(l);
+        }
         const size_t nw = weight_count(l), nb = bias_count(l);
         if (nw == 0) {
             continue;

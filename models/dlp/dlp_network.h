@@ -13,9 +13,16 @@
 
 namespace npu::dlp {
 
-enum class LayerKind : uint16_t { conv = 1, fc = 2, add = 3, multiply = 4 };
+// pool: the conv module's pooling alone (max, average, global average), as dlhdl reports it in a
+// row of its own.
+enum class LayerKind : uint16_t { conv = 1, fc = 2, add = 3, multiply = 4, pool = 5 };
 const char* kind_name(LayerKind k);
 const char* module_name(LayerKind k);  // "conv_module", "fc_module", "adder_module"
+bool is_adder(LayerKind k);            // add or multiply
+
+// An adder layer's second operand that is a constant (the input normalization's mean and scale):
+// one value per channel, written by the compiler as an image in DDR that the adder reads.
+constexpr int kConstantOperand = -2;
 
 // Inference batch normalization after a conv layer, folded into its weights and bias by the
 // compiler: s = gamma / √(variance + epsilon), w' = w · s, b' = (b − mean) · s + beta.
@@ -27,15 +34,19 @@ struct BatchNorm {
 struct Layer {
     std::string name;
     LayerKind kind = LayerKind::conv;
-    ConvLayer conv;   // kind conv (in_* filled by check_network; groups 0 = depthwise)
-    FcLayer fc;       // kind fc (fc.in filled by check_network)
-    int input = -1;   // producing layer, -1 = the network input
-    int input2 = -1;  // adder: the second operand
-    Int8Quant quant;  // int8 exponents (in_exp is the producer's out_exp)
+    ConvLayer conv;            // kind conv (in_* filled by check_network; groups 0 = depthwise)
+    FcLayer fc;                // kind fc (fc.in filled by check_network)
+    int input = -1;            // producing layer, -1 = the network input
+    int input2 = -1;           // adder: the second operand (kConstantOperand: `constant`)
+    bool global_pool = false;  // pool: the window is the whole input map (filled by check_network)
+    Int8Quant quant;           // int8 exponents (in_exp is the producer's out_exp)
     // Parameters: single weights/bias, or int8 weights and int32 bias.
     std::vector<float> weights, bias;
     std::vector<int8_t> weights_q;
     std::vector<int32_t> bias_q;
+    // An adder's constant operand, one value per channel: single, or int8 at quant.in2_exp.
+    std::vector<float> constant;
+    std::vector<int8_t> constant_q;
 
     ActShape out;          // filled by check_network: (out_c, out_h, out_w); fc: (out, 1, 1)
     BatchNorm batch_norm;  // conv: folded by fill_parameters when given (single only)
@@ -59,6 +70,14 @@ ActShape input_shape(const Network& n, const Layer& l);
 // Parameters each layer needs: weights and bias element counts.
 size_t weight_count(const Layer& l);
 size_t bias_count(const Layer& l);
+// The input normalization as dlhdl runs it on the processor: two adder layers in front of the
+// network, `imageinput_norm_add` (x + (−mean)) and `imageinput_norm` (x · 1/std), one value per
+// channel each (a single value stands for every channel); the layers that read the input read
+// their result. Empty `std` is 1 (only the add), empty `mean` 0 (only the multiply).
+void add_input_normalization(Network& n, const std::vector<float>& mean,
+                             const std::vector<float>& std);
+// An int8 constant operand's values at the exponent that holds its largest magnitude in 127.
+void quantize_constant(Layer& l);
 // Fills missing parameters with deterministic pseudo-random values from `seed` (uniform in
 // ±1/√fan_in for single; int8 weights in −127..127, bias 0 for int8).
 void fill_parameters(Network& n, const DlpConfig& cfg, uint32_t seed);

@@ -57,6 +57,63 @@ uint64_t image_bytes(const Layer& l, const DlpConfig& cfg) {
     return input_image_bytes(l.out, cfg);
 }
 
+namespace {
+
+bool same(const ActShape& a, const ActShape& b) {
+    return a.z == b.z && a.h == b.h && a.w == b.w;
+}
+
+// A conv or pool record's geometry against its image shapes; "" or the problem.
+std::string check_conv_geometry(const Record& r) {
+    const Layer& l = r.layer;
+    const ConvLayer& c = l.conv;
+    try {
+        l.kind == LayerKind::pool ? check_pool(c) : check(c);
+    } catch (const sim::Error& e) {
+        return e.what();
+    }
+    if (!same(r.input, {c.in_c, c.in_h, c.in_w}) || !same(l.out, {c.out_c, c.out_h(), c.out_w()}) ||
+        r.input_fc_format) {
+        return fmt::format("the {} geometry disagrees with the record's image shapes",
+                           kind_name(l.kind));
+    }
+    // A bound on the work a record may ask of the simulator (about a minute of host time).
+    const double macs = static_cast<double>(c.out_c) * static_cast<double>(c.conv_h()) *
+                        static_cast<double>(c.conv_w()) *
+                        static_cast<double>(c.kernel_h * c.kernel_w) *
+                        static_cast<double>(c.in_c / c.groups);
+    if (macs > 68719476736.0) {  // 2^36
+        return fmt::format("the conv layer asks {:.3g} MACs, more than the simulator's 2^36", macs);
+    }
+    return "";
+}
+
+// The record's geometry per kind, and its weight and bias bytes; "" or the problem.
+std::string check_geometry(Record& r, const DlpConfig& cfg) {
+    const Layer& l = r.layer;
+    const auto in_elements = static_cast<uint64_t>(r.input.z * r.input.h * r.input.w);
+    if (l.kind == LayerKind::conv || l.kind == LayerKind::pool) {
+        const std::string why = check_conv_geometry(r);
+        if (!why.empty()) {
+            return why;
+        }
+    } else if (l.kind == LayerKind::fc) {
+        if (static_cast<uint64_t>(l.fc.in) != in_elements || !same(l.out, {l.fc.out, 1, 1})) {
+            return fmt::format(
+                "the fc layer ({} -> {}) disagrees with its images ({} inputs, "
+                "{}x{}x{} output)",
+                l.fc.in, l.fc.out, in_elements, l.out.z, l.out.h, l.out.w);
+        }
+    } else if (!same(l.out, r.input)) {
+        return "the adder's output shape differs from its inputs'";
+    }
+    r.place.weight_bytes = weight_count(l) * element_bytes(cfg.data_type);
+    r.place.bias_bytes = bias_count(l) * 4;
+    return "";
+}
+
+}  // namespace
+
 std::string derive_sizes(Record& r, const DlpConfig& cfg, uint64_t limit_bytes) {
     const Layer& l = r.layer;
     for (const ActShape* s : {static_cast<const ActShape*>(&r.input), &l.out}) {
@@ -70,45 +127,11 @@ std::string derive_sizes(Record& r, const DlpConfig& cfg, uint64_t limit_bytes) 
     p.input_bytes = r.input_fc_format ? fc_ddr_elements(in_elements, cfg.fc_thread_number) *
                                             element_bytes(cfg.data_type)
                                       : input_image_bytes(r.input, cfg);
-    p.input2_bytes = l.kind == LayerKind::add || l.kind == LayerKind::multiply ? p.input_bytes : 0;
+    p.input2_bytes = is_adder(l.kind) ? p.input_bytes : 0;
     p.output_bytes = image_bytes(l, cfg);
-    p.weight_bytes = 0, p.bias_bytes = 0;
-    auto same = [](const ActShape& a, const ActShape& b) {
-        return a.z == b.z && a.h == b.h && a.w == b.w;
-    };
-    if (l.kind == LayerKind::conv) {
-        const ConvLayer& c = l.conv;
-        try {
-            check(c);
-        } catch (const sim::Error& e) {
-            return e.what();
-        }
-        if (!same(r.input, {c.in_c, c.in_h, c.in_w}) ||
-            !same(l.out, {c.out_c, c.out_h(), c.out_w()}) || r.input_fc_format) {
-            return "the conv geometry disagrees with the record's image shapes";
-        }
-        // A bound on the work a record may ask of the simulator (about a minute of host time).
-        const double macs = static_cast<double>(c.out_c) * static_cast<double>(c.conv_h()) *
-                            static_cast<double>(c.conv_w()) *
-                            static_cast<double>(c.kernel_h * c.kernel_w) *
-                            static_cast<double>(c.in_c / c.groups);
-        if (macs > 68719476736.0) {  // 2^36
-            return fmt::format("the conv layer asks {:.3g} MACs, more than the simulator's 2^36",
-                               macs);
-        }
-        p.weight_bytes = weight_count(l) * element_bytes(cfg.data_type);
-        p.bias_bytes = bias_count(l) * 4;
-    } else if (l.kind == LayerKind::fc) {
-        if (static_cast<uint64_t>(l.fc.in) != in_elements || !same(l.out, {l.fc.out, 1, 1})) {
-            return fmt::format(
-                "the fc layer ({} -> {}) disagrees with its images ({} inputs, "
-                "{}x{}x{} output)",
-                l.fc.in, l.fc.out, in_elements, l.out.z, l.out.h, l.out.w);
-        }
-        p.weight_bytes = weight_count(l) * element_bytes(cfg.data_type);
-        p.bias_bytes = bias_count(l) * 4;
-    } else if (!same(l.out, r.input)) {
-        return "the adder's output shape differs from its inputs'";
+    const std::string why = check_geometry(r, cfg);
+    if (!why.empty()) {
+        return why;
     }
     for (uint64_t b : {p.input_bytes, p.output_bytes, p.weight_bytes}) {
         if (b > limit_bytes) {
@@ -120,7 +143,7 @@ std::string derive_sizes(Record& r, const DlpConfig& cfg, uint64_t limit_bytes) 
 
 namespace {
 
-// Bytes 28..75 of a conv, add or multiply record.
+// Bytes 28..75 of a conv, pool, add or multiply record.
 void encode_conv(Writer& w, const ConvLayer& c) {
     w.u32(28, static_cast<uint64_t>(c.in_c));
     w.u32(32, static_cast<uint64_t>(c.in_h));
@@ -217,9 +240,10 @@ std::string decode(const uint8_t* bytes, Record& out) {
                            kRecordMagic);
     }
     const uint16_t kind = r.u16(4);
-    if (kind < 1 || kind > 4) {
-        return fmt::format("record kind is {}, expected 1 (conv), 2 (fc), 3 (add) or 4 (multiply)",
-                           kind);
+    if (kind < 1 || kind > 5) {
+        return fmt::format(
+            "record kind is {}, expected 1 (conv), 2 (fc), 3 (add), 4 (multiply) or 5 (pool)",
+            kind);
     }
     Layer& l = out.layer;
     l.kind = static_cast<LayerKind>(kind);

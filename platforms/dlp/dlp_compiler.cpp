@@ -5,6 +5,7 @@
 #include <boost/endian/conversion.hpp>
 #include <fmt/format.h>
 
+#include "models/dlp/dlp_exec.h"
 #include "sim/core/address_map.h"
 #include "sim/core/error.h"
 
@@ -45,13 +46,43 @@ struct Placement {
     uint64_t scheduler_addr = 0;
 };
 
+// An adder's constant operand as the image it reads: each channel's value over the map, in
+// conv format (64-byte aligned) at the end of the conv weight block.
+void pack_constant(const Network& n, const Layer& l, const DlpConfig& cfg,
+                   std::vector<uint8_t>& buf) {
+    const ActShape s = input_shape(n, l);
+    const auto plane = static_cast<size_t>(s.h * s.w);
+    std::vector<uint8_t> image;
+    if (cfg.data_type == DataType::single) {
+        std::vector<float> chw;
+        for (float v : l.constant) {
+            chw.insert(chw.end(), plane, v);
+        }
+        image = format_activation(chw, s, cfg);
+    } else {
+        std::vector<int8_t> chw;
+        for (int8_t v : l.constant_q) {
+            chw.insert(chw.end(), plane, v);
+        }
+        image = format_activation(chw, s, cfg);
+    }
+    buf.insert(buf.end(), image.begin(), image.end());
+    pad_to(buf, 64);
+}
+
 // Per layer weights (float32 or int8) then bias (float32 or int32), each 64-byte aligned, into
-// the conv or fc weight block.
-void pack_weights(const Network& n, bool single, Program& p, Placement& pl) {
+// the conv or fc weight block; an adder's constant operand into the conv block.
+void pack_weights(const Network& n, const DlpConfig& cfg, Program& p, Placement& pl) {
+    const bool single = cfg.data_type == DataType::single;
     pl.w_off.assign(n.layers.size(), 0);
     pl.b_off.assign(n.layers.size(), 0);
     for (size_t i = 0; i < n.layers.size(); ++i) {
         const Layer& l = n.layers[i];
+        if (l.input2 == kConstantOperand && is_adder(l.kind)) {
+            pl.w_off[i] = p.conv_weights.size();
+            pack_constant(n, l, cfg, p.conv_weights);
+            continue;
+        }
         if (l.kind != LayerKind::conv && l.kind != LayerKind::fc) {
             continue;
         }
@@ -95,7 +126,7 @@ Placement lay_out(const Network& n, const DlpConfig& cfg, const CompileOptions& 
     pl.scheduler_addr = region("SchedulerDataOffset", scheduler);
     region("SystemBufferOffset", opts.system_buffer_bytes);
     p.instruction_addr = region("InstructionDataOffset", n.layers.size() * kRecordBytes);
-    pack_weights(n, cfg.data_type == DataType::single, p, pl);
+    pack_weights(n, cfg, p, pl);
     p.conv_weight_addr = region("ConvWeightDataOffset", p.conv_weights.size());
     p.fc_weight_addr = region("FCWeightDataOffset", p.fc_weights.size());
     p.end_addr = align(at, 4096);
@@ -127,7 +158,7 @@ Record record_of(const Network& n, const DlpConfig& cfg, const Program& p, const
     Record r;
     r.layer = l;
     r.layer.weights.clear(), r.layer.bias.clear(), r.layer.weights_q.clear(),
-        r.layer.bias_q.clear();
+        r.layer.bias_q.clear(), r.layer.constant.clear(), r.layer.constant_q.clear();
     r.last = i + 1 == n.layers.size();
     r.input = input_shape(n, l);
     r.input_fc_format =
@@ -135,7 +166,10 @@ Record record_of(const Network& n, const DlpConfig& cfg, const Program& p, const
     LayerPlacement& lp = r.place;
     lp.input_addr = static_cast<uint32_t>(addr_of(l.input));
     lp.input_bytes = image_of(l.input);
-    if (l.kind == LayerKind::add || l.kind == LayerKind::multiply) {
+    if (is_adder(l.kind) && l.input2 == kConstantOperand) {
+        lp.input2_addr = static_cast<uint32_t>(p.conv_weight_addr + pl.w_off[i]);
+        lp.input2_bytes = lp.input_bytes;
+    } else if (is_adder(l.kind)) {
         lp.input2_addr = static_cast<uint32_t>(addr_of(l.input2));
         lp.input2_bytes = image_of(l.input2);
     }

@@ -17,7 +17,8 @@ NetworkEstimate estimate(const Network& n, const Program& p, const DlpConfig& cf
     e.clock_hz = cfg.target_frequency_hz;
     for (size_t i = 0; i < n.layers.size(); ++i) {
         const Layer& l = n.layers[i];
-        LayerEstimate le{l.name, module_name(l.kind), layer_cost(l, p.records[i].place, cfg, t)};
+        LayerEstimate le{l.name, module_name(l.kind),
+                         layer_cost(l, p.records[i].place, cfg, t, i == 0)};
         e.frame_cycles += le.cost.total_cycles;
         e.layers.push_back(le);
     }
@@ -35,27 +36,12 @@ std::string table(const NetworkEstimate& e) {
                      "LastFrameLatency(seconds)", "FramesNum", "Total Latency", "Frames/s");
     s += fmt::format("{:<28}{:>26}{:>28}{:>12}{:>16}{:>12}\n", "", "-------------", "-------------",
                      "---------", "---------", "---------");
-    s += fmt::format("{:<28}{:>26}{:>28.5f}{:>12}{:>16}{:>12.1f}\n", "Network", e.frame_cycles,
+    s += fmt::format("{:<28}{:>26}{:>28.6g}{:>12}{:>16}{:>12.1f}\n", "Network", e.frame_cycles,
                      seconds(e.frame_cycles), e.frames, e.total_cycles, e.frames_per_second());
-    for (const char* module : {"conv_module", "fc_module", "adder_module"}) {
-        uint64_t cycles = 0;
-        bool any = false;
-        for (const LayerEstimate& l : e.layers) {
-            if (l.module == module) {
-                cycles += l.cost.total_cycles, any = true;
-            }
-        }
-        if (!any) {
-            continue;
-        }
-        s += fmt::format("{:<28}{:>26}{:>28.5f}\n", std::string("    ") + module, cycles,
-                         seconds(cycles));
-        for (const LayerEstimate& l : e.layers) {
-            if (l.module == module) {
-                s += fmt::format("{:<28}{:>26}{:>28.5f}\n", "        " + l.name,
-                                 l.cost.total_cycles, seconds(l.cost.total_cycles));
-            }
-        }
+    // One row per layer in network order, as dlhdl's estimator prints them (R2024a).
+    for (const LayerEstimate& l : e.layers) {
+        s += fmt::format("{:<28}{:>26}{:>28.6g}\n", "    " + l.name, l.cost.total_cycles,
+                         seconds(l.cost.total_cycles));
     }
     s +=
         fmt::format(" * The clock frequency of the DL processor is: {}MHz\n", e.clock_hz / 1000000);

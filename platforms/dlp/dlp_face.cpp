@@ -313,12 +313,12 @@ platform::RunReport DlpFace::run(const platform::RunRequest& request) {
     auto it = std::back_inserter(rep.text);
     fmt::format_to(it, "npusim {}: {} on {} ({}), {} frame(s), input {}\n\n", sim::npusim_version(),
                    n.name, m_cfg.name, source(), c.file.frames, described);
-    fmt::format_to(it, "{:>6} {:<12} {:<14} {:>12} {:>12} {:>12}\n", "frame", "layer", "module",
+    fmt::format_to(it, "{:>6} {:<20} {:<14} {:>12} {:>12} {:>12}\n", "frame", "layer", "module",
                    "cycles", "estimate", "compute");
     uint64_t total = 0;
     for (const LayerRun& run : soc.dlp.runs()) {
         const Layer& l = n.layers[run.layer];
-        fmt::format_to(it, "{:>6} {:<12} {:<14} {:>12} {:>12} {:>12}\n", run.frame, l.name,
+        fmt::format_to(it, "{:>6} {:<20} {:<14} {:>12} {:>12} {:>12}\n", run.frame, l.name,
                        module_name(l.kind), run.cost.total_cycles,
                        est.layers[run.layer].cost.total_cycles, run.cost.compute_cycles);
         total += run.cost.total_cycles;

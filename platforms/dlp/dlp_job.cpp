@@ -47,8 +47,13 @@ DlpPlatformConfig read_dlp_platform(const sim::ConfigNode& p) {
         c.dlp = read_dlp_config(*d);
     }
     if (auto t = p.optional_child("timing")) {
-        c.timing.layer_overhead_cycles =
-            t->get<uint64_t>("layer_overhead_cycles", c.timing.layer_overhead_cycles, 0u, 1u << 30);
+        for (auto [key, dst] :
+             {std::pair<const char*, uint64_t*>{"conv_setup_cycles", &c.timing.conv_setup_cycles},
+              {"adder_setup_cycles", &c.timing.adder_setup_cycles},
+              {"fc_setup_cycles", &c.timing.fc_setup_cycles},
+              {"start_cycles", &c.timing.start_cycles}}) {
+            *dst = t->get<uint64_t>(key, *dst, 0u, 1u << 30);
+        }
         c.timing.tile_overhead_cycles =
             t->get<uint64_t>("tile_overhead_cycles", c.timing.tile_overhead_cycles, 0u, 1u << 30);
         c.timing.taps_per_pass = t->get<uint64_t>("taps_per_pass", c.timing.taps_per_pass, 1u, 49u);
@@ -136,11 +141,54 @@ void read_inputs(const sim::ConfigNode& ln, const std::map<std::string, int>& in
     }
 }
 
+// Floats of `key`: a number or a list.
+std::vector<float> floats(const sim::ConfigNode& n, const char* key) {
+    std::vector<float> v;
+    auto node = n.optional_node(key);
+    if (!node) {
+        return v;
+    }
+    const std::vector<sim::ConfigNode> e = node->elements();
+    if (e.empty()) {
+        v.push_back(node->as<float>());
+    }
+    for (const sim::ConfigNode& x : e) {
+        v.push_back(x.as<float>());
+    }
+    return v;
+}
+
 void read_adder(const sim::ConfigNode& ln, Layer& l) {
-    if (l.input2 == -1 && !ln.has("inputs")) {
-        ln.error_at("inputs", "an adder layer needs two inputs: [a, b]");
+    if (ln.has("constant")) {
+        if (l.input2 != -1) {
+            ln.error_at("constant", "an adder with a constant operand takes one input");
+        }
+        l.input2 = kConstantOperand;
+        l.constant = floats(ln, "constant");
+    } else if (l.input2 == -1 && !ln.has("inputs")) {
+        ln.error_at("inputs", "an adder layer needs two inputs: [a, b], or one and a constant");
     }
     l.conv.activation = activation(ln);  // the adder's activation: none or relu
+}
+
+// A pooling layer of the conv module: `pool` (max, average), pool_size, pool_stride,
+// pool_padding; or type global_average_pool.
+void read_pool(const sim::ConfigNode& ln, bool global, Layer& l) {
+    ConvLayer& c = l.conv;
+    l.global_pool = global;
+    if (global) {
+        c.pool = PoolType::average;
+        return;
+    }
+    c.pool = ln.get_enum<PoolType>("pool", PoolType::max,
+                                   {{"max", PoolType::max}, {"average", PoolType::average}});
+    const auto ps = ints(ln, "pool_size", 2, 2);
+    c.pool_h = ps[0], c.pool_w = ps[1];
+    const auto pst = ints(ln, "pool_stride", 2, ps[0]);
+    c.pool_stride_h = pst[0], c.pool_stride_w = ln.has("pool_stride") ? pst[1] : ps[1];
+    const auto pp = ints(ln, "pool_padding", 4, 0);
+    c.pool_pad_top = pp[0], c.pool_pad_bottom = pp[1], c.pool_pad_left = pp[2],
+    c.pool_pad_right = pp[3];
 }
 
 // Integers of `key` in lo..hi, or none.
@@ -174,16 +222,26 @@ void read_parameters(const sim::ConfigNode& ln, Layer& l) {
 Layer read_layer(const sim::ConfigNode& ln, const std::map<std::string, int>& index, int previous) {
     Layer l;
     l.name = ln.get<std::string>("name", fmt::format("layer{}", previous + 1));
+    // global_average_pool is a pool layer whose window is its whole input.
+    constexpr auto kGlobalPool = static_cast<LayerKind>(0x100);
     l.kind = ln.get_enum<LayerKind>("type", LayerKind::conv,
                                     {{"conv", LayerKind::conv},
                                      {"fc", LayerKind::fc},
                                      {"add", LayerKind::add},
-                                     {"multiply", LayerKind::multiply}});
+                                     {"multiply", LayerKind::multiply},
+                                     {"pool", LayerKind::pool},
+                                     {"global_average_pool", kGlobalPool}});
+    const bool global = l.kind == kGlobalPool;
+    if (global) {
+        l.kind = LayerKind::pool;
+    }
     read_inputs(ln, index, previous, l);
     l.quant.w_exp = ln.get<int32_t>("w_exp", 0, -31, 31);
     l.quant.out_exp = ln.get<int32_t>("out_exp", 0, -31, 31);
     if (l.kind == LayerKind::conv) {
         read_conv(ln, l);
+    } else if (l.kind == LayerKind::pool) {
+        read_pool(ln, global, l);
     } else if (l.kind == LayerKind::fc) {
         l.fc.out = ln.get<int64_t>("out_features", 1, 1, 1 << 20);
         l.fc.activation = activation(ln);
@@ -219,6 +277,19 @@ NetworkFile read_network(const sim::ConfigNode& n) {
         }
         index[l.name] = static_cast<int>(net.layers.size());
         net.layers.push_back(l);
+    }
+    // The input's normalization on the processor (dlhdl's imageinput_norm_add, imageinput_norm).
+    if (auto norm = in.optional_child("normalization")) {
+        const std::vector<float> mean = floats(*norm, "mean"), std = floats(*norm, "std");
+        const auto out_exp = norm->get<int32_t>("out_exp", net.input_exp, -31, 31);
+        if (mean.empty() && std.empty()) {
+            norm->error_at("mean", "normalization needs mean, std or both");
+        } else if (!net.layers.empty()) {
+            add_input_normalization(net, mean, std);
+            for (size_t i = 0; i < (mean.empty() || std.empty() ? 1u : 2u); ++i) {
+                net.layers[i].quant.out_exp = out_exp;
+            }
+        }
     }
     return f;
 }

@@ -60,8 +60,21 @@ struct Values {
     std::vector<float> f;   // the float network's
 };
 
+// An adder's constant operand over the map of `a`: its int8 values and what they stand for.
+Values constant_operand(const Layer& l, const Values& a) {
+    Values c;
+    const size_t plane = a.q.size() / l.constant_q.size();
+    for (int8_t v : l.constant_q) {
+        c.q.insert(c.q.end(), plane, v);
+        c.f.insert(c.f.end(), plane, static_cast<float>(v * pow2(l.quant.in2_exp)));
+    }
+    return c;
+}
+
 Values run_layer(const Layer& l, const FloatLayer& fl, const Values& a, const Values* b) {
     switch (l.kind) {
+    case LayerKind::pool:
+        return {pool_int8(l.conv, l.quant, a.q.data()), pool_single(fl.conv, a.f.data())};
     case LayerKind::conv:
         return {conv_int8(l.conv, l.quant, a.q.data(), l.weights_q.data(), l.bias_q.data()),
                 conv_single(fl.conv, a.f.data(), fl.weights.data(), fl.bias.data())};
@@ -131,7 +144,10 @@ void compare(const Network& n, const std::vector<std::vector<float>>& xs,
             const auto at = [&](int k) {
                 return k < 0 ? &in : &v[static_cast<size_t>(k)];
             };
-            v.push_back(run_layer(l, fl[i], *at(l.input), at(l.input2)));
+            const Values constant =
+                l.input2 == kConstantOperand ? constant_operand(l, *at(l.input)) : Values{};
+            v.push_back(run_layer(l, fl[i], *at(l.input),
+                                  l.input2 == kConstantOperand ? &constant : at(l.input2)));
             const double lsb = pow2(l.quant.out_exp);
             for (size_t e = 0; e < v[i].q.size(); ++e) {
                 const double ref = v[i].f[e];

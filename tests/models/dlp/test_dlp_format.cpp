@@ -27,10 +27,12 @@ TEST(DlpConfig, ThreadsAndTransferWidthFromConvThreadNumber) {
         EXPECT_EQ(cfg.transfer_n(), n[i]) << ctn[i];
         EXPECT_TRUE(cfg.problems().empty()) << cfg.problems().front();
     }
-    dlp::DlpConfig cfg;  // defaults: 16 threads, single: AXI 32·4 = 128 bits
-    EXPECT_EQ(cfg.axi_bits(), 128u);
-    cfg.data_type = dlp::DataType::int8;  // 8·4 = 32 bits
-    EXPECT_EQ(cfg.axi_bits(), 32u);
+    dlp::DlpConfig cfg;  // the AXI width fitted to dlhdl's estimator (docs/dlp.md): 512 bits
+    EXPECT_EQ(cfg.axi_bits(), 512u);
+    cfg.data_type = dlp::DataType::int8;  // the same DDR interface
+    EXPECT_EQ(cfg.axi_bits(), 512u);
+    EXPECT_EQ(cfg.ddr_bus().data_width_bytes, 64u);
+    cfg.axi_data_width_bits = 32;  // 8·N = 32 bits moves one int8 word a beat
     EXPECT_EQ(cfg.ddr_bus().data_width_bytes, 4u);
 }
 

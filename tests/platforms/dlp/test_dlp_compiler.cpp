@@ -95,32 +95,35 @@ TEST(DlpCompiler, RecordsRoundTrip) {
     bad[4] = 9;
     Record r;
     EXPECT_EQ(decode(bad.data(), r),
-              "record kind is 9, expected 1 (conv), 2 (fc), 3 (add) or 4 (multiply)");
+              "record kind is 9, expected 1 (conv), 2 (fc), 3 (add), 4 (multiply) or 5 (pool)");
 }
 
 TEST(DlpCompiler, ConvLayerCyclesWorkedByHand) {
-    // conv1 on zcu102_single (C = N = 4, 128-bit AXI, bursts of 256 beats, 20 cycles latency):
+    // conv1 on zcu102_single (C = N = 4; 512-bit AXI: 64 B beats, bursts of up to 256 beats
+    // split at 4 KiB, 58 cycles latency each; the constants of docs/dlp.md "Timing"):
     // compute: 32·32 windows · 1 pass (3x3) · ⌈3/4⌉·⌈8/4⌉ = 2048 cycles.
-    // input 16384 B from 0x80000000: 1024 beats of 16 B in 4 pieces of 4 KiB, 1 burst each:
-    //   1024 + 4·20 = 1104; weights 864 B: 54 + 20 = 74; bias 32 B: 2 + 20 = 22;
-    // output 16x16x8 = 8192 B: 512 + 2·20 = 552. Transfers 1752 < compute 2048.
-    // tiles 1; overhead 100 + 50; total 150 + 2048 = 2198.
+    // input 16384 B from 0x80000000: 256 beats in 4 pieces of 4 KiB, 1 burst each:
+    //   256 + 4·58 = 488; weights 864 B: 14 beats + 58 = 72; bias 32 B: 1 + 58 = 59;
+    // output 16x16x8 = 8192 B: 128 + 2·58 = 244.
+    // overhead: conv set-up 6975 + the network's start 2167 (the first layer), one tile.
+    // total 9142 + 2048 + 488 + 131 + 244 = 12053 (compute and transfers add up).
     Loaded l = load(kTiny);
     const Program p = compile(l.file.network, l.platform.dlp);
-    const LayerCost c =
-        layer_cost(l.file.network.layers[0], p.records[0].place, l.platform.dlp, l.platform.timing);
+    const LayerCost c = layer_cost(l.file.network.layers[0], p.records[0].place, l.platform.dlp,
+                                   l.platform.timing, true);
     EXPECT_EQ(c.compute_cycles, 2048u);
-    EXPECT_EQ(c.read_cycles, 1104u);
-    EXPECT_EQ(c.weight_cycles, 96u);
-    EXPECT_EQ(c.write_cycles, 552u);
-    EXPECT_EQ(c.total_cycles, 2198u);
-    // fc1: 2048 inputs x 10 outputs on 4 threads: 5120 compute cycles; weights 81920 B: 5120
-    // beats in 20 pieces of 4 KiB -> 5120 + 20·20 = 5520 > compute; input (conv format) 8192 B:
-    // 512 + 40; bias 40 B: 3 + 20; output 48 B: 3 + 20. total 150 + 552 + 5520 + 23 + 23.
-    const LayerCost f =
-        layer_cost(l.file.network.layers[1], p.records[1].place, l.platform.dlp, l.platform.timing);
+    EXPECT_EQ(c.read_cycles, 488u);
+    EXPECT_EQ(c.weight_cycles, 131u);
+    EXPECT_EQ(c.write_cycles, 244u);
+    EXPECT_EQ(c.overhead_cycles, 6975u + 2167);
+    EXPECT_EQ(c.total_cycles, 12053u);
+    // fc1: 2048 inputs x 10 outputs on 4 threads: 5120 compute cycles; input (conv format)
+    // 8192 B: 128 + 2·58 = 244; weights 81920 B: 1280 beats in 20 pieces of 4 KiB -> 1280 +
+    // 20·58 = 2440, bias 40 B: 1 + 58; output 48 B: 1 + 58. fc set-up 24.
+    const LayerCost f = layer_cost(l.file.network.layers[1], p.records[1].place, l.platform.dlp,
+                                   l.platform.timing, false);
     EXPECT_EQ(f.compute_cycles, 5120u);
-    EXPECT_EQ(f.total_cycles, 150u + 552 + 5520 + 23 + 23);
+    EXPECT_EQ(f.total_cycles, 24u + 5120 + 244 + 2440 + 59 + 59);
     const NetworkEstimate e = estimate(l.file.network, p, l.platform.dlp, l.platform.timing);
     EXPECT_EQ(e.frame_cycles, c.total_cycles + f.total_cycles);
     EXPECT_DOUBLE_EQ(e.frames_per_second(), 200e6 / static_cast<double>(e.frame_cycles));
