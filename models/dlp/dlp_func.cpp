@@ -319,21 +319,32 @@ std::vector<float> fc_single(const FcLayer& l, const float* in, const float* wei
         y[static_cast<size_t>(o)] = activate(a, l.activation, l.leaky_slope, l.clip_ceiling);
     }
     if (l.output == FcLayer::Output::softmax) {
-        const float m = *std::max_element(y.begin(), y.end());
-        float sum = 0.0f;
-        for (float& v : y) {
-            v = std::exp(v - m);
-            sum = sum + v;
-        }
-        for (float& v : y) {
-            v = v / sum;
-        }
+        softmax_single(y);
     } else if (l.output == FcLayer::Output::sigmoid) {
-        for (float& v : y) {
-            v = 1.0f / (1.0f + std::exp(-v));
-        }
+        sigmoid_single(y);
     }
     return y;
+}
+
+void softmax_single(std::vector<float>& y) {
+    if (y.empty()) {
+        return;
+    }
+    const float m = *std::max_element(y.begin(), y.end());
+    float sum = 0.0f;
+    for (float& v : y) {
+        v = std::exp(v - m);
+        sum = sum + v;
+    }
+    for (float& v : y) {
+        v = v / sum;
+    }
+}
+
+void sigmoid_single(std::vector<float>& y) {
+    for (float& v : y) {
+        v = 1.0f / (1.0f + std::exp(-v));
+    }
 }
 
 std::vector<int8_t> fc_int8(const FcLayer& l, const Int8Quant& q, const int8_t* in,

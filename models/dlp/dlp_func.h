@@ -87,6 +87,10 @@ std::vector<float> fc_single(const FcLayer& l, const float* in, const float* wei
                              const float* bias);
 std::vector<int8_t> fc_int8(const FcLayer& l, const Int8Quant& q, const int8_t* in,
                             const int8_t* weights, const int32_t* bias);
+// exp(v − max) / Σ, and 1 / (1 + exp(−v)), in place (the fc module's outputs; the host's
+// software layers).
+void softmax_single(std::vector<float>& y);
+void sigmoid_single(std::vector<float>& y);
 
 // The adder module: a + b or a · b element-wise, then the activation.
 enum class AdderOp { add, multiply };

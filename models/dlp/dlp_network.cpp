@@ -339,4 +339,11 @@ void fill_parameters(Network& n, const DlpConfig& cfg, uint32_t seed) {
     }
 }
 
+std::vector<float> run_software(const Network& n, std::vector<float> v) {
+    for (const SoftwareLayer& s : n.software) {
+        s.op == "softmax" ? softmax_single(v) : sigmoid_single(v);
+    }
+    return v;
+}
+
 }  // namespace npu::dlp

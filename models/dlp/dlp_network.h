@@ -48,19 +48,30 @@ struct Layer {
     std::vector<float> constant;
     std::vector<int8_t> constant_q;
 
-    ActShape out;          // filled by check_network: (out_c, out_h, out_w); fc: (out, 1, 1)
-    BatchNorm batch_norm;  // conv: folded by fill_parameters when given (single only)
+    std::string onnx_tensor;  // an imported layer: the ONNX tensor its output equals
+    ActShape out;             // filled by check_network: (out_c, out_h, out_w); fc: (out, 1, 1)
+    BatchNorm batch_norm;     // conv: folded by fill_parameters when given (single only)
 };
 
 // Folds l.batch_norm into l.weights and l.bias (single) and clears it.
 void fold_batch_norm(Layer& l);
+
+// A layer dlhdl runs in software on the host after the processor (softmax, sigmoid at the end).
+struct SoftwareLayer {
+    std::string name, op;     // op: "softmax" or "sigmoid"
+    std::string onnx_tensor;  // an imported layer's ONNX output
+};
 
 struct Network {
     std::string name = "network";
     ActShape input;         // Z x H x W
     int32_t input_exp = 0;  // int8: the input's exponent
     std::vector<Layer> layers;
+    std::vector<SoftwareLayer> software;  // on the host, in order, on the last layer's output
 };
+
+// The software layers on the processor's output values (single precision on the host).
+std::vector<float> run_software(const Network& n, std::vector<float> v);
 
 // Fills shapes (and int8 input exponents) and checks every layer against the modules and the
 // config; throws sim::Error naming the layer and the problem.

@@ -84,7 +84,8 @@ std::vector<std::vector<uint8_t>> inputs(const std::string& path, const NetworkF
 
 // The result images as tensors (output_<i>.npy) and their entries of the record.
 void add_outputs(std::vector<platform::OutputFile>& files, sim::RunRecord& rec, const HostResult& r,
-                 const Layer& last, const DlpConfig& cfg) {
+                 const Network& n, const DlpConfig& cfg) {
+    const Layer& last = n.layers.back();
     const bool fc = last.kind == LayerKind::fc;
     const bool single = cfg.data_type == DataType::single;
     for (size_t i = 0; i < r.outputs.size(); ++i) {
@@ -92,8 +93,10 @@ void add_outputs(std::vector<platform::OutputFile>& files, sim::RunRecord& rec, 
             fc ? sim::Shape{last.out.z} : sim::Shape{last.out.z, last.out.h, last.out.w};
         sim::Tensor t(single ? sim::DType::f32 : sim::DType::i8, shape);
         if (single) {
+            // What the application sees: the processor's values through the host's software
+            // layers (softmax, sigmoid).
             const std::vector<float> v =
-                read_activation_single(r.outputs[i].data(), last.out, cfg, fc);
+                run_software(n, read_activation_single(r.outputs[i].data(), last.out, cfg, fc));
             std::copy(v.begin(), v.end(), t.data<float>());
         } else {
             const std::vector<int8_t> v =
@@ -176,7 +179,7 @@ sim::RunRecord run_record(const DlpPlatformConfig& cfg, const std::string& sourc
                     source,
                     {{"clock_hz", static_cast<double>(cfg.dlp.target_frequency_hz), "Hz"},
                      {"axi_bits", static_cast<double>(cfg.dlp.axi_bits()), "bits"}}};
-    rec.program = {request.network,
+    rec.program = {request.network.empty() ? request.model : request.network,
                    "DL processor network",
                    {{"layers", static_cast<double>(n.layers.size()), "layers"},
                     {"frames", static_cast<double>(c.file.frames), "frames"}}};
@@ -284,17 +287,16 @@ std::string DlpFace::describe() const {
 }
 
 platform::RunReport DlpFace::run(const platform::RunRequest& request) {
-    if (request.network.empty()) {
+    if (request.network.empty() == request.model.empty()) {
         throw sim::Error(source() +
                          ": a DL processor run needs --network NETWORK.yaml (e.g. "
-                         "configs/networks/dlp_tiny.yaml)");
+                         "configs/networks/dlp_tiny.yaml) or --model NET.onnx (one of them)");
     }
-    if (!request.model.empty() || request.functional) {
-        throw sim::Error(source() +
-                         ": a DL processor runs --network, timed (no --model, "
-                         "--functional)");
+    if (request.functional) {
+        throw sim::Error(source() + ": a DL processor runs timed (no --functional)");
     }
-    const Compiled c = compile_network(request.network, m_cfg);
+    const Compiled c =
+        compile_network(request.network.empty() ? request.model : request.network, m_cfg);
     const Network& n = c.file.network;
     std::string described;
     std::vector<std::vector<uint8_t>> images = inputs(request.input, c.file, m_cfg.dlp, described);
@@ -329,17 +331,19 @@ platform::RunReport DlpFace::run(const platform::RunRequest& request) {
                    c.file.frames, total, static_cast<double>(r.end_ps - r.start_ps) / 1e12,
                    sim::format_frequency(m_cfg.dlp.target_frequency_hz), est.total_cycles);
     rep.record = run_record(m_cfg, source(), request, c, est, soc, described, total);
-    add_outputs(rep.files, *rep.record, r, n.layers.back(), m_cfg.dlp);
+    add_outputs(rep.files, *rep.record, r, n, m_cfg.dlp);
     return rep;
 }
 
 // A network on the DL processor: compile it (memory map) and cost every layer.
 platform::EstimateReport DlpFace::estimate(const platform::EstimateRequest& request) const {
-    if (request.layers.empty() || !request.model.empty()) {
+    if (request.layers.empty() == request.model.empty()) {
         throw sim::Error(source() +
-                         ": a DL processor estimate takes --layers NETWORK.yaml (and no --model)");
+                         ": a DL processor estimate takes --layers NETWORK.yaml or --model "
+                         "NET.onnx (one of them)");
     }
-    const Compiled c = compile_network(request.layers, m_cfg);
+    const std::string& file = request.layers.empty() ? request.model : request.layers;
+    const Compiled c = compile_network(file, m_cfg);
     const NetworkEstimate e = dlp::estimate(c.file.network, c.program, m_cfg.dlp, m_cfg.timing);
     platform::EstimateReport rep;
     rep.text = fmt::format("{} on {} ({} threads: C = {}, N = {}; {}; {})\n\n", c.file.network.name,
@@ -356,7 +360,7 @@ platform::EstimateReport DlpFace::estimate(const platform::EstimateRequest& requ
         const std::string text = sim::json_text(j, 1) + "\n";
         rep.files.push_back({"estimate.json", {text.begin(), text.end()}});
     }
-    rep.record = estimate_record(m_cfg, source(), request.layers, c, e);
+    rep.record = estimate_record(m_cfg, source(), file, c, e);
     return rep;
 }
 

@@ -48,7 +48,8 @@ std::vector<RowModel> row_models(const Network& n, const Program& p, DlpConfig c
         r.layer = i;
         r.measured = static_cast<double>(m.cycles);
         cfg.ddr_burst_latency_cycles = 0;
-        r.base = static_cast<double>(layer_cost(l, p.records[i].place, cfg, t0, i == 0).total_cycles);
+        r.base =
+            static_cast<double>(layer_cost(l, p.records[i].place, cfg, t0, i == 0).total_cycles);
         cfg.ddr_burst_latency_cycles = 1;
         const double bursts =
             static_cast<double>(layer_cost(l, p.records[i].place, cfg, t0, i == 0).total_cycles) -
@@ -207,19 +208,21 @@ DlpFitReport dlp_fit_report(const Network& n, const DlpConfig& shipped_cfg,
     const unsigned width = shipped_cfg.axi_bits();
     const DlpFit f = fit_dlp_timing(n, p, shipped_cfg, shipped, rows, width);
     DlpFitReport rep;
-    rep.markdown = "Constants fitted at each AXI data width (cycles at the processor's clock):\n\n" +
-                   candidates_table(fits, width) +
-                   fmt::format("\nEach row at {} bits, with the fitted constants and by the fit "
-                               "that did not see it:\n\n",
-                               width) +
-                   rows_table(n, f, rows);
+    rep.markdown =
+        "Constants fitted at each AXI data width (cycles at the processor's clock):\n\n" +
+        candidates_table(fits, width) +
+        fmt::format(
+            "\nEach row at {} bits, with the fitted constants and by the fit "
+            "that did not see it:\n\n",
+            width) +
+        rows_table(n, f, rows);
     const std::pair<const char*, std::pair<uint64_t, uint64_t>> constants[] = {
         {"conv_setup_cycles", {shipped.conv_setup_cycles, f.timing.conv_setup_cycles}},
         {"adder_setup_cycles", {shipped.adder_setup_cycles, f.timing.adder_setup_cycles}},
         {"fc_setup_cycles", {shipped.fc_setup_cycles, f.timing.fc_setup_cycles}},
         {"start_cycles", {shipped.start_cycles, f.timing.start_cycles}},
-        {"ddr.burst_latency_cycles", {shipped_cfg.ddr_burst_latency_cycles,
-                                      f.burst_latency_cycles}}};
+        {"ddr.burst_latency_cycles",
+         {shipped_cfg.ddr_burst_latency_cycles, f.burst_latency_cycles}}};
     for (const auto& [name, v] : constants) {
         if (v.first != v.second) {
             rep.shipped_match = false;

@@ -26,12 +26,12 @@ std::vector<MeasuredLayer> read_measured_layers(const std::string& text, const s
 
 struct DlpFit {
     unsigned width_bits = 0;
-    DlpTiming timing;                         // the fitted set-ups and start (rounded to cycles)
-    unsigned burst_latency_cycles = 0;        // the fitted DDR burst latency (rounded)
-    std::vector<uint64_t> predicted;          // each row with the fitted constants
-    std::vector<uint64_t> left_out;           // each row by the fit without it
-    double rms_loo_percent = 0;               // leave-one-out errors: root mean square
-    double max_abs_loo_percent = 0;           // and the largest
+    DlpTiming timing;                   // the fitted set-ups and start (rounded to cycles)
+    unsigned burst_latency_cycles = 0;  // the fitted DDR burst latency (rounded)
+    std::vector<uint64_t> predicted;    // each row with the fitted constants
+    std::vector<uint64_t> left_out;     // each row by the fit without it
+    double rms_loo_percent = 0;         // leave-one-out errors: root mean square
+    double max_abs_loo_percent = 0;     // and the largest
 };
 
 // Fits the constants at the AXI width `width_bits` (the other timing values from `base`) to the

@@ -4,6 +4,10 @@
 
 #include <fmt/format.h>
 
+#include "platforms/dlp/dlp_onnx.h"
+#include "sim/core/error.h"
+#include "sim/onnx/onnx_import.h"
+
 namespace npu::dlp {
 
 namespace {
@@ -295,6 +299,19 @@ NetworkFile read_network(const sim::ConfigNode& n) {
 }
 
 NetworkFile load_network(const std::string& path, const DlpPlatformConfig& cfg) {
+    const auto ends = [&](const char* ext) {
+        const std::string e = ext;
+        return path.size() > e.size() && path.compare(path.size() - e.size(), e.size(), e) == 0;
+    };
+    if (!ends(".onnx") && !ends(".yaml") && !ends(".yml")) {
+        throw sim::Error(path + ": the DL processor runs a network file (.yaml) or an ONNX model "
+                                "(.onnx)");
+    }
+    if (ends(".onnx")) {
+        onnx::ImportOptions io;
+        io.supported_ops = {dlp_onnx_ops().begin(), dlp_onnx_ops().end()};
+        return network_from_onnx(onnx::import_model(path, io), path, cfg);
+    }
     sim::ConfigDocument doc = sim::ConfigDocument::load_file(path);
     NetworkFile f = read_network(doc.root().child("network"));
     doc.finish();

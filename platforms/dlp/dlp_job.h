@@ -34,7 +34,8 @@ struct NetworkFile {
 // previous layer, or the network input for the first).
 NetworkFile read_network(const sim::ConfigNode& network);
 // A network file read, checked against the processor and its parameters filled (from the seed
-// where not given): what run, estimate and regress start from.
+// where not given): what run, estimate and regress start from. A path ending in .onnx is an ONNX
+// model (dlp_onnx.h), its parameters its own.
 NetworkFile load_network(const std::string& path, const DlpPlatformConfig& cfg);
 
 }  // namespace npu::dlp

@@ -7,6 +7,7 @@
 // (sim/regress). docs/dlp.md, "Regression".
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <random>
 
 #include <fmt/format.h>
@@ -15,6 +16,8 @@
 #include "platforms/dlp/dlp_face.h"
 #include "sim/core/error.h"
 #include "sim/core/npy.h"
+#include "sim/onnx/evaluator.h"
+#include "sim/onnx/onnx_import.h"
 #include "sim/regress/regression.h"
 
 namespace npu::dlp {
@@ -71,21 +74,35 @@ Values constant_operand(const Layer& l, const Values& a) {
     return c;
 }
 
-Values run_layer(const Layer& l, const FloatLayer& fl, const Values& a, const Values* b) {
+// A layer in single precision on CHW values with the parameters `fl` (its own, or those an int8
+// layer stands for); `b` the adder's second operand.
+std::vector<float> run_single(const Layer& l, const FloatLayer& fl, const std::vector<float>& a,
+                              const std::vector<float>* b) {
     switch (l.kind) {
-    case LayerKind::pool:
-        return {pool_int8(l.conv, l.quant, a.q.data()), pool_single(fl.conv, a.f.data())};
+    case LayerKind::pool: return pool_single(fl.conv, a.data());
+    case LayerKind::conv: return conv_single(fl.conv, a.data(), fl.weights.data(), fl.bias.data());
+    case LayerKind::fc: return fc_single(fl.fc, a.data(), fl.weights.data(), fl.bias.data());
+    default:
+        return adder_single(l.kind == LayerKind::add ? AdderOp::add : AdderOp::multiply, a.data(),
+                            b->data(), a.size(), l.conv.activation);
+    }
+}
+
+Values run_layer(const Layer& l, const FloatLayer& fl, const Values& a, const Values* b) {
+    std::vector<float> f = run_single(l, fl, a.f, b == nullptr ? nullptr : &b->f);
+    switch (l.kind) {
+    case LayerKind::pool: return {pool_int8(l.conv, l.quant, a.q.data()), std::move(f)};
     case LayerKind::conv:
         return {conv_int8(l.conv, l.quant, a.q.data(), l.weights_q.data(), l.bias_q.data()),
-                conv_single(fl.conv, a.f.data(), fl.weights.data(), fl.bias.data())};
+                std::move(f)};
     case LayerKind::fc:
         return {fc_int8(l.fc, l.quant, a.q.data(), l.weights_q.data(), l.bias_q.data()),
-                fc_single(fl.fc, a.f.data(), fl.weights.data(), fl.bias.data())};
+                std::move(f)};
     default: {
         const AdderOp op = l.kind == LayerKind::add ? AdderOp::add : AdderOp::multiply;
         return {adder_int8(op, a.q.data(), l.quant.in_exp, b->q.data(), l.quant.in2_exp,
                            l.quant.out_exp, a.q.size(), l.conv.activation),
-                adder_single(op, a.f.data(), b->f.data(), a.f.size(), l.conv.activation)};
+                std::move(f)};
     }
     }
 }
@@ -163,9 +180,109 @@ void compare(const Network& n, const std::vector<std::vector<float>>& xs,
     out.agree = agree;
 }
 
+// The single-precision network's layers on one sample (CHW values): each layer's output.
+std::vector<std::vector<float>> run_network_single(const Network& n, const std::vector<float>& x) {
+    std::vector<std::vector<float>> v;
+    for (const Layer& l : n.layers) {
+        const FloatLayer fl{l.conv, l.fc, l.weights, l.bias};
+        const auto at = [&](int k) {
+            return k < 0 ? &x : &v[static_cast<size_t>(k)];
+        };
+        std::vector<float> constant;
+        if (l.input2 == kConstantOperand) {
+            const size_t plane = at(l.input)->size() / l.constant.size();
+            for (float c : l.constant) {
+                constant.insert(constant.end(), plane, c);
+            }
+        }
+        v.push_back(run_single(l, fl, *at(l.input),
+                               l.input2 == kConstantOperand ? &constant : at(l.input2)));
+    }
+    return v;
+}
+
+// The processor (single) against the ONNX reference on the same samples: every layer that
+// stands for an ONNX tensor, and the output after the host's software layers.
+regress::Regression regress_onnx(const std::string& path, const NetworkFile& f,
+                                 const std::vector<std::vector<float>>& xs,
+                                 const std::string& input_note) {
+    onnx::ImportOptions io;
+    const onnx::Graph g = onnx::import_model(path, io);
+    const Network& n = f.network;
+    regress::Regression r;
+    r.program = path + " on the DL processor (single)";
+    r.reference = path + " (the ONNX reference evaluator)";
+    r.input_note = input_note;
+    r.samples = xs.size();
+    std::vector<regress::ErrorStats> stats(n.layers.size());
+    regress::OutputError out{g.outputs.at(0).name, {}, 0, false};
+    const std::vector<int64_t> shape = {1, n.input.z, n.input.h, n.input.w};
+    for (const std::vector<float>& x : xs) {
+        std::map<std::string, std::vector<float>> ref;
+        onnx::EvalOptions eo;
+        eo.on_value = [&](const std::string& name, const onnx::Value& v) {
+            ref[name] = v.f;
+        };
+        const auto outs =
+            onnx::evaluate(g, {{g.inputs.at(0).name, onnx::Value::floats(shape, x)}}, eo);
+        const std::vector<std::vector<float>> v = run_network_single(n, x);
+        for (size_t i = 0; i < n.layers.size(); ++i) {
+            auto it = ref.find(n.layers[i].onnx_tensor);
+            if (it != ref.end() && it->second.size() == v[i].size()) {
+                stats[i].add(v[i].data(), it->second.data(), v[i].size());
+            }
+        }
+        const std::vector<float> y = run_software(n, v.back());
+        const std::vector<float>& want = outs.begin()->second.f;
+        out.stats.add(y.data(), want.data(), std::min(y.size(), want.size()));
+        const bool same = std::max_element(y.begin(), y.end()) - y.begin() ==
+                          std::max_element(want.begin(), want.end()) - want.begin();
+        *out.agree += same ? 1u : 0u;
+        out.scores = y.size() > 1;
+    }
+    for (size_t i = 0; i < n.layers.size(); ++i) {
+        if (!n.layers[i].onnx_tensor.empty()) {
+            r.layers.push_back(
+                {i, kind_name(n.layers[i].kind), n.layers[i].onnx_tensor, 0, stats[i]});
+        }
+    }
+    r.outputs.push_back(out);
+    return r;
+}
+
+// An ONNX network's regression as the platform reports it.
+platform::RunReport regress_onnx_report(const platform::RegressRequest& req,
+                                        const std::string& onnx_path, const DlpPlatformConfig& cfg,
+                                        const std::string& source) {
+    const regress::Tolerances tol =
+        regress::read_tolerances(req.tolerances, req.max_lsb, req.min_cosine, req.min_top1);
+    const NetworkFile f = load_network(onnx_path, cfg);
+    std::string note;
+    const std::vector<std::vector<float>> xs = samples(req.inputs, f, note);
+    regress::Regression g = regress_onnx(onnx_path, f, xs, note);
+    g.tol = tol;
+    sim::RunRecord v = regress::verdict(g);
+    v.platform = {"dlp", cfg.name, source, {}};
+    v.program.format = "ONNX network on the DL processor";
+    std::string text =
+        fmt::format("{} vs {} on {}: {}\n", g.program, g.reference, cfg.name, g.input_note) +
+        regress::verdict_text(g, v);
+    return platform::verdict_report(std::move(v), std::move(text));
+}
+
 }  // namespace
 
 platform::RunReport DlpFace::regress(const platform::RegressRequest& req) const {
+    const std::string onnx_path = !req.onnx.empty() ? req.onnx : req.model;
+    if (onnx_path.size() > 5 && onnx_path.compare(onnx_path.size() - 5, 5, ".onnx") == 0) {
+        if ((!req.model.empty() && req.model != onnx_path) || req.timed || !req.labels.empty()) {
+            throw sim::Error(source() +
+                             ": a DL processor regress of an ONNX network takes --onnx "
+                             "NET.onnx (or --model NET.onnx), [--inputs X.npy] and the "
+                             "tolerances");
+        }
+        return regress_onnx_report(req, onnx_path, m_cfg, source());
+    }
     if (m_cfg.dlp.data_type != DataType::int8) {
         throw sim::Error(source() +
                          ": regress compares the int8 network with its float equivalent: give "

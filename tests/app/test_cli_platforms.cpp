@@ -15,6 +15,7 @@
 #include "sim/core/npy.h"
 #include "sim/onnx/onnx_import.h"
 #include "tests/app/cli_fixture.h"
+#include "tests/platforms/dlp/dlhdl_onnx_models.h"
 
 namespace {
 
@@ -140,6 +141,39 @@ TEST_F(Cli, DlpEstimateTableAndMemoryMap) {
         info.out.find("ProcessorDataType int8, TargetFrequency 200 MHz, AXI masters 512 bits"),
         std::string::npos)
         << info.out;
+}
+
+// An ONNX network as users have it (the compact CNN of dlhdl's published table, exported as
+// MATLAB does): estimated as dlhdl's table prints it, and run with softmax on the host.
+TEST_F(Cli, DlpRunsAndEstimatesAnOnnxModel) {
+    const std::vector<uint8_t> bytes = npu::test::compact_cnn();
+    const fs::path model = write("cnn.onnx", std::string(bytes.begin(), bytes.end()));
+    const Result e = run("estimate --platform dlp_zcu102_single --model " + model.string());
+    ASSERT_EQ(e.rc, 0) << e.err;
+    EXPECT_NE(e.out.find("Network                                          90591"),
+              std::string::npos)
+        << e.out;
+    EXPECT_NE(e.out.find("    imageinput_norm_add"), std::string::npos);
+    const Result r = run("run --platform dlp_zcu102_single --model " + model.string() + " --out " +
+                         (dir / "out").string());
+    ASSERT_EQ(r.rc, 0) << r.err;
+    const npu::sim::Tensor y = npu::sim::read_npy((dir / "out" / "output_0.npy").string());
+    ASSERT_EQ(y.numel(), 2u);
+    EXPECT_NEAR(y.data<float>()[0] + y.data<float>()[1], 1.0f, 1e-6f);  // softmax, on the host
+    // Layer by layer against the ONNX reference evaluator on the same samples: float rounding.
+    const Result g = run("regress --platform dlp_zcu102_single --model " + model.string() +
+                         " --out " + (dir / "reg").string());
+    ASSERT_EQ(g.rc, 0) << g.out << g.err;
+    const auto rep = nlohmann::json::parse(slurp(dir / "reg" / "report.json"));
+    ASSERT_EQ(rep["layers"].size(), 8u) << g.out;  // the normalized input (a graph tensor) .. fc
+    for (const auto& l : rep["layers"]) {
+        EXPECT_GE(l["measures"]["cosine"]["value"].get<double>(), 0.99999) << l;
+    }
+    EXPECT_NE(g.out.find("top-1 agreement 16/16"), std::string::npos) << g.out;
+    const Result bad = run("estimate --platform dlp_zcu102_int8 --model " + model.string());
+    EXPECT_EQ(bad.rc, 2);
+    EXPECT_NE(bad.err.find("needs its exponents from calibration data"), std::string::npos)
+        << bad.err;
 }
 
 TEST_F(Cli, DlpTimedRunEqualsItsEstimate) {

@@ -23,8 +23,9 @@ int check_or_write(const std::string& mode, const std::string& doc_path,
     if (mode == "--write") {
         npu::sim::write_text_atomic(doc_path, want);
     } else if (want != text) {
-        std::fprintf(stderr, "%s: its DL processor fit tables differ from the fit; run "
-                             "scripts/dlp-fit --write\n%s",
+        std::fprintf(stderr,
+                     "%s: its DL processor fit tables differ from the fit; run "
+                     "scripts/dlp-fit --write\n%s",
                      doc_path.c_str(), rep.markdown.c_str());
         return 1;
     }
@@ -43,8 +44,9 @@ int check_or_write(const std::string& mode, const std::string& doc_path,
 int main(int argc, char** argv) {
     using namespace npu;
     if (argc != 4 && argc != 6) {
-        std::fprintf(stderr, "usage: npusim-dlp-fit NETWORK.yaml MEASURED.csv PLATFORM.yaml "
-                             "[--write|--check DOC.md]\n");
+        std::fprintf(stderr,
+                     "usage: npusim-dlp-fit NETWORK.yaml MEASURED.csv PLATFORM.yaml "
+                     "[--write|--check DOC.md]\n");
         return 2;
     }
     try {

@@ -78,8 +78,8 @@ std::vector<T> chain(const Network& n, std::vector<T> x) {
             if (is_adder(l.kind)) {
                 const auto c = broadcast(l.constant_q, plane);
                 x = adder_int8(l.kind == LayerKind::add ? AdderOp::add : AdderOp::multiply,
-                               x.data(), l.quant.in_exp, c.data(), l.quant.in2_exp,
-                               l.quant.out_exp, x.size());
+                               x.data(), l.quant.in_exp, c.data(), l.quant.in2_exp, l.quant.out_exp,
+                               x.size());
             } else if (l.kind == LayerKind::conv) {
                 x = conv_int8(l.conv, l.quant, x.data(), l.weights_q.data(), l.bias_q.data());
             } else if (l.kind == LayerKind::pool) {
@@ -109,8 +109,9 @@ protected:
             in_q.push_back(static_cast<int8_t>(rng() % 128));
         }
         DlpPlatform soc("soc", cfg);
-        soc.load(p, {single ? format_activation(in_f, n.input, cfg.dlp)
-                            : format_activation(in_q, n.input, cfg.dlp)},
+        soc.load(p,
+                 {single ? format_activation(in_f, n.input, cfg.dlp)
+                         : format_activation(in_q, n.input, cfg.dlp)},
                  false);
         sc_core::sc_start();
         const HostResult& r = soc.result();

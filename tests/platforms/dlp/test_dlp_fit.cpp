@@ -29,10 +29,15 @@ DlpPlatformConfig platform(const std::string& file) {
 
 TEST(DlhdlFigures, CompactCnnOnZcu102SingleAsDlhdlsEstimatorPrintsIt) {
     // dlhdl's estimatePerformance (R2024a, default ProcessorConfig, FrameCount 1): every row.
-    const std::pair<const char*, double> dlhdl[] = {
-        {"imageinput_norm_add", 5520}, {"imageinput_norm", 3353}, {"conv_1", 13697},
-        {"maxpool_1", 13526},          {"conv_2", 17261},         {"maxpool_2", 10346},
-        {"conv_3", 18157},             {"gap", 8466},             {"fc", 303}};
+    const std::pair<const char*, double> dlhdl[] = {{"imageinput_norm_add", 5520},
+                                                    {"imageinput_norm", 3353},
+                                                    {"conv_1", 13697},
+                                                    {"maxpool_1", 13526},
+                                                    {"conv_2", 17261},
+                                                    {"maxpool_2", 10346},
+                                                    {"conv_3", 18157},
+                                                    {"gap", 8466},
+                                                    {"fc", 303}};
     const DlpPlatformConfig cfg = platform("dlp_zcu102_single.yaml");
     const NetworkFile f = load_network(kSource + "/configs/networks/dlhdl_compact_cnn.yaml", cfg);
     const Program p = compile(f.network, cfg.dlp);
@@ -52,13 +57,13 @@ TEST(DlhdlFigures, DocTablesAndShippedConstantsEqualAFreshFit) {
     const DlpPlatformConfig cfg = platform("dlp_zcu102_single.yaml");
     const NetworkFile f = load_network(kSource + "/configs/networks/dlhdl_compact_cnn.yaml", cfg);
     const std::string csv = kSource + "/platforms/dlp/data/dlhdl_compact_cnn_zcu102_single.csv";
-    const DlpFitReport rep =
-        dlp_fit_report(f.network, cfg.dlp, cfg.timing, read_measured_layers(sim::read_text_file(csv), csv));
+    const DlpFitReport rep = dlp_fit_report(f.network, cfg.dlp, cfg.timing,
+                                            read_measured_layers(sim::read_text_file(csv), csv));
     EXPECT_TRUE(rep.shipped_match) << rep.mismatch;
     const std::string doc = sim::read_text_file(kSource + "/docs/dlp.md");
-    EXPECT_EQ(sim::replace_between(doc, "<!-- dlp-fit:begin -->", "<!-- dlp-fit:end -->",
-                                   rep.markdown),
-              doc)
+    EXPECT_EQ(
+        sim::replace_between(doc, "<!-- dlp-fit:begin -->", "<!-- dlp-fit:end -->", rep.markdown),
+        doc)
         << "docs/dlp.md's fit tables are stale: scripts/dlp-fit --write\n"
         << rep.markdown;
     // The int8 bitstream shares the DDR and the modules' set-ups.
@@ -82,9 +87,9 @@ TEST(DlhdlFigures, TheFitRecoversConstantsItWasGiven) {
     d.ddr_burst_latency_cycles = 40;
     std::vector<MeasuredLayer> rows;
     for (size_t i = 0; i < f.network.layers.size(); ++i) {
-        rows.push_back({f.network.layers[i].name,
-                        layer_cost(f.network.layers[i], p.records[i].place, d, known, i == 0)
-                            .total_cycles});
+        rows.push_back(
+            {f.network.layers[i].name,
+             layer_cost(f.network.layers[i], p.records[i].place, d, known, i == 0).total_cycles});
     }
     const DlpFit fit = fit_dlp_timing(f.network, p, d, cfg.timing, rows, d.axi_bits());
     EXPECT_EQ(fit.timing.conv_setup_cycles, 5000u);

@@ -1,0 +1,181 @@
+// ONNX networks on the DL processor: the compact CNN of dlhdl_published_figures.md §1 built as
+// MATLAB's exportONNXNetwork writes it (the z-score normalization as Sub and Div at the input,
+// Conv + BatchNormalization + Relu, MaxPool, GlobalAveragePool, Flatten + Gemm, Softmax) imports to
+// the same layers, rows and cycles as its network file; a PyTorch-style residual network (no
+// normalization in the graph: --mean/--std; unfused BatchNormalization, Clip 0..6, LeakyRelu,
+// AveragePool with padding, MatMul + Add, Add) runs on the timed platform with outputs within
+// float rounding of the ONNX reference evaluator; what the processor cannot run is one message
+// naming the node.
+#include <cmath>
+#include <filesystem>
+
+#include "models/dlp/dlp_exec.h"
+#include "platforms/dlp/dlp_estimate.h"
+#include "platforms/dlp/dlp_onnx.h"
+#include "platforms/dlp/dlp_platform.h"
+#include "sim/core/config.h"
+#include "sim/core/error.h"
+#include "sim/core/files.h"
+#include "sim/onnx/evaluator.h"
+#include "sim/onnx/onnx_import.h"
+#include "tests/platforms/dlp/dlhdl_onnx_models.h"
+#include "tests/sim/tlm/sc_harness.h"
+
+namespace npu::test {
+namespace {
+
+using namespace dlp;
+
+DlpPlatformConfig platform(const char* file) {
+    auto doc = sim::ConfigDocument::load_file(std::string(NPUSIM_SOURCE_DIR "/configs/") + file);
+    DlpPlatformConfig c = read_dlp_platform(doc.root().child("platform"));
+    doc.finish();
+    return c;
+}
+
+TEST(DlpOnnx, TheCompactCnnExportedAsMatlabDoesIsTheNetworkOfItsFigure) {
+    const DlpPlatformConfig cfg = platform("dlp_zcu102_single.yaml");
+    const NetworkFile f =
+        network_from_onnx(onnx::import_model_bytes(compact_cnn(), "cnn.onnx"), "cnn.onnx", cfg);
+    const NetworkFile yaml =
+        load_network(NPUSIM_SOURCE_DIR "/configs/networks/dlhdl_compact_cnn.yaml", cfg);
+    ASSERT_EQ(f.network.layers.size(), yaml.network.layers.size());
+    const Program p = compile(f.network, cfg.dlp), py = compile(yaml.network, cfg.dlp);
+    const NetworkEstimate e = estimate(f.network, p, cfg.dlp, cfg.timing);
+    const NetworkEstimate ey = estimate(yaml.network, py, cfg.dlp, cfg.timing);
+    for (size_t i = 0; i < e.layers.size(); ++i) {
+        EXPECT_EQ(module_name(f.network.layers[i].kind), module_name(yaml.network.layers[i].kind));
+        EXPECT_EQ(e.layers[i].cost.total_cycles, ey.layers[i].cost.total_cycles) << i;
+    }
+    EXPECT_EQ(f.network.layers[0].name, "imageinput_norm_add");
+    EXPECT_EQ(f.network.layers[0].constant, std::vector<float>{-0.5f});
+    EXPECT_EQ(f.network.layers[1].constant, std::vector<float>{4.0f});
+    EXPECT_EQ(f.network.layers[2].name, "conv_1");
+    EXPECT_EQ(f.network.layers[2].conv.activation, Activation::relu);
+    EXPECT_EQ(f.network.layers[2].onnx_tensor, "conv_1_relu");  // BN and ReLU fused
+    ASSERT_EQ(f.network.software.size(), 1u);                    // softmax on the host
+    EXPECT_EQ(f.network.software[0].op, "softmax");
+    EXPECT_LE(std::fabs(static_cast<double>(e.frame_cycles) - 90629) / 90629, 0.10);
+}
+
+// A PyTorch-style residual block: conv (BN) + Clip(0, 6), conv + LeakyRelu, their Add + Relu,
+// AveragePool 3x3/1 padding 1, GAP, MatMul + Add.
+std::vector<uint8_t> residual_net() {
+    OnnxGraphBuilder b("residual", "input", {1, 3, 16, 16}, 13, 9);
+    const std::string a = conv_bn_relu(b, "input", "c1", 3, 8);
+    auto* c2 = b.node("Conv", {a, b.random("c2_W", {8, 8, 3, 3}, -0.3f, 0.3f)}, "c2");
+    OnnxGraphBuilder::set(c2, "pads", std::vector<int64_t>{1, 1, 1, 1});
+    b.node("Clip", {"c2", b.constant("zero", {}, {0.0f}), b.constant("six", {}, {6.0f})}, "c2_clip");
+    auto* c3 = b.node("Conv", {"c2_clip", b.random("c3_W", {8, 8, 1, 1}, -0.5f, 0.5f)}, "c3");
+    (void)c3;
+    auto* lr = b.node("LeakyRelu", {"c3"}, "c3_leaky");
+    OnnxGraphBuilder::set(lr, "alpha", 0.1f);
+    b.node("Add", {a, "c3_leaky"}, "res");
+    b.node("Relu", {"res"}, "res_relu");
+    auto* ap = b.node("AveragePool", {"res_relu"}, "avg");
+    OnnxGraphBuilder::set(ap, "kernel_shape", std::vector<int64_t>{3, 3});
+    OnnxGraphBuilder::set(ap, "pads", std::vector<int64_t>{1, 1, 1, 1});
+    b.node("GlobalAveragePool", {"avg"}, "gap");
+    b.node("Reshape", {"gap", "shape"}, "flat");
+    ::onnx::TensorProto* s = nullptr;
+    (void)s;
+    b.node("MatMul", {"flat", b.random("fc_W", {8, 5}, -0.5f, 0.5f)}, "mm");
+    b.node("Add", {"mm", b.random("fc_B", {5}, -0.1f, 0.1f)}, "logits");
+    return b.bytes("logits", {1, 5});
+}
+
+class DlpOnnxRun : public ScTest {};
+
+TEST_F(DlpOnnxRun, APyTorchStyleResidualNetEqualsTheOnnxReferenceOnTheTimedPlatform) {
+    // Reshape's shape as an int64 initializer: the builder writes floats, so patch it in.
+    std::vector<uint8_t> bytes = residual_net();
+    ::onnx::ModelProto m;
+    ASSERT_TRUE(m.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())));
+    ::onnx::TensorProto* shape = m.mutable_graph()->add_initializer();
+    shape->set_name("shape");
+    shape->set_data_type(::onnx::TensorProto::INT64);
+    shape->add_dims(2);
+    shape->add_int64_data(1), shape->add_int64_data(-1);
+    std::string s;
+    m.SerializeToString(&s);
+    bytes.assign(s.begin(), s.end());
+    const onnx::Graph g = onnx::import_model_bytes(bytes, "res.onnx");
+    const DlpPlatformConfig cfg = platform("dlp_zcu102_single.yaml");
+    OnnxNetworkOptions o;
+    o.mean = {0.1f, 0.2f, 0.3f}, o.std = {0.5f, 0.5f, 0.25f};
+    const NetworkFile f = network_from_onnx(g, "res.onnx", cfg, o);
+    ASSERT_EQ(f.network.layers.size(), 2u + 3 + 1 + 2 + 1);  // norm 2, convs 3, add, pools 2, fc
+    CompileOptions co;
+    co.ddr_base_addr = cfg.ddr_base_addr;
+    const Program p = compile(f.network, cfg.dlp, co);
+    std::mt19937 rng(2);
+    std::vector<float> x(3 * 16 * 16);
+    for (float& v : x) {
+        v = std::uniform_real_distribution<float>(0, 1)(rng);
+    }
+    DlpPlatform soc("soc", cfg);
+    soc.load(p, {format_activation(x, f.network.input, cfg.dlp)}, false);
+    sc_core::sc_start();
+    ASSERT_TRUE(soc.result().done) << soc.result().error;
+    const std::vector<float> got =
+        read_activation_single(soc.result().outputs[0].data(), {5, 1, 1}, cfg.dlp, true);
+    // The reference: the ONNX graph on the normalized input.
+    std::vector<float> xn(x.size());
+    for (size_t i = 0; i < x.size(); ++i) {
+        const size_t c = i / 256;
+        xn[i] = (x[i] - o.mean[c]) / o.std[c];
+    }
+    const auto ref = onnx::evaluate(g, {{"input", onnx::Value::floats({1, 3, 16, 16}, xn)}});
+    const std::vector<float>& want = ref.at("logits").f;
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t i = 0; i < got.size(); ++i) {
+        EXPECT_NEAR(got[i], want[i], 1e-4 * (1 + std::fabs(want[i]))) << i;
+    }
+    EXPECT_NE(got[0], got[1]);  // a meaningful comparison
+}
+
+std::string error_of(const std::vector<uint8_t>& bytes, const char* config = "dlp_zcu102_single.yaml") {
+    try {
+        network_from_onnx(onnx::import_model_bytes(bytes, "m.onnx"), "m.onnx", platform(config));
+    } catch (const sim::Error& e) {
+        return e.what();
+    }
+    return "no error";
+}
+
+TEST(DlpOnnx, WhatTheProcessorCannotRunIsOneMessageNamingTheNode) {
+    {
+        OnnxGraphBuilder b("g", "x", {1, 2, 8, 8});
+        auto* c = b.node("Conv", {"x", b.random("w", {2, 2, 3, 3}, -1, 1)}, "dil");
+        OnnxGraphBuilder::set(c, "dilations", std::vector<int64_t>{2, 2});
+        EXPECT_EQ(error_of(b.bytes("dil", {1, 2, 4, 4})),
+                  "m.onnx: Conv 'dil': dilation other than 1: the DL processor's conv module has "
+                  "none");
+    }
+    {
+        OnnxGraphBuilder b("g", "x", {1, 2, 8, 8});
+        b.node("Conv", {"x", b.random("w1", {2, 2, 1, 1}, -1, 1)}, "r");
+        b.node("Conv", {"x", b.random("w2", {2, 2, 1, 1}, -1, 1)}, "s");
+        OnnxGraphBuilder::set(b.node("Concat", {"r", "s"}, "cat"), "axis", int64_t{1});
+        const std::string e = error_of(b.bytes("cat", {1, 4, 8, 8}));
+        EXPECT_NE(e.find("Concat 'cat': Concat has no module"), std::string::npos) << e;
+    }
+    {
+        OnnxGraphBuilder b("g", "x", {1, 2, 4, 4});
+        b.node("Sigmoid", {"x"}, "s");
+        b.node("Conv", {"s", b.random("w", {2, 2, 1, 1}, -1, 1)}, "c");
+        EXPECT_NE(error_of(b.bytes("c", {1, 2, 4, 4})).find("Sigmoid 's': dlhdl runs it in software"),
+                  std::string::npos);
+    }
+    {
+        OnnxGraphBuilder b("g", "x", {1, 2, 4, 4});
+        b.node("Conv", {"x", b.random("w", {2, 2, 1, 1}, -1, 1)}, "c");
+        EXPECT_EQ(error_of(b.bytes("c", {1, 2, 4, 4}), "dlp_zcu102_int8.yaml"),
+                  "m.onnx: an ONNX network on an int8 processor needs its exponents from "
+                  "calibration data, which npusim does not choose yet: run it on a "
+                  "single-precision bitstream (dlp_zcu102_single)");
+    }
+}
+
+}  // namespace
+}  // namespace npu::test

@@ -1,0 +1,104 @@
+// Builds standard-domain ONNX models for tests through libonnx's protobuf classes: nodes with
+// their attributes, float initializers (seeded values or given ones), one input and one output;
+// serialized as exporters write them. Each node's output tensor is named after the node.
+#pragma once
+
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <onnx/onnx_pb.h>
+
+namespace npu::test {
+
+class OnnxGraphBuilder {
+public:
+    OnnxGraphBuilder(const std::string& name, const std::string& input,
+                     const std::vector<int64_t>& shape, int64_t opset = 13, uint32_t seed = 1)
+        : m_rng(seed) {
+        m_model.set_ir_version(8);
+        m_model.add_opset_import()->set_version(opset);
+        m_model.mutable_graph()->set_name(name);
+        value_info(m_model.mutable_graph()->add_input(), input, shape);
+    }
+
+    // A node named `name` whose one output is the tensor `name`.
+    ::onnx::NodeProto* node(const std::string& op, const std::vector<std::string>& inputs,
+                            const std::string& name) {
+        ::onnx::NodeProto* n = m_model.mutable_graph()->add_node();
+        n->set_op_type(op);
+        n->set_name(name);
+        for (const std::string& i : inputs) {
+            n->add_input(i);
+        }
+        n->add_output(name);
+        return n;
+    }
+    static void set(::onnx::NodeProto* n, const std::string& a, int64_t v) {
+        ::onnx::AttributeProto* at = n->add_attribute();
+        at->set_name(a), at->set_type(::onnx::AttributeProto::INT), at->set_i(v);
+    }
+    static void set(::onnx::NodeProto* n, const std::string& a, float v) {
+        ::onnx::AttributeProto* at = n->add_attribute();
+        at->set_name(a), at->set_type(::onnx::AttributeProto::FLOAT), at->set_f(v);
+    }
+    static void set(::onnx::NodeProto* n, const std::string& a, const std::vector<int64_t>& v) {
+        ::onnx::AttributeProto* at = n->add_attribute();
+        at->set_name(a), at->set_type(::onnx::AttributeProto::INTS);
+        for (int64_t x : v) {
+            at->add_ints(x);
+        }
+    }
+    // A float initializer with the given values; returns its name.
+    std::string constant(const std::string& name, const std::vector<int64_t>& shape,
+                         const std::vector<float>& values) {
+        ::onnx::TensorProto* t = m_model.mutable_graph()->add_initializer();
+        t->set_name(name);
+        t->set_data_type(::onnx::TensorProto::FLOAT);
+        for (int64_t d : shape) {
+            t->add_dims(d);
+        }
+        for (float v : values) {
+            t->add_float_data(v);
+        }
+        return name;
+    }
+    // A float initializer of values uniform in lo..hi from the builder's seed.
+    std::string random(const std::string& name, const std::vector<int64_t>& shape, float lo,
+                       float hi) {
+        size_t count = 1;
+        for (int64_t d : shape) {
+            count *= static_cast<size_t>(d);
+        }
+        std::uniform_real_distribution<float> u(lo, hi);
+        std::vector<float> v(count);
+        for (float& x : v) {
+            x = u(m_rng);
+        }
+        return constant(name, shape, v);
+    }
+    std::vector<uint8_t> bytes(const std::string& output, const std::vector<int64_t>& shape) {
+        ::onnx::ModelProto m = m_model;
+        value_info(m.mutable_graph()->add_output(), output, shape);
+        std::string s;
+        m.SerializeToString(&s);
+        return {s.begin(), s.end()};
+    }
+
+private:
+    static void value_info(::onnx::ValueInfoProto* v, const std::string& name,
+                           const std::vector<int64_t>& shape) {
+        v->set_name(name);
+        auto* t = v->mutable_type()->mutable_tensor_type();
+        t->set_elem_type(::onnx::TensorProto::FLOAT);
+        for (int64_t d : shape) {
+            t->mutable_shape()->add_dim()->set_dim_value(d);
+        }
+    }
+
+    ::onnx::ModelProto m_model;
+    std::mt19937 m_rng;
+};
+
+}  // namespace npu::test
