@@ -304,8 +304,9 @@ NetworkFile load_network(const std::string& path, const DlpPlatformConfig& cfg) 
         return path.size() > e.size() && path.compare(path.size() - e.size(), e.size(), e) == 0;
     };
     if (!ends(".onnx") && !ends(".yaml") && !ends(".yml")) {
-        throw sim::Error(path + ": the DL processor runs a network file (.yaml) or an ONNX model "
-                                "(.onnx)");
+        throw sim::Error(path +
+                         ": the DL processor runs a network file (.yaml) or an ONNX model "
+                         "(.onnx)");
     }
     if (ends(".onnx")) {
         onnx::ImportOptions io;

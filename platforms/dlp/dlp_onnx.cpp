@@ -22,7 +22,9 @@ struct Pads {
 class Builder {
 public:
     Builder(const onnx::Graph& g, std::string source, const DlpPlatformConfig& cfg)
-        : m_g(g), m_source(std::move(source)), m_cfg(cfg) {}
+        : m_g(g)
+        , m_source(std::move(source))
+        , m_cfg(cfg) {}
 
     NetworkFile build(const OnnxNetworkOptions& opts);
 
@@ -170,8 +172,8 @@ void Builder::conv(const onnx::Node& n) {
     const Pads p = pads(n, in, c.kernel_h, c.kernel_w, c.stride_h, c.stride_w);
     c.pad_top = p.top, c.pad_bottom = p.bottom, c.pad_left = p.left, c.pad_right = p.right;
     l.weights = w->f;
-    const onnx::Value* b = n.inputs.size() > 2 && !n.inputs[2].empty() ? constant(n.inputs[2])
-                                                                        : nullptr;
+    const onnx::Value* b =
+        n.inputs.size() > 2 && !n.inputs[2].empty() ? constant(n.inputs[2]) : nullptr;
     l.bias = b != nullptr ? b->f : std::vector<float>(static_cast<size_t>(c.out_c), 0.0f);
     add_layer(n, std::move(l));
 }
@@ -266,8 +268,12 @@ void Builder::pool(const onnx::Node& n) {
         fail(n, "count_include_pad with padding: the conv module averages the window's inputs");
     }
     if (n.get_int("ceil_mode", 0) != 0) {
-        auto floor_size = [](int64_t e, int64_t kk, int64_t ss) { return (e - kk) / ss + 1; };
-        auto ceil_size = [](int64_t e, int64_t kk, int64_t ss) { return (e - kk + ss - 1) / ss + 1; };
+        auto floor_size = [](int64_t e, int64_t kk, int64_t ss) {
+            return (e - kk) / ss + 1;
+        };
+        auto ceil_size = [](int64_t e, int64_t kk, int64_t ss) {
+            return (e - kk + ss - 1) / ss + 1;
+        };
         const int64_t eh = in.h + p.top + p.bottom, ew = in.w + p.left + p.right;
         if (floor_size(eh, c.pool_h, c.pool_stride_h) != ceil_size(eh, c.pool_h, c.pool_stride_h) ||
             floor_size(ew, c.pool_w, c.pool_stride_w) != ceil_size(ew, c.pool_w, c.pool_stride_w)) {
@@ -299,8 +305,8 @@ void Builder::gemm(const onnx::Node& n, bool matmul) {
         }
     }
     l.bias.assign(static_cast<size_t>(out), 0.0f);
-    const onnx::Value* c = n.inputs.size() > 2 && !n.inputs[2].empty() ? constant(n.inputs[2])
-                                                                        : nullptr;
+    const onnx::Value* c =
+        n.inputs.size() > 2 && !n.inputs[2].empty() ? constant(n.inputs[2]) : nullptr;
     if (c != nullptr && c->numel() != static_cast<size_t>(out) && c->numel() != 1) {
         fail(n, fmt::format("its bias C has {} values, expected {} or 1", c->numel(), out));
     }
@@ -381,11 +387,12 @@ void Builder::add_or_mul(const onnx::Node& n) {
 
 void Builder::software(const onnx::Node& n) {
     const std::string& t = n.inputs.at(0);
-    const bool after_layers = producer(t) >= 0 && producer(t) + 1 ==
-                                                      static_cast<int>(m_net.layers.size());
+    const bool after_layers =
+        producer(t) >= 0 && producer(t) + 1 == static_cast<int>(m_net.layers.size());
     if (!(after_layers && m_net.software.empty()) && t != m_software_out) {
-        fail(n, "dlhdl runs it in software on the host, after the processor: only at the end of "
-                "the network");
+        fail(n,
+             "dlhdl runs it in software on the host, after the processor: only at the end of "
+             "the network");
     }
     if (n.op_type == "Softmax" && n.get_int("axis", -1) != -1 && n.get_int("axis", -1) != 1) {
         fail(n, "softmax over an axis other than the channels");
@@ -438,14 +445,15 @@ void Builder::node(const onnx::Node& n) {
 
 NetworkFile Builder::build(const OnnxNetworkOptions& opts) {
     if (m_g.inputs.size() != 1 || m_g.outputs.size() != 1) {
-        throw sim::Error(fmt::format("{}: {} inputs and {} outputs: the DL processor runs a "
-                                     "network of one input and one output",
-                                     m_source, m_g.inputs.size(), m_g.outputs.size()));
+        throw sim::Error(
+            fmt::format("{}: {} inputs and {} outputs: the DL processor runs a "
+                        "network of one input and one output",
+                        m_source, m_g.inputs.size(), m_g.outputs.size()));
     }
     const std::vector<int64_t>& s = m_g.inputs[0].shape;
     if (s.size() != 4 || (s[0] != 1 && s[0] != -1) || s[1] < 1 || s[2] < 1 || s[3] < 1) {
-        throw sim::Error(fmt::format("{}: input '{}' is not an image of 1 x C x H x W",
-                                     m_source, m_g.inputs[0].name));
+        throw sim::Error(fmt::format("{}: input '{}' is not an image of 1 x C x H x W", m_source,
+                                     m_g.inputs[0].name));
     }
     m_net.name = m_g.name.empty() ? "onnx" : m_g.name;
     m_net.input = {s[1], s[2], s[3]};
@@ -471,11 +479,12 @@ NetworkFile Builder::finish(const OnnxNetworkOptions& opts) {
         throw sim::Error(m_source + ": no layer the DL processor runs");
     }
     const bool in_software = !m_net.software.empty() && out == m_software_out;
-    if (!in_software && (producer(out) + 1 != static_cast<int>(m_net.layers.size()) ||
-                         !m_net.software.empty())) {
-        throw sim::Error(fmt::format("{}: the output '{}' is not the last layer's: the DL "
-                                     "processor runs one chain to one output",
-                                     m_source, out));
+    if (!in_software &&
+        (producer(out) + 1 != static_cast<int>(m_net.layers.size()) || !m_net.software.empty())) {
+        throw sim::Error(
+            fmt::format("{}: the output '{}' is not the last layer's: the DL "
+                        "processor runs one chain to one output",
+                        m_source, out));
     }
     bool scaled = false, shifted = false;
     for (size_t k = 0; k < m_scale.size(); ++k) {
@@ -484,8 +493,9 @@ NetworkFile Builder::finish(const OnnxNetworkOptions& opts) {
     }
     std::vector<float> mean = opts.mean, std = opts.std;
     if ((scaled || shifted) && (!mean.empty() || !std.empty())) {
-        throw sim::Error(m_source + ": the model normalizes its input itself; --mean/--std "
-                                    "would normalize it twice");
+        throw sim::Error(m_source +
+                         ": the model normalizes its input itself; --mean/--std "
+                         "would normalize it twice");
     }
     if (scaled || shifted) {
         mean.clear(), std.clear();
@@ -514,20 +524,26 @@ NetworkFile Builder::finish(const OnnxNetworkOptions& opts) {
 }  // namespace
 
 const std::vector<std::string>& dlp_onnx_ops() {
-    static const std::vector<std::string> ops = {
-        "Conv",    "BatchNormalization", "Relu",    "LeakyRelu", "Clip",    "MaxPool",
-        "AveragePool", "GlobalAveragePool", "Gemm", "MatMul",   "Add",     "Mul",
-        "Sub",     "Div",                "Flatten", "Reshape",   "Identity", "Dropout",
-        "Softmax", "Sigmoid"};
+    static const std::vector<std::string> ops = {"Conv",        "BatchNormalization",
+                                                 "Relu",        "LeakyRelu",
+                                                 "Clip",        "MaxPool",
+                                                 "AveragePool", "GlobalAveragePool",
+                                                 "Gemm",        "MatMul",
+                                                 "Add",         "Mul",
+                                                 "Sub",         "Div",
+                                                 "Flatten",     "Reshape",
+                                                 "Identity",    "Dropout",
+                                                 "Softmax",     "Sigmoid"};
     return ops;
 }
 
 NetworkFile network_from_onnx(const onnx::Graph& g, const std::string& source,
                               const DlpPlatformConfig& cfg, const OnnxNetworkOptions& opts) {
     if (cfg.dlp.data_type != DataType::single) {
-        throw sim::Error(source + ": an ONNX network on an int8 processor needs its exponents "
-                                  "from calibration data, which npusim does not choose yet: "
-                                  "run it on a single-precision bitstream (dlp_zcu102_single)");
+        throw sim::Error(source +
+                         ": an ONNX network on an int8 processor needs its exponents "
+                         "from calibration data, which npusim does not choose yet: "
+                         "run it on a single-precision bitstream (dlp_zcu102_single)");
     }
     return Builder(g, source, cfg).build(opts);
 }

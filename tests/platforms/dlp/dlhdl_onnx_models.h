@@ -12,7 +12,7 @@ namespace npu::test {
 
 // conv + batch norm + relu, as MATLAB and PyTorch export a convolution2dLayer/Conv2d block.
 inline std::string conv_bn_relu(OnnxGraphBuilder& b, const std::string& x, const std::string& name,
-                         int64_t in_c, int64_t out_c) {
+                                int64_t in_c, int64_t out_c) {
     const std::string w = b.random(name + "_W", {out_c, in_c, 3, 3}, -0.4f, 0.4f);
     const std::string bias = b.random(name + "_B", {out_c}, -0.1f, 0.1f);
     auto* c = b.node("Conv", {x, w, bias}, name);
@@ -40,7 +40,8 @@ inline std::vector<uint8_t> compact_cnn() {
     OnnxGraphBuilder b("compact_cnn", "imageinput", {1, 1, 32, 32}, 13, 5);
     b.node("Sub", {"imageinput", b.constant("imageinput_Mean", {1, 1, 1}, {0.5f})},
            "imageinput_Sub");
-    b.node("Div", {"imageinput_Sub", b.constant("imageinput_StandardDeviation", {1, 1, 1}, {0.25f})},
+    b.node("Div",
+           {"imageinput_Sub", b.constant("imageinput_StandardDeviation", {1, 1, 1}, {0.25f})},
            "imageinput_Div");
     std::string x = conv_bn_relu(b, "imageinput_Div", "conv_1", 1, 16);
     x = max_pool(b, x, "maxpool_1");
@@ -49,10 +50,10 @@ inline std::vector<uint8_t> compact_cnn() {
     x = conv_bn_relu(b, x, "conv_3", 32, 64);
     b.node("GlobalAveragePool", {x}, "gap");
     b.node("Flatten", {"gap"}, "gap_flatten");
-    auto* fc = b.node("Gemm",
-                      {"gap_flatten", b.random("fc_W", {2, 64}, -0.3f, 0.3f),
-                       b.random("fc_B", {2}, -0.1f, 0.1f)},
-                      "fc");
+    auto* fc = b.node(
+        "Gemm",
+        {"gap_flatten", b.random("fc_W", {2, 64}, -0.3f, 0.3f), b.random("fc_B", {2}, -0.1f, 0.1f)},
+        "fc");
     OnnxGraphBuilder::set(fc, "transB", int64_t{1});
     b.node("Softmax", {"fc"}, "softmax");
     return b.bytes("softmax", {1, 2});

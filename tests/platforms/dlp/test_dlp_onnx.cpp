@@ -53,7 +53,7 @@ TEST(DlpOnnx, TheCompactCnnExportedAsMatlabDoesIsTheNetworkOfItsFigure) {
     EXPECT_EQ(f.network.layers[2].name, "conv_1");
     EXPECT_EQ(f.network.layers[2].conv.activation, Activation::relu);
     EXPECT_EQ(f.network.layers[2].onnx_tensor, "conv_1_relu");  // BN and ReLU fused
-    ASSERT_EQ(f.network.software.size(), 1u);                    // softmax on the host
+    ASSERT_EQ(f.network.software.size(), 1u);                   // softmax on the host
     EXPECT_EQ(f.network.software[0].op, "softmax");
     EXPECT_LE(std::fabs(static_cast<double>(e.frame_cycles) - 90629) / 90629, 0.10);
 }
@@ -65,7 +65,8 @@ std::vector<uint8_t> residual_net() {
     const std::string a = conv_bn_relu(b, "input", "c1", 3, 8);
     auto* c2 = b.node("Conv", {a, b.random("c2_W", {8, 8, 3, 3}, -0.3f, 0.3f)}, "c2");
     OnnxGraphBuilder::set(c2, "pads", std::vector<int64_t>{1, 1, 1, 1});
-    b.node("Clip", {"c2", b.constant("zero", {}, {0.0f}), b.constant("six", {}, {6.0f})}, "c2_clip");
+    b.node("Clip", {"c2", b.constant("zero", {}, {0.0f}), b.constant("six", {}, {6.0f})},
+           "c2_clip");
     auto* c3 = b.node("Conv", {"c2_clip", b.random("c3_W", {8, 8, 1, 1}, -0.5f, 0.5f)}, "c3");
     (void)c3;
     auto* lr = b.node("LeakyRelu", {"c3"}, "c3_leaky");
@@ -134,7 +135,8 @@ TEST_F(DlpOnnxRun, APyTorchStyleResidualNetEqualsTheOnnxReferenceOnTheTimedPlatf
     EXPECT_NE(got[0], got[1]);  // a meaningful comparison
 }
 
-std::string error_of(const std::vector<uint8_t>& bytes, const char* config = "dlp_zcu102_single.yaml") {
+std::string error_of(const std::vector<uint8_t>& bytes,
+                     const char* config = "dlp_zcu102_single.yaml") {
     try {
         network_from_onnx(onnx::import_model_bytes(bytes, "m.onnx"), "m.onnx", platform(config));
     } catch (const sim::Error& e) {
@@ -164,8 +166,9 @@ TEST(DlpOnnx, WhatTheProcessorCannotRunIsOneMessageNamingTheNode) {
         OnnxGraphBuilder b("g", "x", {1, 2, 4, 4});
         b.node("Sigmoid", {"x"}, "s");
         b.node("Conv", {"s", b.random("w", {2, 2, 1, 1}, -1, 1)}, "c");
-        EXPECT_NE(error_of(b.bytes("c", {1, 2, 4, 4})).find("Sigmoid 's': dlhdl runs it in software"),
-                  std::string::npos);
+        EXPECT_NE(
+            error_of(b.bytes("c", {1, 2, 4, 4})).find("Sigmoid 's': dlhdl runs it in software"),
+            std::string::npos);
     }
     {
         OnnxGraphBuilder b("g", "x", {1, 2, 4, 4});
