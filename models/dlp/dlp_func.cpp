@@ -161,6 +161,13 @@ void check(const ConvLayer& l) {
     }
 }
 
+int32_t pow2_exponent(double max_abs) {
+    if (!(max_abs > 0) || !std::isfinite(max_abs)) {
+        return 0;
+    }
+    return std::clamp(static_cast<int32_t>(std::ceil(std::log2(max_abs / 127.0))), -31, 31);
+}
+
 int8_t requantize(int64_t v, int32_t shift) {
     int64_t r = v;
     if (shift > 0) {

@@ -102,6 +102,10 @@ std::vector<int8_t> adder_int8(AdderOp op, const int8_t* a, int32_t a_exp, const
                                int32_t b_exp, int32_t out_exp, size_t n,
                                Activation act = Activation::none);
 
+// The smallest e with max_abs / 2^e <= 127 (0 for 0), clamped to the record's −31..31: the
+// power-of-two exponent that holds a range in int8.
+int32_t pow2_exponent(double max_abs);
+
 // Shared rounding: v · 2^-shift rounded half away from zero (shift > 0), or v · 2^|shift|
 // (shift <= 0), in 64 bits; then saturated to int8.
 int8_t requantize(int64_t v, int32_t shift);

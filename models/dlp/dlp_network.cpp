@@ -288,9 +288,7 @@ void quantize_constant(Layer& l) {
     for (float v : l.constant) {
         top = std::max(top, std::fabs(v));
     }
-    // The smallest exponent e with top / 2^e <= 127 (0 for an all-zero constant).
-    int32_t e = top > 0 ? static_cast<int32_t>(std::ceil(std::log2(top / 127.0f))) : 0;
-    e = std::clamp(e, -31, 31);
+    const int32_t e = pow2_exponent(top);
     l.quant.in2_exp = e;
     for (float v : l.constant) {
         l.constant_q.push_back(requantize(

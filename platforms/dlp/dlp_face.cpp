@@ -1,5 +1,7 @@
 #include "platforms/dlp/dlp_face.h"
 
+#include <algorithm>
+#include <cmath>
 #include <iterator>
 #include <random>
 
@@ -25,8 +27,9 @@ struct Compiled {
     Program program;
 };
 
-Compiled compile_network(const std::string& path, const DlpPlatformConfig& cfg) {
-    Compiled c{load_network(path, cfg), {}};
+Compiled compile_network(const std::string& path, const DlpPlatformConfig& cfg,
+                         const std::string& calibration, bool time_only) {
+    Compiled c{load_network(path, cfg, calibration, time_only), {}};
     CompileOptions co;
     co.ddr_base_addr = cfg.ddr_base_addr;
     co.frames = c.file.frames;
@@ -69,16 +72,27 @@ std::vector<std::vector<uint8_t>> inputs(const std::string& path, const NetworkF
     }
     const sim::Tensor t = sim::read_npy(path);
     const sim::DType want = single ? sim::DType::f32 : sim::DType::i8;
-    if (t.dtype() != want || t.numel() != per * f.frames) {
-        throw sim::Error(fmt::format("{}: {} of {}, the network takes {} frame(s) of {} {}x{}x{}",
+    // An int8 processor also takes float32 images: the host quantizes them at input_exp.
+    const bool to_int8 = !single && t.dtype() == sim::DType::f32;
+    if ((t.dtype() != want && !to_int8) || t.numel() != per * f.frames) {
+        throw sim::Error(fmt::format("{}: {} of {}, the network takes {} frame(s) of {} {}x{}x{}{}",
                                      path, sim::shape_str(t.shape()), sim::dtype_name(t.dtype()),
                                      f.frames, sim::dtype_name(want), n.input.z, n.input.h,
-                                     n.input.w));
+                                     n.input.w, single ? "" : " (or f32, quantized at input_exp)"));
     }
     for (uint32_t k = 0; k < f.frames; ++k) {
-        images.push_back(format_frame(t.bytes() + k * per * (single ? 4 : 1), per, n, cfg));
+        if (to_int8) {
+            std::vector<int8_t> q(per);
+            for (size_t i = 0; i < per; ++i) {
+                const double v = std::ldexp(t.data<float>()[k * per + i], -n.input_exp);
+                q[i] = static_cast<int8_t>(std::clamp(std::round(v), -128.0, 127.0));
+            }
+            images.push_back(format_frame(q.data(), per, n, cfg));
+        } else {
+            images.push_back(format_frame(t.bytes() + k * per * (single ? 4 : 1), per, n, cfg));
+        }
     }
-    described = path;
+    described = to_int8 ? fmt::format("{} (float32, quantized at 2^{})", path, n.input_exp) : path;
     return images;
 }
 
@@ -295,8 +309,8 @@ platform::RunReport DlpFace::run(const platform::RunRequest& request) {
     if (request.functional) {
         throw sim::Error(source() + ": a DL processor runs timed (no --functional)");
     }
-    const Compiled c =
-        compile_network(request.network.empty() ? request.model : request.network, m_cfg);
+    const Compiled c = compile_network(request.network.empty() ? request.model : request.network,
+                                       m_cfg, request.option("calibrate"), false);
     const Network& n = c.file.network;
     std::string described;
     std::vector<std::vector<uint8_t>> images = inputs(request.input, c.file, m_cfg.dlp, described);
@@ -343,7 +357,7 @@ platform::EstimateReport DlpFace::estimate(const platform::EstimateRequest& requ
                          "NET.onnx (one of them)");
     }
     const std::string& file = request.layers.empty() ? request.model : request.layers;
-    const Compiled c = compile_network(file, m_cfg);
+    const Compiled c = compile_network(file, m_cfg, request.option("calibrate"), true);
     const NetworkEstimate e = dlp::estimate(c.file.network, c.program, m_cfg.dlp, m_cfg.timing);
     platform::EstimateReport rep;
     rep.text = fmt::format("{} on {} ({} threads: C = {}, N = {}; {}; {})\n\n", c.file.network.name,
@@ -371,7 +385,17 @@ platform::PlatformKind dlp_platform_kind() {
             [](const sim::ConfigNode& p, const std::string& source) {
                 return std::make_unique<DlpFace>(read_dlp_platform(p), source);
             },
-            false};
+            false,
+            false,
+            {},
+            {{"calibrate",
+              "Calibration samples for an ONNX network on an int8 processor (float32 .npy, "
+              "(N, C, H, W) as the model takes them): per-layer power-of-two exponents from their "
+              "ranges, as dlquantizer chooses them",
+              true,
+              "",
+              false,
+              {"run", "estimate", "regress"}}}};
 }
 
 }  // namespace npu::dlp

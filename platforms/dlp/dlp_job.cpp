@@ -1,11 +1,15 @@
 #include "platforms/dlp/dlp_job.h"
 
+#include <algorithm>
 #include <map>
+#include <random>
 
 #include <fmt/format.h>
 
 #include "platforms/dlp/dlp_onnx.h"
+#include "platforms/dlp/dlp_quantize.h"
 #include "sim/core/error.h"
+#include "sim/core/npy.h"
 #include "sim/onnx/onnx_import.h"
 
 namespace npu::dlp {
@@ -298,7 +302,40 @@ NetworkFile read_network(const sim::ConfigNode& n) {
     return f;
 }
 
-NetworkFile load_network(const std::string& path, const DlpPlatformConfig& cfg) {
+std::vector<std::vector<float>> read_samples(const std::string& path, const NetworkFile& f,
+                                             std::string& note) {
+    constexpr size_t kRandomSamples = 16;
+    const Network& n = f.network;
+    const auto per = static_cast<size_t>(n.input.z * n.input.h * n.input.w);
+    std::vector<std::vector<float>> out;
+    if (path.empty()) {
+        std::mt19937 rng(f.seed);
+        std::uniform_real_distribution<float> u(-1, 1);
+        for (size_t k = 0; k < kRandomSamples; ++k) {
+            std::vector<float> x(per);
+            std::generate(x.begin(), x.end(), [&] { return u(rng); });
+            out.push_back(std::move(x));
+        }
+        note = fmt::format("{} pseudo-random samples (uniform −1..1, seed {})", kRandomSamples,
+                           f.seed);
+        return out;
+    }
+    const sim::Tensor t = sim::read_npy(path);
+    if (t.dtype() != sim::DType::f32 || t.numel() == 0 || t.numel() % per != 0) {
+        throw sim::Error(fmt::format("{}: {} of {}, expected float32 samples of {}x{}x{}", path,
+                                     sim::shape_str(t.shape()), sim::dtype_name(t.dtype()),
+                                     n.input.z, n.input.h, n.input.w));
+    }
+    for (size_t k = 0; k < t.numel() / per; ++k) {
+        const float* p = t.data<float>() + k * per;
+        out.emplace_back(p, p + per);
+    }
+    note = path;
+    return out;
+}
+
+NetworkFile load_network(const std::string& path, const DlpPlatformConfig& cfg,
+                         const std::string& calibration, bool time_only) {
     const auto ends = [&](const char* ext) {
         const std::string e = ext;
         return path.size() > e.size() && path.compare(path.size() - e.size(), e.size(), e) == 0;
@@ -311,7 +348,24 @@ NetworkFile load_network(const std::string& path, const DlpPlatformConfig& cfg) 
     if (ends(".onnx")) {
         onnx::ImportOptions io;
         io.supported_ops = {dlp_onnx_ops().begin(), dlp_onnx_ops().end()};
-        return network_from_onnx(onnx::import_model(path, io), path, cfg);
+        NetworkFile f = network_from_onnx(onnx::import_model(path, io), path, cfg);
+        if (cfg.dlp.data_type == DataType::int8) {
+            if (calibration.empty() && !time_only) {
+                throw sim::Error(path +
+                                 ": an int8 processor runs it with exponents chosen from "
+                                 "calibration data: give --calibrate SAMPLES.npy (float32, "
+                                 "(N, C, H, W) as the model takes them)");
+            }
+            std::string note;
+            quantize_network(f.network, calibration.empty() ? std::vector<std::vector<float>>{}
+                                                            : read_samples(calibration, f, note));
+        }
+        return f;
+    }
+    if (!calibration.empty()) {
+        throw sim::Error(path +
+                         ": --calibrate quantizes an ONNX network; a network file gives "
+                         "its own exponents");
     }
     sim::ConfigDocument doc = sim::ConfigDocument::load_file(path);
     NetworkFile f = read_network(doc.root().child("network"));

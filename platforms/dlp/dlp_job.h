@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "models/dlp/dlp_config.h"
 #include "models/dlp/dlp_cost.h"
@@ -36,6 +37,13 @@ NetworkFile read_network(const sim::ConfigNode& network);
 // A network file read, checked against the processor and its parameters filled (from the seed
 // where not given): what run, estimate and regress start from. A path ending in .onnx is an ONNX
 // model (dlp_onnx.h), its parameters its own.
-NetworkFile load_network(const std::string& path, const DlpPlatformConfig& cfg);
+// On an int8 processor an ONNX model is quantized from `calibration` (read_samples' format;
+// without it only when `time_only`: the weights' exponents alone).
+NetworkFile load_network(const std::string& path, const DlpPlatformConfig& cfg,
+                         const std::string& calibration = "", bool time_only = false);
+// Samples of the network's input: a float32 .npy of (Z, H, W) or (N, Z, H, W), or without a path
+// 16 pseudo-random ones, uniform in −1..1 from the network's seed; `note` says which.
+std::vector<std::vector<float>> read_samples(const std::string& path, const NetworkFile& f,
+                                             std::string& note);
 
 }  // namespace npu::dlp

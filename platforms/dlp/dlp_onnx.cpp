@@ -539,12 +539,6 @@ const std::vector<std::string>& dlp_onnx_ops() {
 
 NetworkFile network_from_onnx(const onnx::Graph& g, const std::string& source,
                               const DlpPlatformConfig& cfg, const OnnxNetworkOptions& opts) {
-    if (cfg.dlp.data_type != DataType::single) {
-        throw sim::Error(source +
-                         ": an ONNX network on an int8 processor needs its exponents "
-                         "from calibration data, which npusim does not choose yet: "
-                         "run it on a single-precision bitstream (dlp_zcu102_single)");
-    }
     return Builder(g, source, cfg).build(opts);
 }
 

@@ -21,8 +21,9 @@ struct OnnxNetworkOptions {
     std::vector<float> mean, std;  // --mean/--std: the input's normalization (one per channel)
 };
 
-// The graph as a network of the processor's layers (parameters from the model), checked against
-// `cfg` (check_network). `source` names the file in messages.
+// The graph as a network of the processor's layers (the model's float parameters), checked
+// against `cfg` (check_network). `source` names the file in messages. An int8 processor needs
+// them quantized (dlp_quantize.h: load_network does it).
 NetworkFile network_from_onnx(const onnx::Graph& g, const std::string& source,
                               const DlpPlatformConfig& cfg, const OnnxNetworkOptions& opts = {});
 

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <map>
+#include <random>
 #include <set>
 #include <string>
 
@@ -170,10 +171,32 @@ TEST_F(Cli, DlpRunsAndEstimatesAnOnnxModel) {
         EXPECT_GE(l["measures"]["cosine"]["value"].get<double>(), 0.99999) << l;
     }
     EXPECT_NE(g.out.find("top-1 agreement 16/16"), std::string::npos) << g.out;
-    const Result bad = run("estimate --platform dlp_zcu102_int8 --model " + model.string());
+    // int8: exponents from calibration samples (another set than the regression's), as
+    // dlquantizer chooses them; the output within cosine 0.99 of the float reference.
+    const auto images = [&](const char* name, uint32_t seed, int64_t count) {
+        npu::sim::Tensor x(npu::sim::DType::f32, {count, 1, 32, 32});
+        std::mt19937 rng(seed);
+        for (size_t i = 0; i < x.numel(); ++i) {
+            x.data<float>()[i] = std::uniform_real_distribution<float>(0, 1)(rng);
+        }
+        const std::vector<uint8_t> npy = npu::sim::encode_npy(x);
+        return write(name, std::string(npy.begin(), npy.end())).string();
+    };
+    const std::string calib = images("calib.npy", 1, 8), test = images("test.npy", 2, 8);
+    const Result q = run("regress --platform dlp_zcu102_int8 --model " + model.string() +
+                         " --calibrate " + calib + " --inputs " + test);
+    EXPECT_EQ(q.rc, 0) << q.out << q.err;
+    EXPECT_NE(q.out.find("on the DL processor (int8)"), std::string::npos) << q.out;
+    const Result bad = run("run --platform dlp_zcu102_int8 --model " + model.string());
     EXPECT_EQ(bad.rc, 2);
-    EXPECT_NE(bad.err.find("needs its exponents from calibration data"), std::string::npos)
-        << bad.err;
+    EXPECT_NE(bad.err.find("give --calibrate SAMPLES.npy"), std::string::npos) << bad.err;
+    // A float image into the int8 processor: the host quantizes it at the input's exponent.
+    const Result timed = run("run --platform dlp_zcu102_int8 --model " + model.string() +
+                             " --calibrate " + calib + " --input " + images("one.npy", 3, 1));
+    EXPECT_EQ(timed.rc, 0) << timed.err;
+    EXPECT_NE(timed.out.find("(float32, quantized at 2^-6)"), std::string::npos) << timed.out;
+    // The estimate needs no exponents: time does not depend on them.
+    EXPECT_EQ(run("estimate --platform dlp_zcu102_int8 --model " + model.string()).rc, 0);
 }
 
 TEST_F(Cli, DlpTimedRunEqualsItsEstimate) {

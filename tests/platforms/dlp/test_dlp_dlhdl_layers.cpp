@@ -1,10 +1,12 @@
 // dlhdl's layers of their own through the DL processor platform: the input normalization (two
 // adder layers with constant operands the compiler writes into DDR), max pooling and global
 // average pooling on the conv module, for both data types: the results equal the modules'
-// functions chained directly on CHW tensors (no DDR formats, no bus), every layer's time equals
-// the estimate; and the network file's normalization and pool keys as check_network sees them.
+// functions chained directly on CHW tensors (dlp_chain: no DDR formats, no bus), every layer's
+// time equals the estimate; and the network file's normalization and pool keys as check_network
+// sees them.
 #include <random>
 
+#include "models/dlp/dlp_chain.h"
 #include "models/dlp/dlp_exec.h"
 #include "platforms/dlp/dlp_estimate.h"
 #include "platforms/dlp/dlp_platform.h"
@@ -47,51 +49,6 @@ Network network(const DlpConfig& cfg, const char* yaml = kNet) {
     return f.network;
 }
 
-// An adder's constant operand over a C x H x W map.
-template <typename T>
-std::vector<T> broadcast(const std::vector<T>& per_channel, size_t plane) {
-    std::vector<T> v;
-    for (T c : per_channel) {
-        v.insert(v.end(), plane, c);
-    }
-    return v;
-}
-
-// The network's layers chained on CHW values by the modules' functions.
-template <typename T>
-std::vector<T> chain(const Network& n, std::vector<T> x) {
-    for (const Layer& l : n.layers) {
-        const size_t plane = static_cast<size_t>(input_shape(n, l).h * input_shape(n, l).w);
-        if constexpr (std::is_same_v<T, float>) {
-            if (is_adder(l.kind)) {
-                const auto c = broadcast(l.constant, plane);
-                x = adder_single(l.kind == LayerKind::add ? AdderOp::add : AdderOp::multiply,
-                                 x.data(), c.data(), x.size());
-            } else if (l.kind == LayerKind::conv) {
-                x = conv_single(l.conv, x.data(), l.weights.data(), l.bias.data());
-            } else if (l.kind == LayerKind::pool) {
-                x = pool_single(l.conv, x.data());
-            } else {
-                x = fc_single(l.fc, x.data(), l.weights.data(), l.bias.data());
-            }
-        } else {
-            if (is_adder(l.kind)) {
-                const auto c = broadcast(l.constant_q, plane);
-                x = adder_int8(l.kind == LayerKind::add ? AdderOp::add : AdderOp::multiply,
-                               x.data(), l.quant.in_exp, c.data(), l.quant.in2_exp, l.quant.out_exp,
-                               x.size());
-            } else if (l.kind == LayerKind::conv) {
-                x = conv_int8(l.conv, l.quant, x.data(), l.weights_q.data(), l.bias_q.data());
-            } else if (l.kind == LayerKind::pool) {
-                x = pool_int8(l.conv, l.quant, x.data());
-            } else {
-                x = fc_int8(l.fc, l.quant, x.data(), l.weights_q.data(), l.bias_q.data());
-            }
-        }
-    }
-    return x;
-}
-
 class DlhdlLayersTest : public ScTest {
 protected:
     void run(const char* config_file) {
@@ -118,10 +75,10 @@ protected:
         ASSERT_TRUE(r.done) << r.error;
         if (single) {
             EXPECT_EQ(read_activation_single(r.outputs[0].data(), {4, 1, 1}, cfg.dlp, true),
-                      chain(n, in_f));
+                      run_chain_single(n, in_f).back());
         } else {
             EXPECT_EQ(read_activation_int8(r.outputs[0].data(), {4, 1, 1}, cfg.dlp, true),
-                      chain(n, in_q));
+                      run_chain_int8(n, in_q).back());
         }
         const NetworkEstimate e = estimate(n, p, cfg.dlp, cfg.timing);
         ASSERT_EQ(soc.dlp.runs().size(), n.layers.size());

@@ -170,14 +170,6 @@ TEST(DlpOnnx, WhatTheProcessorCannotRunIsOneMessageNamingTheNode) {
             error_of(b.bytes("c", {1, 2, 4, 4})).find("Sigmoid 's': dlhdl runs it in software"),
             std::string::npos);
     }
-    {
-        OnnxGraphBuilder b("g", "x", {1, 2, 4, 4});
-        b.node("Conv", {"x", b.random("w", {2, 2, 1, 1}, -1, 1)}, "c");
-        EXPECT_EQ(error_of(b.bytes("c", {1, 2, 4, 4}), "dlp_zcu102_int8.yaml"),
-                  "m.onnx: an ONNX network on an int8 processor needs its exponents from "
-                  "calibration data, which npusim does not choose yet: run it on a "
-                  "single-precision bitstream (dlp_zcu102_single)");
-    }
 }
 
 }  // namespace
