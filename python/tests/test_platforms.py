@@ -23,7 +23,8 @@ def _record(folder):
 
 
 @pytest.mark.parametrize("name", ["k210", "finn", "dlp_zcu102_int8", "dlp_zcu102_single",
-                                  "ascend", "selfcheck"])
+                                  "dlp_zc706_int8", "dlp_zc706_single", "dlp_arria10soc_int8",
+                                  "dlp_arria10soc_single", "ascend", "selfcheck"])
 def test_a_built_in_platform_by_name_is_its_config_file(name):
     by_name = npusim.Platform(name)
     by_file = npusim.Platform(os.path.join(ROOT, "configs", name + ".yaml"))
@@ -36,7 +37,7 @@ def test_a_platform_that_is_neither_file_nor_name_is_the_programs_error():
     with pytest.raises(npusim.Error) as e:
         npusim.Platform("k211")
     assert str(e.value) == want
-    assert "nor a built-in platform: ascend, dlp_zcu102_int8" in want
+    assert "nor a built-in platform: ascend, dlp_arria10soc_int8" in want
 
 
 def test_a_finn_run_with_its_options_equals_the_programs(tmp_path):

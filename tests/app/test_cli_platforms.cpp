@@ -452,8 +452,9 @@ TEST_F(Cli, PlatformSettingsOnTheCommandLineEqualTheEditedFile) {
 // --platform NAME: the built-in platform configs by name (what an installed Python package, with
 // no checkout at hand, has); a file of that name wins; anything else is one error listing them.
 TEST_F(Cli, PlatformByNameIsTheBuiltInConfig) {
-    for (const char* name :
-         {"ascend", "dlp_zcu102_int8", "dlp_zcu102_single", "finn", "k210", "selfcheck"}) {
+    for (const char* name : {"ascend", "dlp_arria10soc_int8", "dlp_arria10soc_single",
+                             "dlp_zc706_int8", "dlp_zc706_single", "dlp_zcu102_int8",
+                             "dlp_zcu102_single", "finn", "k210", "selfcheck"}) {
         const Result by_name = run(std::string("info --platform ") + name);
         const Result by_file =
             run(fmt::format("info --platform {}/configs/{}.yaml", NPUSIM_SOURCE_DIR, name));
@@ -474,8 +475,9 @@ TEST_F(Cli, PlatformByNameIsTheBuiltInConfig) {
     EXPECT_EQ(unknown.rc, 2);
     EXPECT_EQ(unknown.err,
               "npusim: error: --platform: File does not exist: k211 (nor a built-in platform: "
-              "ascend, dlp_zcu102_int8, dlp_zcu102_single, finn, k210, selfcheck) (see 'npusim "
-              "--help')\n");
+              "ascend, dlp_arria10soc_int8, dlp_arria10soc_single, dlp_zc706_int8, "
+              "dlp_zc706_single, dlp_zcu102_int8, dlp_zcu102_single, finn, k210, selfcheck) (see "
+              "'npusim --help')\n");
     EXPECT_EQ(run("info --platform aipp").rc, 2);  // a job, not a platform
     write("finn", "bad: 1\n");
     const Result file_wins =

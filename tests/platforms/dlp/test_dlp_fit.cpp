@@ -74,6 +74,23 @@ TEST(DlhdlFigures, DocTablesAndShippedConstantsEqualAFreshFit) {
     EXPECT_EQ(i8.dlp.axi_bits(), cfg.dlp.axi_bits());
 }
 
+TEST(DlhdlFigures, TheShippingBitstreamsShareTheFitAndTheirClocksGiveTheirSeconds) {
+    // The same cycles on every bitstream (their thread numbers are the defaults, the fit
+    // assumed theirs); the Arria 10 SoC's 150 MHz makes them 200/150 times as long.
+    const DlpPlatformConfig z = platform("dlp_zcu102_single.yaml");
+    const NetworkFile f = load_network(kSource + "/configs/networks/dlhdl_compact_cnn.yaml", z);
+    const NetworkEstimate ez = estimate(f.network, compile(f.network, z.dlp), z.dlp, z.timing);
+    for (const char* name : {"dlp_zc706_single.yaml", "dlp_arria10soc_single.yaml"}) {
+        const DlpPlatformConfig c = platform(name);
+        const NetworkEstimate e = estimate(f.network, compile(f.network, c.dlp), c.dlp, c.timing);
+        EXPECT_EQ(e.frame_cycles, ez.frame_cycles) << name;
+    }
+    const DlpPlatformConfig a = platform("dlp_arria10soc_int8.yaml");
+    EXPECT_EQ(a.dlp.target_frequency_hz, 150'000'000u);
+    EXPECT_EQ(a.dlp.data_type, DataType::int8);
+    EXPECT_EQ(platform("dlp_zc706_int8.yaml").dlp.target_frequency_hz, 200'000'000u);
+}
+
 TEST(DlhdlFigures, TheFitRecoversConstantsItWasGiven) {
     // Rows made by the cost function from known constants come back exactly (no noise), and each
     // left-out row is predicted exactly too when every constant keeps support.
