@@ -107,16 +107,58 @@ uint64_t ConvLayer::macs() const {
                                  (in_c / groups));
 }
 
-void check(const ConvLayer& l) {
+namespace {
+
+// A layer's problems, all at once: "<what>: first; second; ...".
+struct Problems {
     std::vector<std::string> p;
-    auto range = [&](const char* name, int64_t v, int64_t lo, int64_t hi) {
+    void range(const char* name, int64_t v, int64_t lo, int64_t hi) {
         if (v < lo || v > hi) {
             p.push_back(fmt::format("{} is {}, expected {}..{}", name, v, lo, hi));
         }
+    }
+    bool empty() const { return p.empty(); }
+    void push_back(std::string s) { p.push_back(std::move(s)); }
+    void throw_if_any(const char* what) const {
+        if (p.empty()) {
+            return;
+        }
+        std::string msg = std::string(what) + ": " + p.front();
+        for (size_t i = 1; i < p.size(); ++i) {
+            msg += "; " + p[i];
+        }
+        throw sim::Error(msg);
+    }
+};
+
+void check_input(Problems& p, const ConvLayer& l) {
+    p.range("in_c", l.in_c, 1, 1 << 16);
+    p.range("in_h", l.in_h, 1, 1 << 14);
+    p.range("in_w", l.in_w, 1, 1 << 14);
+}
+
+// The pooling window, stride (1..largest) and padding: smaller than the window, so every window
+// holds an input (average pooling divides by the in-bounds count; fuzz_dlp_run once found a
+// window of padding alone).
+void check_pool_window(Problems& p, const ConvLayer& l, int64_t largest) {
+    p.range("pool_h", l.pool_h, 1, largest);
+    p.range("pool_w", l.pool_w, 1, largest);
+    p.range("pool_stride_h", l.pool_stride_h, 1, largest);
+    p.range("pool_stride_w", l.pool_stride_w, 1, largest);
+    p.range("pool_pad_top", l.pool_pad_top, 0, l.pool_h - 1);
+    p.range("pool_pad_bottom", l.pool_pad_bottom, 0, l.pool_h - 1);
+    p.range("pool_pad_left", l.pool_pad_left, 0, l.pool_w - 1);
+    p.range("pool_pad_right", l.pool_pad_right, 0, l.pool_w - 1);
+}
+
+}  // namespace
+
+void check(const ConvLayer& l) {
+    Problems p;
+    auto range = [&](const char* name, int64_t v, int64_t lo, int64_t hi) {
+        p.range(name, v, lo, hi);
     };
-    range("in_c", l.in_c, 1, 1 << 16);
-    range("in_h", l.in_h, 1, 1 << 14);
-    range("in_w", l.in_w, 1, 1 << 14);
+    check_input(p, l);
     range("out_c", l.out_c, 1, 1 << 16);
     range("kernel_h", l.kernel_h, 1, 7);
     range("kernel_w", l.kernel_w, 1, 7);
@@ -138,27 +180,12 @@ void check(const ConvLayer& l) {
                                 l.in_w + l.pad_left + l.pad_right));
     }
     if (p.empty() && l.pool != PoolType::none) {
-        range("pool_h", l.pool_h, 1, 8);
-        range("pool_w", l.pool_w, 1, 8);
-        range("pool_stride_h", l.pool_stride_h, 1, 8);
-        range("pool_stride_w", l.pool_stride_w, 1, 8);
-        // Padding smaller than the window, so every window holds an input (average pooling
-        // divides by the in-bounds count; fuzz_dlp_run once found a window of padding alone).
-        range("pool_pad_top", l.pool_pad_top, 0, l.pool_h - 1);
-        range("pool_pad_bottom", l.pool_pad_bottom, 0, l.pool_h - 1);
-        range("pool_pad_left", l.pool_pad_left, 0, l.pool_w - 1);
-        range("pool_pad_right", l.pool_pad_right, 0, l.pool_w - 1);
+        check_pool_window(p, l, 8);
         if (p.empty() && (l.out_h() < 1 || l.out_w() < 1)) {
             p.push_back("the pooling window does not fit the convolution output");
         }
     }
-    if (!p.empty()) {
-        std::string msg = "conv layer: " + p.front();
-        for (size_t i = 1; i < p.size(); ++i) {
-            msg += "; " + p[i];
-        }
-        throw sim::Error(msg);
-    }
+    p.throw_if_any("conv layer");
 }
 
 int32_t pow2_exponent(double max_abs) {
@@ -261,34 +288,14 @@ void check_pool(const ConvLayer& l) {
         l.pad_top + l.pad_bottom + l.pad_left + l.pad_right != 0) {
         throw sim::Error("pool layer: the geometry is not the identity 1x1 of a pooling layer");
     }
-    std::vector<std::string> p;
-    auto range = [&](const char* name, int64_t v, int64_t lo, int64_t hi) {
-        if (v < lo || v > hi) {
-            p.push_back(fmt::format("{} is {}, expected {}..{}", name, v, lo, hi));
-        }
-    };
-    range("in_c", l.in_c, 1, 1 << 16);
-    range("in_h", l.in_h, 1, 1 << 14);
-    range("in_w", l.in_w, 1, 1 << 14);
-    range("pool_h", l.pool_h, 1, 255);
-    range("pool_w", l.pool_w, 1, 255);
-    range("pool_stride_h", l.pool_stride_h, 1, 255);
-    range("pool_stride_w", l.pool_stride_w, 1, 255);
-    range("pool_pad_top", l.pool_pad_top, 0, l.pool_h - 1);
-    range("pool_pad_bottom", l.pool_pad_bottom, 0, l.pool_h - 1);
-    range("pool_pad_left", l.pool_pad_left, 0, l.pool_w - 1);
-    range("pool_pad_right", l.pool_pad_right, 0, l.pool_w - 1);
+    Problems p;
+    check_input(p, l);
+    check_pool_window(p, l, 255);  // the record's byte
     if (p.empty() && (l.out_h() < 1 || l.out_w() < 1)) {
         p.push_back(fmt::format("the {}x{} window does not fit the {}x{} input", l.pool_h, l.pool_w,
                                 l.in_h, l.in_w));
     }
-    if (!p.empty()) {
-        std::string msg = "pool layer: " + p.front();
-        for (size_t i = 1; i < p.size(); ++i) {
-            msg += "; " + p[i];
-        }
-        throw sim::Error(msg);
-    }
+    p.throw_if_any("pool layer");
 }
 
 std::vector<float> pool_single(const ConvLayer& l, const float* in) {

@@ -12,6 +12,7 @@
 #include "platforms/dlp/dlp_platform.h"
 #include "sim/core/config.h"
 #include "sim/core/error.h"
+#include "tests/platforms/dlp/dlp_platform_config.h"
 #include "tests/sim/tlm/sc_harness.h"
 
 namespace npu::test {
@@ -32,13 +33,6 @@ const char* kNet = R"(network:
     - {name: gap, type: global_average_pool}
     - {name: fc, type: fc, out_features: 4, w_exp: -7, out_exp: -3}
 )";
-
-DlpPlatformConfig platform(const char* file) {
-    auto doc = sim::ConfigDocument::load_file(std::string(NPUSIM_SOURCE_DIR "/configs/") + file);
-    DlpPlatformConfig c = read_dlp_platform(doc.root().child("platform"));
-    doc.finish();
-    return c;
-}
 
 Network network(const DlpConfig& cfg, const char* yaml = kNet) {
     auto doc = sim::ConfigDocument::parse(yaml, "net.yaml");

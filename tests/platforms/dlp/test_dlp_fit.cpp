@@ -12,6 +12,7 @@
 #include "sim/core/config.h"
 #include "sim/core/error.h"
 #include "sim/core/files.h"
+#include "tests/platforms/dlp/dlp_platform_config.h"
 
 namespace npu::test {
 namespace {
@@ -19,13 +20,6 @@ namespace {
 using namespace dlp;
 
 const std::string kSource = NPUSIM_SOURCE_DIR;
-
-DlpPlatformConfig platform(const std::string& file) {
-    auto doc = sim::ConfigDocument::load_file(kSource + "/configs/" + file);
-    DlpPlatformConfig c = read_dlp_platform(doc.root().child("platform"));
-    doc.finish();
-    return c;
-}
 
 TEST(DlhdlFigures, CompactCnnOnZcu102SingleAsDlhdlsEstimatorPrintsIt) {
     // dlhdl's estimatePerformance (R2024a, default ProcessorConfig, FrameCount 1): every row.

@@ -19,19 +19,13 @@
 #include "sim/onnx/evaluator.h"
 #include "sim/onnx/onnx_import.h"
 #include "tests/platforms/dlp/dlhdl_onnx_models.h"
+#include "tests/platforms/dlp/dlp_platform_config.h"
 #include "tests/sim/tlm/sc_harness.h"
 
 namespace npu::test {
 namespace {
 
 using namespace dlp;
-
-DlpPlatformConfig platform(const char* file) {
-    auto doc = sim::ConfigDocument::load_file(std::string(NPUSIM_SOURCE_DIR "/configs/") + file);
-    DlpPlatformConfig c = read_dlp_platform(doc.root().child("platform"));
-    doc.finish();
-    return c;
-}
 
 TEST(DlpOnnx, TheCompactCnnExportedAsMatlabDoesIsTheNetworkOfItsFigure) {
     const DlpPlatformConfig cfg = platform("dlp_zcu102_single.yaml");

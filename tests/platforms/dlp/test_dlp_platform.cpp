@@ -9,19 +9,13 @@
 #include "platforms/dlp/dlp_platform.h"
 #include "sim/core/config.h"
 #include "sim/tlm/kernel.h"
+#include "tests/platforms/dlp/dlp_platform_config.h"
 #include "tests/sim/tlm/sc_harness.h"
 
 namespace npu::test {
 namespace {
 
 using namespace dlp;
-
-DlpPlatformConfig platform(const char* file) {
-    auto doc = sim::ConfigDocument::load_file(std::string(NPUSIM_SOURCE_DIR "/configs/") + file);
-    DlpPlatformConfig c = read_dlp_platform(doc.root().child("platform"));
-    doc.finish();
-    return c;
-}
 
 Network network(const DlpConfig& cfg) {
     auto doc = sim::ConfigDocument::parse(R"(network:

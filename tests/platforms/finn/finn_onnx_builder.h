@@ -9,6 +9,8 @@
 
 #include <onnx/onnx_pb.h>
 
+#include "tests/sim/onnx/onnx_graph_builder.h"
+
 namespace npu::test {
 
 class FinnBuilder {
@@ -20,7 +22,7 @@ public:
         finn->set_domain("finn.custom_op.fpgadataflow.hls");
         finn->set_version(1);
         m_model.mutable_graph()->set_name("finn_chain");
-        value_info(m_model.mutable_graph()->add_input(), "global_in", input_shape);
+        onnx_proto::value_info(m_model.mutable_graph()->add_input(), "global_in", input_shape);
     }
 
     // The next layer, reading the current stream.
@@ -34,20 +36,9 @@ public:
         n->add_output(m_stream);
         return n;
     }
-    static void set(::onnx::NodeProto* n, const std::string& a, int64_t v) {
-        ::onnx::AttributeProto* at = n->add_attribute();
-        at->set_name(a), at->set_type(::onnx::AttributeProto::INT), at->set_i(v);
-    }
-    static void set(::onnx::NodeProto* n, const std::string& a, const std::string& v) {
-        ::onnx::AttributeProto* at = n->add_attribute();
-        at->set_name(a), at->set_type(::onnx::AttributeProto::STRING), at->set_s(v);
-    }
-    static void set(::onnx::NodeProto* n, const std::string& a, const std::vector<int64_t>& v) {
-        ::onnx::AttributeProto* at = n->add_attribute();
-        at->set_name(a), at->set_type(::onnx::AttributeProto::INTS);
-        for (int64_t x : v) {
-            at->add_ints(x);
-        }
+    template <typename T>
+    static void set(::onnx::NodeProto* n, const std::string& a, const T& v) {
+        onnx_proto::set_value(n, a, v);
     }
     // A float initializer as the node's next input.
     void initializer(::onnx::NodeProto* n, const std::vector<int64_t>& shape,
@@ -66,24 +57,10 @@ public:
     }
     ::onnx::ModelProto& model() { return m_model; }
     std::vector<uint8_t> bytes(const std::vector<int64_t>& output_shape) {
-        ::onnx::ModelProto m = m_model;
-        value_info(m.mutable_graph()->add_output(), m_stream, output_shape);
-        std::string s;
-        m.SerializeToString(&s);
-        return {s.begin(), s.end()};
+        return onnx_proto::bytes(m_model, m_stream, output_shape);
     }
 
 private:
-    static void value_info(::onnx::ValueInfoProto* v, const std::string& name,
-                           const std::vector<int64_t>& shape) {
-        v->set_name(name);
-        auto* t = v->mutable_type()->mutable_tensor_type();
-        t->set_elem_type(::onnx::TensorProto::FLOAT);
-        for (int64_t d : shape) {
-            t->mutable_shape()->add_dim()->set_dim_value(d);
-        }
-    }
-
     ::onnx::ModelProto m_model;
     std::string m_stream = "global_in";
 };

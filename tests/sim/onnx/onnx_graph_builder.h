@@ -6,11 +6,68 @@
 #include <cstdint>
 #include <random>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <onnx/onnx_pb.h>
 
 namespace npu::test {
+
+// The pieces every test model builder needs: attributes, a value's type, the serialized bytes.
+namespace onnx_proto {
+
+inline void set(::onnx::NodeProto* n, const std::string& a, int64_t v) {
+    ::onnx::AttributeProto* at = n->add_attribute();
+    at->set_name(a), at->set_type(::onnx::AttributeProto::INT), at->set_i(v);
+}
+inline void set(::onnx::NodeProto* n, const std::string& a, float v) {
+    ::onnx::AttributeProto* at = n->add_attribute();
+    at->set_name(a), at->set_type(::onnx::AttributeProto::FLOAT), at->set_f(v);
+}
+inline void set(::onnx::NodeProto* n, const std::string& a, const std::string& v) {
+    ::onnx::AttributeProto* at = n->add_attribute();
+    at->set_name(a), at->set_type(::onnx::AttributeProto::STRING), at->set_s(v);
+}
+inline void set(::onnx::NodeProto* n, const std::string& a, const std::vector<int64_t>& v) {
+    ::onnx::AttributeProto* at = n->add_attribute();
+    at->set_name(a), at->set_type(::onnx::AttributeProto::INTS);
+    for (int64_t x : v) {
+        at->add_ints(x);
+    }
+}
+// Any value: integers as INT, floating point as FLOAT, text as STRING, integer lists as INTS.
+template <typename T>
+void set_value(::onnx::NodeProto* n, const std::string& a, const T& v) {
+    if constexpr (std::is_integral_v<T>) {
+        set(n, a, static_cast<int64_t>(v));
+    } else if constexpr (std::is_floating_point_v<T>) {
+        set(n, a, static_cast<float>(v));
+    } else if constexpr (std::is_same_v<T, std::vector<int64_t>>) {
+        set(n, a, v);
+    } else {
+        set(n, a, std::string(v));
+    }
+}
+// A float tensor's name and shape (an input or output of the graph).
+inline void value_info(::onnx::ValueInfoProto* v, const std::string& name,
+                       const std::vector<int64_t>& shape) {
+    v->set_name(name);
+    auto* t = v->mutable_type()->mutable_tensor_type();
+    t->set_elem_type(::onnx::TensorProto::FLOAT);
+    for (int64_t d : shape) {
+        t->mutable_shape()->add_dim()->set_dim_value(d);
+    }
+}
+// `model` with `output` as its graph's output, serialized.
+inline std::vector<uint8_t> bytes(::onnx::ModelProto model, const std::string& output,
+                                  const std::vector<int64_t>& shape) {
+    value_info(model.mutable_graph()->add_output(), output, shape);
+    std::string s;
+    model.SerializeToString(&s);
+    return {s.begin(), s.end()};
+}
+
+}  // namespace onnx_proto
 
 class OnnxGraphBuilder {
 public:
@@ -20,7 +77,7 @@ public:
         m_model.set_ir_version(8);
         m_model.add_opset_import()->set_version(opset);
         m_model.mutable_graph()->set_name(name);
-        value_info(m_model.mutable_graph()->add_input(), input, shape);
+        onnx_proto::value_info(m_model.mutable_graph()->add_input(), input, shape);
     }
 
     // A node named `name` whose one output is the tensor `name`.
@@ -35,20 +92,9 @@ public:
         n->add_output(name);
         return n;
     }
-    static void set(::onnx::NodeProto* n, const std::string& a, int64_t v) {
-        ::onnx::AttributeProto* at = n->add_attribute();
-        at->set_name(a), at->set_type(::onnx::AttributeProto::INT), at->set_i(v);
-    }
-    static void set(::onnx::NodeProto* n, const std::string& a, float v) {
-        ::onnx::AttributeProto* at = n->add_attribute();
-        at->set_name(a), at->set_type(::onnx::AttributeProto::FLOAT), at->set_f(v);
-    }
-    static void set(::onnx::NodeProto* n, const std::string& a, const std::vector<int64_t>& v) {
-        ::onnx::AttributeProto* at = n->add_attribute();
-        at->set_name(a), at->set_type(::onnx::AttributeProto::INTS);
-        for (int64_t x : v) {
-            at->add_ints(x);
-        }
+    template <typename T>
+    static void set(::onnx::NodeProto* n, const std::string& a, const T& v) {
+        onnx_proto::set_value(n, a, v);
     }
     // A float initializer with the given values; returns its name.
     std::string constant(const std::string& name, const std::vector<int64_t>& shape,
@@ -79,24 +125,10 @@ public:
         return constant(name, shape, v);
     }
     std::vector<uint8_t> bytes(const std::string& output, const std::vector<int64_t>& shape) {
-        ::onnx::ModelProto m = m_model;
-        value_info(m.mutable_graph()->add_output(), output, shape);
-        std::string s;
-        m.SerializeToString(&s);
-        return {s.begin(), s.end()};
+        return onnx_proto::bytes(m_model, output, shape);
     }
 
 private:
-    static void value_info(::onnx::ValueInfoProto* v, const std::string& name,
-                           const std::vector<int64_t>& shape) {
-        v->set_name(name);
-        auto* t = v->mutable_type()->mutable_tensor_type();
-        t->set_elem_type(::onnx::TensorProto::FLOAT);
-        for (int64_t d : shape) {
-            t->mutable_shape()->add_dim()->set_dim_value(d);
-        }
-    }
-
     ::onnx::ModelProto m_model;
     std::mt19937 m_rng;
 };
