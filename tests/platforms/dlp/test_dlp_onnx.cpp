@@ -8,6 +8,7 @@
 // naming the node.
 #include <cmath>
 #include <filesystem>
+#include <random>
 
 #include "models/dlp/dlp_exec.h"
 #include "platforms/dlp/dlp_estimate.h"
@@ -18,6 +19,7 @@
 #include "sim/core/files.h"
 #include "sim/onnx/evaluator.h"
 #include "sim/onnx/onnx_import.h"
+#include "tests/fuzz/fuzz_dlp_onnx.h"
 #include "tests/platforms/dlp/dlhdl_onnx_models.h"
 #include "tests/platforms/dlp/dlp_platform_config.h"
 #include "tests/sim/tlm/sc_harness.h"
@@ -164,6 +166,27 @@ TEST(DlpOnnx, WhatTheProcessorCannotRunIsOneMessageNamingTheNode) {
             error_of(b.bytes("c", {1, 2, 4, 4})).find("Sigmoid 's': dlhdl runs it in software"),
             std::string::npos);
     }
+}
+
+// The libFuzzer target's entry point (tests/fuzz/fuzz_dlp_onnx.h) on seeded mutations of the
+// compact CNN: every one a result or one sim::Error.
+TEST(DlpOnnx, MutatedModelsImportOrFailCleanly) {
+    const std::vector<uint8_t> model = compact_cnn();
+    const DlpPlatformConfig single = platform("dlp_zcu102_single.yaml");
+    const DlpPlatformConfig int8 = platform("dlp_zcu102_int8.yaml");
+    std::mt19937 rng(11);
+    int ran = 0, refused = 0;
+    for (int t = 0; t < 200; ++t) {
+        std::vector<uint8_t> b = model;
+        for (int e = 0; e < 1 + t % 3; ++e) {
+            b[rng() % b.size()] = static_cast<uint8_t>(rng());
+        }
+        const int r = fuzz::dlp_onnx_run(b.data(), b.size(), single, int8);
+        ran += r == 2 ? 1 : 0;
+        refused += r < 2 ? 1 : 0;
+    }
+    EXPECT_GT(ran, 0);      // mutations of weights still run
+    EXPECT_GT(refused, 0);  // and of structure are refused
 }
 
 }  // namespace
