@@ -269,49 +269,75 @@ bool Dlp::streaming(const std::vector<Record>& records, uint64_t frames) {
     return true;
 }
 
-// One layer of a frame: its reads, the computation, its write, its time; false after fail().
-bool Dlp::run_layer(const Record& r, const LayerPlacement& p, uint32_t frame, size_t i) {
-    LayerRun run{frame, i, kind_name(r.layer.kind), {}, to_ps(sc_core::sc_time_stamp()), 0};
-    // The transfers the cost model charges, issued back to back on each port; each one's
-    // duration (the growth of its port's local time) is added to its term.
-    sc_time act_t = sc_core::SC_ZERO_TIME, w_t = sc_core::SC_ZERO_TIME;
-    auto timed_read = [&](sim::AxiPort& port, uint64_t addr, std::vector<uint8_t>& buf,
-                          uint64_t bytes, uint64_t& cycles) {
-        buf.resize(bytes);
-        if (bytes == 0) {
-            return true;
-        }
-        sc_time& t = &port == &act ? act_t : w_t;
-        const sc_time before = t;
-        if (port.read(addr, buf.data(), bytes, t) != tlm::TLM_OK_RESPONSE) {
-            return false;
-        }
-        cycles += static_cast<uint64_t>((t - before) / m_period + 0.5);
+// One transfer of a layer's plan on its port, into or out of `buf`, back to back with the
+// port's earlier ones; its duration (the growth of the port's local time `tp`) added to its term
+// of `c`, as the cost model charges it. False: outside `buf`, or the bus refused it.
+bool Dlp::transfer(const Transfer& x, const LayerPlacement& p, std::vector<uint8_t>& buf,
+                   LayerCost& c, sc_time& tp) {
+    if (x.bytes == 0) {
         return true;
-    };
-    std::vector<uint8_t> in, in2, w, b;
-    LayerCost& c = run.cost;
-    const bool ok = timed_read(act, p.input_addr, in, p.input_bytes, c.read_cycles) &&
-                    timed_read(act, p.input2_addr, in2, p.input2_bytes, c.read_cycles) &&
-                    timed_read(weights, p.weight_addr, w, p.weight_bytes, c.weight_cycles) &&
-                    timed_read(weights, p.bias_addr, b, p.bias_bytes, c.weight_cycles);
-    if (!ok) {
-        fail(regs::kBusError, fmt::format("frame {} layer {}: a DDR read failed", frame, i));
+    }
+    if (x.offset + x.bytes > buf.size()) {
         return false;
     }
-    std::vector<uint8_t> out;
+    const bool out = x.buffer == Transfer::Buffer::output;
+    const bool param = x.buffer == Transfer::Buffer::weights || x.buffer == Transfer::Buffer::bias;
+    const sc_time before = tp;
+    const uint64_t addr = transfer_addr(x, p);
+    const tlm::tlm_response_status s = out ? act.write(addr, buf.data() + x.offset, x.bytes, tp)
+                                       : param
+                                           ? weights.read(addr, buf.data() + x.offset, x.bytes, tp)
+                                           : act.read(addr, buf.data() + x.offset, x.bytes, tp);
+    const auto cycles = static_cast<uint64_t>((tp - before) / m_period + 0.5);
+    (out ? c.write_cycles : param ? c.weight_cycles : c.read_cycles) += cycles;
+    return s == tlm::TLM_OK_RESPONSE;
+}
+
+// One layer of a frame: the transfers of its plan (dlp_tiles: tiles when its images exceed the
+// module's memories), the computation, its time; false after fail().
+bool Dlp::run_layer(const Record& r, const LayerPlacement& p, uint32_t frame, size_t i) {
+    LayerRun run{frame, i, kind_name(r.layer.kind), {}, to_ps(sc_core::sc_time_stamp()), 0};
+    LayerPlan plan;
+    try {
+        plan = layer_plan(r.layer, p, m_cfg);
+    } catch (const sim::Error& e) {
+        fail(regs::kBadLayer, fmt::format("frame {} layer {}: {}", frame, i, e.what()));
+        return false;
+    }
+    std::vector<uint8_t> in(p.input_bytes), in2(p.input2_bytes), w(p.weight_bytes), b(p.bias_bytes),
+        out;
+    auto buffer = [&](Transfer::Buffer x) -> std::vector<uint8_t>& {
+        return x == Transfer::Buffer::input     ? in
+               : x == Transfer::Buffer::input2  ? in2
+               : x == Transfer::Buffer::weights ? w
+               : x == Transfer::Buffer::bias    ? b
+                                                : out;
+    };
+    sc_time act_t = sc_core::SC_ZERO_TIME, w_t = sc_core::SC_ZERO_TIME;
+    auto move = [&](const Transfer& x) {
+        return transfer(x, p, buffer(x.buffer), run.cost,
+                        x.buffer == Transfer::Buffer::weights || x.buffer == Transfer::Buffer::bias
+                            ? w_t
+                            : act_t);
+    };
+    for (const Transfer& x : plan.transfers) {
+        if (x.buffer != Transfer::Buffer::output && !move(x)) {
+            fail(regs::kBusError, fmt::format("frame {} layer {}: a DDR read failed", frame, i));
+            return false;
+        }
+    }
     try {
         out = execute_layer(r, m_cfg, {in.data(), in2.data(), w.data(), b.data()});
     } catch (const sim::Error& e) {
         fail(regs::kBadLayer, fmt::format("frame {} layer {}: {}", frame, i, e.what()));
         return false;
     }
-    const sc_time before = act_t;
-    if (act.write(p.output_addr, out.data(), out.size(), act_t) != tlm::TLM_OK_RESPONSE) {
-        fail(regs::kBusError, fmt::format("frame {} layer {}: the DDR write failed", frame, i));
-        return false;
+    for (const Transfer& x : plan.transfers) {
+        if (x.buffer == Transfer::Buffer::output && !move(x)) {
+            fail(regs::kBusError, fmt::format("frame {} layer {}: the DDR write failed", frame, i));
+            return false;
+        }
     }
-    c.write_cycles = static_cast<uint64_t>((act_t - before) / m_period + 0.5);
     finish_layer(r, p, run);
     return true;
 }

@@ -15,6 +15,7 @@
 #include "models/dlp/dlp_cost.h"
 #include "models/dlp/dlp_program.h"
 #include "models/dlp/dlp_regs.h"
+#include "models/dlp/dlp_tiles.h"
 #include "sim/core/regs.h"
 #include "sim/core/stats.h"
 #include "sim/tlm/axi_port.h"
@@ -57,6 +58,8 @@ private:
     void run();
     bool run_frames();
     bool run_frame(const std::vector<Record>& records, uint32_t frame, uint32_t slot);
+    bool transfer(const Transfer& x, const LayerPlacement& p, std::vector<uint8_t>& buf,
+                  LayerCost& c, sc_core::sc_time& tp);
     bool run_layer(const Record& r, const LayerPlacement& p, uint32_t frame, size_t i);
     void finish_layer(const Record& r, const LayerPlacement& p, LayerRun& run);
     bool streaming(const std::vector<Record>& records, uint64_t frames);

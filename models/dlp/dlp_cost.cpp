@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "models/dlp/dlp_tiles.h"
+
 namespace npu::dlp {
 
 namespace {
@@ -61,23 +63,20 @@ LayerCost layer_cost(const Layer& l, const LayerPlacement& p, const DlpConfig& c
                      const DlpTiming& t, bool first_layer) {
     LayerCost c;
     c.compute_cycles = compute_cycles(l, cfg, t);
-    c.read_bytes = p.input_bytes + p.input2_bytes;
-    c.weight_bytes = p.weight_bytes + p.bias_bytes;
-    c.write_bytes = p.output_bytes;
-    c.read_cycles = bus_cycles(cfg, p.input_addr, p.input_bytes) +
-                    bus_cycles(cfg, p.input2_addr, p.input2_bytes);
-    c.weight_cycles =
-        bus_cycles(cfg, p.weight_addr, p.weight_bytes) + bus_cycles(cfg, p.bias_addr, p.bias_bytes);
-    c.write_cycles = bus_cycles(cfg, p.output_addr, p.output_bytes);
-    if (l.kind == LayerKind::conv || l.kind == LayerKind::pool) {
-        const ConvLayer& v = l.conv;
-        const auto& ib = cfg.conv_input_memory_size;
-        const auto& ob = cfg.conv_output_memory_size;
-        const auto in = static_cast<uint64_t>(v.in_c * v.in_h * v.in_w);
-        const auto out = static_cast<uint64_t>(v.out_c * v.conv_h() * v.conv_w());
-        c.tiles = std::max({uint64_t{1}, ceil_div(in, ib[0] * ib[1] * ib[2]),
-                            ceil_div(out, ob[0] * ob[1] * ob[2])});
-        c.macs = l.kind == LayerKind::conv ? v.macs() : 0;
+    const LayerPlan plan = layer_plan(l, p, cfg);
+    c.tiles = plan.tiles;
+    for (const Transfer& x : plan.transfers) {
+        const uint64_t cycles = bus_cycles(cfg, transfer_addr(x, p), x.bytes);
+        if (x.buffer == Transfer::Buffer::output) {
+            c.write_bytes += x.bytes, c.write_cycles += cycles;
+        } else if (x.buffer == Transfer::Buffer::weights || x.buffer == Transfer::Buffer::bias) {
+            c.weight_bytes += x.bytes, c.weight_cycles += cycles;
+        } else {
+            c.read_bytes += x.bytes, c.read_cycles += cycles;
+        }
+    }
+    if (l.kind == LayerKind::conv) {
+        c.macs = l.conv.macs();
     } else if (l.kind == LayerKind::fc) {
         c.macs = static_cast<uint64_t>(l.fc.in * l.fc.out);
     }

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "models/dlp/dlp_tiles.h"
 #include "sim/core/error.h"
 
 namespace npu::dlp {
@@ -79,14 +80,7 @@ std::string check_fc_layer(Layer& l, const ActShape& in, const DlpConfig& cfg) {
     if (l.fc.out < 1 || l.fc.out > (int64_t{1} << 20)) {
         return fmt::format("out_features is {}, expected 1..2^20", l.fc.out);
     }
-    if (static_cast<uint64_t>(l.fc.in) > cfg.fc_input_memory_size) {
-        return fmt::format("{} inputs exceed fc_input_memory_size {}", l.fc.in,
-                           cfg.fc_input_memory_size);
-    }
-    if (static_cast<uint64_t>(l.fc.out) > cfg.fc_output_memory_size) {
-        return fmt::format("{} outputs exceed fc_output_memory_size {}", l.fc.out,
-                           cfg.fc_output_memory_size);
-    }
+    // Beyond the fc module's memories it runs in chunks (dlp_tiles.h).
     if (cfg.data_type == DataType::int8 && l.fc.output != FcLayer::Output::plain) {
         return "softmax and sigmoid outputs need processor_data_type single";
     }
@@ -205,6 +199,13 @@ void check_network(Network& n, const DlpConfig& cfg) {
                                                       : check_adder_layer(n, l, in);
         if (why.empty()) {
             why = check_batch_norm(l, cfg);
+        }
+        if (why.empty() && (l.kind == LayerKind::conv || l.kind == LayerKind::pool)) {
+            try {  // tiles of whole rows must fit the conv module's memories
+                layer_plan(l, LayerPlacement{}, cfg);
+            } catch (const sim::Error& e) {
+                why = e.what();
+            }
         }
         for (const size_t given : {l.weights.size(), l.weights_q.size()}) {
             if (why.empty() && given != 0 && given != weight_count(l)) {

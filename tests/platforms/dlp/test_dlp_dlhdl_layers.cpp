@@ -45,8 +45,12 @@ Network network(const DlpConfig& cfg, const char* yaml = kNet) {
 
 class DlhdlLayersTest : public ScTest {
 protected:
-    void run(const char* config_file) {
-        const DlpPlatformConfig cfg = platform(config_file);
+    // `memory`: the conv module's input and output memories (0: the file's).
+    void run(const char* config_file, uint64_t memory = 0) {
+        DlpPlatformConfig cfg = platform(config_file);
+        if (memory != 0) {
+            cfg.dlp.conv_input_memory_size = cfg.dlp.conv_output_memory_size = {memory, memory, 1};
+        }
         const Network n = network(cfg.dlp);
         CompileOptions co;
         co.ddr_base_addr = cfg.ddr_base_addr;
@@ -78,9 +82,30 @@ protected:
         ASSERT_EQ(soc.dlp.runs().size(), n.layers.size());
         for (const LayerRun& run : soc.dlp.runs()) {
             EXPECT_EQ(run.cost.total_cycles, e.layers[run.layer].cost.total_cycles) << run.layer;
+            EXPECT_EQ(run.cost.read_cycles, e.layers[run.layer].cost.read_cycles) << run.layer;
+        }
+        if (memory != 0) {  // 289 values: worked below
+            // conv_1: an output column is 12 x 8 = 96 values: 3 fit; they need 5 input columns
+            // of 12 x 3 = 180 values: 12 / 3 = 4 tiles. maxpool_1: output columns of 6 x 8 = 48;
+            // 2 of them need 4 input columns of 12 x 8 = 384 > 289, 1 needs 192: 6 tiles.
+            // avgpool and gap: their 8x6x6 = 288 values fit whole.
+            EXPECT_EQ(e.layers[2].cost.tiles, 4u);
+            EXPECT_EQ(e.layers[3].cost.tiles, 6u);
+            EXPECT_EQ(e.layers[4].cost.tiles, 1u);
+            EXPECT_EQ(e.layers[5].cost.tiles, 1u);
         }
     }
 };
+
+// Layers larger than the conv module's memories (17x17x1 here) run in tiles: the same values,
+// the time of the tiles' transfers, as estimated.
+TEST_F(DlhdlLayersTest, TilesGiveTheSameValuesAndTheirTimeEqualsTheEstimate) {
+    run("dlp_zcu102_single.yaml", 17);
+}
+
+TEST_F(DlhdlLayersTest, Int8TilesGiveTheSameValuesAndTheirTimeEqualsTheEstimate) {
+    run("dlp_zcu102_int8.yaml", 17);
+}
 
 TEST_F(DlhdlLayersTest, SingleNetworkEqualsTheModulesAndTheEstimate) {
     run("dlp_zcu102_single.yaml");
