@@ -6,17 +6,22 @@
 // AveragePool with padding, MatMul + Add, Add) runs on the timed platform with outputs within
 // float rounding of the ONNX reference evaluator; what the processor cannot run is one message
 // naming the node.
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <random>
 
+#include "models/dlp/dlp_chain.h"
 #include "models/dlp/dlp_exec.h"
 #include "platforms/dlp/dlp_estimate.h"
 #include "platforms/dlp/dlp_onnx.h"
 #include "platforms/dlp/dlp_platform.h"
+#include "platforms/dlp/dlp_quantize.h"
 #include "sim/core/config.h"
 #include "sim/core/error.h"
 #include "sim/core/files.h"
+#include "sim/core/image.h"
 #include "sim/onnx/evaluator.h"
 #include "sim/onnx/onnx_import.h"
 #include "tests/fuzz/fuzz_dlp_onnx.h"
@@ -129,6 +134,77 @@ TEST_F(DlpOnnxRun, APyTorchStyleResidualNetEqualsTheOnnxReferenceOnTheTimedPlatf
         EXPECT_NEAR(got[i], want[i], 1e-4 * (1 + std::fabs(want[i]))) << i;
     }
     EXPECT_NE(got[0], got[1]);  // a meaningful comparison
+}
+
+// A photo as torchvision feeds ResNet-18: resized to size x size (OpenCV's INTER_LINEAR), RGB
+// in 0..1, normalized by ImageNet's mean and std; CHW.
+std::vector<float> imagenet_input(const sim::Tensor& rgb, int64_t size) {
+    const sim::Tensor r = sim::resize_linear(rgb, size, size);
+    const float mean[] = {0.485f, 0.456f, 0.406f}, std[] = {0.229f, 0.224f, 0.225f};
+    std::vector<float> x(r.numel());
+    for (size_t i = 0; i < x.size(); ++i) {
+        const size_t c = i / static_cast<size_t>(size * size);
+        x[i] = (r.data<uint8_t>()[i] / 255.0f - mean[c]) / std[c];
+    }
+    return x;
+}
+
+double cosine(const std::vector<float>& a, const std::vector<float>& b) {
+    double dot = 0, aa = 0, bb = 0;
+    for (size_t i = 0; i < a.size(); ++i) {
+        dot += static_cast<double>(a[i]) * b[i], aa += static_cast<double>(a[i]) * a[i];
+        bb += static_cast<double>(b[i]) * b[i];
+    }
+    return dot / std::sqrt(aa * bb);
+}
+
+// ResNet-18 (torchvision's topology, seeded weights, BatchNormalization unfused) at 224x224 on the
+// default int8 bitstream: calibrated on a photo and the synthetic scene, run through the SystemC
+// model on another photo — its early layers exceed the conv module's 227x227x3 memories and run
+// in tiles — every layer's time equal to the estimate, the output within cosine 0.99 of the ONNX
+// reference's.
+TEST_F(DlpOnnxRun, ResNet18At224RunsInt8InTilesAsEstimatedCloseToTheOnnxReference) {
+    const std::string shared = NPUSIM_SOURCE_DIR "/../shared/k210/";
+    if (!std::filesystem::exists(shared + "coco_436551.jpg")) {
+        GTEST_SKIP() << "../shared/k210 (photos) is absent";
+    }
+    const onnx::Graph g = onnx::import_model_bytes(resnet18(224), "resnet18.onnx");
+    const DlpPlatformConfig cfg = platform("dlp_zcu102_int8.yaml");
+    NetworkFile f = network_from_onnx(g, "resnet18.onnx", cfg);
+    ASSERT_EQ(f.network.layers.size(), 31u);  // conv1, pool, 16 + 3 convs, 8 adds, gap, fc
+    quantize_network(f.network, {imagenet_input(sim::read_image(shared + "astronaut.png"), 224),
+                                 imagenet_input(sim::test_scene(240, 320), 224)});
+    const Network& n = f.network;
+    const std::vector<float> x = imagenet_input(sim::read_image(shared + "coco_436551.jpg"), 224);
+    std::vector<int8_t> q(x.size());
+    for (size_t i = 0; i < x.size(); ++i) {
+        q[i] = static_cast<int8_t>(
+            std::clamp(std::round(std::ldexp(x[i], -n.input_exp)), -128.0f, 127.0f));
+    }
+    CompileOptions co;
+    co.ddr_base_addr = cfg.ddr_base_addr;
+    const Program p = compile(n, cfg.dlp, co);
+    DlpPlatform soc("soc", cfg);
+    soc.load(p, {format_activation(q, n.input, cfg.dlp)}, false);
+    sc_core::sc_start();
+    ASSERT_TRUE(soc.result().done) << soc.result().error;
+    const NetworkEstimate e = estimate(n, p, cfg.dlp, cfg.timing);
+    for (const LayerRun& run : soc.dlp.runs()) {
+        EXPECT_EQ(run.cost.total_cycles, e.layers[run.layer].cost.total_cycles) << run.layer;
+    }
+    EXPECT_GT(e.layers[0].cost.tiles, 1u);  // conv1: 112x112x64 outputs in tiles
+    const std::vector<int8_t> y =
+        read_activation_int8(soc.result().outputs[0].data(), {1000, 1, 1}, cfg.dlp, true);
+    EXPECT_EQ(y, run_chain_int8(n, q).back());  // the timed model's values are the chain's
+    std::vector<float> got;
+    for (int8_t v : y) {
+        got.push_back(static_cast<float>(std::ldexp(v, n.layers.back().quant.out_exp)));
+    }
+    const auto ref = onnx::evaluate(g, {{"input", onnx::Value::floats({1, 3, 224, 224}, x)}});
+    const double cos = cosine(got, ref.at("fc").f);
+    EXPECT_GE(cos, 0.99);
+    std::printf("ResNet-18 224x224 int8: %llu cycles (%.3f ms at 200 MHz), output cosine %.5f\n",
+                static_cast<unsigned long long>(e.frame_cycles), e.frame_cycles / 200e3, cos);
 }
 
 std::string error_of(const std::vector<uint8_t>& bytes,
