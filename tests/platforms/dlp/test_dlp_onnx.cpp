@@ -131,7 +131,7 @@ TEST_F(DlpOnnxRun, APyTorchStyleResidualNetEqualsTheOnnxReferenceOnTheTimedPlatf
     const std::vector<float>& want = ref.at("logits").f;
     ASSERT_EQ(got.size(), want.size());
     for (size_t i = 0; i < got.size(); ++i) {
-        EXPECT_NEAR(got[i], want[i], 1e-4 * (1 + std::fabs(want[i]))) << i;
+        EXPECT_NEAR(got[i], want[i], 1e-4 * (1 + std::fabs(static_cast<double>(want[i])))) << i;
     }
     EXPECT_NE(got[0], got[1]);  // a meaningful comparison
 }
@@ -152,8 +152,8 @@ std::vector<float> imagenet_input(const sim::Tensor& rgb, int64_t size) {
 double cosine(const std::vector<float>& a, const std::vector<float>& b) {
     double dot = 0, aa = 0, bb = 0;
     for (size_t i = 0; i < a.size(); ++i) {
-        dot += static_cast<double>(a[i]) * b[i], aa += static_cast<double>(a[i]) * a[i];
-        bb += static_cast<double>(b[i]) * b[i];
+        const auto x = static_cast<double>(a[i]), y = static_cast<double>(b[i]);
+        dot += x * y, aa += x * x, bb += y * y;
     }
     return dot / std::sqrt(aa * bb);
 }
@@ -204,7 +204,8 @@ TEST_F(DlpOnnxRun, ResNet18At224RunsInt8InTilesAsEstimatedCloseToTheOnnxReferenc
     const double cos = cosine(got, ref.at("fc").f);
     EXPECT_GE(cos, 0.99);
     std::printf("ResNet-18 224x224 int8: %llu cycles (%.3f ms at 200 MHz), output cosine %.5f\n",
-                static_cast<unsigned long long>(e.frame_cycles), e.frame_cycles / 200e3, cos);
+                static_cast<unsigned long long>(e.frame_cycles),
+                static_cast<double>(e.frame_cycles) / 200e3, cos);
 }
 
 std::string error_of(const std::vector<uint8_t>& bytes,
