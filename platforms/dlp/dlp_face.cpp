@@ -85,6 +85,10 @@ std::vector<std::vector<uint8_t>> inputs(const std::string& path, const NetworkF
             std::vector<int8_t> q(per);
             for (size_t i = 0; i < per; ++i) {
                 const double v = std::ldexp(t.data<float>()[k * per + i], -n.input_exp);
+                if (!std::isfinite(v)) {
+                    throw sim::Error(
+                        fmt::format("{}: element {} is not a finite number", path, k * per + i));
+                }
                 q[i] = static_cast<int8_t>(std::clamp(std::round(v), -128.0, 127.0));
             }
             images.push_back(format_frame(q.data(), per, n, cfg));

@@ -1,6 +1,7 @@
 #include "platforms/dlp/dlp_job.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <random>
 
@@ -325,6 +326,12 @@ std::vector<std::vector<float>> read_samples(const std::string& path, const Netw
         throw sim::Error(fmt::format("{}: {} of {}, expected float32 samples of {}x{}x{}", path,
                                      sim::shape_str(t.shape()), sim::dtype_name(t.dtype()),
                                      n.input.z, n.input.h, n.input.w));
+    }
+    for (size_t i = 0; i < t.numel(); ++i) {  // quantized later: a NaN has no int8 value
+        if (!std::isfinite(t.data<float>()[i])) {
+            throw sim::Error(fmt::format("{}: element {} is {}, expected finite samples", path, i,
+                                         t.data<float>()[i]));
+        }
     }
     for (size_t k = 0; k < t.numel() / per; ++k) {
         const float* p = t.data<float>() + k * per;

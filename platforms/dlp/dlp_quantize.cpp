@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include <fmt/format.h>
+
 #include "models/dlp/dlp_chain.h"
 #include "models/dlp/dlp_func.h"
 #include "sim/core/error.h"
@@ -50,6 +52,17 @@ void quantize_parameters(Layer& l) {
 }  // namespace
 
 void quantize_network(Network& n, const std::vector<std::vector<float>>& samples) {
+    for (const Layer& l : n.layers) {  // a NaN or infinity has no int8 value
+        for (const std::vector<float>* v : {&l.weights, &l.bias, &l.constant}) {
+            for (float x : *v) {
+                if (!std::isfinite(x)) {
+                    throw sim::Error(fmt::format(
+                        "{}: layer '{}' has a parameter that is not a finite number ({})", n.name,
+                        l.name, x));
+                }
+            }
+        }
+    }
     double input = 0;
     std::vector<double> range(n.layers.size(), 0.0);
     for (const std::vector<float>& x : samples) {

@@ -1,10 +1,13 @@
 // int8 as dlquantizer chooses it: power-of-two exponents from ranges, worked by hand; a
 // calibrated network's float equivalent; the exponent of a range.
+#include <cmath>
+
 #include <gtest/gtest.h>
 
 #include "models/dlp/dlp_chain.h"
 #include "models/dlp/dlp_func.h"
 #include "platforms/dlp/dlp_quantize.h"
+#include "sim/core/error.h"
 
 namespace npu::test {
 namespace {
@@ -73,6 +76,29 @@ TEST(DlpQuantize, WithoutSamplesOnlyTheWeightsDecide) {
     EXPECT_EQ(n.layers[0].quant.out_exp, 0);
     EXPECT_EQ(n.layers[0].quant.w_exp, -5);  // 2 / 2^-5 = 64
     EXPECT_EQ(n.layers[0].weights_q, std::vector<int8_t>{64});
+}
+
+// A parameter with no int8 value (a NaN from a damaged model) is one error, not a conversion
+// of NaN to an integer (undefined behaviour).
+TEST(DlpQuantize, ANonFiniteParameterIsOneError) {
+    Network n;
+    n.name = "q";
+    n.input = {1, 1, 1};
+    Layer l;
+    l.name = "f";
+    l.kind = LayerKind::fc;
+    l.fc.out = 1;
+    l.weights = {std::nanf("")};
+    l.bias = {0.0f};
+    n.layers.push_back(l);
+    DlpConfig cfg;
+    check_network(n, cfg);
+    try {
+        quantize_network(n, {});
+        FAIL() << "no error";
+    } catch (const sim::Error& e) {
+        EXPECT_STREQ(e.what(), "q: layer 'f' has a parameter that is not a finite number (nan)");
+    }
 }
 
 }  // namespace
