@@ -342,7 +342,8 @@ std::vector<std::vector<float>> read_samples(const std::string& path, const Netw
 }
 
 NetworkFile load_network(const std::string& path, const DlpPlatformConfig& cfg,
-                         const std::string& calibration, bool time_only) {
+                         const std::string& calibration, bool time_only,
+                         const std::vector<float>& mean, const std::vector<float>& std) {
     const auto ends = [&](const char* ext) {
         const std::string e = ext;
         return path.size() > e.size() && path.compare(path.size() - e.size(), e.size(), e) == 0;
@@ -355,7 +356,7 @@ NetworkFile load_network(const std::string& path, const DlpPlatformConfig& cfg,
     if (ends(".onnx")) {
         onnx::ImportOptions io;
         io.supported_ops = {dlp_onnx_ops().begin(), dlp_onnx_ops().end()};
-        NetworkFile f = network_from_onnx(onnx::import_model(path, io), path, cfg);
+        NetworkFile f = network_from_onnx(onnx::import_model(path, io), path, cfg, {mean, std});
         if (cfg.dlp.data_type == DataType::int8) {
             if (calibration.empty() && !time_only) {
                 throw sim::Error(path +
@@ -369,10 +370,10 @@ NetworkFile load_network(const std::string& path, const DlpPlatformConfig& cfg,
         }
         return f;
     }
-    if (!calibration.empty()) {
+    if (!calibration.empty() || !mean.empty() || !std.empty()) {
         throw sim::Error(path +
-                         ": --calibrate quantizes an ONNX network; a network file gives "
-                         "its own exponents");
+                         ": --calibrate, --mean and --std are for an ONNX network; a "
+                         "network file gives its own exponents and normalization");
     }
     sim::ConfigDocument doc = sim::ConfigDocument::load_file(path);
     NetworkFile f = read_network(doc.root().child("network"));

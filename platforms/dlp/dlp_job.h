@@ -39,8 +39,11 @@ NetworkFile read_network(const sim::ConfigNode& network);
 // model (dlp_onnx.h), its parameters its own.
 // On an int8 processor an ONNX model is quantized from `calibration` (read_samples' format;
 // without it only when `time_only`: the weights' exponents alone).
+// `mean`/`std`: an ONNX model's input normalization when the model has none (one value per
+// channel, or one for all).
 NetworkFile load_network(const std::string& path, const DlpPlatformConfig& cfg,
-                         const std::string& calibration = "", bool time_only = false);
+                         const std::string& calibration = "", bool time_only = false,
+                         const std::vector<float>& mean = {}, const std::vector<float>& std = {});
 // Samples of the network's input: a float32 .npy of (Z, H, W) or (N, Z, H, W), or without a path
 // 16 pseudo-random ones, uniform in −1..1 from the network's seed; `note` says which.
 std::vector<std::vector<float>> read_samples(const std::string& path, const NetworkFile& f,

@@ -91,9 +91,12 @@ std::vector<std::vector<float>> processor_values(const Network& n, const std::ve
 
 // The processor (single, or int8 as calibrated) against the ONNX reference on the same samples:
 // every layer that stands for an ONNX tensor, and the output after the host's software layers.
+// `mean`/`std` (given on the command line): the reference evaluates the normalized sample, the
+// processor normalizes it itself.
 regress::Regression regress_onnx(const std::string& path, const NetworkFile& f,
                                  const std::vector<std::vector<float>>& xs,
-                                 const std::string& input_note, bool int8) {
+                                 const std::string& input_note, bool int8,
+                                 const std::vector<float>& mean, const std::vector<float>& std) {
     onnx::ImportOptions io;
     const onnx::Graph g = onnx::import_model(path, io);
     const Network& n = f.network;
@@ -111,8 +114,15 @@ regress::Regression regress_onnx(const std::string& path, const NetworkFile& f,
         eo.on_value = [&](const std::string& name, const onnx::Value& v) {
             ref[name] = v.f;
         };
+        std::vector<float> xn = x;
+        const auto plane = static_cast<size_t>(n.input.h * n.input.w);
+        for (size_t i = 0; i < xn.size() && (!mean.empty() || !std.empty()); ++i) {
+            const size_t c = i / plane;
+            xn[i] = (xn[i] - (mean.empty() ? 0.0f : mean[mean.size() == 1 ? 0 : c])) /
+                    (std.empty() ? 1.0f : std[std.size() == 1 ? 0 : c]);
+        }
         const auto outs =
-            onnx::evaluate(g, {{g.inputs.at(0).name, onnx::Value::floats(shape, x)}}, eo);
+            onnx::evaluate(g, {{g.inputs.at(0).name, onnx::Value::floats(shape, xn)}}, eo);
         const std::vector<std::vector<float>> v = processor_values(n, x, int8);
         for (size_t i = 0; i < n.layers.size(); ++i) {
             auto it = ref.find(n.layers[i].onnx_tensor);
@@ -136,13 +146,29 @@ regress::Regression regress_onnx(const std::string& path, const NetworkFile& f,
     return r;
 }
 
+// --mean and --std as given (empty when not).
+void normalization_of(const platform::RegressRequest& req, std::vector<float>& mean,
+                      std::vector<float>& std) {
+    const auto given = [&](const char* field) {
+        return std::find(req.pre_given.begin(), req.pre_given.end(), field) != req.pre_given.end();
+    };
+    if (given("mean")) {
+        mean.assign(req.pre.mean.begin(), req.pre.mean.end());
+    }
+    if (given("std")) {
+        std.assign(req.pre.std.begin(), req.pre.std.end());
+    }
+}
+
 // An ONNX network's regression as the platform reports it.
 platform::RunReport regress_onnx_report(const platform::RegressRequest& req,
                                         const std::string& onnx_path, const DlpPlatformConfig& cfg,
                                         const std::string& source) {
     const regress::Tolerances tol =
         regress::read_tolerances(req.tolerances, req.max_lsb, req.min_cosine, req.min_top1);
-    const NetworkFile f = load_network(onnx_path, cfg, req.option("calibrate"));
+    std::vector<float> mean, std;
+    normalization_of(req, mean, std);
+    const NetworkFile f = load_network(onnx_path, cfg, req.option("calibrate"), false, mean, std);
     std::string note;
     const std::vector<std::vector<float>> xs = read_samples(req.inputs, f, note);
     const bool int8 = cfg.dlp.data_type == DataType::int8;
@@ -150,7 +176,7 @@ platform::RunReport regress_onnx_report(const platform::RegressRequest& req,
         note += fmt::format("; calibrated on {}, the int8 input at 2^{}", req.option("calibrate"),
                             f.network.input_exp);
     }
-    regress::Regression g = regress_onnx(onnx_path, f, xs, note, int8);
+    regress::Regression g = regress_onnx(onnx_path, f, xs, note, int8, mean, std);
     g.tol = tol;
     sim::RunRecord v = regress::verdict(g);
     v.platform = {"dlp", cfg.name, source, {}};
@@ -186,7 +212,9 @@ platform::RunReport DlpFace::regress(const platform::RegressRequest& req) const 
     }
     const regress::Tolerances tol =
         regress::read_tolerances(req.tolerances, req.max_lsb, req.min_cosine, req.min_top1);
-    NetworkFile f = load_network(req.model, m_cfg);
+    std::vector<float> mean, std;
+    normalization_of(req, mean, std);
+    NetworkFile f = load_network(req.model, m_cfg, req.option("calibrate"), false, mean, std);
     regress::Regression g;
     g.program = req.model;
     g.reference = "the network in single precision with the dequantized parameters";

@@ -199,6 +199,36 @@ TEST_F(Cli, DlpRunsAndEstimatesAnOnnxModel) {
     EXPECT_EQ(run("estimate --platform dlp_zcu102_int8 --model " + model.string()).rc, 0);
 }
 
+// A model without its input normalization (as PyTorch exports it) regressed with --mean/--std:
+// the processor normalizes on its adder layers, the reference evaluates the normalized sample.
+TEST_F(Cli, DlpRegressNormalizesAnOnnxModelWithMeanAndStd) {
+    npu::test::OnnxGraphBuilder b("plain", "x", {1, 3, 8, 8});
+    auto* c = b.node("Conv", {"x", b.random("w", {4, 3, 3, 3}, -0.5f, 0.5f)}, "conv");
+    npu::test::OnnxGraphBuilder::set(c, "pads", std::vector<int64_t>{1, 1, 1, 1});
+    b.node("Relu", {"conv"}, "relu");
+    b.node("GlobalAveragePool", {"relu"}, "gap");
+    b.node("Flatten", {"gap"}, "flat");
+    auto* g = b.node("Gemm", {"flat", b.random("fw", {3, 4}, -1, 1)}, "fc");
+    npu::test::OnnxGraphBuilder::set(g, "transB", int64_t{1});
+    const std::vector<uint8_t> bytes = b.bytes("fc", {1, 3});
+    const fs::path model = write("plain.onnx", std::string(bytes.begin(), bytes.end()));
+    const std::string cmd =
+        "regress --platform dlp_zcu102_single --model " + model.string() + " --out ";
+    const Result r = run(cmd + (dir / "n").string() + " --mean 0.5,0.4,0.3 --std 0.25,0.5,1");
+    ASSERT_EQ(r.rc, 0) << r.out << r.err;
+    const auto rep = nlohmann::json::parse(slurp(dir / "n" / "report.json"));
+    for (const auto& l : rep["layers"]) {
+        EXPECT_GE(l["measures"]["cosine"]["value"].get<double>(), 0.99999) << l;
+    }
+    // A network file has its own normalization: the flags are refused for it.
+    const Result y = run("regress --platform dlp_zcu102_int8 --model " NPUSIM_SOURCE_DIR
+                         "/configs/networks/dlp_tiny.yaml --mean 0.5");
+    EXPECT_EQ(y.rc, 2);
+    EXPECT_NE(y.err.find("--calibrate, --mean and --std are for an ONNX network"),
+              std::string::npos)
+        << y.err;
+}
+
 TEST_F(Cli, DlpTimedRunEqualsItsEstimate) {
     const std::string args = " --platform " NPUSIM_SOURCE_DIR
                              "/configs/dlp_zcu102_int8.yaml --network " NPUSIM_SOURCE_DIR
