@@ -64,7 +64,6 @@ private:
     Network m_net;
     std::map<std::string, int> m_producer;  // tensor -> layer (-1: the network input)
     std::map<std::string, int> m_uses;      // readers of each tensor (graph outputs count)
-    std::map<int, ActShape> m_shapes;       // each layer's output shape as layers are added
     std::string m_input;                    // the network input's (normalized) tensor
     bool m_input_read = false;              // a layer read it: its normalization is over
     std::vector<double> m_scale, m_shift;   // the input's normalization: y = scale · x + shift
@@ -109,15 +108,8 @@ void Builder::add_layer(const onnx::Node& n, Layer l) {
         }
     }
     m_net.layers.push_back(std::move(l));
-    try {  // shapes as far as the layers go: pools and auto_pad read them
-        Network probe = m_net;
-        probe.software.clear();
-        check_network(probe, m_cfg.dlp);
-        for (size_t i = 0; i < probe.layers.size(); ++i) {
-            m_shapes[static_cast<int>(i)] = probe.layers[i].out;
-            m_net.layers[i].conv = probe.layers[i].conv;
-            m_net.layers[i].fc.in = probe.layers[i].fc.in;
-        }
+    try {  // the shapes as far as the layers go (pools and auto_pad read them), in place
+        check_network(m_net, m_cfg.dlp);
     } catch (const sim::Error& e) {
         const std::string what = e.what();
         const size_t colon = what.find("): ");
@@ -168,7 +160,7 @@ void Builder::conv(const onnx::Node& n) {
     const std::vector<int64_t> s = n.get_ints("strides", {1, 1});
     c.stride_h = s.at(0), c.stride_w = s.at(1);
     c.groups = n.get_int("group", 1);
-    const ActShape in = l.input < 0 ? m_net.input : m_shapes.at(l.input);
+    const ActShape in = l.input < 0 ? m_net.input : m_net.layers[static_cast<size_t>(l.input)].out;
     const Pads p = pads(n, in, c.kernel_h, c.kernel_w, c.stride_h, c.stride_w);
     c.pad_top = p.top, c.pad_bottom = p.bottom, c.pad_left = p.left, c.pad_right = p.right;
     l.weights = w->f;
@@ -259,7 +251,7 @@ void Builder::pool(const onnx::Node& n) {
     }
     const std::vector<int64_t> s = n.get_ints("strides", {1, 1});
     c.pool_h = k[0], c.pool_w = k[1], c.pool_stride_h = s.at(0), c.pool_stride_w = s.at(1);
-    const ActShape in = l.input < 0 ? m_net.input : m_shapes.at(l.input);
+    const ActShape in = l.input < 0 ? m_net.input : m_net.layers[static_cast<size_t>(l.input)].out;
     const Pads p = pads(n, in, c.pool_h, c.pool_w, c.pool_stride_h, c.pool_stride_w);
     c.pool_pad_top = p.top, c.pool_pad_bottom = p.bottom;
     c.pool_pad_left = p.left, c.pool_pad_right = p.right;
@@ -374,7 +366,7 @@ void Builder::add_or_mul(const onnx::Node& n) {
         f.onnx_tensor = n.outputs.at(0);
         return;
     }
-    const ActShape in = l.input < 0 ? m_net.input : m_shapes.at(l.input);
+    const ActShape in = l.input < 0 ? m_net.input : m_net.layers[static_cast<size_t>(l.input)].out;
     if (c->numel() != 1 && c->numel() != static_cast<size_t>(in.z)) {
         fail(n, fmt::format("its constant has {} values: the adder takes one per channel ({}) "
                             "or one for all",

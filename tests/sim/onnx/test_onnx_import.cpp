@@ -14,6 +14,7 @@
 #include "sim/onnx/evaluator.h"
 #include "sim/onnx/onnx_import.h"
 #include "tests/fuzz/fuzz_onnx_target.h"
+#include "tests/sim/onnx/onnx_graph_builder.h"
 
 namespace npu::test {
 namespace {
@@ -44,32 +45,17 @@ std::vector<uint8_t> binary_model(int64_t opset, const std::string& op,
     m.add_opset_import()->set_version(opset);
     ::onnx::GraphProto* g = m.mutable_graph();
     g->set_name("g");
-    auto io = [](::onnx::ValueInfoProto* v, const std::string& name,
-                 const std::vector<int64_t>& shape) {
-        v->set_name(name);
-        auto* t = v->mutable_type()->mutable_tensor_type();
-        t->set_elem_type(::onnx::TensorProto::FLOAT);
-        for (int64_t d : shape) {
-            t->mutable_shape()->add_dim()->set_dim_value(d);
-        }
-    };
-    io(g->add_input(), "A", a);
-    io(g->add_input(), "B", b);
-    io(g->add_output(), "Y", a);
+    test::onnx_proto::value_info(g->add_input(), "A", a);
+    test::onnx_proto::value_info(g->add_input(), "B", b);
+    test::onnx_proto::value_info(g->add_output(), "Y", a);
     ::onnx::NodeProto* n = g->add_node();
     n->set_op_type(op);
     n->add_input("A");
     n->add_input("B");
     n->add_output("Y");
     if (legacy_axis >= 0) {
-        ::onnx::AttributeProto* at = n->add_attribute();
-        at->set_name("broadcast");
-        at->set_type(::onnx::AttributeProto::INT);
-        at->set_i(1);
-        at = n->add_attribute();
-        at->set_name("axis");
-        at->set_type(::onnx::AttributeProto::INT);
-        at->set_i(legacy_axis);
+        test::onnx_proto::set(n, "broadcast", int64_t{1});
+        test::onnx_proto::set(n, "axis", legacy_axis);
     }
     std::string bytes;
     m.SerializeToString(&bytes);
