@@ -216,9 +216,10 @@ CLI::App* add_estimate(CLI::App& app, EstimateOptions& est_opts) {
         "Estimate cycles, bytes and utilization of layer configurations (YAML sweeps) or of "
         "every layer of a program, with the cost functions of the timed simulation, without "
         "simulating");
-    est->add_option("--layers", est_opts.layers,
+    est->add_option("--layers,--sweep", est_opts.layers,
                     "Layer configurations, e.g. configs/k210_layers.yaml, or what the "
-                    "platform sweeps over --model's layers (FINN: a folding sweep)")
+                    "platform sweeps for --model (FINN: foldings; DL processor: processor "
+                    "parameters, e.g. configs/sweeps/dlp_processor.yaml)")
         ->check(CLI::ExistingFile);
     est->add_option("--model", est_opts.model, "A program, e.g. a kmodel: every layer's cost")
         ->check(CLI::ExistingFile);

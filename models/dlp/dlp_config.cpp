@@ -120,8 +120,8 @@ void DlpConfig::validate(const std::string& where) const {
     throw sim::Error(msg);
 }
 
-DlpConfig read_dlp_config(const sim::ConfigNode& n) {
-    DlpConfig c;
+DlpConfig read_dlp_config(const sim::ConfigNode& n, const DlpConfig& base) {
+    DlpConfig c = base;
     c.conv_thread_number = n.get<unsigned>("conv_thread_number", c.conv_thread_number);
     c.fc_thread_number = n.get<unsigned>("fc_thread_number", c.fc_thread_number);
     c.data_type = n.get_enum<DataType>("processor_data_type", c.data_type,
@@ -143,13 +143,14 @@ DlpConfig read_dlp_config(const sim::ConfigNode& n) {
     }
     c.fc_input_memory_size = n.get<uint64_t>("fc_input_memory_size", c.fc_input_memory_size);
     c.fc_output_memory_size = n.get<uint64_t>("fc_output_memory_size", c.fc_output_memory_size);
-    c.axi_data_width_bits = n.get<unsigned>("axi_data_width_bits", 0);
+    c.axi_data_width_bits = n.get<unsigned>("axi_data_width_bits", c.axi_data_width_bits);
     if (auto d = n.optional_child("ddr")) {
         c.ddr_burst_latency_cycles =
             d->get<unsigned>("burst_latency_cycles", c.ddr_burst_latency_cycles);
         c.ddr_max_burst_beats = d->get<unsigned>("max_burst_beats", c.ddr_max_burst_beats);
     }
-    c.x_is_height = n.get_enum<bool>("spatial_x", true, {{"height", true}, {"width", false}});
+    c.x_is_height =
+        n.get_enum<bool>("spatial_x", c.x_is_height, {{"height", true}, {"width", false}});
     return c;
 }
 

@@ -51,7 +51,8 @@ struct DlpConfig {
     void validate(const std::string& where) const;
 };
 
-// Reads a `dlp:` map over the defaults; problems are recorded in the node's document.
-DlpConfig read_dlp_config(const sim::ConfigNode& node);
+// Reads a `dlp:` map over `base` (the defaults unless given); problems are recorded in the node's
+// document.
+DlpConfig read_dlp_config(const sim::ConfigNode& node, const DlpConfig& base = {});
 
 }  // namespace npu::dlp

@@ -2,13 +2,13 @@
 
 #include <algorithm>
 #include <numeric>
-#include <tuple>
 
 #include <fmt/format.h>
 
 #include "models/finn/finn_cost.h"
 #include "sim/core/error.h"
 #include "sim/core/overload.h"
+#include "sim/core/pareto.h"
 
 namespace npu::finn {
 
@@ -204,28 +204,17 @@ std::vector<SweepPoint> sweep(const Design& d, const std::vector<Knob>& knobs, b
 }
 
 void mark_pareto(std::vector<SweepPoint>& points) {
-    std::vector<size_t> order;
+    std::vector<std::vector<double>> costs(points.size());
     for (size_t i = 0; i < points.size(); ++i) {
-        if (points[i].error.empty()) {
-            order.push_back(i);
+        const SweepPoint& p = points[i];
+        if (p.error.empty()) {
+            costs[i] = {static_cast<double>(p.max_cycles), static_cast<double>(p.resources.lut),
+                        static_cast<double>(p.resources.bram_18k)};
         }
     }
-    auto key = [&](size_t i) {
-        const SweepPoint& p = points[i];
-        return std::make_tuple(p.max_cycles, p.resources.lut, p.resources.bram_18k, i);
-    };
-    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return key(a) < key(b); });
-    std::vector<size_t> front;  // in order of cycles: each earlier one has no more cycles
-    for (size_t i : order) {
-        const Resources& r = points[i].resources;
-        const bool dominated = std::any_of(front.begin(), front.end(), [&](size_t f) {
-            const Resources& q = points[f].resources;
-            return q.lut <= r.lut && q.bram_18k <= r.bram_18k;
-        });
-        if (!dominated) {
-            points[i].pareto = true;
-            front.push_back(i);
-        }
+    const std::vector<bool> front = sim::pareto_front(costs);
+    for (size_t i = 0; i < points.size(); ++i) {
+        points[i].pareto = front[i];
     }
 }
 

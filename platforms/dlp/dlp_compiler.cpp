@@ -44,6 +44,7 @@ void pad_to(std::vector<uint8_t>& v, uint64_t a) {
 struct Placement {
     std::vector<uint64_t> slot, w_off, b_off;
     uint64_t scheduler_addr = 0;
+    uint64_t conv_bytes = 0, fc_bytes = 0;  // the weight blocks' sizes
 };
 
 // An adder's constant operand as the image it reads: each channel's value over the map, in
@@ -70,34 +71,55 @@ void pack_constant(const Network& n, const Layer& l, const DlpConfig& cfg,
     pad_to(buf, 64);
 }
 
-// Per layer weights (float32 or int8) then bias (float32 or int32), each 64-byte aligned, into
-// the conv or fc weight block; an adder's constant operand into the conv block.
-void pack_weights(const Network& n, const DlpConfig& cfg, Program& p, Placement& pl) {
+// The bytes of one layer's parameters: weights (float32 or int8) and bias (float32 or int32).
+void append_parameters(const Layer& l, bool single, std::vector<uint8_t>& buf) {
+    if (single) {
+        append_f32(buf, l.weights);
+    } else {
+        buf.insert(buf.end(), reinterpret_cast<const uint8_t*>(l.weights_q.data()),
+                   reinterpret_cast<const uint8_t*>(l.weights_q.data()) + l.weights_q.size());
+    }
+    pad_to(buf, 64);
+    single ? append_f32(buf, l.bias) : append_i32(buf, l.bias_q);
+    pad_to(buf, 64);
+}
+
+// Per layer weights then bias, each 64-byte aligned, into the conv or fc weight block; an adder's
+// constant operand into the conv block. The offsets come from the sizes alone; `layout_only`
+// writes no bytes (a sweep costs layouts, not weights).
+void pack_weights(const Network& n, const DlpConfig& cfg, bool layout_only, Program& p,
+                  Placement& pl) {
     const bool single = cfg.data_type == DataType::single;
     pl.w_off.assign(n.layers.size(), 0);
     pl.b_off.assign(n.layers.size(), 0);
     for (size_t i = 0; i < n.layers.size(); ++i) {
         const Layer& l = n.layers[i];
         if (l.input2 == kConstantOperand && is_adder(l.kind)) {
-            pl.w_off[i] = p.conv_weights.size();
-            pack_constant(n, l, cfg, p.conv_weights);
+            pl.w_off[i] = pl.conv_bytes;
+            pl.conv_bytes += align(input_image_bytes(input_shape(n, l), cfg), 64);
+            if (!layout_only) {
+                pack_constant(n, l, cfg, p.conv_weights);
+            }
             continue;
         }
         if (l.kind != LayerKind::conv && l.kind != LayerKind::fc) {
             continue;
         }
-        std::vector<uint8_t>& buf = l.kind == LayerKind::conv ? p.conv_weights : p.fc_weights;
-        pl.w_off[i] = buf.size();
-        if (single) {
-            append_f32(buf, l.weights);
-        } else {
-            buf.insert(buf.end(), reinterpret_cast<const uint8_t*>(l.weights_q.data()),
-                       reinterpret_cast<const uint8_t*>(l.weights_q.data()) + l.weights_q.size());
+        uint64_t& size = l.kind == LayerKind::conv ? pl.conv_bytes : pl.fc_bytes;
+        pl.w_off[i] = size;
+        size += align(weight_count(l) * element_bytes(cfg.data_type), 64);
+        pl.b_off[i] = size;
+        size += align(bias_count(l) * 4, 64);
+        if (!layout_only) {
+            append_parameters(l, single, l.kind == LayerKind::conv ? p.conv_weights : p.fc_weights);
         }
-        pad_to(buf, 64);
-        pl.b_off[i] = buf.size();
-        single ? append_f32(buf, l.bias) : append_i32(buf, l.bias_q);
-        pad_to(buf, 64);
+    }
+    if (!layout_only &&
+        (p.conv_weights.size() != pl.conv_bytes || p.fc_weights.size() != pl.fc_bytes)) {
+        throw sim::Error(fmt::format(
+            "{}: the weight blocks hold {} and {} bytes, their layout {} "
+            "and {} (a layer's parameters missing)",
+            n.name, p.conv_weights.size(), p.fc_weights.size(), pl.conv_bytes, pl.fc_bytes));
     }
 }
 
@@ -126,9 +148,9 @@ Placement lay_out(const Network& n, const DlpConfig& cfg, const CompileOptions& 
     pl.scheduler_addr = region("SchedulerDataOffset", scheduler);
     region("SystemBufferOffset", opts.system_buffer_bytes);
     p.instruction_addr = region("InstructionDataOffset", n.layers.size() * kRecordBytes);
-    pack_weights(n, cfg, p, pl);
-    p.conv_weight_addr = region("ConvWeightDataOffset", p.conv_weights.size());
-    p.fc_weight_addr = region("FCWeightDataOffset", p.fc_weights.size());
+    pack_weights(n, cfg, opts.layout_only, p, pl);
+    p.conv_weight_addr = region("ConvWeightDataOffset", pl.conv_bytes);
+    p.fc_weight_addr = region("FCWeightDataOffset", pl.fc_bytes);
     p.end_addr = align(at, 4096);
     p.map.push_back({"EndOffset", p.end_addr, 0});
     if (p.end_addr > (uint64_t{1} << 32)) {
@@ -196,6 +218,9 @@ Program compile(const Network& n, const DlpConfig& cfg, const CompileOptions& op
     const Placement pl = lay_out(n, cfg, opts, p);
     for (size_t i = 0; i < n.layers.size(); ++i) {
         p.records.push_back(record_of(n, cfg, p, pl, i));
+        if (opts.layout_only) {
+            continue;
+        }
         const auto bytes = encode(p.records.back());
         p.instructions.insert(p.instructions.end(), bytes.begin(), bytes.end());
     }

@@ -37,6 +37,9 @@ struct CompileOptions {
     uint64_t ddr_base_addr = 0x80000000;
     uint32_t frames = 1;
     uint64_t system_buffer_bytes = 1 << 20;  // reserved, as the toolbox's SystemBufferOffset
+    // The memory map and the records alone: no weight bytes, no instruction bytes (what a sweep
+    // costs; the parameters may be absent).
+    bool layout_only = false;
 };
 
 // The network must have passed check_network and carry its parameters (fill_parameters).

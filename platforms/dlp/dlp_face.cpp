@@ -10,6 +10,7 @@
 #include "models/dlp/dlp_exec.h"
 #include "platforms/dlp/dlp_estimate.h"
 #include "platforms/dlp/dlp_platform.h"
+#include "platforms/dlp/dlp_sweep_report.h"
 #include "sim/core/error.h"
 #include "sim/core/json_text.h"
 #include "sim/core/npy.h"
@@ -271,6 +272,21 @@ sim::RunRecord estimate_record(const DlpPlatformConfig& cfg, const std::string& 
     return rec;
 }
 
+nlohmann::ordered_json resources_json(const DlpResources& r, const FpgaDevice& d) {
+    nlohmann::ordered_json modules = nlohmann::ordered_json::array();
+    for (const ModuleResources& m : r.modules) {
+        modules.push_back({{"module", m.module}, {"DSP", m.dsp}, {"BRAM", m.bram}, {"LUT", m.lut}});
+    }
+    return {{"part", d.part},
+            {"family", family_name(d.family)},
+            {"bram_unit", d.family == FpgaFamily::intel ? "bits" : "36 Kb tiles"},
+            {"available", {{"DSP", d.dsp}, {"BRAM", d.bram}, {"LUT", d.lut}}},
+            {"DSP", r.dsp},
+            {"BRAM", r.bram},
+            {"LUT", r.lut},
+            {"modules", modules}};
+}
+
 }  // namespace
 
 DlpFace::DlpFace(DlpPlatformConfig cfg, std::string source)
@@ -353,21 +369,31 @@ platform::RunReport DlpFace::run(const platform::RunRequest& request) {
     return rep;
 }
 
-// A network on the DL processor: compile it (memory map) and cost every layer.
+// A network on the DL processor: compile it (memory map), cost every layer, count the resources;
+// with a sweep file beside the model, every configuration it lists (dlp_sweep_report.h).
 platform::EstimateReport DlpFace::estimate(const platform::EstimateRequest& request) const {
-    if (request.layers.empty() == request.model.empty()) {
+    if (request.model.empty() && request.layers.empty()) {
         throw sim::Error(source() +
-                         ": a DL processor estimate takes --layers NETWORK.yaml or --model "
-                         "NET.onnx (one of them)");
+                         ": a DL processor estimate takes --model NET.onnx (or NETWORK.yaml), "
+                         "with --sweep SWEEP.yaml to sweep processor configurations");
+    }
+    if (!request.model.empty() && !request.layers.empty()) {
+        DlpPlatformConfig shapes = m_cfg;  // the sweep costs shapes: single loads any network
+        shapes.dlp.data_type = DataType::single;
+        const NetworkFile f = load_network(request.model, shapes, "", true);
+        return sweep_report(f.network, request.model, request, m_cfg, source());
     }
     const std::string& file = request.layers.empty() ? request.model : request.layers;
     const Compiled c = compile_network(file, m_cfg, request.option("calibrate"), true);
     const NetworkEstimate e = dlp::estimate(c.file.network, c.program, m_cfg.dlp, m_cfg.timing);
+    const DlpResources res =
+        resources(m_cfg.dlp, m_cfg.fpga.family, ResourceModel{}, m_cfg.timing.taps_per_pass);
     platform::EstimateReport rep;
     rep.text = fmt::format("{} on {} ({} threads: C = {}, N = {}; {}; {})\n\n", c.file.network.name,
                            m_cfg.name, m_cfg.dlp.conv_thread_number, m_cfg.dlp.threads_c(),
                            m_cfg.dlp.transfer_n(), data_type_name(m_cfg.dlp.data_type), source());
-    rep.text += fmt::format("{}\n{}", c.program.table(), table(e));
+    rep.text +=
+        fmt::format("{}\n{}\n{}", c.program.table(), table(e), resource_table(res, m_cfg.fpga));
     if (request.to_files) {
         nlohmann::ordered_json j = to_json(e);
         nlohmann::ordered_json map = nlohmann::ordered_json::array();
@@ -375,10 +401,14 @@ platform::EstimateReport DlpFace::estimate(const platform::EstimateRequest& requ
             map.push_back({{"name", r.name}, {"addr", r.addr}, {"size", r.size}});
         }
         j["memory_map"] = map;
+        j["resources"] = resources_json(res, m_cfg.fpga);
         const std::string text = sim::json_text(j, 1) + "\n";
         rep.files.push_back({"estimate.json", {text.begin(), text.end()}});
     }
     rep.record = estimate_record(m_cfg, source(), file, c, e);
+    for (auto [name, v] : {std::pair{"DSP", res.dsp}, {"BRAM", res.bram}, {"LUT", res.lut}}) {
+        rep.record->totals.push_back({name, static_cast<double>(v), ""});
+    }
     return rep;
 }
 

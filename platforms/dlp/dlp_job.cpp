@@ -75,6 +75,17 @@ DlpPlatformConfig read_dlp_platform(const sim::ConfigNode& p) {
     if (auto r = p.optional_child("registers")) {
         c.register_base_addr = r->get<uint64_t>("base_addr", c.register_base_addr);
     }
+    if (auto f = p.optional_child("fpga")) {
+        c.fpga.part = f->get<std::string>("part", c.fpga.part);
+        c.fpga.family =
+            f->get_enum<FpgaFamily>("family", c.fpga.family,
+                                    {{"xilinx", FpgaFamily::xilinx}, {"intel", FpgaFamily::intel}});
+        for (auto [key, dst] : {std::pair<const char*, uint64_t*>{"dsp", &c.fpga.dsp},
+                                {"bram", &c.fpga.bram},
+                                {"lut", &c.fpga.lut}}) {
+            *dst = f->get<uint64_t>(key, *dst, 0u, uint64_t{1} << 40);
+        }
+    }
     return c;
 }
 

@@ -10,6 +10,7 @@
 #include "models/dlp/dlp_config.h"
 #include "models/dlp/dlp_cost.h"
 #include "models/dlp/dlp_network.h"
+#include "models/dlp/dlp_resources.h"
 #include "sim/core/config.h"
 
 namespace npu::dlp {
@@ -18,6 +19,9 @@ struct DlpPlatformConfig {
     std::string name = "dlp";
     DlpConfig dlp;
     DlpTiming timing;
+    // The FPGA the processor is built for (resources; default the ZCU102's ZU9EG, its available
+    // DSP, BRAM tiles and LUTs as dlhdl's estimator prints them: dlhdl_published_figures.md §2).
+    FpgaDevice fpga{"xczu9eg-ffvb1156-2-e", FpgaFamily::xilinx, 2520, 912, 274080};
     uint64_t ddr_base_addr = 0x80000000;
     uint64_t ddr_size_bytes = uint64_t{512} << 20;
     uint64_t register_base_addr = 0xa0000000;

@@ -9,10 +9,9 @@
 #include <vector>
 
 #include "models/finn/finn_sweep.h"
+#include "sim/core/pareto.h"
 
 namespace npu::finn {
-
-constexpr uint64_t kMaxSweepConfigurations = 1'000'000;
 
 // The knobs in layer order (PE before SIMD); an op type's entry applies to each layer of that
 // type without an entry of its own. `path` names the file in messages.

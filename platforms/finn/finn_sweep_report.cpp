@@ -108,7 +108,7 @@ platform::EstimateReport sweep_report(const FinnModel& m, const platform::Estima
     const auto t0 = std::chrono::steady_clock::now();
     std::vector<SweepPoint> points;
     try {
-        points = sweep(m.design, knobs, cfg.dsp58, kMaxSweepConfigurations);
+        points = sweep(m.design, knobs, cfg.dsp58, sim::kMaxSweepConfigurations);
     } catch (const sim::Error& e) {
         throw sim::Error(fmt::format("{}: {}", req.layers, e.what()));
     }

@@ -137,12 +137,17 @@ class Platform:
             except Error as e:
                 raise Error(str(e).replace(input_path, shown) if input_path else str(e)) from None
 
-    def estimate(self, layers=None, model=None, **options):
+    def estimate(self, layers=None, model=None, sweep=None, **options):
         """`npusim estimate`: the cost functions of the timed simulation, without simulating, in
         this process. `layers`: a YAML file of layer configurations, or the same as Python data
         ({"layers": [{"name": ..., "in_channels": [16, 32], ...}]}); `model`: a program, costed
-        layer by layer. Platform options as keywords, "_" for "-" (FINN: folding="f.json",
-        size_fifos=True)."""
+        layer by layer; `sweep` (the program's --sweep, another name of --layers): what the
+        platform sweeps for `model` (DL processor: {"sweep": {"conv_thread_number": [4, 16]}}).
+        Platform options as keywords, "_" for "-" (FINN: folding="f.json", size_fifos=True)."""
+        if sweep is not None:
+            if layers is not None:
+                raise Error("estimate: give layers or sweep, not both (one option, two names)")
+            layers = sweep
         if model is not None:
             _must_exist("--model", model)
         with tempfile.TemporaryDirectory(prefix="npusim-") as tmp:

@@ -189,3 +189,20 @@ def test_layer_data_may_hold_numpy_numbers():
     assert numpy.rows == plain.rows and len(plain.rows) == 3
     with pytest.raises(npusim.Error, match="layers: <object object at"):
         p.estimate({"layers": [dict(layer, in_channels=object())]})
+
+
+def test_a_dlp_sweep_from_python_data_equals_the_program(tmp_path):
+    net = os.path.join(ROOT, "configs", "networks", "dlhdl_compact_cnn.yaml")
+    sweep = {"sweep": {"conv_thread_number": [4, 16, 64], "processor_data_type": ["single", "int8"]},
+             "budget": {"frames_per_second": 2000, "dsp": 240}}
+    e = npusim.Platform("dlp_zcu102_single").estimate(model=net, sweep=sweep)
+    path = tmp_path / "sweep.yaml"
+    path.write_text(json.dumps(sweep), encoding="utf-8")
+    rc, _, err = cli("estimate", "--platform", "dlp_zcu102_single", "--model", net, "--sweep",
+                     str(path), "--out", str(tmp_path / "est"))
+    assert rc == 0, err
+    with open(tmp_path / "est" / "estimate.json", encoding="utf-8") as f:
+        assert e.rows == json.load(f)
+    assert len(e.rows) == 6 and any(r["pareto"] for r in e.rows)
+    with pytest.raises(npusim.Error, match="give layers or sweep, not both"):
+        npusim.Platform("dlp_zcu102_single").estimate(model=net, layers=sweep, sweep=sweep)

@@ -199,6 +199,40 @@ TEST_F(Cli, DlpRunsAndEstimatesAnOnnxModel) {
     EXPECT_EQ(run("estimate --platform dlp_zcu102_int8 --model " + model.string()).rc, 0);
 }
 
+// dlhdl's question "which processor meets this frame rate within this DSP and BRAM budget" in one
+// command: the ONNX model swept over the shipped sweep file, the budget's answer and the front
+// printed, every configuration a row, the front on the page; one estimate prints its resources.
+TEST_F(Cli, DlpSweepsProcessorConfigurationsForAnOnnxModel) {
+    const std::vector<uint8_t> bytes = npu::test::compact_cnn();
+    const fs::path model = write("cnn.onnx", std::string(bytes.begin(), bytes.end()));
+    const Result one = run("estimate --platform dlp_zcu102_single --model " + model.string());
+    ASSERT_EQ(one.rc, 0) << one.err;
+    EXPECT_NE(one.out.find("368( 15%)"), std::string::npos) << one.out;  // §2: 377 (R2021b)
+    const fs::path out = dir / "sweep";
+    const Result r =
+        run("estimate --platform dlp_zcu102_single --model " + model.string() +
+            " --sweep " NPUSIM_SOURCE_DIR "/configs/dlp_sweep.yaml --out " + out.string());
+    ASSERT_EQ(r.rc, 0) << r.err;
+    EXPECT_NE(r.out.find("1008 processor configurations of 6 parameters"), std::string::npos)
+        << r.out;
+    EXPECT_NE(r.out.find("configurations meet it, fastest first"), std::string::npos) << r.out;
+    const auto rows = nlohmann::json::parse(slurp(out / "estimate.json"));
+    ASSERT_EQ(rows.size(), 1008u);
+    size_t front = 0;
+    for (const auto& row : rows) {
+        front += row.value("pareto", false);
+    }
+    EXPECT_GT(front, 0u);
+    EXPECT_EQ(rows[0]["conv_thread_number"], "4");
+    EXPECT_TRUE(rows[0].contains("DSP") && rows[0].contains("frames_per_second"));
+    EXPECT_NE(slurp(out / "report.html").find("The front ("), std::string::npos);
+    const Result bad =
+        run("estimate --platform dlp_zcu102_single --model " + model.string() + " --sweep " +
+            write("s.yaml", "sweep:\n  fc_thread_number: [3]\n").string());
+    EXPECT_EQ(bad.rc, 2) << bad.err;
+    EXPECT_NE(bad.err.find("fc_thread_number is 3"), std::string::npos) << bad.err;
+}
+
 // A model without its input normalization (as PyTorch exports it) regressed with --mean/--std:
 // the processor normalizes on its adder layers, the reference evaluates the normalized sample.
 TEST_F(Cli, DlpRegressNormalizesAnOnnxModelWithMeanAndStd) {
