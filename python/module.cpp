@@ -99,6 +99,12 @@ public:
         return report_dict(std::move(rep), "run");
     }
 
+    // The options a command was given, checked as the program checks them (npusim.Error naming
+    // the first this platform does not take) before a run of the program.
+    void check_options(const std::map<std::string, std::string>& options) const {
+        npu::app::check_platform_options(*m_platform, {options});
+    }
+
     // `npusim estimate --layers FILE | --model FILE` (the cost functions, no simulation).
     py::dict estimate(const std::string& layers, const std::string& model,
                       const std::map<std::string, std::string>& options) {
@@ -266,7 +272,8 @@ void bind_commands(py::module_& m) {
              py::arg("input"), py::arg("dump_all"), py::arg("options"))
         .def("estimate", &PyPlatform::estimate, py::arg("layers"), py::arg("model"),
              py::arg("options"))
-        .def("regress", &PyPlatform::regress, py::arg("options"));
+        .def("regress", &PyPlatform::regress, py::arg("options"))
+        .def("check_options", &PyPlatform::check_options, py::arg("options"));
 }
 
 }  // namespace

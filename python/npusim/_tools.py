@@ -7,9 +7,11 @@ import tempfile
 import weakref
 
 from . import _npusim
-from ._platform import Error, Platform, Result, _as_file, _cli, _must_exist, _without_wrote
+from ._platform import (Error, Platform, Result, _as_file, _cli, _must_exist, _option_args,
+                        _options, _without_wrote)
 
 _TOLERANCES = ("max_lsb", "min_cosine", "min_top1")
+_PREPROCESSING = ("mean", "std", "scale", "channel_order", "layout")
 
 
 class Program:
@@ -71,13 +73,19 @@ def compile(onnx, calibration, target="k210", output=None, kmodel_version="auto"
 def regress(onnx, program, inputs, tolerances=None, platform=None, timed=False, labels=None,
             report=None, preprocess=None, out=None, **pre):
     """`npusim regress`: `program` on the platform (default the built-in K210) against its float
-    ONNX model on `inputs` (a numpy batch or a .npy/folder). `tolerances`: a dict with max_lsb,
-    min_cosine, min_top1, or a YAML file. Preprocessing of a program we did not compile: mean,
-    std, scale, channel_order, layout as keywords. A Regression (its `passed` may be False: see
+    ONNX model on `inputs` (a numpy batch or a .npy/folder); `onnx` None where the program is
+    the ONNX model itself (the DL processor's). `tolerances`: a dict with max_lsb, min_cosine,
+    min_top1, or a YAML file. Preprocessing of a program we did not compile: mean, std, scale,
+    channel_order, layout as keywords; other keywords are the platform's options, "_" for "-"
+    (the DL processor's calibrate="samples.npy"). A Regression (its `passed` may be False: see
     assert_regress). Untimed K210 regressions run in this process; the rest in the program's."""
     platform = platform if isinstance(platform, Platform) else Platform(platform)
-    _must_exist("--onnx", onnx)
+    if onnx is not None:
+        _must_exist("--onnx", onnx)
     _must_exist("--model", program)
+    opts = _options({k: v for k, v in pre.items() if k not in _PREPROCESSING})
+    platform._p.check_options(opts)  # pylint: disable=protected-access
+    pre = {k: v for k, v in pre.items() if k in _PREPROCESSING}
     tol = dict(tolerances) if isinstance(tolerances, dict) else {}
     unknown = set(tol) - set(_TOLERANCES)
     if unknown:
@@ -87,7 +95,8 @@ def regress(onnx, program, inputs, tolerances=None, platform=None, timed=False, 
         samples, shown = _as_file(inputs, tmp, "inputs.npy", "--inputs")
         label_file = _as_file(labels, tmp, "labels.npy", "--labels")[0] if labels is not None else ""
         o = _npusim.RegressOptions()
-        o.onnx, o.model, o.inputs, o.labels = os.fspath(onnx), os.fspath(program), samples, label_file
+        o.onnx = os.fspath(onnx) if onnx is not None else ""
+        o.model, o.inputs, o.labels = os.fspath(program), samples, label_file
         o.report = os.fspath(report or "")
         o.preprocess = os.fspath(preprocess or "")
         if tolerances is not None and not isinstance(tolerances, dict):
@@ -95,21 +104,20 @@ def regress(onnx, program, inputs, tolerances=None, platform=None, timed=False, 
         for k, v in tol.items():
             setattr(o, k, float(v))
         for k, v in pre.items():
-            if k not in ("mean", "std", "scale", "channel_order", "layout"):
-                raise TypeError("regress() got an unexpected keyword argument '{}'".format(k))
             setattr(o, k, [float(x) for x in v] if k in ("mean", "std") else v)
         try:
-            if platform.kind == "k210" and not timed and out is None:
+            if platform.kind == "k210" and not timed and out is None and not opts:
                 rep = platform._p.regress(o)  # pylint: disable=protected-access
                 rec = json.loads(rep["record"]) if rep["record"] else None
                 return Regression(rec, rep["files"], rep["text"], rep["passed"])
-            return _regress_cli(platform, o, timed, out)
+            return _regress_cli(platform, o, timed, out, opts)
         except Error as e:
             raise Error(str(e).replace(samples, shown)) from None
 
 
-def _regress_cli(platform, o, timed, out):
-    args = ["regress", "--onnx", o.onnx, "--model", o.model, "--inputs", o.inputs]
+def _regress_cli(platform, o, timed, out, opts):
+    args = ["regress", "--model", o.model] + (["--onnx", o.onnx] if o.onnx else [])
+    args += ["--inputs", o.inputs] if o.inputs else []
     for flag, value in (("--labels", o.labels), ("--report", o.report),
                         ("--preprocess", o.preprocess), ("--tolerances", o.tolerances),
                         ("--channel-order", o.channel_order), ("--layout", o.layout)):
@@ -124,6 +132,7 @@ def _regress_cli(platform, o, timed, out):
             args += [flag, ",".join(repr(v) for v in values)]
     if timed:
         args.append("--timed")
+    args += _option_args(opts)
     done, record, files, out_dir, folder = _cli(args + platform._cli_args(), out)
     return Regression(record, files, _without_wrote(done.stdout), done.returncode == 0,
                       out_dir, folder)

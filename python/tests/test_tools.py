@@ -206,3 +206,21 @@ def test_a_dlp_sweep_from_python_data_equals_the_program(tmp_path):
     assert len(e.rows) == 6 and any(r["pareto"] for r in e.rows)
     with pytest.raises(npusim.Error, match="give layers or sweep, not both"):
         npusim.Platform("dlp_zcu102_single").estimate(model=net, layers=sweep, sweep=sweep)
+
+
+def test_a_dlp_int8_regression_with_calibration_equals_the_program(tmp_path):
+    # The DL processor's ONNX model is its own reference (onnx=None); calibrate= is the
+    # platform's option, passed as the program's --calibrate.
+    x = npy(os.path.join(DIGITS, "test_images.npy"))[:8].astype(np.float32)
+    np.save(tmp_path / "x.npy", x)
+    r = npusim.regress(None, ONNX, x, platform="dlp_zcu102_int8", calibrate=tmp_path / "x.npy")
+    rc, _, err = cli("regress", "--platform", "dlp_zcu102_int8", "--model", ONNX, "--inputs",
+                     str(tmp_path / "x.npy"), "--calibrate", str(tmp_path / "x.npy"), "--out",
+                     str(tmp_path / "cli"))
+    assert rc == 0, err
+    with open(tmp_path / "cli" / "report.json", encoding="utf-8") as f:
+        rec = json.load(f)
+    assert r.passed
+    assert r.record["layers"] == rec["layers"]
+    with pytest.raises(npusim.Error, match="--speed: no platform takes this option"):
+        npusim.regress(None, ONNX, x, platform="dlp_zcu102_int8", speed=2)

@@ -571,8 +571,9 @@ std::string csv_row(const LayerRecord& l, const CsvColumns& c) {
         const auto e = engine(name);
         s += e == l.engines.end() ? "," : fmt::format(",{:.6f}", static_cast<double>(e->ps) / 1e6);
     }
-    for (const auto& [name, part] : c.parts) {
-        const auto e = engine(name);
+    for (const auto& column : c.parts) {
+        const std::string& part = column.second;  // a lambda may not capture a binding (C++17)
+        const auto e = engine(column.first);
         const auto p = e == l.engines.end()
                            ? std::vector<Part>::const_iterator()
                            : std::find_if(e->parts.begin(), e->parts.end(),
