@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <exception>
+#include <filesystem>
 #include <functional>
 #include <vector>
 
@@ -553,6 +554,47 @@ std::vector<Command> commands(CLI::App& app, Options& o) {
              }}};
 }
 
+// Whether `path` is `dir` or lies inside it (both as the file system resolves them).
+bool inside(const std::filesystem::path& path, const std::filesystem::path& dir) {
+    std::error_code ec;
+    const std::filesystem::path p = std::filesystem::weakly_canonical(path, ec);
+    if (ec) {
+        return false;
+    }
+    const std::filesystem::path rel = p.lexically_relative(dir);
+    return !rel.empty() && *rel.begin() != "..";
+}
+
+// A run never writes over its own inputs (docs/reports.md "Output folders"): a value of any option
+// of the command (or of its parsed subcommand) that names an existing file or folder inside
+// --out DIR is an error before anything runs. `--flash FILE@ADDR` names FILE.
+void check_inputs_outside_out(const CLI::App& cmd) {
+    for (const CLI::App* sub : cmd.get_subcommands()) {
+        check_inputs_outside_out(*sub);
+    }
+    const CLI::Option* out = cmd.get_option_no_throw("--out");
+    if (out == nullptr || out->count() == 0) {
+        return;
+    }
+    std::error_code ec;
+    const std::filesystem::path dir = std::filesystem::weakly_canonical(out->as<std::string>(), ec);
+    if (ec || !std::filesystem::exists(dir, ec)) {
+        return;  // a new folder holds no input
+    }
+    for (const CLI::Option* o : cmd.get_options()) {
+        for (const std::string& v : o == out ? std::vector<std::string>{} : o->results()) {
+            for (const std::string& path : {v, v.substr(0, v.rfind('@'))}) {
+                if (!path.empty() && std::filesystem::exists(path, ec) && inside(path, dir)) {
+                    throw sim::Error(fmt::format(
+                        "{} {}: an input inside the output folder {}: give another --out (a run "
+                        "replaces its outputs there)",
+                        o->get_name(), v, out->as<std::string>()));
+                }
+            }
+        }
+    }
+}
+
 // Runs a command with the exit-code contract: the user's fault is one line and 2, our bug 3.
 int guarded(const std::function<int()>& action) {
     try {
@@ -602,7 +644,10 @@ int main(int argc, char** argv) {
     }
     for (const Command& c : cmds) {
         if (c.sub->parsed()) {
-            return guarded(c.action);
+            return guarded([&c] {
+                check_inputs_outside_out(*c.sub);
+                return c.action();
+            });
         }
     }
     return kExitUsage;

@@ -79,7 +79,8 @@ int run_on_slurm(const CampaignOptions& o, const campaign::Campaign& c) {
     s.campaign_file = fs::absolute(o.file).lexically_normal().string();
     s.shards = o.shards != 0 ? o.shards : std::min<size_t>(64, campaign::jobs(c).size());
     s.partition = o.partition, s.time = o.time, s.mem = o.mem, s.wait = !o.no_wait;
-    fs::create_directories(fs::path(s.out_dir) / "results");  // a campaign folder from now on
+    sim::claim_outputs(s.out_dir, {"results", "slurm"});  // a campaign folder from now on
+    fs::create_directories(fs::path(s.out_dir) / "results");
     const campaign::Submitted sub = campaign::submit_array(c, s);
     if (o.no_wait) {
         fmt::print(

@@ -1,5 +1,7 @@
 #include "platforms/dlp/dlp_sweep.h"
 
+#include <optional>
+
 #include <fmt/format.h>
 
 #include "platforms/dlp/dlp_compiler.h"
@@ -110,12 +112,12 @@ DlpSweep read_sweep_document(sim::ConfigDocument doc, const std::string& path,
     for (const std::string& key : axes.keys()) {
         SweepAxis a;
         a.key = key;
-        const sim::ConfigNode list = *axes.optional_node(key);
-        if (!list.is_sequence()) {
-            list.error("expected a list of values");
+        const std::optional<sim::ConfigNode> list = axes.optional_node(key);
+        if (!list || !list->is_sequence()) {  // a key YAML cannot look up again (a null key)
+            axes.error_at(key, "expected a list of values");
             continue;
         }
-        for (const sim::ConfigNode& v : list.elements()) {
+        for (const sim::ConfigNode& v : list->elements()) {
             read_value(v, a);
         }
         s.axes.push_back(std::move(a));

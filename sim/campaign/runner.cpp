@@ -152,6 +152,7 @@ void finish(const Campaign& c, const LocalRun& o, const Running& r, int status, 
 }  // namespace
 
 RunCounts run_local(const Campaign& c, const LocalRun& o) {
+    sim::claim_outputs(o.out_dir, {"jobs", "logs", "results"});  // a campaign folder from now on
     for (const char* sub : {"jobs", "logs", "results"}) {
         fs::create_directories(fs::path(o.out_dir) / sub);
     }

@@ -369,7 +369,16 @@ std::vector<std::string> ConfigNode::keys() const {
     std::vector<std::string> out;
     if (m_node.IsMap()) {
         for (const auto& kv : m_node) {
-            out.push_back(kv.first.as<std::string>());
+            if (!kv.first.IsScalar()) {  // a complex key (`? [a, b]: x`): no name to read it by
+                m_doc->m_problems.push_back(fmt::format(
+                    "{}: {}: expected plain keys, found a {} as a key",
+                    m_doc->location(kv.first.Mark()), m_path.empty() ? "(top level)" : m_path,
+                    kv.first.IsMap()        ? "map"
+                    : kv.first.IsSequence() ? "list"
+                                            : "null"));
+                continue;
+            }
+            out.push_back(kv.first.Scalar());
         }
     }
     return out;

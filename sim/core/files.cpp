@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <sstream>
 #include <system_error>
 
 #include <fmt/format.h>
@@ -94,10 +95,99 @@ void remove_stale_staging(const fs::path& dir) {
     }
 }
 
+bool hidden_of_ours(const std::string& name) {
+    return name.rfind(".npusim-", 0) == 0;
+}
+
+// A plain name on an output list (what staged() and staged_folder() accept).
+bool plain_name(const std::string& n) {
+    return !n.empty() && n[0] != '.' && n.find('/') == std::string::npos && n.size() < 256;
+}
+
+std::vector<std::string> read_list(const fs::path& file) {
+    std::error_code ec;
+    if (fs::file_size(file, ec) > (1u << 20) || ec) {
+        throw Error(fmt::format("{}: not a list of npusim's outputs (over 1 MiB or unreadable)",
+                                file.string()));
+    }
+    std::vector<std::string> names;
+    std::istringstream in(read_text_file(file.string()));
+    for (std::string line; std::getline(in, line);) {
+        if (plain_name(line)) {
+            names.push_back(line);
+        }
+    }
+    return names;
+}
+
+// A folder an older npusim wrote: its report.json says so in its first bytes.
+bool legacy_output(const fs::path& dir) {
+    std::ifstream in(dir / "report.json", std::ios::binary);
+    std::string head(4096, '\0');
+    in.read(head.data(), static_cast<std::streamsize>(head.size()));
+    head.resize(static_cast<size_t>(in.gcount()));
+    return head.find("\"npusim-report/") != std::string::npos;
+}
+
+void write_list(const fs::path& dir, std::vector<std::string> names) {
+    std::sort(names.begin(), names.end());
+    names.erase(std::unique(names.begin(), names.end()), names.end());
+    std::string text;
+    for (const std::string& n : names) {
+        text += n + "\n";
+    }
+    write_text_atomic((dir / kOutputList).string(), text);
+}
+
 }  // namespace
 
+std::vector<std::string> owned_outputs(const fs::path& dir) {
+    std::error_code ec;
+    if (!fs::exists(dir, ec)) {
+        return {};
+    }
+    if (!fs::is_directory(dir, ec)) {
+        throw Error(fmt::format("{}: exists and is not a folder", dir.string()));
+    }
+    std::vector<std::string> others;
+    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+        const std::string name = it->path().filename().string();
+        if (!hidden_of_ours(name)) {
+            others.push_back(name);
+        }
+    }
+    if (fs::exists(dir / kOutputList, ec)) {
+        return read_list(dir / kOutputList);
+    }
+    if (others.empty()) {
+        return {};
+    }
+    if (legacy_output(dir)) {
+        return others;
+    }
+    std::sort(others.begin(), others.end());
+    throw Error(fmt::format(
+        "{}: holds files npusim did not write ({}{}): give a new or empty folder, or an earlier "
+        "--out of npusim (nothing was written; npusim never deletes what it did not write)",
+        dir.string(), others.front(),
+        others.size() > 1 ? fmt::format(" and {} more", others.size() - 1) : ""));
+}
+
+void claim_outputs(const fs::path& dir, const std::vector<std::string>& names) {
+    std::vector<std::string> owned = owned_outputs(dir);
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    if (ec) {
+        throw Error(
+            fmt::format("{}: cannot create output directory: {}", dir.string(), ec.message()));
+    }
+    owned.insert(owned.end(), names.begin(), names.end());
+    write_list(dir, owned);
+}
+
 OutputDir::OutputDir(fs::path dir)
-    : m_dir(std::move(dir)) {
+    : m_dir(std::move(dir))
+    , m_owned(owned_outputs(m_dir)) {
     std::error_code ec;
     // The directories this run creates (DIR and missing parents, innermost first): a run that
     // fails removes them again, so DIR is left as it was.
@@ -188,34 +278,68 @@ fs::path OutputDir::staged_folder(const std::string& name) {
 }
 
 void OutputDir::commit() {
-    for (const std::string& name : m_files) {
-        std::error_code ec;
-        fs::rename(m_staging / name, m_dir / name, ec);
-        if (ec) {
-            throw Error(fmt::format("{}: cannot move {} into place: {}", m_dir.string(), name,
-                                    ec.message()));
-        }
-    }
+    std::vector<std::string> names = m_files;
     for (const std::string& name : m_folders) {
         std::error_code ec;
-        if (fs::is_empty(m_staging / name, ec)) {
+        if (!fs::is_empty(m_staging / name, ec)) {
+            names.push_back(name);
+        }
+    }
+    std::vector<std::string> present;  // earlier outputs of the same names
+    for (const std::string& name : names) {
+        std::error_code ec;
+        if (!fs::exists(fs::symlink_status(m_dir / name, ec))) {
             continue;
         }
-        // An earlier run's folder goes only once the new one can take its place.
-        const fs::path old = m_staging / (name + ".old");
-        if (fs::exists(m_dir / name, ec)) {
-            fs::rename(m_dir / name, old, ec);
+        if (std::find(m_owned.begin(), m_owned.end(), name) == m_owned.end()) {
+            throw Error(
+                fmt::format("{}: was not written by npusim: nothing written (move it, or "
+                            "give another --out)",
+                            (m_dir / name).string()));
         }
-        if (!ec) {
-            fs::rename(m_staging / name, m_dir / name, ec);
-        }
-        if (ec) {
-            throw Error(fmt::format("{}: cannot move {}/ into place: {}", m_dir.string(), name,
-                                    ec.message()));
-        }
-        m_files.push_back(name + "/");
+        present.push_back(name);
     }
+    move_all(names, present);
+    for (const std::string& name : m_folders) {
+        if (std::find(names.begin(), names.end(), name) != names.end()) {
+            m_files.push_back(name + "/");
+        }
+    }
+    m_owned.insert(m_owned.end(), names.begin(), names.end());
+    write_list(m_dir, m_owned);
     m_committed = true;
+}
+
+// The earlier outputs aside (into the staging folder, removed with it), then the new ones in;
+// on any failure every move is undone and nothing has changed.
+void OutputDir::move_all(const std::vector<std::string>& names,
+                         const std::vector<std::string>& present) {
+    const fs::path aside = m_staging / ".old";
+    std::vector<std::pair<fs::path, fs::path>> done;  // (from, to), in order
+    auto undo = [&]() {
+        for (auto it = done.rbegin(); it != done.rend(); ++it) {
+            std::error_code ec;
+            fs::rename(it->second, it->first, ec);
+        }
+    };
+    auto move = [&](const fs::path& from, const fs::path& to, const std::string& name) {
+        std::error_code ec;
+        fs::rename(from, to, ec);
+        if (ec) {
+            undo();
+            throw Error(fmt::format("{}: cannot move {} into place: {} (nothing written)",
+                                    m_dir.string(), name, ec.message()));
+        }
+        done.emplace_back(from, to);
+    };
+    std::error_code ec;
+    fs::create_directory(aside, ec);
+    for (const std::string& name : present) {
+        move(m_dir / name, aside / name, name);
+    }
+    for (const std::string& name : names) {
+        move(m_staging / name, m_dir / name, name);
+    }
 }
 
 std::string replace_between(const std::string& doc, const std::string& begin,

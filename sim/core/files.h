@@ -25,10 +25,25 @@ void write_text_atomic(const std::string& path, std::string_view text);
 std::string replace_between(const std::string& doc, const std::string& begin,
                             const std::string& end, const std::string& text);
 
+// The output-folder rule (docs/reports.md "Output folders"): npusim writes into a folder that is
+// new, empty, or an output folder of npusim's own — one that holds the list of what npusim wrote
+// there (`.npusim-outputs`; a folder of an older npusim: its report.json) — and replaces only the
+// names on that list. Anything else in it (a user's files) is never deleted or overwritten.
+constexpr const char* kOutputList = ".npusim-outputs";
+
+// What earlier runs wrote in `dir` (its list); throws sim::Error naming what else it holds when
+// `dir` exists, is not empty and is not npusim's. A missing or empty `dir`: nothing.
+std::vector<std::string> owned_outputs(const std::filesystem::path& dir);
+// Makes `dir` (as OutputDir would accept it) and adds `names` to its list: folders a command fills
+// outside an OutputDir (a campaign's jobs/, logs/, results/).
+void claim_outputs(const std::filesystem::path& dir, const std::vector<std::string>& names);
+
 // The --out DIR convention. Files are staged in a hidden directory inside DIR; commit() moves them
-// into DIR (one rename each, same file system). A run that throws before commit() leaves DIR as it
-// was: the destructor removes the staging directory, and DIR (with the parents it made) when this
-// OutputDir created it.
+// into DIR all together or none (each earlier output of the same name moved aside first, every
+// move undone on a failure). A run that throws before commit() leaves DIR as it was: the
+// destructor removes the staging directory, and DIR (with the parents it made) when this OutputDir
+// created it. A folder that is not npusim's is refused at construction (owned_outputs), a name
+// npusim did not write refused at commit.
 class OutputDir {
 public:
     explicit OutputDir(std::filesystem::path dir);
@@ -51,11 +66,13 @@ public:
     void commit();
 
 private:
+    void move_all(const std::vector<std::string>& names, const std::vector<std::string>& present);
     std::filesystem::path m_dir;
     std::filesystem::path m_staging;
     std::vector<std::filesystem::path> m_created;  // made by the constructor, innermost first
     std::vector<std::string> m_files;
     std::vector<std::string> m_folders;
+    std::vector<std::string> m_owned;  // what earlier runs wrote here (the folder's list)
     bool m_committed = false;
 };
 

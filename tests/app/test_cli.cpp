@@ -560,9 +560,11 @@ TEST_F(Cli, OutputsAreWholeAndDeterministic) {
     EXPECT_EQ(j["stats"]["cpu"]["beats"]["value"], 8 * 514);
     const auto t = nlohmann::json::parse(slurp(dir / "a" / "trace.json"));
     EXPECT_EQ(t["traceEvents"].size(), 3u + 8u);
-    // Nothing but the five files is left behind (no staging directory): report.json,
-    // trace.json, layers.csv, junit.xml (its checks) and report.html.
-    EXPECT_EQ(std::distance(fs::directory_iterator(dir / "a"), fs::directory_iterator{}), 5);
+    // Nothing but the five files and the list of them is left behind (no staging directory):
+    // report.json, trace.json, layers.csv, junit.xml (its checks), report.html, .npusim-outputs.
+    EXPECT_EQ(std::distance(fs::directory_iterator(dir / "a"), fs::directory_iterator{}), 6);
+    EXPECT_EQ(slurp(dir / "a" / ".npusim-outputs"),
+              "junit.xml\nlayers.csv\nreport.html\nreport.json\ntrace.json\n");
 }
 
 TEST_F(Cli, TraceNeedsOutAndBadOutWritesNothing) {
@@ -574,7 +576,7 @@ TEST_F(Cli, TraceNeedsOutAndBadOutWritesNothing) {
     write("file", "x");
     r = run("run --out " + (dir / "file").string());
     EXPECT_EQ(r.rc, 2);
-    EXPECT_NE(r.err.find("cannot create output directory"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("file: exists and is not a folder"), std::string::npos) << r.err;
     EXPECT_EQ(r.out, "");  // failed before simulating
 }
 

@@ -223,4 +223,40 @@ TEST_F(Cli, ASweepsPageIsDrawnAgainFromItsRecord) {
         << bad.err;
 }
 
+// A run never writes over its inputs or over files npusim did not write (docs/reports.md "Output
+// folders"): an input inside --out is refused before anything runs (a camera run with --camera
+// DIR/camera --out DIR lost the photos), and so is a folder of the user's files; in its own
+// folder a second run replaces its outputs and keeps the user's file beside them.
+TEST_F(Cli, OutputFoldersNeverLoseWhatNpusimDidNotWrite) {
+    const fs::path photos = dir / "photos";
+    fs::create_directories(photos);
+    const std::string layers =
+        "layers:\n  - {name: conv, width: 32, height: 32, in_channels: 8, out_channels: 8, "
+        "kernel: 3}\n";
+    std::ofstream(photos / "layers.yaml") << layers;
+    const fs::path mine = write("layers.yaml", layers);
+    std::ofstream(photos / "face.jpg") << "jpeg";
+    Result r =
+        run("estimate --layers " + (photos / "layers.yaml").string() + " --out " + photos.string());
+    EXPECT_EQ(r.rc, 2) << r.err;
+    EXPECT_NE(r.err.find("--layers " + (photos / "layers.yaml").string() +
+                         ": an input inside the output folder"),
+              std::string::npos)
+        << r.err;
+    r = run("estimate --layers " + mine.string() + " --out " + photos.string());
+    EXPECT_EQ(r.rc, 2) << r.err;
+    EXPECT_NE(r.err.find("holds files npusim did not write (face.jpg and 1 more)"),
+              std::string::npos)
+        << r.err;
+    EXPECT_EQ(slurp(photos / "face.jpg"), "jpeg");
+    const fs::path out = dir / "est";
+    r = run("estimate --layers " + mine.string() + " --out " + out.string());
+    ASSERT_EQ(r.rc, 0) << r.err;
+    std::ofstream(out / "notes.txt") << "mine";
+    r = run("estimate --layers " + mine.string() + " --out " + out.string());
+    EXPECT_EQ(r.rc, 0) << r.err;
+    EXPECT_EQ(slurp(out / "notes.txt"), "mine");
+    EXPECT_TRUE(fs::exists(out / "estimate.csv"));
+}
+
 }  // namespace

@@ -105,6 +105,12 @@ TEST(DlpSweep, FileProblemsNameTheirPlace) {
     EXPECT_NE(m.find("target_frequency"), std::string::npos) << m;
     m = error_of("sweep:\n  fc_thread_number: 4\n", base);
     EXPECT_NE(m.find("expected a list of values"), std::string::npos) << m;
+    // A null key with an anchored value (found by fuzz_dlp_sweep): listed as a key, not found
+    // again.
+    m = error_of(std::string("sweep:\n  #onv_sweep\n:  &\0\0\0_thr/a\xff\x04_n\x8c", 38), base);
+    EXPECT_FALSE(m.empty());
+    m = error_of("sweep:\n ? conv_t: [single,null8]\n size: [[11ry_s, 3]]\n", base);
+    EXPECT_NE(m.find("found a map as a key"), std::string::npos) << m;
     m = error_of("sweep: {}\n", base);
     EXPECT_NE(m.find("names no processor parameter"), std::string::npos) << m;
     std::string many = "sweep:\n";

@@ -30,6 +30,19 @@ TEST(ValueSyntax, Integers) {
     EXPECT_FALSE(parse_i64("9223372036854775808", why));
 }
 
+// A map's keys are names: a map, a list or null as a key is one problem with its place, not an
+// exception out of the YAML library (found by fuzz_dlp_sweep: `? conv_t: [...]`).
+TEST(ConfigKeys, AComplexOrNullKeyIsAProblemWithItsPlace) {
+    ConfigDocument doc = ConfigDocument::parse("m:\n  ? {a: 1}\n  : 2\n  ok: 3\n  : 4\n", "k.yaml");
+    const std::vector<std::string> keys = doc.root().child("m").keys();
+    EXPECT_EQ(keys, (std::vector<std::string>{"ok"}));
+    ASSERT_EQ(doc.problems().size(), 2u);
+    EXPECT_NE(doc.problems()[0].find("k.yaml:2"), std::string::npos) << doc.problems()[0];
+    EXPECT_NE(doc.problems()[0].find("found a map as a key"), std::string::npos);
+    EXPECT_NE(doc.problems()[1].find("found a null as a key"), std::string::npos)
+        << doc.problems()[1];
+}
+
 TEST(ValueSyntax, Sizes) {
     std::string why;
     EXPECT_EQ(parse_size("2MiB", why), 2u * 1024 * 1024);

@@ -43,14 +43,19 @@ TEST_F(Files, OutputAppearsOnlyOnCommit) {
         out.commit();
         EXPECT_EQ(out.files(), (std::vector<std::string>{"report.json", "trace.json"}));
     }
-    EXPECT_EQ(listing(), (std::vector<std::string>{"report.json", "trace.json"}));
+    EXPECT_EQ(listing(),
+              (std::vector<std::string>{".npusim-outputs", "report.json", "trace.json"}));
+    EXPECT_EQ(read_text_file((dir / ".npusim-outputs").string()), "report.json\ntrace.json\n");
     EXPECT_EQ(read_text_file((dir / "report.json").string()), "{}\n");
 }
 
 // A staged folder appears whole at commit, replacing an earlier run's; an empty one does not.
 TEST_F(Files, StagedFolderAppearsWholeOnCommit) {
-    fs::create_directories(dir / "files");
-    write_text_atomic((dir / "files" / "old.txt").string(), "old\n");
+    {
+        OutputDir earlier(dir);
+        write_text_atomic((earlier.staged_folder("files") / "old.txt").string(), "old\n");
+        earlier.commit();
+    }
     {
         OutputDir out(dir);
         write_text_atomic((out.staged_folder("files") / "a.txt").string(), "a\n");
@@ -59,7 +64,7 @@ TEST_F(Files, StagedFolderAppearsWholeOnCommit) {
         out.commit();
         EXPECT_EQ(out.files(), (std::vector<std::string>{"files/"}));
     }
-    EXPECT_EQ(listing(), (std::vector<std::string>{"files"}));
+    EXPECT_EQ(listing(), (std::vector<std::string>{".npusim-outputs", "files"}));
     EXPECT_EQ(read_text_file((dir / "files" / "a.txt").string()), "a\n");
     EXPECT_FALSE(fs::exists(dir / "files" / "old.txt"));
 }
@@ -102,15 +107,18 @@ TEST_F(Files, AnOutputNamedTwiceIsAnError) {
 }
 
 TEST_F(Files, AbandonedRunLeavesNothing) {
-    fs::create_directories(dir);
-    write_text_atomic((dir / "report.json").string(), "old\n");
+    {
+        OutputDir earlier(dir);
+        earlier.write_text("report.json", "old\n");
+        earlier.commit();
+    }
     try {
         OutputDir out(dir);
         out.write_text("report.json", "new\n");
         throw Error("simulated failure");
     } catch (const Error&) {
     }
-    EXPECT_EQ(listing(), (std::vector<std::string>{"report.json"}));
+    EXPECT_EQ(listing(), (std::vector<std::string>{".npusim-outputs", "report.json"}));
     EXPECT_EQ(read_text_file((dir / "report.json").string()), "old\n");
 }
 
@@ -133,13 +141,76 @@ TEST_F(Files, AbandonedRunRemovesTheDirectoriesItCreated) {
     EXPECT_EQ(listing(), (std::vector<std::string>{"c", "d"}));
 }
 
+// The output-folder rule: a folder with files npusim did not write is refused before anything is
+// written, and none of them is touched (a run's --out pointed at a photo folder lost the photos).
+TEST_F(Files, AFolderOfSomeoneElsesFilesIsRefusedAndKept) {
+    fs::create_directories(dir / "camera");
+    write_text_atomic((dir / "camera" / "photo.jpg").string(), "jpeg\n");
+    write_text_atomic((dir / "notes.txt").string(), "mine\n");
+    try {
+        OutputDir out(dir);
+        FAIL() << "accepted";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("holds files npusim did not write (camera and 1 "
+                                             "more)"),
+                  std::string::npos)
+            << e.what();
+    }
+    EXPECT_EQ(listing(), (std::vector<std::string>{"camera", "notes.txt"}));
+    EXPECT_EQ(read_text_file((dir / "camera" / "photo.jpg").string()), "jpeg\n");
+}
+
+// In npusim's own folder a run replaces only what npusim wrote there: a file the user added
+// stays, and one with a name the run writes is refused at commit with nothing changed.
+TEST_F(Files, InItsOwnFolderARunReplacesOnlyWhatNpusimWrote) {
+    {
+        OutputDir first(dir);
+        first.write_text("report.json", "1\n");
+        first.commit();
+    }
+    write_text_atomic((dir / "notes.txt").string(), "mine\n");
+    fs::create_directories(dir / "lcd");
+    write_text_atomic((dir / "lcd" / "screen.png").string(), "user\n");
+    {
+        OutputDir second(dir);
+        second.write_text("report.json", "2\n");
+        second.commit();
+    }
+    EXPECT_EQ(read_text_file((dir / "report.json").string()), "2\n");
+    EXPECT_EQ(read_text_file((dir / "notes.txt").string()), "mine\n");
+    try {
+        OutputDir third(dir);
+        third.write_text("report.json", "3\n");
+        write_text_atomic((third.staged_folder("lcd") / "frame.png").string(), "png\n");
+        third.commit();
+        FAIL() << "replaced lcd/";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("lcd: was not written by npusim"), std::string::npos)
+            << e.what();
+    }
+    EXPECT_EQ(read_text_file((dir / "report.json").string()), "2\n");  // nothing moved
+    EXPECT_EQ(read_text_file((dir / "lcd" / "screen.png").string()), "user\n");
+}
+
+// A folder an npusim before the output list wrote (its report.json says so) is npusim's.
+TEST_F(Files, AnOlderNpusimsFolderIsAccepted) {
+    fs::create_directories(dir);
+    write_text_atomic((dir / "report.json").string(), "{\"schema\": \"npusim-report/2\"}\n");
+    {
+        OutputDir out(dir);
+        out.write_text("report.json", "new\n");
+        out.commit();
+    }
+    EXPECT_EQ(read_text_file((dir / "report.json").string()), "new\n");
+}
+
 TEST_F(Files, OutputDirThatIsAFile) {
     write_text_atomic(dir.string(), "x");
     try {
         OutputDir out(dir);
         FAIL();
     } catch (const Error& e) {
-        EXPECT_NE(std::string(e.what()).find("cannot create output directory"), std::string::npos);
+        EXPECT_NE(std::string(e.what()).find("exists and is not a folder"), std::string::npos);
     }
     fs::remove(dir);
 }
