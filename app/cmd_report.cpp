@@ -21,13 +21,74 @@ namespace npu::app {
 
 namespace {
 
+// A record file of the folder: a regular file (a FIFO or a device would block or never end) of
+// at most 256 MiB, read whole.
 nlohmann::ordered_json read_json(const std::filesystem::path& p) {
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(p, ec)) {
+        throw sim::Error(p.string() + ": not a regular file");
+    }
+    if (std::filesystem::file_size(p, ec) > (uintmax_t{256} << 20)) {
+        throw sim::Error(p.string() + ": over 256 MiB, not a record npusim wrote");
+    }
     const std::vector<uint8_t> bytes = sim::read_file(p.string());
     try {
         return nlohmann::ordered_json::parse(bytes.begin(), bytes.end());
     } catch (const nlohmann::json::exception& e) {
         throw sim::Error(p.string() + ": not JSON: " + e.what());
     }
+}
+
+constexpr uintmax_t kMaxPictureBytes = 64u << 20;
+
+// A regular file of the folder itself (not a link, not a device; `name` may be lcd/NAME with lcd/
+// a real folder), at most kMaxPictureBytes.
+bool own_file(const std::filesystem::path& dir, const std::string& name) {
+    std::error_code ec;
+    const size_t slash = name.find('/');
+    if (slash != std::string::npos &&
+        !std::filesystem::is_directory(
+            std::filesystem::symlink_status(dir / name.substr(0, slash), ec))) {
+        return false;
+    }
+    const std::filesystem::path p = dir / name;
+    return std::filesystem::is_regular_file(std::filesystem::symlink_status(p, ec)) &&
+           std::filesystem::file_size(p, ec) <= kMaxPictureBytes && !ec;
+}
+
+// The pictures a page shows: what the run wrote (the folder's output list when it has one, else its
+// files), in name order, and its lcd/ folder's frames; each a regular file of the folder — a link
+// or a device is never read, so a crafted folder cannot put another file into the page.
+std::vector<std::pair<std::string, std::vector<uint8_t>>> picture_files(
+    const std::filesystem::path& dir) {
+    std::vector<std::string> top = sim::owned_outputs(dir), names;
+    if (!std::filesystem::exists(dir / sim::kOutputList)) {
+        top.clear();
+        for (const auto& e : std::filesystem::directory_iterator(dir)) {
+            top.push_back(e.path().filename().string());
+        }
+    }
+    for (const std::string& n : top) {
+        if (n != "lcd") {
+            names.push_back(n);
+            continue;
+        }
+        std::error_code ec;
+        for (std::filesystem::directory_iterator it(dir / "lcd", ec), end; !ec && it != end;
+             it.increment(ec)) {
+            if (it->path().extension() == ".png") {
+                names.push_back("lcd/" + it->path().filename().string());
+            }
+        }
+    }
+    std::sort(names.begin(), names.end());
+    std::vector<std::pair<std::string, std::vector<uint8_t>>> files;
+    for (const std::string& n : names) {
+        if (may_be_picture(n) && own_file(dir, n)) {
+            files.emplace_back(n, sim::read_file((dir / n).string()));
+        }
+    }
+    return files;
 }
 
 // DIR/report.html, whole or not at all.
@@ -64,29 +125,9 @@ int cmd_report(const ReportOptions& opts) {
     if (traced) {
         trace = read_json(dir / "trace.json");
     }
-    // The pictures come from the directory's files, in name order (the run's order may differ),
-    // and from its lcd/ folder (a firmware run's LCD frames: the page's strip).
-    std::vector<std::string> names;
-    for (const auto& e : std::filesystem::directory_iterator(dir)) {
-        names.push_back(e.path().filename().string());
-    }
-    if (std::filesystem::is_directory(dir / "lcd")) {
-        for (const auto& e : std::filesystem::directory_iterator(dir / "lcd")) {
-            if (e.path().extension() == ".png") {
-                names.push_back("lcd/" + e.path().filename().string());
-            }
-        }
-    }
-    std::sort(names.begin(), names.end());
-    std::vector<std::pair<std::string, std::vector<uint8_t>>> files;
-    for (const std::string& n : names) {
-        if (may_be_picture(n)) {
-            files.emplace_back(n, sim::read_file((dir / n).string()));
-        }
-    }
-    return write_page(opts.dir,
-                      report::html_report(report, traced ? &trace : nullptr,
-                                          (dir / "report.json").string(), pictures_of(files)));
+    return write_page(opts.dir, report::html_report(report, traced ? &trace : nullptr,
+                                                    (dir / "report.json").string(),
+                                                    pictures_of(picture_files(dir))));
 }
 
 }  // namespace npu::app

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -83,7 +84,11 @@ std::vector<report::Picture> pictures_of(
     std::vector<report::Picture> out;
     for (const auto& [name, bytes] : files) {
         report::Picture p{name, {}, 0, 0};
-        if (ends_with(name, ".png") && bytes.size() >= 24) {  // width, height: IHDR, big-endian
+        static constexpr uint8_t kPng[] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n',
+                                           0,    0,   0,   13,  'I',  'H',  'D',  'R'};
+        if (ends_with(name, ".png") && bytes.size() >= 24 &&
+            std::equal(std::begin(kPng), std::end(kPng), bytes.begin())) {  // a PNG's IHDR:
+            // width, height, big-endian; a file that is not a PNG is never embedded
             auto be32 = [&](size_t at) {
                 return static_cast<int>(uint32_t{bytes[at]} << 24 | uint32_t{bytes[at + 1]} << 16 |
                                         uint32_t{bytes[at + 2]} << 8 | uint32_t{bytes[at + 3]});

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
+#include <sys/stat.h>
 
 #include "sim/core/npy.h"
 #include "sim/core/run_record.h"
@@ -194,6 +195,33 @@ TEST_F(Cli, TheReportPageIsDrawnFromTheRecordAlone) {
         }
     }
     EXPECT_EQ(series, 8u);  // KPU: 4 parts, CPU: 3, bus and DMA
+}
+
+// `npusim report DIR` embeds only pictures the run wrote as regular files of DIR: a link named
+// .png to a secret, a text file named .png, a picture added beside the run's are never in the page
+// (a crafted run folder copied any readable file, base64-encoded, into a page the user shares).
+TEST_F(Cli, AReportEmbedsOnlyThePicturesTheRunWrote) {
+    const fs::path e = dir / "e";
+    ASSERT_EQ(run("run --demo edges --out " + e.string()).rc, 0);
+    const std::string page = slurp(e / "report.html");
+    write("secret.txt", "TOKEN-0123456789");
+    fs::create_symlink(dir / "secret.txt", e / "link.png");
+    std::ofstream(e / "fake.png") << "TOKEN-0123456789";
+    fs::copy_file(e / "input.png", e / "added.png");
+    fs::create_directories(e / "lcd");
+    fs::create_symlink(dir / "secret.txt", e / "lcd" / "0000.png");
+    fs::remove(e / "report.html");
+    const Result again = run("report " + e.string());
+    ASSERT_EQ(again.rc, 0) << again.err;
+    const std::string redrawn = slurp(e / "report.html");
+    EXPECT_EQ(redrawn, page);  // exactly the run's own pictures
+    for (const char* name : {"link.png", "fake.png", "added.png", "0000.png"}) {
+        EXPECT_EQ(redrawn.find(name), std::string::npos) << name;
+    }
+    mkfifo((e / "trace.json").c_str(), 0600);  // a FIFO would block the reader forever
+    const Result fifo = run("report " + e.string());
+    EXPECT_EQ(fifo.rc, 2);
+    EXPECT_NE(fifo.err.find("trace.json: not a regular file"), std::string::npos) << fifo.err;
 }
 
 // A sweep's page is drawn from its record's plot and the rows file it names: `npusim report`
