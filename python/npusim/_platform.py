@@ -263,7 +263,7 @@ def _error_line(stderr):
 
 def _cli(args, out):
     """Runs the npusim program with --out `out` (None: a new temporary folder); its report.json
-    and .npy files read back. Exit 0 or 1 (a check failed) return (done, record, files, out_dir,
+    and the files it names (outputs, dumps, a sweep's rows) read back, nothing else of the folder. Exit 0 or 1 (a check failed) return (done, record, files, out_dir,
     the temporary folder or None); 2 and 3 raise Error with its message."""
     folder = tempfile.TemporaryDirectory(prefix="npusim-run-") if out is None else None
     out_dir = os.path.join(folder.name, "out") if folder else os.fspath(out)
@@ -273,10 +273,12 @@ def _cli(args, out):
         raise Error(_error_line(done.stderr) or "npusim exited with {}".format(done.returncode))
     with open(os.path.join(out_dir, "report.json"), encoding="utf-8") as f:
         record = json.load(f)
-    files = {}  # each read once into the array the outputs view
-    for name in os.listdir(out_dir):
-        if name.endswith(".npy") or name == record.get("rows"):
-            files[name] = np.fromfile(os.path.join(out_dir, name), np.uint8)
+    files = {}  # each read once into the array the outputs view: only what the record names
+    named = [t.get("file") for key in ("outputs", "layer_dumps") for t in record.get(key, [])]
+    for name in set(named + [record.get("rows")]):
+        path = os.path.join(out_dir, name) if name and os.path.basename(name) == name else None
+        if path and os.path.isfile(path):
+            files[name] = np.fromfile(path, np.uint8)
     return done, record, files, out_dir, folder
 
 

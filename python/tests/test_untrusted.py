@@ -193,3 +193,18 @@ def test_edited_compile_reports_give_errors_never_a_crash(digits, tmp_path):
     np.save(samples, np.load(CALIB)[:4])
     seen = _outcomes(CHILD_REPORT, ONNX, digits / "digits.kmodel", samples, tmp_path, 200)
     assert seen.get("npusim.Error", 0) > 100 and sum(seen.values()) == 200, seen
+
+
+def test_a_run_into_its_own_folder_reads_only_what_the_record_names(tmp_path):
+    # A dataset the user keeps beside a run's outputs is never read back (it was read in full).
+    p = npusim.Platform("dlp_zcu102_int8")
+    net = os.path.join(ROOT, "configs", "networks", "dlp_tiny.yaml")
+    first = p.run(network=net, out=tmp_path / "o")
+    np.save(tmp_path / "o" / "dataset.npy", np.zeros((4, 4), np.float32))
+    again = p.run(network=net, out=tmp_path / "o")
+    assert "dataset.npy" not in again.files
+    assert set(again.files) == set(first.files) and again.outputs
+    with pytest.raises(npusim.Error, match="holds files npusim did not write"):
+        os.makedirs(tmp_path / "photos")
+        np.save(tmp_path / "photos" / "x.npy", np.zeros(2))
+        p.run(network=net, out=tmp_path / "photos")

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -14,6 +15,7 @@
 #include "platforms/k210/firmware/firmware_soc.h"
 #include "platforms/k210/firmware/frame_report.h"
 #include "platforms/k210/firmware/gdb_link.h"
+#include "sim/core/config.h"
 #include "sim/core/error.h"
 #include "sim/core/files.h"
 #include "sim/core/image.h"
@@ -118,16 +120,15 @@ std::pair<std::string, uint32_t> flash_input(const std::string& spec) {
         return {spec, 0};
     }
     const std::string off = spec.substr(at + 1);
-    char* end = nullptr;
-    errno = 0;
-    const unsigned long long v = std::strtoull(off.c_str(), &end, 0);
-    if (off.empty() || *end != '\0' || errno != 0 || v >= flash::W25q::kBytes ||
-        !std::isdigit(static_cast<unsigned char>(off[0]))) {
+    std::string why;
+    const std::optional<uint64_t> v = sim::parse_u64(off, why);  // 0100 is one hundred, not octal
+    if (!v || *v >= flash::W25q::kBytes) {
         throw sim::Error(fmt::format(
-            "--flash {}: the offset '{}' is not a number below 16 MiB (decimal or 0x hex)", spec,
-            off));
+            "--flash {}: the offset '{}' is not a number below 16 MiB (decimal, 0x hex or 0b "
+            "binary)",
+            spec, off));
     }
-    return {spec.substr(0, at), static_cast<uint32_t>(v)};
+    return {spec.substr(0, at), static_cast<uint32_t>(*v)};
 }
 
 // --pin-input FILE: levels applied to the pads over time (models/k210_soc/pin_script.h).

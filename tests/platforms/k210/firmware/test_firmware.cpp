@@ -460,6 +460,15 @@ TEST_F(Firmware, BadFirmwareFilesAndArgumentsAreOneError) {
         EXPECT_NE(r.err.find("--flash"), std::string::npos) << spec << r.err;
         EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << spec << r.err;
     }
+    // Offsets are decimal as the message says, leading zeros too (they were read as octal):
+    // 09 is nine, and 016777210 is past the flash's end for a 10-byte file (octal: 3,997,320).
+    r = run("run --firmware " + kFaults + " --flash " + (dir / "image.bin").string() +
+            "@09 -- exit3");
+    EXPECT_NE(r.rc, 2) << r.err;
+    r = run("run --firmware " + kFaults + " --flash " + (dir / "image.bin").string() +
+            "@016777210 -- exit3");
+    EXPECT_EQ(r.rc, 2) << r.err;
+    EXPECT_NE(r.err.find("--flash"), std::string::npos) << r.err;
 }
 
 }  // namespace
