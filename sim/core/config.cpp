@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "sim/core/error.h"
+#include "sim/core/files.h"
 
 namespace npu::sim {
 
@@ -526,6 +527,7 @@ ConfigDocument ConfigDocument::parse(const std::string& text, const std::string&
 }
 
 ConfigDocument ConfigDocument::load_file(const std::string& path) {
+    check_input_file(path, kMaxConfigBytes);  // a FIFO is refused, not waited on
     std::ifstream in(path, std::ios::binary);
     if (!in) {
         throw Error(fmt::format("{}: cannot open configuration file", path));

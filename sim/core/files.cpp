@@ -18,25 +18,50 @@ namespace npu::sim {
 
 namespace fs = std::filesystem;
 
-std::vector<uint8_t> read_file(const std::string& path) {
+void check_input_file(const std::string& path, uint64_t max_bytes) {
     std::error_code ec;
-    if (fs::is_directory(path, ec)) {
+    const fs::file_status st = fs::status(path, ec);
+    if (fs::is_directory(st)) {
         throw Error(fmt::format("{}: is a directory, expected a file", path));
     }
+    if (fs::exists(st) && !fs::is_regular_file(st)) {
+        throw Error(
+            fmt::format("{}: not a regular file (a device, a FIFO or a socket): npusim reads "
+                        "files",
+                        path));
+    }
+    const uintmax_t size = fs::file_size(path, ec);
+    if (!ec && size > max_bytes) {
+        throw Error(fmt::format("{}: {} bytes, more than the {} this input may hold", path, size,
+                                max_bytes));
+    }
+}
+
+std::vector<uint8_t> read_file(const std::string& path, uint64_t max_bytes) {
+    check_input_file(path, max_bytes);
     std::ifstream in(path, std::ios::binary);
     if (!in) {
         throw Error(fmt::format("{}: cannot open file: {}", path, std::strerror(errno)));
     }
-    std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)),
-                               std::istreambuf_iterator<char>());
+    std::vector<uint8_t> bytes;
+    std::vector<char> chunk(1 << 16);
+    while (in) {  // bounded while reading too: a file may grow after its size was checked
+        in.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
+        const auto got = static_cast<size_t>(in.gcount());
+        if (bytes.size() + got > max_bytes) {
+            throw Error(
+                fmt::format("{}: more than the {} bytes this input may hold", path, max_bytes));
+        }
+        bytes.insert(bytes.end(), chunk.begin(), chunk.begin() + static_cast<std::ptrdiff_t>(got));
+    }
     if (in.bad()) {
         throw Error(fmt::format("{}: read error", path));
     }
     return bytes;
 }
 
-std::string read_text_file(const std::string& path) {
-    const auto bytes = read_file(path);
+std::string read_text_file(const std::string& path, uint64_t max_bytes) {
+    const auto bytes = read_file(path, max_bytes);
     return std::string(bytes.begin(), bytes.end());
 }
 

@@ -10,9 +10,15 @@
 
 namespace npu::sim {
 
-// Reads a whole file; throws sim::Error naming the path when it cannot be opened or read.
-std::vector<uint8_t> read_file(const std::string& path);
-std::string read_text_file(const std::string& path);
+// The most bytes an input file may hold unless its reader says less (4 GiB).
+constexpr uint64_t kMaxInputBytes = uint64_t{4} << 30;
+// Reads a whole regular file of at most `max_bytes`; throws sim::Error naming the path when it
+// cannot be opened or read, is not a regular file (a FIFO, a device, a socket: refused before it
+// is opened, never waited on), or holds more (checked before reading and while reading).
+std::vector<uint8_t> read_file(const std::string& path, uint64_t max_bytes = kMaxInputBytes);
+std::string read_text_file(const std::string& path, uint64_t max_bytes = kMaxInputBytes);
+// The same check alone, for readers that open the file themselves (a library's decoder).
+void check_input_file(const std::string& path, uint64_t max_bytes = kMaxInputBytes);
 
 // Writes to "<path>.tmp-<pid>" in the same directory, flushes, then renames over `path`.
 // Throws sim::Error (and leaves `path` untouched) on any failure.

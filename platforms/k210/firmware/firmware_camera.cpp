@@ -2,12 +2,10 @@
 // into memory, its interrupt (PLIC 24), and the sensor K210Config::camera names on its SCCB bus,
 // with the scene in front of it; and the board's flash on SPI3, which the camera demos set up
 // first.
-#include <fstream>
-#include <iterator>
-
 #include <fmt/format.h>
 
 #include "platforms/k210/firmware/firmware_soc.h"
+#include "sim/core/files.h"
 
 namespace npu::k210 {
 
@@ -57,14 +55,8 @@ soc::DwSsi::FrameSink FirmwareSoc::flash_sink() {
 }
 
 void FirmwareSoc::load_flash(const std::string& path, uint32_t offset) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-        throw sim::Error(fmt::format("--flash {}: cannot be read", path));
-    }
-    const std::vector<uint8_t> bytes{std::istreambuf_iterator<char>(in),
-                                     std::istreambuf_iterator<char>()};
-    try {
-        flash.load(offset, bytes);
+    try {  // at most the flash's 16 MiB, checked before reading (a 1 GB file was read whole)
+        flash.load(offset, sim::read_file(path, flash::W25q::kBytes));
     } catch (const sim::Error& e) {
         throw sim::Error(fmt::format("--flash {}: {}", path, e.what()));
     }

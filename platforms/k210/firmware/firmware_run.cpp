@@ -107,10 +107,11 @@ std::pair<unsigned, std::vector<uint8_t>> uart_input(const std::string& spec) {
         path = spec.substr(6);
     }
     constexpr uint64_t kMaxBytes = 16 << 20;  // 16 MiB: half an hour of input at 115200 baud
-    if (std::filesystem::is_regular_file(path) && std::filesystem::file_size(path) > kMaxBytes) {
-        throw sim::Error(fmt::format("--uart-input {}: more than {} bytes", path, kMaxBytes));
+    try {
+        return {port, sim::read_file(path, kMaxBytes)};
+    } catch (const sim::Error& e) {
+        throw sim::Error(fmt::format("--uart-input {}", e.what()));
     }
-    return {port, sim::read_file(path)};
 }
 
 // --flash FILE[@OFFSET]: the file and where it starts in the flash.
@@ -134,10 +135,11 @@ std::pair<std::string, uint32_t> flash_input(const std::string& spec) {
 // --pin-input FILE: levels applied to the pads over time (models/k210_soc/pin_script.h).
 std::vector<soc::PinEvent> pin_input(const std::string& path) {
     constexpr uint64_t kMaxBytes = 16 << 20;
-    if (std::filesystem::is_regular_file(path) && std::filesystem::file_size(path) > kMaxBytes) {
-        throw sim::Error(fmt::format("--pin-input {}: more than {} bytes", path, kMaxBytes));
+    try {
+        return soc::parse_pin_script(sim::read_text_file(path, kMaxBytes), path);
+    } catch (const sim::Error& e) {
+        throw sim::Error(fmt::format("--pin-input {}", e.what()));
     }
-    return soc::parse_pin_script(sim::read_text_file(path), path);
 }
 
 // The harts' options from the request; both cores leave reset at the entry on a K210 (the SDK's

@@ -3,9 +3,11 @@
 #include <filesystem>
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "sim/core/config.h"
 #include "sim/core/error.h"
 #include "sim/core/files.h"
 
@@ -202,6 +204,32 @@ TEST_F(Files, AnOlderNpusimsFolderIsAccepted) {
         out.commit();
     }
     EXPECT_EQ(read_text_file((dir / "report.json").string()), "new\n");
+}
+
+// Inputs are read bounded: a FIFO or a device is refused before it is opened (a FIFO blocked
+// forever, /dev/zero grew memory until bad_alloc), a file larger than its reader allows before
+// it is read (a sparse 1 TB file costs nothing to make).
+TEST_F(Files, InputsAreRegularFilesOfABoundedSize) {
+    fs::create_directories(dir);
+    const std::string fifo = (dir / "fifo").string();
+    ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+    for (const std::string& path : {fifo, std::string("/dev/zero")}) {
+        try {
+            read_file(path);
+            FAIL() << path;
+        } catch (const Error& e) {
+            EXPECT_NE(std::string(e.what()).find("not a regular file"), std::string::npos)
+                << e.what();
+        }
+    }
+    const fs::path sparse = dir / "sparse.bin";
+    write_text_atomic(sparse.string(), "x");
+    fs::resize_file(sparse, uint64_t{1} << 40);
+    EXPECT_THROW(read_file(sparse.string()), Error);
+    write_text_atomic(sparse.string(), "0123456789");
+    EXPECT_THROW(read_file(sparse.string(), 9), Error);
+    EXPECT_EQ(read_file(sparse.string(), 10).size(), 10u);
+    EXPECT_THROW(ConfigDocument::load_file(fifo), Error);
 }
 
 TEST_F(Files, OutputDirThatIsAFile) {
