@@ -527,7 +527,7 @@ ConfigDocument ConfigDocument::parse(const std::string& text, const std::string&
 }
 
 ConfigDocument ConfigDocument::load_file(const std::string& path) {
-    check_input_file(path, kMaxConfigBytes);  // a FIFO is refused, not waited on
+    check_input_file(path, std::numeric_limits<uint64_t>::max());  // a FIFO: refused, not waited on
     std::ifstream in(path, std::ios::binary);
     if (!in) {
         throw Error(fmt::format("{}: cannot open configuration file", path));
