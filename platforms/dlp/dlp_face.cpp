@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <iterator>
+#include <optional>
 #include <random>
 
 #include <fmt/format.h>
@@ -11,6 +12,7 @@
 #include "platforms/dlp/dlp_estimate.h"
 #include "platforms/dlp/dlp_platform.h"
 #include "platforms/dlp/dlp_sweep_report.h"
+#include "sim/core/config.h"
 #include "sim/core/error.h"
 #include "sim/core/json_text.h"
 #include "sim/core/npy.h"
@@ -28,9 +30,31 @@ struct Compiled {
     Program program;
 };
 
+// --mean/--std on run and estimate: one number, or one per channel, separated by commas.
+std::vector<float> channel_values(const platform::GivenOptions& given, const char* name) {
+    const std::string text = given(name);
+    std::vector<float> out;
+    for (size_t at = 0; !text.empty() && at <= text.size();) {
+        const size_t comma = std::min(text.find(',', at), text.size());
+        std::string why;
+        const std::optional<double> v = sim::parse_f64(text.substr(at, comma - at), why);
+        if (!v || !std::isfinite(*v)) {
+            throw sim::Error(
+                fmt::format("--{} {}: expected numbers separated by commas", name, text));
+        }
+        out.push_back(static_cast<float>(*v));
+        at = comma + 1;
+    }
+    return out;
+}
+
+template <typename Request>
 Compiled compile_network(const std::string& path, const DlpPlatformConfig& cfg,
-                         const std::string& calibration, bool time_only) {
-    Compiled c{load_network(path, cfg, calibration, time_only), {}};
+                         const Request& request, bool time_only) {
+    Compiled c{
+        load_network(path, cfg, request.option("calibrate"), time_only,
+                     channel_values(request.option, "mean"), channel_values(request.option, "std")),
+        {}};
     CompileOptions co;
     co.ddr_base_addr = cfg.ddr_base_addr;
     co.frames = c.file.frames;
@@ -330,7 +354,7 @@ platform::RunReport DlpFace::run(const platform::RunRequest& request) {
         throw sim::Error(source() + ": a DL processor runs timed (no --functional)");
     }
     const Compiled c = compile_network(request.network.empty() ? request.model : request.network,
-                                       m_cfg, request.option("calibrate"), false);
+                                       m_cfg, request, false);
     const Network& n = c.file.network;
     std::string described;
     std::vector<std::vector<uint8_t>> images = inputs(request.input, c.file, m_cfg.dlp, described);
@@ -384,7 +408,7 @@ platform::EstimateReport DlpFace::estimate(const platform::EstimateRequest& requ
         return sweep_report(f.network, request.model, request, m_cfg, source());
     }
     const std::string& file = request.layers.empty() ? request.model : request.layers;
-    const Compiled c = compile_network(file, m_cfg, request.option("calibrate"), true);
+    const Compiled c = compile_network(file, m_cfg, request, true);
     const NetworkEstimate e = dlp::estimate(c.file.network, c.program, m_cfg.dlp, m_cfg.timing);
     const DlpResources res =
         resources(m_cfg.dlp, m_cfg.fpga.family, ResourceModel{}, m_cfg.timing.taps_per_pass);
@@ -429,7 +453,20 @@ platform::PlatformKind dlp_platform_kind() {
               true,
               "",
               false,
-              {"run", "estimate", "regress"}}}};
+              {"run", "estimate", "regress"}},
+             {"mean",
+              "An ONNX model's input normalization when it has none: the mean, one value or one "
+              "per channel (comma-separated), subtracted on the processor's adder",
+              false,
+              "",
+              false,
+              {"run", "estimate"}},
+             {"std",
+              "The same's standard deviation (the adder multiplies by its inverse)",
+              false,
+              "",
+              false,
+              {"run", "estimate"}}}};
 }
 
 }  // namespace npu::dlp

@@ -254,6 +254,23 @@ TEST_F(Cli, DlpRegressNormalizesAnOnnxModelWithMeanAndStd) {
     for (const auto& l : rep["layers"]) {
         EXPECT_GE(l["measures"]["cosine"]["value"].get<double>(), 0.99999) << l;
     }
+    // estimate and run take them too: the normalization is two adder rows of the time, and the
+    // run's output is the regressed one's (the same network).
+    const Result e = run("estimate --platform dlp_zcu102_single --model " + model.string() +
+                         " --mean 0.5,0.4,0.3 --std 0.25,0.5,1");
+    ASSERT_EQ(e.rc, 0) << e.err;
+    EXPECT_NE(e.out.find("    imageinput_norm_add"), std::string::npos) << e.out;
+    EXPECT_NE(e.out.find("    imageinput_norm "), std::string::npos) << e.out;
+    const Result plain = run("estimate --platform dlp_zcu102_single --model " + model.string());
+    EXPECT_EQ(plain.out.find("imageinput_norm"), std::string::npos) << plain.out;
+    const Result ran = run("run --platform dlp_zcu102_single --model " + model.string() +
+                           " --mean 0.5 --std 0.25 --out " + (dir / "ran").string());
+    EXPECT_EQ(ran.rc, 0) << ran.err;
+    const Result bad =
+        run("estimate --platform dlp_zcu102_single --model " + model.string() + " --mean 0.5,x");
+    EXPECT_EQ(bad.rc, 2);
+    EXPECT_NE(bad.err.find("--mean 0.5,x: expected numbers separated by commas"), std::string::npos)
+        << bad.err;
     // A network file has its own normalization: the flags are refused for it.
     const Result y = run("regress --platform dlp_zcu102_int8 --model " NPUSIM_SOURCE_DIR
                          "/configs/networks/dlp_tiny.yaml --mean 0.5");
