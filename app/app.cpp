@@ -16,6 +16,7 @@
 #include "platforms/common/platform_face.h"
 #include "sim/core/error.h"
 #include "sim/core/parallel.h"
+#include "sim/core/text.h"
 #include "sim/core/version.h"
 
 namespace npu::app {
@@ -25,7 +26,8 @@ const char* version() {
 }
 
 void error_line(const std::string& what) {
-    std::fprintf(stderr, "npusim: error: %s\n", what.c_str());
+    // A message quotes users' files: printed without their control characters.
+    std::fprintf(stderr, "npusim: error: %s\n", sim::printable(what).c_str());
 }
 
 namespace {

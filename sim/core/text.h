@@ -61,4 +61,21 @@ inline std::string valid_utf8(std::string_view s) {
     return out;
 }
 
+// `s` safe to print on a terminal: each control character but the newline (an escape sequence
+// from a user's file would drive the terminal) as \xHH, each byte that starts no well-formed UTF-8
+// sequence as U+FFFD. Every error message goes through it before it is printed.
+inline std::string printable(std::string_view s) {
+    std::string out;
+    for (const char c : valid_utf8(s)) {
+        const auto u = static_cast<unsigned char>(c);
+        if ((u < 0x20 && c != '\n') || u == 0x7f) {
+            static constexpr char kHex[] = "0123456789abcdef";
+            out += {'\\', 'x', kHex[u >> 4], kHex[u & 15]};
+        } else {
+            out += c;
+        }
+    }
+    return out;
+}
+
 }  // namespace npu::sim

@@ -770,4 +770,14 @@ TEST_F(Cli, APlatformsOwnOptionIsRefusedElsewhere) {
     EXPECT_NE(r.err.find("is a selfcheck platform"), std::string::npos) << r.err;
 }
 
+// An error message quotes what the user gave; control characters in it are shown, not sent to
+// the terminal (an escape sequence from a file could clear or retitle it).
+TEST_F(Cli, ErrorMessagesCarryNoControlCharacters) {
+    const Result r =
+        shell(std::string(NPUSIM_BIN) + " estimate --platform \"$(printf 'x\\033[2J')\"");
+    EXPECT_EQ(r.rc, 2) << r.err;
+    EXPECT_EQ(r.err.find('\x1b'), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("x\\x1b[2J"), std::string::npos) << r.err;
+}
+
 }  // namespace
