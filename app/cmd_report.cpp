@@ -24,14 +24,7 @@ namespace {
 // A record file of the folder: a regular file (a FIFO or a device would block or never end) of
 // at most 256 MiB, read whole.
 nlohmann::ordered_json read_json(const std::filesystem::path& p) {
-    std::error_code ec;
-    if (!std::filesystem::is_regular_file(p, ec)) {
-        throw sim::Error(p.string() + ": not a regular file");
-    }
-    if (std::filesystem::file_size(p, ec) > (uintmax_t{256} << 20)) {
-        throw sim::Error(p.string() + ": over 256 MiB, not a record npusim wrote");
-    }
-    const std::vector<uint8_t> bytes = sim::read_file(p.string());
+    const std::vector<uint8_t> bytes = sim::read_file(p.string(), uint64_t{256} << 20);
     try {
         return nlohmann::ordered_json::parse(bytes.begin(), bytes.end());
     } catch (const nlohmann::json::exception& e) {
@@ -61,9 +54,10 @@ bool own_file(const std::filesystem::path& dir, const std::string& name) {
 // or a device is never read, so a crafted folder cannot put another file into the page.
 std::vector<std::pair<std::string, std::vector<uint8_t>>> picture_files(
     const std::filesystem::path& dir) {
-    std::vector<std::string> top = sim::owned_outputs(dir), names;
-    if (!std::filesystem::exists(dir / sim::kOutputList)) {
-        top.clear();
+    std::vector<std::string> top, names;
+    if (std::filesystem::exists(dir / sim::kOutputList)) {
+        top = sim::owned_outputs(dir);
+    } else {
         for (const auto& e : std::filesystem::directory_iterator(dir)) {
             top.push_back(e.path().filename().string());
         }
