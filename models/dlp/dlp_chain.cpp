@@ -10,6 +10,17 @@ AdderOp adder_op(const Layer& l) {
     return l.kind == LayerKind::add ? AdderOp::add : AdderOp::multiply;
 }
 
+// A depth concatenation of CHW images: the inputs' values one after the other.
+template <typename T>
+std::vector<T> concat(const Layer& l, const std::vector<std::vector<T>>& v) {
+    std::vector<T> out;
+    for (int src : l.inputs) {
+        const std::vector<T>& a = v[static_cast<size_t>(src)];
+        out.insert(out.end(), a.begin(), a.end());
+    }
+    return out;
+}
+
 }  // namespace
 
 std::vector<std::vector<float>> run_chain_single(const Network& n, const std::vector<float>& x) {
@@ -21,6 +32,7 @@ std::vector<std::vector<float>> run_chain_single(const Network& n, const std::ve
             v.push_back(conv_single(l.conv, a.data(), l.weights.data(), l.bias.data()));
             break;
         case LayerKind::pool: v.push_back(pool_single(l.conv, a.data())); break;
+        case LayerKind::concat: v.push_back(concat(l, v)); break;
         case LayerKind::fc:
             v.push_back(fc_single(l.fc, a.data(), l.weights.data(), l.bias.data()));
             break;
@@ -45,6 +57,7 @@ std::vector<std::vector<int8_t>> run_chain_int8(const Network& n, const std::vec
             v.push_back(conv_int8(l.conv, l.quant, a.data(), l.weights_q.data(), l.bias_q.data()));
             break;
         case LayerKind::pool: v.push_back(pool_int8(l.conv, l.quant, a.data())); break;
+        case LayerKind::concat: v.push_back(concat(l, v)); break;
         case LayerKind::fc:
             v.push_back(fc_int8(l.fc, l.quant, a.data(), l.weights_q.data(), l.bias_q.data()));
             break;

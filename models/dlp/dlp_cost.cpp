@@ -42,11 +42,15 @@ uint64_t compute_cycles(const Layer& l, const DlpConfig& cfg, const DlpTiming& t
         return ceil_div(static_cast<uint64_t>(v.in_c), c) *
                static_cast<uint64_t>(v.out_h() * v.out_w() * v.pool_h * v.pool_w);
     }
+    case LayerKind::concat: return 0;  // no module runs
     default: return ceil_div(static_cast<uint64_t>(l.out.z * l.out.h * l.out.w), cfg.transfer_n());
     }
 }
 
 uint64_t setup_cycles(LayerKind k, bool first_layer, const DlpTiming& t) {
+    if (k == LayerKind::concat) {
+        return 0;  // no module runs (a concat is never the first layer)
+    }
     const uint64_t module = k == LayerKind::conv || k == LayerKind::pool ? t.conv_setup_cycles
                             : k == LayerKind::fc                         ? t.fc_setup_cycles
                                                                          : t.adder_setup_cycles;

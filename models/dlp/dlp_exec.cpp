@@ -78,6 +78,9 @@ std::vector<int8_t> read_activation_int8(const uint8_t* bytes, const ActShape& s
 
 std::vector<uint8_t> execute_layer(const Record& r, const DlpConfig& cfg, const LayerData& d) {
     const Layer& l = r.layer;
+    if (l.kind == LayerKind::concat) {
+        return {};  // its inputs wrote its image
+    }
     const size_t nw = weight_count(l), nb = bias_count(l);
     if (cfg.data_type == DataType::single) {
         const std::vector<float> in =

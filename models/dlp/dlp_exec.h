@@ -19,8 +19,8 @@ struct LayerData {
     const uint8_t* bias = nullptr;
 };
 
-// The output image bytes (place.output_bytes). Throws sim::Error for a record the modules cannot
-// run.
+// The output image bytes (place.output_bytes; none for a concat, whose inputs wrote its image).
+// Throws sim::Error for a record the modules cannot run.
 std::vector<uint8_t> execute_layer(const Record& r, const DlpConfig& cfg, const LayerData& d);
 
 // CHW values <-> DDR image bytes of an activation in conv format.

@@ -18,6 +18,7 @@ const char* kind_name(LayerKind k) {
     case LayerKind::add: return "add";
     case LayerKind::multiply: return "multiply";
     case LayerKind::pool: return "pool";
+    case LayerKind::concat: return "concat";
     }
     return "?";
 }
@@ -27,6 +28,7 @@ const char* module_name(LayerKind k) {
     case LayerKind::conv:
     case LayerKind::pool: return "conv_module";
     case LayerKind::fc: return "fc_module";
+    case LayerKind::concat: return "none";
     default: return "adder_module";
     }
 }
@@ -36,6 +38,9 @@ bool is_adder(LayerKind k) {
 }
 
 ActShape input_shape(const Network& n, const Layer& l) {
+    if (l.kind == LayerKind::concat) {
+        return l.out;
+    }
     return l.input < 0 ? n.input : n.layers[static_cast<size_t>(l.input)].out;
 }
 
@@ -146,6 +151,56 @@ std::string check_adder_layer(const Network& n, Layer& l, const ActShape& in) {
     return "";
 }
 
+// A depth concatenation (see check_network's contract); `held` marks the layers a concat holds.
+std::string check_concat_layer(const Network& n, Layer& l, const DlpConfig& cfg, size_t i,
+                               std::vector<bool>& held) {
+    if (l.inputs.empty() || l.inputs[0] != l.input) {
+        return "a concat needs its inputs, the first as its input";
+    }
+    const auto c = static_cast<int64_t>(cfg.threads_c());
+    l.out = {0, 0, 0};
+    for (size_t k = 0; k < l.inputs.size(); ++k) {
+        const int src = l.inputs[k];
+        if (src < 0 || src >= static_cast<int>(i)) {
+            return src == -1 ? "a concat cannot hold the network input (no layer writes it)"
+                             : fmt::format("reads layer {}, expected an earlier layer", src);
+        }
+        const Layer& p = n.layers[static_cast<size_t>(src)];
+        if (p.kind == LayerKind::fc) {
+            return fmt::format("input '{}' is an fc output: a concat holds conv-format images",
+                               p.name);
+        }
+        if (held[static_cast<size_t>(src)]) {
+            return fmt::format(
+                "input '{}' is already written into another concat (or twice into "
+                "this one)",
+                p.name);
+        }
+        held[static_cast<size_t>(src)] = true;
+        if (k > 0 && (p.out.h != l.out.h || p.out.w != l.out.w)) {
+            return fmt::format(
+                "input '{}' is {}x{}, the first {}x{}: a concat joins maps of one "
+                "size",
+                p.name, p.out.h, p.out.w, l.out.h, l.out.w);
+        }
+        if (k + 1 < l.inputs.size() && p.out.z % c != 0) {
+            return fmt::format(
+                "input '{}' has {} channels, not a multiple of the conv module's {} "
+                "threads: only the last input of a concat may",
+                p.name, p.out.z, c);
+        }
+        if (k > 0 && p.quant.out_exp != l.quant.in_exp && cfg.data_type == DataType::int8) {
+            return fmt::format(
+                "input '{}' is at exponent {}, the first at {}: a concat's inputs "
+                "share one exponent",
+                p.name, p.quant.out_exp, l.quant.in_exp);
+        }
+        l.out = {l.out.z + p.out.z, p.out.h, p.out.w};
+    }
+    l.quant.out_exp = l.quant.in_exp;
+    return "";
+}
+
 std::string check_batch_norm(const Layer& l, const DlpConfig& cfg) {
     const BatchNorm& bn = l.batch_norm;
     if (bn.gamma.empty()) {
@@ -170,6 +225,37 @@ std::string check_batch_norm(const Layer& l, const DlpConfig& cfg) {
     return "";
 }
 
+// The layers a layer reads: earlier ones or the network input (-1); "" or the problem.
+std::string check_sources(const Layer& l, size_t i) {
+    if (l.kind != LayerKind::concat && !l.inputs.empty()) {
+        return "only a concat takes a list of inputs";
+    }
+    for (int src : {l.input, l.input2}) {
+        if (src == kConstantOperand && src == l.input2 && is_adder(l.kind)) {
+            continue;
+        }
+        if (src >= static_cast<int>(i) || src < -1) {
+            return fmt::format("reads layer {}, expected the input (-1) or an earlier layer", src);
+        }
+    }
+    return "";
+}
+
+// Parameters given in a file against the layer's counts; "" or the problem.
+std::string check_given(const Layer& l) {
+    for (const size_t given : {l.weights.size(), l.weights_q.size()}) {
+        if (given != 0 && given != weight_count(l)) {
+            return fmt::format("{} weights given, the layer has {}", given, weight_count(l));
+        }
+    }
+    for (const size_t given : {l.bias.size(), l.bias_q.size()}) {
+        if (given != 0 && given != bias_count(l)) {
+            return fmt::format("{} biases given, the layer has {}", given, bias_count(l));
+        }
+    }
+    return "";
+}
+
 }  // namespace
 
 void check_network(Network& n, const DlpConfig& cfg) {
@@ -179,20 +265,22 @@ void check_network(Network& n, const DlpConfig& cfg) {
     auto fail = [&](size_t i, const std::string& why) {
         throw sim::Error(fmt::format("{}: layer {} ({}): {}", n.name, i, n.layers[i].name, why));
     };
+    std::vector<bool> held(n.layers.size(), false);
     for (size_t i = 0; i < n.layers.size(); ++i) {
         Layer& l = n.layers[i];
-        for (int src : {l.input, l.input2}) {
-            if (src == kConstantOperand && src == l.input2 && is_adder(l.kind)) {
-                continue;
-            }
-            if (src >= static_cast<int>(i) || src < -1) {
-                fail(i, fmt::format("reads layer {}, expected the input (-1) or an earlier layer",
-                                    src));
-            }
+        if (const std::string why = check_sources(l, i); !why.empty()) {
+            fail(i, why);
         }
-        const ActShape in = input_shape(n, l);
         l.quant.in_exp =
             l.input < 0 ? n.input_exp : n.layers[static_cast<size_t>(l.input)].quant.out_exp;
+        if (l.kind == LayerKind::concat) {
+            const std::string why = check_concat_layer(n, l, cfg, i, held);
+            if (!why.empty()) {
+                fail(i, why);
+            }
+            continue;
+        }
+        const ActShape in = input_shape(n, l);
         std::string why = l.kind == LayerKind::conv   ? check_conv_layer(n, l, in)
                           : l.kind == LayerKind::fc   ? check_fc_layer(l, in, cfg)
                           : l.kind == LayerKind::pool ? check_pool_layer(n, l, in)
@@ -207,15 +295,8 @@ void check_network(Network& n, const DlpConfig& cfg) {
                 why = e.what();
             }
         }
-        for (const size_t given : {l.weights.size(), l.weights_q.size()}) {
-            if (why.empty() && given != 0 && given != weight_count(l)) {
-                why = fmt::format("{} weights given, the layer has {}", given, weight_count(l));
-            }
-        }
-        for (const size_t given : {l.bias.size(), l.bias_q.size()}) {
-            if (why.empty() && given != 0 && given != bias_count(l)) {
-                why = fmt::format("{} biases given, the layer has {}", given, bias_count(l));
-            }
+        if (why.empty()) {
+            why = check_given(l);
         }
         if (!why.empty()) {
             fail(i, why);
@@ -270,7 +351,11 @@ void add_input_normalization(Network& n, const std::vector<float>& mean,
     }
     const int shift = static_cast<int>(front.size());
     for (Layer& l : n.layers) {
-        for (int* src : {&l.input, &l.input2}) {
+        std::vector<int*> sources = {&l.input, &l.input2};
+        for (int& k : l.inputs) {
+            sources.push_back(&k);
+        }
+        for (int* src : sources) {
             if (*src >= 0) {
                 *src += shift;
             } else if (*src == -1 && shift > 0) {

@@ -14,8 +14,9 @@
 namespace npu::dlp {
 
 // pool: the conv module's pooling alone (max, average, global average), as dlhdl reports it in a
-// row of its own.
-enum class LayerKind : uint16_t { conv = 1, fc = 2, add = 3, multiply = 4, pool = 5 };
+// row of its own. concat: a depth concatenation, which moves no data: its inputs write their
+// outputs into its image (docs/dlp.md "Concatenation").
+enum class LayerKind : uint16_t { conv = 1, fc = 2, add = 3, multiply = 4, pool = 5, concat = 6 };
 const char* kind_name(LayerKind k);
 const char* module_name(LayerKind k);  // "conv_module", "fc_module", "adder_module"
 bool is_adder(LayerKind k);            // add or multiply
@@ -38,6 +39,7 @@ struct Layer {
     FcLayer fc;                // kind fc (fc.in filled by check_network)
     int input = -1;            // producing layer, -1 = the network input
     int input2 = -1;           // adder: the second operand (kConstantOperand: `constant`)
+    std::vector<int> inputs;   // concat: every input in channel order (`input` is the first)
     bool global_pool = false;  // pool: the window is the whole input map (filled by check_network)
     Int8Quant quant;           // int8 exponents (in_exp is the producer's out_exp)
     // Parameters: single weights/bias, or int8 weights and int32 bias.
@@ -74,9 +76,12 @@ struct Network {
 std::vector<float> run_software(const Network& n, std::vector<float> v);
 
 // Fills shapes (and int8 input exponents) and checks every layer against the modules and the
-// config; throws sim::Error naming the layer and the problem.
+// config; throws sim::Error naming the layer and the problem. A concat's inputs are earlier
+// layers in conv format, each written into no other concat, of one height and width, all but the
+// last with a multiple of the conv threads C of channels (their images then lie end to end in
+// the concat's), and in int8 at one exponent.
 void check_network(Network& n, const DlpConfig& cfg);
-// The shape a layer reads (its producer's output, or the network input).
+// The shape a layer reads (its producer's output, or the network input; a concat: its own).
 ActShape input_shape(const Network& n, const Layer& l);
 // Parameters each layer needs: weights and bias element counts.
 size_t weight_count(const Layer& l);

@@ -1,6 +1,7 @@
 #include "models/dlp/dlp_program.h"
 
 #include <cstring>
+#include <vector>
 
 #include <boost/endian/conversion.hpp>
 #include <fmt/format.h>
@@ -57,6 +58,22 @@ uint64_t image_bytes(const Layer& l, const DlpConfig& cfg) {
     return input_image_bytes(l.out, cfg);
 }
 
+std::vector<ConcatSlot> concat_slots(const Network& n, const DlpConfig& cfg) {
+    std::vector<ConcatSlot> slots(n.layers.size());
+    for (size_t k = 0; k < n.layers.size(); ++k) {
+        uint64_t at = 0;
+        for (int src : n.layers[k].inputs) {
+            if (n.layers[k].kind != LayerKind::concat || src < 0 || static_cast<size_t>(src) >= k) {
+                throw sim::Error(
+                    fmt::format("{}: layer {} holds layer {} (unchecked network)", n.name, k, src));
+            }
+            slots[static_cast<size_t>(src)] = {static_cast<int>(k), at};
+            at += image_bytes(n.layers[static_cast<size_t>(src)], cfg);
+        }
+    }
+    return slots;
+}
+
 namespace {
 
 bool same(const ActShape& a, const ActShape& b) {
@@ -105,7 +122,7 @@ std::string check_geometry(Record& r, const DlpConfig& cfg) {
                 l.fc.in, l.fc.out, in_elements, l.out.z, l.out.h, l.out.w);
         }
     } else if (!same(l.out, r.input)) {
-        return "the adder's output shape differs from its inputs'";
+        return fmt::format("the {}'s output shape differs from its input's", kind_name(l.kind));
     }
     r.place.weight_bytes = weight_count(l) * element_bytes(cfg.data_type);
     r.place.bias_bytes = bias_count(l) * 4;
@@ -128,6 +145,9 @@ std::string derive_sizes(Record& r, const DlpConfig& cfg, uint64_t limit_bytes) 
                                             element_bytes(cfg.data_type)
                                       : input_image_bytes(r.input, cfg);
     p.input2_bytes = is_adder(l.kind) ? p.input_bytes : 0;
+    if (l.kind == LayerKind::concat) {  // reads nothing: its inputs wrote its image
+        p.input_bytes = 0;
+    }
     p.output_bytes = image_bytes(l, cfg);
     const std::string why = check_geometry(r, cfg);
     if (!why.empty()) {
@@ -240,9 +260,10 @@ std::string decode(const uint8_t* bytes, Record& out) {
                            kRecordMagic);
     }
     const uint16_t kind = r.u16(4);
-    if (kind < 1 || kind > 5) {
+    if (kind < 1 || kind > 6) {
         return fmt::format(
-            "record kind is {}, expected 1 (conv), 2 (fc), 3 (add), 4 (multiply) or 5 (pool)",
+            "record kind is {}, expected 1 (conv), 2 (fc), 3 (add), 4 (multiply), "
+            "5 (pool) or 6 (concat)",
             kind);
     }
     Layer& l = out.layer;

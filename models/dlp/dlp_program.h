@@ -6,6 +6,7 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "models/dlp/dlp_network.h"
 
@@ -42,5 +43,12 @@ std::string derive_sizes(Record& r, const DlpConfig& cfg, uint64_t limit_bytes);
 // to FCThreadNumber) for fc outputs; the network input in conv format.
 uint64_t image_bytes(const Layer& l, const DlpConfig& cfg);
 uint64_t input_image_bytes(const ActShape& s, const DlpConfig& cfg);
+// Where each layer's output goes when a concat holds it: the concat's index and the byte offset
+// of the layer's image in the concat's image ({-1, 0}: its own image).
+struct ConcatSlot {
+    int concat = -1;
+    uint64_t offset = 0;
+};
+std::vector<ConcatSlot> concat_slots(const Network& n, const DlpConfig& cfg);
 
 }  // namespace npu::dlp

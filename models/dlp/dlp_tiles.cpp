@@ -140,6 +140,9 @@ LayerPlan layer_plan(const Layer& l, const LayerPlacement& p, const DlpConfig& c
     if (l.kind == LayerKind::fc) {
         return fc_plan(l, p, cfg);
     }
+    if (l.kind == LayerKind::concat) {
+        return {};  // no transfers: its inputs wrote its image
+    }
     LayerPlan plan;  // the adder: its images whole
     plan.transfers = {{Transfer::Buffer::input, 0, p.input_bytes},
                       {Transfer::Buffer::input2, 0, p.input2_bytes},

@@ -1,6 +1,7 @@
 #include "platforms/dlp/dlp_compiler.h"
 
 #include <cstring>
+#include <functional>
 
 #include <boost/endian/conversion.hpp>
 #include <fmt/format.h>
@@ -39,10 +40,12 @@ void pad_to(std::vector<uint8_t>& v, uint64_t a) {
     v.resize(align(v.size(), a), 0);
 }
 
-// Where each layer's output and parameters are: its scheduler slot (every layer but the last),
-// its weights and bias inside the conv or fc weight block.
+// Where each layer's output and parameters are: its scheduler slot (every layer but the last
+// and those a concat holds, which write into the concat's image), its weights and bias inside
+// the conv or fc weight block.
 struct Placement {
     std::vector<uint64_t> slot, w_off, b_off;
+    std::vector<ConcatSlot> held;
     uint64_t scheduler_addr = 0;
     uint64_t conv_bytes = 0, fc_bytes = 0;  // the weight blocks' sizes
 };
@@ -140,8 +143,12 @@ Placement lay_out(const Network& n, const DlpConfig& cfg, const CompileOptions& 
     // Scheduler: one slot per intermediate layer output (the last layer writes the results).
     Placement pl;
     pl.slot.assign(n.layers.size(), 0);
+    pl.held = concat_slots(n, cfg);
     uint64_t scheduler = 0;
     for (size_t i = 0; i + 1 < n.layers.size(); ++i) {
+        if (pl.held[i].concat >= 0) {
+            continue;
+        }
         pl.slot[i] = scheduler;
         scheduler += align(image_bytes(n.layers[i], cfg), 64);
     }
@@ -166,7 +173,11 @@ Placement lay_out(const Network& n, const DlpConfig& cfg, const CompileOptions& 
 // network input and the results).
 Record record_of(const Network& n, const DlpConfig& cfg, const Program& p, const Placement& pl,
                  size_t i) {
-    auto out_addr = [&](size_t k) {
+    // A layer a concat holds writes at its offset in the concat's image (nested concats too).
+    std::function<uint64_t(size_t)> out_addr = [&](size_t k) -> uint64_t {
+        if (pl.held[k].concat >= 0) {
+            return out_addr(static_cast<size_t>(pl.held[k].concat)) + pl.held[k].offset;
+        }
         return k + 1 == n.layers.size() ? p.output_addr : pl.scheduler_addr + pl.slot[k];
     };
     auto image_of = [&](int src) {
@@ -186,8 +197,9 @@ Record record_of(const Network& n, const DlpConfig& cfg, const Program& p, const
     r.input_fc_format =
         l.input >= 0 && n.layers[static_cast<size_t>(l.input)].kind == LayerKind::fc;
     LayerPlacement& lp = r.place;
-    lp.input_addr = static_cast<uint32_t>(addr_of(l.input));
-    lp.input_bytes = image_of(l.input);
+    lp.input_addr =
+        static_cast<uint32_t>(l.kind == LayerKind::concat ? out_addr(i) : addr_of(l.input));
+    lp.input_bytes = l.kind == LayerKind::concat ? 0 : image_of(l.input);
     if (is_adder(l.kind) && l.input2 == kConstantOperand) {
         lp.input2_addr = static_cast<uint32_t>(p.conv_weight_addr + pl.w_off[i]);
         lp.input2_bytes = lp.input_bytes;

@@ -152,12 +152,20 @@ void read_inputs(const sim::ConfigNode& ln, const std::map<std::string, int>& in
         const std::vector<sim::ConfigNode> e = inputs->elements();
         if (e.empty()) {
             l.input = source(inputs->as<std::string>());
+        } else if (l.kind == LayerKind::concat) {  // every input, in channel order
+            for (const sim::ConfigNode& x : e) {
+                l.inputs.push_back(source(x.as<std::string>()));
+            }
+            l.input = l.inputs[0];
         } else {
             l.input = source(e[0].as<std::string>());
             if (e.size() > 1) {
                 l.input2 = source(e[1].as<std::string>());
             }
         }
+    }
+    if (l.kind == LayerKind::concat && l.inputs.empty()) {
+        ln.error_at("type", "a concat needs its inputs as a list: [a, b, ...]");
     }
 }
 
@@ -250,6 +258,7 @@ Layer read_layer(const sim::ConfigNode& ln, const std::map<std::string, int>& in
                                      {"add", LayerKind::add},
                                      {"multiply", LayerKind::multiply},
                                      {"pool", LayerKind::pool},
+                                     {"concat", LayerKind::concat},
                                      {"global_average_pool", kGlobalPool}});
     const bool global = l.kind == kGlobalPool;
     if (global) {
@@ -269,7 +278,7 @@ Layer read_layer(const sim::ConfigNode& ln, const std::map<std::string, int>& in
                                                    {{"plain", FcLayer::Output::plain},
                                                     {"softmax", FcLayer::Output::softmax},
                                                     {"sigmoid", FcLayer::Output::sigmoid}});
-    } else {
+    } else if (l.kind != LayerKind::concat) {
         read_adder(ln, l);
     }
     read_parameters(ln, l);

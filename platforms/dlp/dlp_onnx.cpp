@@ -52,6 +52,7 @@ private:
     void pool(const onnx::Node& n);
     void gemm(const onnx::Node& n, bool matmul);
     void add_or_mul(const onnx::Node& n);
+    void concat(const onnx::Node& n);
     bool normalization(const onnx::Node& n);
     void software(const onnx::Node& n);
     NetworkFile finish(const OnnxNetworkOptions& opts);
@@ -215,7 +216,7 @@ void Builder::activation(const onnx::Node& n) {
         ceiling = hi;
     }
     Activation& act = l.kind == LayerKind::fc ? l.fc.activation : l.conv.activation;
-    if (act != Activation::none || l.kind == LayerKind::pool ||
+    if (act != Activation::none || l.kind == LayerKind::pool || l.kind == LayerKind::concat ||
         (is_adder(l.kind) && a != Activation::relu)) {
         fail(n, fmt::format("cannot fuse into {} '{}' (dlhdl fuses ReLU, leaky and clipped ReLU "
                             "into a conv or fc, ReLU into an adder)",
@@ -377,6 +378,32 @@ void Builder::add_or_mul(const onnx::Node& n) {
     add_layer(n, std::move(l));
 }
 
+// Along the channels of 4-D activations, as the conv module's layout allows (check_network).
+void Builder::concat(const onnx::Node& n) {
+    const int64_t axis = n.get_int("axis", 0);
+    if (axis != 1 && axis != -3) {
+        fail(n, fmt::format("concatenates along axis {}: the DL processor joins channels "
+                            "(axis 1) only",
+                            axis));
+    }
+    Layer l;
+    l.kind = LayerKind::concat;
+    for (const std::string& t : n.inputs) {
+        const int src = source_of(n, t);
+        if (src < 0) {
+            fail(n, fmt::format("reads the network input '{}': a concatenation holds layers' "
+                                "outputs (no layer writes the input into it)",
+                                t));
+        }
+        l.inputs.push_back(src);
+    }
+    if (l.inputs.empty()) {
+        fail(n, "has no inputs");
+    }
+    l.input = l.inputs[0];
+    add_layer(n, std::move(l));
+}
+
 void Builder::software(const onnx::Node& n) {
     const std::string& t = n.inputs.at(0);
     const bool after_layers =
@@ -424,13 +451,15 @@ void Builder::node(const onnx::Node& n) {
         gemm(n, op == "MatMul");
     } else if (op == "Add" || op == "Mul") {
         add_or_mul(n);
+    } else if (op == "Concat") {
+        concat(n);
     } else if (op == "Softmax" || op == "Sigmoid") {
         software(n);
     } else {
         fail(n, fmt::format("{} has no module on the DL processor (it runs Conv, "
                             "BatchNormalization, Relu, LeakyRelu, Clip, MaxPool, AveragePool, "
-                            "GlobalAveragePool, Gemm, MatMul, Add, Mul, Flatten, Reshape; Softmax "
-                            "and Sigmoid at the end on the host)",
+                            "GlobalAveragePool, Gemm, MatMul, Add, Mul, Concat, Flatten, Reshape; "
+                            "Softmax and Sigmoid at the end on the host)",
                             op));
     }
 }
@@ -522,10 +551,11 @@ const std::vector<std::string>& dlp_onnx_ops() {
                                                  "AveragePool", "GlobalAveragePool",
                                                  "Gemm",        "MatMul",
                                                  "Add",         "Mul",
-                                                 "Sub",         "Div",
-                                                 "Flatten",     "Reshape",
-                                                 "Identity",    "Dropout",
-                                                 "Softmax",     "Sigmoid"};
+                                                 "Concat",      "Sub",
+                                                 "Div",         "Flatten",
+                                                 "Reshape",     "Identity",
+                                                 "Dropout",     "Softmax",
+                                                 "Sigmoid"};
     return ops;
 }
 

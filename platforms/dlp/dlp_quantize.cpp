@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 
 #include <fmt/format.h>
 
@@ -49,6 +50,39 @@ void quantize_parameters(Layer& l) {
     q.clip_ceiling = to_int8(ceiling, q.out_exp);
 }
 
+// Layers whose outputs must share one exponent get the largest range among them: a concat and
+// its inputs (one image), a pool and its input (pooling keeps the scale). Index n.layers.size()
+// stands for the network input.
+void share_ranges(const Network& n, std::vector<double>& range) {
+    std::vector<size_t> root(range.size());
+    for (size_t i = 0; i < root.size(); ++i) {
+        root[i] = i;
+    }
+    std::function<size_t(size_t)> find = [&](size_t i) {
+        return root[i] == i ? i : root[i] = find(root[i]);
+    };
+    auto node = [&](int src) {
+        return src < 0 ? n.layers.size() : static_cast<size_t>(src);
+    };
+    for (size_t i = 0; i < n.layers.size(); ++i) {
+        const Layer& l = n.layers[i];
+        std::vector<int> same = l.inputs;
+        if (l.kind == LayerKind::pool) {
+            same.push_back(l.input);
+        }
+        for (int src : same) {
+            root[find(node(src))] = find(i);
+        }
+    }
+    std::vector<double> top(range.size(), 0.0);
+    for (size_t i = 0; i < range.size(); ++i) {
+        top[find(i)] = std::max(top[find(i)], range[i]);
+    }
+    for (size_t i = 0; i < range.size(); ++i) {
+        range[i] = top[find(i)];
+    }
+}
+
 }  // namespace
 
 void quantize_network(Network& n, const std::vector<std::vector<float>>& samples) {
@@ -63,16 +97,16 @@ void quantize_network(Network& n, const std::vector<std::vector<float>>& samples
             }
         }
     }
-    double input = 0;
-    std::vector<double> range(n.layers.size(), 0.0);
+    std::vector<double> range(n.layers.size() + 1, 0.0);  // the layers', then the input's
     for (const std::vector<float>& x : samples) {
-        input = std::max(input, largest(x));
+        range.back() = std::max(range.back(), largest(x));
         const std::vector<std::vector<float>> v = run_chain_single(n, x);
         for (size_t i = 0; i < v.size(); ++i) {
             range[i] = std::max(range[i], largest(v[i]));
         }
     }
-    n.input_exp = pow2_exponent(input);
+    share_ranges(n, range);
+    n.input_exp = pow2_exponent(range.back());
     for (size_t i = 0; i < n.layers.size(); ++i) {
         Layer& l = n.layers[i];
         l.quant.in_exp =

@@ -16,7 +16,8 @@ namespace npu::dlp {
 // `n` (single-precision parameters: weights, bias, constants) quantized for an int8 processor
 // from `samples` (CHW float inputs as the network takes them); the float parameters stay. No
 // samples: the weights' exponents alone, activations at 2^0 (enough for an estimate: time does
-// not depend on exponents).
+// not depend on exponents). A concat and its inputs share one exponent, that of their largest
+// range (a pool's input with the pool, as pooling keeps the scale).
 void quantize_network(Network& n, const std::vector<std::vector<float>>& samples);
 
 // The float network an int8 one stands for: w = q · 2^w_exp, bias = b · 2^(in_exp + w_exp),

@@ -95,7 +95,8 @@ TEST(DlpCompiler, RecordsRoundTrip) {
     bad[4] = 9;
     Record r;
     EXPECT_EQ(decode(bad.data(), r),
-              "record kind is 9, expected 1 (conv), 2 (fc), 3 (add), 4 (multiply) or 5 (pool)");
+              "record kind is 9, expected 1 (conv), 2 (fc), 3 (add), 4 (multiply), 5 (pool) or 6 "
+              "(concat)");
 }
 
 TEST(DlpCompiler, ConvLayerCyclesWorkedByHand) {
