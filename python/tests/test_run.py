@@ -115,10 +115,11 @@ def test_settings_are_set_options(digits):
     assert r.record["platform"]["parameters"]["kpu_clock_hz"]["value"] == 200e6
 
 
-@pytest.mark.parametrize("bad", ["dtype", "shape"])
+@pytest.mark.parametrize("bad", ["dtype", "shape", "flat"])
 def test_a_wrong_input_is_the_programs_error(digits, platform, tmp_path, bad):
+    """A wrong type, size or shape; a flattened image has the size but not the shape (it ran)."""
     x = np.load(digits / "input.npy")
-    x = x.astype(np.float32) if bad == "dtype" else x[:, :, :8, :]
+    x = {"dtype": x.astype(np.float32), "shape": x[:, :, :8, :], "flat": x.reshape(-1)}[bad]
     np.save(tmp_path / "x.npy", x)
     want = cli_error("run", "--functional", "--model", str(digits / "digits.kmodel"), "--input",
                      str(tmp_path / "x.npy"))

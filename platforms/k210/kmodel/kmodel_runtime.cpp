@@ -179,11 +179,17 @@ sim::DType model_input_dtype(const Kmodel& m) {
 void check_input(const Kmodel& m, const sim::Tensor& input) {
     const sim::Shape want = model_input_shape(m);
     const sim::DType type = model_input_dtype(m);
-    if (input.dtype() != type ||
-        static_cast<int64_t>(input.numel()) != want[1] * want[2] * want[3]) {
-        throw sim::Error(fmt::format("input is {} of {}, the model expects {} {}",
-                                     sim::shape_str(input.shape()), sim::dtype_name(input.dtype()),
-                                     sim::dtype_name(type), sim::shape_str(want)));
+    // The model's shape, or without its batch of 1: the same element count in another shape (an
+    // HWC photo, a flattened vector) would be read in the wrong order, so it is refused.
+    const sim::Shape chw = {want[1], want[2], want[3]};
+    if (input.dtype() != type || (input.shape() != want && input.shape() != chw)) {
+        const bool hwc = input.shape() == sim::Shape{want[2], want[3], want[1]} ||
+                         input.shape() == sim::Shape{1, want[2], want[3], want[1]};
+        throw sim::Error(fmt::format(
+            "input is {} of {}, the model expects {} {} (or {}){}", sim::shape_str(input.shape()),
+            sim::dtype_name(input.dtype()), sim::dtype_name(type), sim::shape_str(want),
+            sim::shape_str(chw),
+            hwc ? ": an HWC image needs its channels first (numpy: x.transpose(2, 0, 1))" : ""));
     }
 }
 

@@ -69,7 +69,8 @@ std::vector<uint8_t> download_fmap(RuntimeMemory& mem, uint64_t kpu_start,
 // models the runtime cannot feed.
 sim::Shape model_input_shape(const Kmodel& m);
 sim::DType model_input_dtype(const Kmodel& m);
-// Throws sim::Error "input is ... the model expects ..." unless `input` is of that type and size.
+// Throws sim::Error "input is ... the model expects ..." unless `input` is of that type and shape
+// (N x C x H x W, or C x H x W): another shape of as many elements is refused, not reinterpreted.
 void check_input(const Kmodel& m, const sim::Tensor& input);
 // Places the input where the first layer reads it (the KPU row layout for a kpu-memory input).
 void load_input(const Kmodel& m, const sim::Tensor& input, RuntimeMemory& mem);

@@ -4,13 +4,16 @@
 #include <cmath>
 
 #include <boost/endian/conversion.hpp>
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "models/k210_kpu/kpu_func.h"
 #include "platforms/k210/kmodel/cpu_ops.h"
 #include "platforms/k210/kmodel/demo_model.h"
 #include "platforms/k210/kmodel/kmodel.h"
+#include "platforms/k210/kmodel/kmodel_runtime.h"
 #include "platforms/k210/kmodel/kmodel_writer.h"
+#include "sim/core/error.h"
 #include "sim/core/image.h"
 
 namespace npu::k210 {
@@ -126,6 +129,35 @@ TEST(DemoModel, SceneIsDeterministicAndHasItsShapes) {
     EXPECT_EQ(a.bytes()[disk], 220);
     EXPECT_EQ(a.bytes()[plane + disk], 40);
     EXPECT_EQ(a.bytes()[plane + box], 170);
+}
+
+// An input of the model's element count in another shape would be read in the wrong order: an
+// HWC photo for an NCHW model, a flattened image. Refused with the shape it needs; NCHW and CHW
+// are the model's shape.
+TEST(DemoModel, AnInputOfTheRightSizeButAnotherShapeIsRefused) {
+    const DemoModel d = build_demo_model();
+    const Kmodel m = parse_kmodel(d.kmodel, "demo.kmodel");
+    const sim::Shape want = model_input_shape(m);
+    ASSERT_EQ(want.size(), 4u);
+    const int64_t c = want[1], h = want[2], w = want[3];
+    auto error = [&](const sim::Shape& s) {
+        try {
+            check_input(m, sim::Tensor(sim::DType::u8, s));
+        } catch (const sim::Error& e) {
+            return std::string(e.what());
+        }
+        return std::string("accepted");
+    };
+    EXPECT_EQ(error(want), "accepted");
+    EXPECT_EQ(error({c, h, w}), "accepted");
+    const std::string expects =
+        fmt::format("the model expects u8 (1, {}, {}, {}) (or ({}, {}, {}))", c, h, w, c, h, w);
+    EXPECT_EQ(error({h, w, c}),
+              fmt::format("input is ({}, {}, {}) of u8, ", h, w, c) + expects +
+                  ": an HWC image needs its channels first (numpy: x.transpose(2, 0, 1))");
+    EXPECT_EQ(error({c * h * w}), fmt::format("input is ({},) of u8, ", c * h * w) + expects);
+    EXPECT_EQ(error({1, c * h, w}),
+              fmt::format("input is (1, {}, {}) of u8, ", c * h, w) + expects);
 }
 
 }  // namespace
