@@ -99,11 +99,16 @@ int cmd_report(const ReportOptions& opts) {
     const std::filesystem::path dir(opts.dir);
     if (!std::filesystem::exists(dir / "report.json") &&
         std::filesystem::exists(dir / "campaign.json")) {  // a campaign folder
-        return write_page(
-            opts.dir,
-            report::campaign_html(read_json(dir / "campaign.json"), [&](const std::string& job) {
+        const std::string file = (dir / "campaign.json").string();
+        std::string html;
+        try {  // JSON of another shape: the user's file, not an internal error
+            html = report::campaign_html(read_json(file), [&](const std::string& job) {
                 return std::filesystem::exists(dir / job / "report.html");
-            }));
+            });
+        } catch (const nlohmann::json::exception& e) {
+            throw sim::Error(file + ": not a campaign record: " + e.what());
+        }
+        return write_page(opts.dir, html);
     }
     const nlohmann::ordered_json report = read_json(dir / "report.json");
     if (sim::is_record_json(report)) {
@@ -119,9 +124,14 @@ int cmd_report(const ReportOptions& opts) {
     if (traced) {
         trace = read_json(dir / "trace.json");
     }
-    return write_page(opts.dir, report::html_report(report, traced ? &trace : nullptr,
-                                                    (dir / "report.json").string(),
-                                                    pictures_of(picture_files(dir))));
+    std::string html;
+    try {  // a record of another shape: the user's file, not an internal error
+        html = report::html_report(report, traced ? &trace : nullptr,
+                                   (dir / "report.json").string(), pictures_of(picture_files(dir)));
+    } catch (const nlohmann::json::exception& e) {
+        throw sim::Error((dir / "report.json").string() + ": not a run record: " + e.what());
+    }
+    return write_page(opts.dir, html);
 }
 
 }  // namespace npu::app

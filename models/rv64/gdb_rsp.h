@@ -31,7 +31,8 @@ enum class GdbAction { None, Continue, Step, Kill, Detach };
 constexpr unsigned kGdbRegs = 68;
 constexpr size_t kGdbMaxPacket = 0x8000;    // PacketSize: the longest packet taken (bytes)
 constexpr size_t kGdbMaxBreakpoints = 256;  // more are refused (E01), as a debug unit's are
-constexpr int kSigInt = 2, kSigTrap = 5;
+// GDB's signal numbers (gdb/signals.def): ^C, a breakpoint or step, a kill, a spent time budget.
+constexpr int kSigInt = 2, kSigTrap = 5, kSigKill = 9, kSigXcpu = 24;
 
 // "$payload#checksum".
 std::string rsp_frame(const std::string& payload);

@@ -224,6 +224,23 @@ TEST_F(Cli, AReportEmbedsOnlyThePicturesTheRunWrote) {
     EXPECT_NE(fifo.err.find("trace.json: not a regular file"), std::string::npos) << fifo.err;
 }
 
+// Record files of another shape are the user's mistake (exit 2, naming the file), not an internal
+// error (exit 3): a campaign.json and a report.json that are JSON but no record.
+TEST_F(Cli, AReportOfAMalformedRecordIsOneMessageNamingTheFile) {
+    fs::create_directories(dir / "c");
+    write("c/campaign.json", R"({"jobs": 5, "campaign": []})");
+    Result r = run("report " + (dir / "c").string());
+    EXPECT_EQ(r.rc, 2) << r.err;
+    EXPECT_NE(r.err.find("campaign.json: not a campaign record"), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(dir / "c" / "report.html"));
+    fs::create_directories(dir / "r");
+    write("r/report.json", R"({"layers": 7, "totals": "x"})");
+    r = run("report " + (dir / "r").string());
+    EXPECT_EQ(r.rc, 2) << r.err;
+    EXPECT_NE(r.err.find("report.json"), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(dir / "r" / "report.html"));
+}
+
 // A sweep's page is drawn from its record's plot and the rows file it names: `npusim report`
 // draws the same bytes again; a record naming a rows file outside the folder is refused.
 TEST_F(Cli, ASweepsPageIsDrawnAgainFromItsRecord) {

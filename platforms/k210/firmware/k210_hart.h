@@ -235,6 +235,7 @@ private:
     std::unique_ptr<rv64::GdbServer> m_gdb;
     bool m_debug_stopped = false;  // the debugger has control: the hart and the SoC wait
     int m_fault_signal = 0;        // a fault reported to the debugger ends the run on resume
+    bool m_killed = false;         // the debugger killed the run
     HartResult m_result;
 };
 

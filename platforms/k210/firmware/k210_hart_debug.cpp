@@ -131,6 +131,10 @@ bool K210Hart::debug_turn() {
         if (action == rv64::GdbAction::None) {
             continue;
         }
+        if (action == rv64::GdbAction::Kill && m_fault_signal == 0) {
+            m_killed = true;  // not an exit: the run fails (its record says so)
+            fail("killed by the debugger before it exited");
+        }
         if (action == rv64::GdbAction::Kill || m_fault_signal != 0) {
             return false;  // killed, or resumed after a fault it was shown: the run ends
         }
@@ -155,17 +159,21 @@ bool K210Hart::debug_turn() {
     return true;
 }
 
-// The run ended: the debugger hears how (the exit code, or the fault's signal).
+// The run ended: the debugger hears how (the exit code; the fault's signal; SIGKILL after its
+// kill; SIGXCPU when --max-time or --max-instructions ended it; else SIGINT).
 void K210Hart::debug_end() {
     if (m_gdb == nullptr) {
         return;
     }
     if (m_result.exited) {
         m_options.gdb->send(m_gdb->exit_reply(m_result.exit_code));
-    } else {
-        m_options.gdb->send(rv64::rsp_frame(
-            fmt::format("X{:02x}", m_fault_signal != 0 ? m_fault_signal : rv64::kSigInt)));
+        return;
     }
+    const int signal = m_fault_signal != 0       ? m_fault_signal
+                       : m_killed                ? rv64::kSigKill
+                       : !spent_budget().empty() ? rv64::kSigXcpu
+                                                 : rv64::kSigInt;
+    m_options.gdb->send(rv64::rsp_frame(fmt::format("X{:02x}", signal)));
 }
 
 }  // namespace npu::k210

@@ -327,6 +327,29 @@ TEST_F(Firmware, GdbReadsAndWritesDeviceRegisters) {
     EXPECT_NE(pins.find(" gpiohs 7 1 io7 in\n"), std::string::npos) << pins;
 }
 
+// A run GDB kills never exited: it fails (exit 1, "passed": false) with the cause; a run that
+// --max-time ends is reported to GDB as SIGXCPU (time limit), not SIGINT (a ^C the user never
+// typed).
+TEST_F(Firmware, GdbKillFailsTheRunAndMaxTimeEndsItWithSigxcpu) {
+    if (std::system("gdb-multiarch --version >/dev/null 2>&1") != 0) {
+        GTEST_SKIP() << "gdb-multiarch is not installed (scripts/install-deps installs it)";
+    }
+    const std::string chip = NPUSIM_TEST_FIRMWARE "/chip.elf";
+    std::string gdb_out = under_gdb(chip, " -- counters", "-ex 'break main' -ex continue -ex kill");
+    EXPECT_NE(gdb_out.find("Breakpoint 1, main"), std::string::npos) << gdb_out;
+    EXPECT_EQ(slurp(dir / "npusim.rc"), "1\n") << slurp(dir / "npusim.out");
+    EXPECT_NE(slurp(dir / "npusim.out").find("killed by the debugger before it exited"),
+              std::string::npos)
+        << slurp(dir / "npusim.out");
+    EXPECT_FALSE(report("gdb_o")["passed"].get<bool>());
+    fs::remove(dir / "npusim.rc");
+    gdb_out = under_gdb(chip, " --max-time 0.2ms -- spin", "-ex continue");
+    EXPECT_NE(gdb_out.find("SIGXCPU"), std::string::npos) << gdb_out;
+    EXPECT_EQ(slurp(dir / "npusim.rc"), "1\n") << slurp(dir / "npusim.out");
+    EXPECT_NE(slurp(dir / "npusim.out").find("--max-time of 0.2 ms"), std::string::npos)
+        << slurp(dir / "npusim.out");
+}
+
 // Semihosting files through npusim (docs/firmware.md "Semihosting and trust"): refused without
 // --semihosting; with it, reads in the working folder and writes into --out DIR/files/; with
 // --semihosting=DIR, both in DIR; a name leaving the folder is refused and reported.
@@ -479,6 +502,10 @@ TEST_F(Firmware, BadFirmwareFilesAndArgumentsAreOneError) {
         EXPECT_EQ(r.rc, 2) << opt << r.err;
         EXPECT_NE(r.err.find("not a regular file"), std::string::npos) << opt << r.err;
     }
+    // A folder is a user's mistake (exit 2), not an internal error (exit 3).
+    r = run("run --firmware " + kFaults + " --flash " + dir.string() + " -- exit3");
+    EXPECT_EQ(r.rc, 2) << r.err;
+    EXPECT_NE(r.err.find("is a directory, expected a file"), std::string::npos) << r.err;
 }
 
 }  // namespace
