@@ -9,6 +9,7 @@
 
 #include "models/camera/video_module.h"
 #include "sim/core/error.h"
+#include "sim/core/files.h"
 #include "sim/core/image.h"
 
 namespace npu::camera {
@@ -58,12 +59,16 @@ FrameSource::FrameSource(const std::string& path)
                             ".ppm, .pgm, .tga)",
                             path));
         }
+        for (const std::string& f : m_files) {  // every header now: a bad file fails before
+            sim::check_image(f);                // the run, not when the camera reaches it
+        }
     } else if (is_image_file(path)) {
         m_kind = Kind::kImage;
         m_current = sim::read_image(path);  // read now: a bad file fails before the run
         m_index = 0;
         m_read = 1;
     } else {
+        sim::check_input_file(path, sim::kMaxInputBytes);  // a device or a FIFO is no video
         m_kind = Kind::kVideo;
         m_video = std::make_unique<Video>();
         m_video->handle = m_video->module.open(path.c_str());

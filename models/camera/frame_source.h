@@ -15,7 +15,8 @@ namespace npu::camera {
 
 class FrameSource {
 public:
-    // Throws sim::Error naming PATH when it is missing, an empty folder, an unreadable image or a
+    // Throws sim::Error naming PATH when it is missing, an empty folder, an unreadable image (each
+    // of a folder by its header, before the run), a device or FIFO, or a
     // video no OpenCV backend opens.
     explicit FrameSource(const std::string& path);
     // No --camera: the built-in test scene (sim::test_scene, 640x480) in every frame.

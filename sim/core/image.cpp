@@ -15,22 +15,50 @@
 
 namespace npu::sim {
 
+namespace {
+
+constexpr const char* kFormats = "expected BMP, PNG, JPEG, GIF, TGA, PPM/PGM";
+
+// The header's size (not a JPEG): a file of a few bytes may claim a gigapixel image.
+void check_stb_header(const std::vector<uint8_t>& bytes, const std::string& path) {
+    if (bytes.size() > static_cast<size_t>(INT32_MAX)) {
+        throw Error(fmt::format("{}: image file too large", path));
+    }
+    int w = 0, h = 0, c = 0;
+    if (stbi_info_from_memory(bytes.data(), static_cast<int>(bytes.size()), &w, &h, &c) == 0) {
+        throw Error(
+            fmt::format("{}: cannot decode image: {} ({})", path, stbi_failure_reason(), kFormats));
+    }
+    if (static_cast<uint64_t>(w) * static_cast<uint64_t>(h) > kMaxImagePixels) {
+        throw Error(fmt::format("{}: {}x{} pixels is more than the 2^28 accepted", path, w, h));
+    }
+}
+
+}  // namespace
+
+void check_image(const std::string& path) {
+    const std::vector<uint8_t> bytes = read_file(path);
+    if (is_jpeg(bytes)) {
+        int w = 0, h = 0;
+        jpeg_size(bytes, path, w, h);
+        return;
+    }
+    check_stb_header(bytes, path);
+}
+
 Tensor read_image(const std::string& path) {
     const std::vector<uint8_t> bytes = read_file(path);
     if (is_jpeg(bytes)) {
         return decode_jpeg(bytes, path);
     }
-    if (bytes.size() > static_cast<size_t>(INT32_MAX)) {
-        throw Error(fmt::format("{}: image file too large", path));
-    }
+    check_stb_header(bytes, path);
     int w = 0, h = 0, c = 0;
     std::unique_ptr<stbi_uc, void (*)(void*)> px(
         stbi_load_from_memory(bytes.data(), static_cast<int>(bytes.size()), &w, &h, &c, 3),
         stbi_image_free);
     if (!px) {
         throw Error(
-            fmt::format("{}: cannot decode image: {} (expected BMP, PNG, JPEG, GIF, TGA, PPM/PGM)",
-                        path, stbi_failure_reason()));
+            fmt::format("{}: cannot decode image: {} ({})", path, stbi_failure_reason(), kFormats));
     }
     Tensor t(DType::u8, {1, 3, h, w});
     uint8_t* out = t.bytes();

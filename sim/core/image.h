@@ -12,8 +12,12 @@
 namespace npu::sim {
 
 // Reads an image as u8 (1, 3, H, W), RGB order; a JPEG decodes as OpenCV and PIL decode it
-// (jpeg.h); throws sim::Error naming the file and the decoder's reason.
+// (jpeg.h); throws sim::Error naming the file and the decoder's reason (more than
+// kMaxImagePixels refused from the header, before decoding).
 Tensor read_image(const std::string& path);
+// What read_image refuses from the file's header alone (not decoding it): not an image a decoder
+// takes, or more than kMaxImagePixels. Throws sim::Error as read_image does.
+void check_image(const std::string& path);
 // A synthetic RGB scene, u8 (1, 3, height, width): sky gradient, a red disk, a green box, a
 // checkerboard and a dark diagonal bar. Deterministic; the bundled demos' input.
 Tensor test_scene(int height, int width);

@@ -36,10 +36,9 @@ void on_message(j_common_ptr cinfo) {
     }
 }
 
-constexpr uint64_t kMaxPixels = uint64_t{1} << 28;
-
-// Decodes into `hwc` (resized here); returns "" or the reason it failed.
-std::string decode(const std::vector<uint8_t>& bytes, std::vector<uint8_t>& hwc, int& width,
+// Decodes into `hwc` (resized here; `hwc` null: the header alone, for its size); returns "" or the
+// reason it failed.
+std::string decode(const std::vector<uint8_t>& bytes, std::vector<uint8_t>* hwc, int& width,
                    int& height) {
     jpeg_decompress_struct cinfo{};
     ErrorManager err{};
@@ -57,19 +56,25 @@ std::string decode(const std::vector<uint8_t>& bytes, std::vector<uint8_t>& hwc,
         jpeg_destroy_decompress(&cinfo);
         return "a CMYK JPEG (expected RGB or grayscale)";
     }
-    if (uint64_t{cinfo.image_width} * cinfo.image_height > kMaxPixels) {
+    if (uint64_t{cinfo.image_width} * cinfo.image_height > kMaxImagePixels) {
         jpeg_destroy_decompress(&cinfo);
         return fmt::format("{}x{} pixels is more than the 2^28 accepted", cinfo.image_width,
                            cinfo.image_height);
+    }
+    if (hwc == nullptr) {
+        width = static_cast<int>(cinfo.image_width);
+        height = static_cast<int>(cinfo.image_height);
+        jpeg_destroy_decompress(&cinfo);
+        return "";
     }
     cinfo.out_color_space =
         JCS_RGB;  // the library's defaults otherwise: JDCT_ISLOW, fancy upsampling
     jpeg_start_decompress(&cinfo);
     width = static_cast<int>(cinfo.output_width);
     height = static_cast<int>(cinfo.output_height);
-    hwc.resize(static_cast<size_t>(width) * static_cast<size_t>(height) * 3);
+    hwc->resize(static_cast<size_t>(width) * static_cast<size_t>(height) * 3);
     while (cinfo.output_scanline < cinfo.output_height) {
-        JSAMPROW row = hwc.data() + size_t{cinfo.output_scanline} * cinfo.output_width * 3;
+        JSAMPROW row = hwc->data() + size_t{cinfo.output_scanline} * cinfo.output_width * 3;
         jpeg_read_scanlines(&cinfo, &row, 1);
     }
     jpeg_finish_decompress(&cinfo);
@@ -86,7 +91,7 @@ bool is_jpeg(const std::vector<uint8_t>& bytes) {
 Tensor decode_jpeg(const std::vector<uint8_t>& bytes, const std::string& name) {
     std::vector<uint8_t> hwc;
     int w = 0, h = 0;
-    const std::string why = decode(bytes, hwc, w, h);
+    const std::string why = decode(bytes, &hwc, w, h);
     if (!why.empty()) {
         throw Error(fmt::format("{}: cannot decode JPEG: {}", name, why));
     }
@@ -99,6 +104,14 @@ Tensor decode_jpeg(const std::vector<uint8_t>& bytes, const std::string& name) {
         }
     }
     return t;
+}
+
+void jpeg_size(const std::vector<uint8_t>& bytes, const std::string& name, int& width,
+               int& height) {
+    const std::string why = decode(bytes, nullptr, width, height);
+    if (!why.empty()) {
+        throw Error(fmt::format("{}: cannot decode JPEG: {}", name, why));
+    }
 }
 
 }  // namespace npu::sim

@@ -97,5 +97,17 @@ TEST_F(FrameSourceTest, BadInputIsOneErrorNamingIt) {
     EXPECT_EQ(scene.frame(3).shape()[3], 640);
 }
 
+// A folder's images are checked before the run (the docs promise it): a bad one among good ones
+// fails the constructor naming it, not the run when the camera reaches it; a device is no video.
+TEST_F(FrameSourceTest, AFolderWithABadImageFailsBeforeTheRun) {
+    png("a.png", 10, 0, 0);
+    png("b.png", 20, 0, 0);
+    std::ofstream(dir / "c.png") << "not a png";
+    const std::string e = error_of(dir.string());
+    EXPECT_NE(e.find("c.png: cannot decode image"), std::string::npos) << e;
+    const std::string dev = error_of("/dev/zero");
+    EXPECT_NE(dev.find("not a regular file"), std::string::npos) << dev;
+}
+
 }  // namespace
 }  // namespace npu::test

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
+#include <unistd.h>
 
 #include "sim/core/error.h"
 #include "sim/core/files.h"
@@ -79,6 +80,33 @@ TEST(Image, CorruptOrTruncatedJpegIsOneClearError) {
     EXPECT_THROW(decode_jpeg(junk, "junk.jpg"), Error);
     EXPECT_TRUE(is_jpeg(jpeg));
     EXPECT_FALSE(is_jpeg({0x89, 'P', 'N', 'G'}));
+}
+
+// A header that claims a gigapixel scene (a 54-byte BMP of 60000 x 60000, 24-bit) is refused from
+// its header, before a decoder allocates 10 GB for it.
+TEST(Image, AnImageHeaderClaimingGigapixelsIsRefusedBeforeDecoding) {
+    std::vector<uint8_t> bmp(54, 0);
+    auto put32 = [&](size_t at, uint32_t v) {
+        for (size_t k = 0; k < 4; ++k) {
+            bmp[at + k] = static_cast<uint8_t>(v >> (8 * k));
+        }
+    };
+    bmp[0] = 'B', bmp[1] = 'M';
+    put32(2, 54), put32(10, 54), put32(14, 40), put32(18, 60000), put32(22, 60000);
+    bmp[26] = 1, bmp[28] = 24;  // planes, bits per pixel
+    const std::filesystem::path dir =
+        std::filesystem::temp_directory_path() / ("npusim_image_" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    const std::string big = (dir / "big.bmp").string();
+    write_file_atomic(big, bmp.data(), bmp.size());
+    try {
+        read_image(big);
+        FAIL();
+    } catch (const Error& e) {
+        EXPECT_EQ(std::string(e.what()),
+                  big + ": 60000x60000 pixels is more than the 2^28 accepted");
+    }
+    std::filesystem::remove_all(dir);
 }
 
 // cv2.resize INTER_LINEAR of the row {0, 100} to 4 columns: source x = (x + 0.5) / 2 − 0.5 =
