@@ -1,0 +1,1 @@
+// The translation unit that builds npusim's precompiled headers (cmake/NpusimTargets.cmake).
