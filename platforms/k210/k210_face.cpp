@@ -102,12 +102,17 @@ std::string K210Face::describe() const {
         sim::format_frequency(c.kpu.timing.clock_hz), sim::format_frequency(c.cpu.clock_hz),
         sim::format_frequency(c.platform.bus.clock_hz), sim::format_frequency(c.dmac.bus.clock_hz));
     fmt::format_to(it, "\naddress map:\n{}", soc.address_map().table());
+    fmt::format_to(it,
+                   "\nblocks and their interrupts (platform.devices; a firmware run maps every "
+                   "modelled one):\n{}",
+                   c.devices.table());
     fmt::format_to(it, "\nKPU registers at {:#x} (kpu_config_t):\n{}", c.kpu_base_addr,
                    soc.kpu.register_map());
     fmt::format_to(it,
-                   "\nKPU: layer FIFO {} words, strict {}, IRQ to PLIC 25; DMAC channel {} drains "
+                   "\nKPU: layer FIFO {} words, strict {}, IRQ to PLIC {}; DMAC channel {} drains "
                    "FIFO_DATA_OUT (SYSCTL DMA select 22)\n",
-                   c.kpu.layer_fifo_words, c.kpu.strict ? "on" : "off", c.dma_channel);
+                   c.kpu.layer_fifo_words, c.kpu.strict ? "on" : "off", c.devices.at("kpu").irq,
+                   c.dma_channel);
     return s;
 }
 

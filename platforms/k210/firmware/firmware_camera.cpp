@@ -10,10 +10,9 @@
 namespace npu::k210 {
 
 void FirmwareSoc::connect_camera(const CameraConfig& c) {
-    sim::Router& r = k210.router;
-    r.map("dvp", FirmwareMap::kDvp, 0x1000, r.bind_target(dvp.regs.socket));
-    dvp.axi.socket.bind(r.target_socket);
-    plic.connect(FirmwareMap::kIrqDvp, dvp.irq);
+    map_block("dvp", dvp.regs.socket);
+    dvp.axi.socket.bind(k210.router.target_socket);
+    plic.connect(irq("dvp"), dvp.irq);
     k210.stats().attach(dvp.stats());
     m_camera = std::make_unique<BoardCamera>(camera::make_sensor(c.sensor),
                                              std::make_unique<camera::FrameSource>());
@@ -25,8 +24,7 @@ void FirmwareSoc::set_scene(std::unique_ptr<camera::FrameSource> scene) {
 }
 
 void FirmwareSoc::connect_flash() {
-    sim::Router& r = k210.router;
-    r.map("spi3", FirmwareMap::kSpi3, 0x1000, r.bind_target(spi3.regs.socket));
+    map_block("spi3", spi3.regs.socket);
     k210.stats().attach(spi3.stats());
     spi3.on_end([this](uint32_t ser) {
         if ((ser & (1u << FirmwareMap::kFlashCs)) != 0) {

@@ -11,8 +11,7 @@ using sc_core::sc_time;
 
 void FirmwareSoc::connect_lcd(const LcdConfig& c) {
     m_lcd_cfg = c;
-    sim::Router& r = k210.router;
-    r.map("spi0", FirmwareMap::kSpi0, 0x1000, r.bind_target(spi0.regs.socket));
+    map_block("spi0", spi0.regs.socket);
     k210.dmac.connect_request(FirmwareMap::kDmaSsi0Tx,
                               {[this] { return spi0.tx_room(); }, &spi0.dma_event()});
     k210.stats().attach(spi0.stats());

@@ -162,7 +162,9 @@ bool load_harts(FirmwareSoc& soc, const K210Config& cfg, const rv64::ElfImage& e
     o.read_root = request.semihost_read_root;
     o.write_root = request.semihost_write_root;
     o.files_hint = request.semihost_hint;
-    o.unmodelled = FirmwareMap::unmodelled;
+    o.unmodelled = [&map = cfg.devices](uint64_t addr) {
+        return map.unmodelled(addr);
+    };
     HartOptions o1 = o;
     o1.gdb = nullptr;  // the debugger sees hart 0
     soc.hart.load(elf, std::move(o));

@@ -52,23 +52,23 @@ FirmwareSoc::FirmwareSoc(sc_core::sc_module_name name, const K210Config& cfg,
     , cpu1("cpu1", cfg.platform.bus)
     , hart("hart0", k210.cpu, plic, clint, trace, 0)
     , hart1("hart1", cpu1, plic, clint, trace, 1)
+    , m_map(cfg.devices)
     , m_output(std::move(output)) {
     clint.count(hart.clock());  // one prescaler on the CPU clock: mtime = hart 0's mcycle / 50
-    sim::Router& r = k210.router;
-    cpu1.socket.bind(r.target_socket);
-    r.map("plic", FirmwareMap::kPlic, soc::Plic::kBytes, r.bind_target(plic.regs.socket));
-    r.map("clint", FirmwareMap::kClint, soc::Clint::kBytes, r.bind_target(clint.regs.socket));
-    r.map("uarths", FirmwareMap::kUartHs, 0x1000, r.bind_target(uarths.regs.socket));
-    r.map("fpioa", FirmwareMap::kFpioa, 0x1000, r.bind_target(fpioa.regs.socket));
-    r.map("gpiohs", FirmwareMap::kGpiohs, 0x1000, r.bind_target(gpiohs.regs.socket));
-    r.map("gpio", FirmwareMap::kGpio, 0x1000, r.bind_target(gpio.regs.socket));
-    plic.connect(FirmwareMap::kIrqKpu, k210.kpu.irq);
-    plic.connect(FirmwareMap::kIrqGpio, gpio.irq);
+    cpu1.socket.bind(k210.router.target_socket);
+    map_block("plic", plic.regs.socket);
+    map_block("clint", clint.regs.socket);
+    map_block("uarths", uarths.regs.socket);
+    map_block("fpioa", fpioa.regs.socket);
+    map_block("gpiohs", gpiohs.regs.socket);
+    map_block("gpio", gpio.regs.socket);
+    plic.connect(irq("kpu"), k210.kpu.irq);
+    plic.connect(irq("gpio"), gpio.irq);
     for (unsigned p = 0; p < soc::Gpiohs::kPins; ++p) {
-        plic.connect(FirmwareMap::kIrqGpiohs0 + p, gpiohs.irq[p]);
+        plic.connect(irq("gpiohs", p), gpiohs.irq[p]);
     }
     for (unsigned ch = 0; ch < dma::regs::kChannels; ++ch) {
-        plic.connect(FirmwareMap::kIrqDmac0 + ch, k210.dmac.irq[ch]);
+        plic.connect(irq("dmac", ch), k210.dmac.irq[ch]);
     }
     connect_timers();
     connect_uarts();
@@ -99,13 +99,12 @@ void FirmwareSoc::connect_harts() {
 
 // TIMER0-2: registers, lines A and B (PLIC 14 + 2n, 15 + 2n), PWM outputs.
 void FirmwareSoc::connect_timers() {
-    sim::Router& r = k210.router;
     soc::DwTimer* timers[] = {&timer0, &timer1, &timer2};
     for (unsigned i = 0; i < 3; ++i) {
-        r.map(fmt::format("timer{}", i), FirmwareMap::kTimer0 + i * FirmwareMap::kTimerStride,
-              0x1000, r.bind_target(timers[i]->regs.socket));
-        plic.connect(FirmwareMap::kIrqTimer0A + 2 * i, timers[i]->irq_a);
-        plic.connect(FirmwareMap::kIrqTimer0A + 2 * i + 1, timers[i]->irq_b);
+        const std::string name = fmt::format("timer{}", i);
+        map_block(name, timers[i]->regs.socket);
+        plic.connect(irq(name, 0), timers[i]->irq_a);
+        plic.connect(irq(name, 1), timers[i]->irq_b);
         timers[i]->on_pwm(pwm(i));
     }
 }
@@ -113,12 +112,11 @@ void FirmwareSoc::connect_timers() {
 // WDT0-1: registers, interrupts (PLIC 21, 22); a reset of the chip ends the run (npusim does not
 // restart the firmware).
 void FirmwareSoc::connect_watchdogs() {
-    sim::Router& r = k210.router;
     soc::DwWdt* wdts[] = {&wdt0, &wdt1};
     for (unsigned i = 0; i < 2; ++i) {
-        r.map(fmt::format("wdt{}", i), i == 0 ? FirmwareMap::kWdt0 : FirmwareMap::kWdt1,
-              soc::DwWdt::kBytes, r.bind_target(wdts[i]->regs.socket));
-        plic.connect(FirmwareMap::kIrqWdt0 + i, wdts[i]->irq);
+        const std::string name = fmt::format("wdt{}", i);
+        map_block(name, wdts[i]->regs.socket);
+        plic.connect(irq(name), wdts[i]->irq);
         wdts[i]->on_reset([this, i](const sc_time& at) {
             m_chip_reset = fmt::format(
                 "the watchdog WDT{} reset the chip at {:.3f} us (its interrupt still raised at a "
@@ -131,12 +129,11 @@ void FirmwareSoc::connect_watchdogs() {
 
 // UART1-3: registers, interrupts (PLIC 11-13), stats, DMA requests.
 void FirmwareSoc::connect_uarts() {
-    sim::Router& r = k210.router;
-    const uint64_t bases[] = {FirmwareMap::kUart1, FirmwareMap::kUart2, FirmwareMap::kUart3};
     for (unsigned i = 0; i < 3; ++i) {
         soc::DwApbUart* u = &uart(i + 1);
-        r.map(fmt::format("uart{}", i + 1), bases[i], 0x1000, r.bind_target(u->regs.socket));
-        plic.connect(FirmwareMap::kIrqUart1 + i, u->irq);
+        const std::string name = fmt::format("uart{}", i + 1);
+        map_block(name, u->regs.socket);
+        plic.connect(irq(name), u->irq);
         k210.stats().attach(u->stats());
         // SYSCTL_DMA_SELECT_UART1_RX_REQ 14, _TX_REQ 15, UART2 16 and 17, ...
         k210.dmac.connect_request(FirmwareMap::kDmaUart1Rx + 2 * i,
@@ -144,6 +141,12 @@ void FirmwareSoc::connect_uarts() {
         k210.dmac.connect_request(FirmwareMap::kDmaUart1Rx + 2 * i + 1,
                                   {[u] { return u->tx_room(); }, &u->dma_event()});
     }
+}
+
+void FirmwareSoc::map_block(const std::string& name, tlm::tlm_base_target_socket<>& target) {
+    const SocDevice& d = m_map.at(name);
+    sim::Router& r = k210.router;
+    r.map(name, d.base_addr, d.size_bytes, r.bind_target(target));
 }
 
 soc::DwApbUart& FirmwareSoc::uart(unsigned n) {
@@ -237,30 +240,6 @@ void FirmwareSoc::layer_done() {
             "SYSCTL_PLL1, 400000000)); timed here at the platform's {:.0f} MHz",
             k210.kpu.clock_hz() / 1e6));
     }
-}
-
-std::string FirmwareMap::unmodelled(uint64_t addr) {
-    struct Block {
-        const char* name;
-        uint64_t base, bytes;
-    };
-    static const Block kBlocks[] = {
-        {"FFT", 0x42000000, 0x400000},      {"ROM", 0x88000000, 0x20000},
-        {"SPI_SLAVE", 0x50240000, 0x10000}, {"I2S0", 0x50250000, 0x10000},
-        {"I2S1", 0x50260000, 0x10000},      {"I2S2", 0x50270000, 0x10000},
-        {"I2C0", 0x50280000, 0x10000},      {"I2C1", 0x50290000, 0x10000},
-        {"I2C2", 0x502A0000, 0x10000},      {"SHA256", 0x502C0000, 0x10000},
-        {"OTP", 0x50420000, 0x10000},       {"AES", 0x50450000, 0x10000},
-        {"RTC", 0x50460000, 0x10000},       {"SPI1", 0x53000000, 0x1000000}};
-    for (const Block& b : kBlocks) {
-        if (addr >= b.base && addr - b.base < b.bytes) {
-            return fmt::format(
-                "in {} ({}_BASE_ADDR {:#x}), a block of the K210 npusim does not "
-                "model yet (docs/firmware.md lists the blocks it models)",
-                b.name, b.name, b.base);
-        }
-    }
-    return "";
 }
 
 void FirmwareSoc::set_uart_input(unsigned n, std::vector<uint8_t> bytes) {
@@ -373,28 +352,13 @@ void FirmwareSoc::map_hart(const K210Config& cfg) {
             {"sram.io", alias, sram.memory.size_bytes, k210.memories.front()->data(), true});
     }
     mem.push_back({"ai_sram.io", cfg.ai_ram_io_addr, kpu::kRamBytes, k210.kpu.ram.data(), true});
-    std::vector<HartDevice> dev{
-        {"kpu", cfg.kpu_base_addr, kpu::regs::kBlockBytes},
-        {"dmac", cfg.dmac_base_addr, dma::regs::kBlockBytes},
-        {"sysctl", cfg.sysctl_base_addr, dma::regs::kSysctlBytes},
-        {"plic", FirmwareMap::kPlic, soc::Plic::kBytes},
-        {"clint", FirmwareMap::kClint, soc::Clint::kBytes},
-        {"uarths", FirmwareMap::kUartHs, 0x1000},
-        {"uart1", FirmwareMap::kUart1, 0x1000},
-        {"uart2", FirmwareMap::kUart2, 0x1000},
-        {"uart3", FirmwareMap::kUart3, 0x1000},
-        {"fpioa", FirmwareMap::kFpioa, 0x1000},
-        {"gpiohs", FirmwareMap::kGpiohs, 0x1000},
-        {"gpio", FirmwareMap::kGpio, 0x1000},
-        {"timer0", FirmwareMap::kTimer0, 0x1000},
-        {"timer1", FirmwareMap::kTimer0 + FirmwareMap::kTimerStride, 0x1000},
-        {"timer2", FirmwareMap::kTimer0 + 2 * FirmwareMap::kTimerStride, 0x1000},
-        {"wdt0", FirmwareMap::kWdt0, soc::DwWdt::kBytes},
-        {"wdt1", FirmwareMap::kWdt1, soc::DwWdt::kBytes},
-        {"spi0", FirmwareMap::kSpi0, 0x1000},
-        {"dvp", FirmwareMap::kDvp, 0x1000},
-        {"spi3", FirmwareMap::kSpi3, 0x1000},
-    };
+    // Every modelled block of the map (the KPU, DMAC and SYSCTL among them) at its window.
+    std::vector<HartDevice> dev;
+    for (const SocDevice& d : m_map.devices()) {
+        if (d.modelled) {
+            dev.push_back({d.name, d.base_addr, d.size_bytes});
+        }
+    }
     hart.map(mem, dev);
     hart1.map(std::move(mem), std::move(dev));
 }

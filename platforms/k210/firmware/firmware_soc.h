@@ -1,8 +1,9 @@
 // The K210 SoC a firmware runs on: the KPU's SoC (soc/k210_platform.h: SRAM, AI SRAM, KPU, DMAC,
-// SYSCTL DMA selectors) plus the blocks firmware touches around it (PLIC with the KPU on source
-// 25, the DMAC channels on 27-32, GPIO on 23, GPIOHS on 34-65; CLINT, UARTHS, UART1-3, FPIOA
-// with its pads, GPIO/GPIOHS, TIMER0-2) at the Kendryte SDK's
-// addresses (lib/bsp/include/platform.h), and the two harts running the ELF. docs/firmware.md.
+// SYSCTL DMA selectors) plus the blocks firmware touches around it (PLIC, CLINT, UARTHS, UART1-3,
+// FPIOA with its pads, GPIO/GPIOHS, TIMER0-2, WDT0-1, SPI0 and the LCD, the DVP and its camera,
+// SPI3 and the flash) at their places in the SoC map (K210Config::devices: the Kendryte SDK's
+// addresses and interrupts unless platform.devices says otherwise), and the two harts running the
+// ELF. docs/firmware.md.
 #pragma once
 
 #include <map>
@@ -30,25 +31,13 @@
 
 namespace npu::k210 {
 
-// The SDK's base addresses (platform.h) and interrupt numbers (plic.h, IRQN_*).
+// What wires the firmware-side blocks besides the SoC map (K210Config::devices): SYSCTL's DMA
+// request lines (sysctl.h), the flash's slave select, CLINT's prescaler.
 struct FirmwareMap {
-    static constexpr uint64_t kClint = 0x02000000, kPlic = 0x0C000000, kUartHs = 0x38000000;
-    static constexpr uint64_t kUart1 = 0x50210000, kUart2 = 0x50220000, kUart3 = 0x50230000;
-    static constexpr uint64_t kFpioa = 0x502B0000, kGpiohs = 0x38001000, kGpio = 0x50200000;
-    static constexpr uint64_t kTimer0 = 0x502D0000, kTimerStride = 0x10000;  // TIMER0-2
-    static constexpr uint64_t kWdt0 = 0x50400000, kWdt1 = 0x50410000;
-    static constexpr unsigned kIrqKpu = 25, kIrqDmac0 = 27, kIrqTimer0A = 14, kIrqUart1 = 11;
-    static constexpr unsigned kIrqGpio = 23, kIrqGpiohs0 = 34, kIrqWdt0 = 21;
-    static constexpr uint64_t kSpi0 = 0x52000000, kSpi3 = 0x54000000, kDvp = 0x50430000;
-    static constexpr unsigned kFlashCs = 0;  // the boards' flash: SPI3 slave select 0
-    static constexpr unsigned kIrqDvp = 24;
+    static constexpr unsigned kFlashCs = 0;         // the boards' flash: SPI3 slave select 0
     static constexpr unsigned kDmaUart1Rx = 14;     // SYSCTL_DMA_SELECT_UART1_RX_REQ (sysctl.h)
     static constexpr unsigned kDmaSsi0Tx = 1;       // SYSCTL_DMA_SELECT_SSI0_TX_REQ
     static constexpr unsigned kClintClockDiv = 50;  // CLINT_CLOCK_DIV: mtime = CPU clock / 50
-    // The block of the chip at `addr` that npusim does not model (the SDK's platform.h: SPI1,
-    // I2C0-2, I2S0-2, AES, SHA256, FFT, RTC, OTP, the ROM), as a clause for a bus
-    // fault's message; "" for any other address.
-    static std::string unmodelled(uint64_t addr);
 };
 
 class FirmwareSoc : public sc_core::sc_module {
@@ -127,6 +116,10 @@ private:
     soc::ByteSink sink(const std::string& port);
     soc::PinSink pins(const std::string& block, unsigned function0);
     void warn(const std::string& text);
+    // Block `name` on the SoC's router at its place in the map (platform.devices).
+    void map_block(const std::string& name, tlm::tlm_base_target_socket<>& target);
+    // Block `name`'s PLIC source k (its first: 0).
+    unsigned irq(const std::string& name, unsigned k = 0) const { return m_map.at(name).irq + k; }
     soc::PwmSink pwm(unsigned timer);
     void map_hart(const K210Config& cfg);
     void connect_timers();
@@ -146,6 +139,7 @@ private:
     void set_clock(soc::Clock c, double hz, const sc_core::sc_time& at);
     void layer_done();  // a KPU layer on a stopped AI clock is a warning
 
+    SocMap m_map;
     std::function<void(const std::string&, const std::string&)> m_output;
     std::map<std::string, std::string> m_uart_text;
     std::string m_pin_log;

@@ -119,6 +119,10 @@ K210Config read_k210_config(const sim::ConfigNode& p) {
             c.dmac.bus = sim::read_bus_config(*bus, c.dmac.bus);
         }
     }
+    c.devices.place("kpu", c.kpu_base_addr);
+    c.devices.place("dmac", c.dmac_base_addr);
+    c.devices.place("sysctl", c.sysctl_base_addr);
+    c.devices.read(p);
     if (auto l = p.optional_child("lcd")) {
         c.lcd.controller = l->get_enum<std::string>("controller", c.lcd.controller,
                                                     {{"nt35310", "nt35310"}, {"st7789", "st7789"}});

@@ -10,6 +10,7 @@
 #include "models/rv64/cpu.h"
 #include "platforms/common/platform_config.h"
 #include "platforms/k210/kmodel/cpu_model.h"
+#include "platforms/k210/soc/soc_map.h"
 
 namespace npu::k210 {
 
@@ -53,6 +54,9 @@ struct K210Config {
     double uncached_load_cycles = 23.24, uncached_store_cycles = 15.52;
     LcdConfig lcd;
     CameraConfig camera;
+    // Every block's base, size and PLIC sources (platform.devices; the KPU's, DMAC's and SYSCTL's
+    // bases are the fields above, copied in by read_k210_config).
+    SocMap devices = SocMap::sdk();
 };
 
 // Reads a `platform:` map of kind k210; problems are recorded in the document (call finish()).
