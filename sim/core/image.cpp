@@ -1,8 +1,10 @@
 #include "sim/core/image.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <memory>
+#include <string>
 
 #include <fmt/format.h>
 #include <opencv2/imgproc.hpp>
@@ -19,7 +21,95 @@ namespace {
 
 constexpr const char* kFormats = "expected BMP, PNG, JPEG, GIF, TGA, PPM/PGM";
 
-// The header's size (not a JPEG): a file of a few bytes may claim a gigapixel image.
+uint32_t le16(const std::vector<uint8_t>& b, size_t at) {
+    return b[at] | static_cast<uint32_t>(b[at + 1]) << 8;
+}
+uint32_t le32(const std::vector<uint8_t>& b, size_t at) {
+    return le16(b, at) | le16(b, at + 2) << 16;
+}
+
+// An uncompressed BMP (BI_RGB, BI_BITFIELDS): its rows, 4-byte aligned, after bfOffBits.
+uint64_t bmp_bytes(const std::vector<uint8_t>& b, uint64_t w, uint64_t h) {
+    if (b.size() < 32) {
+        return b.size() + 1;
+    }
+    const bool core = le32(b, 14) == 12;  // OS/2's BITMAPCOREHEADER
+    const uint64_t bpp = core ? le16(b, 24) : le16(b, 28);
+    const uint32_t compression = core ? 0 : le32(b, 30);
+    if (compression != 0 && compression != 3) {
+        return 0;  // compressed: stb_image refuses it
+    }
+    return le32(b, 10) + (w * bpp + 31) / 32 * 4 * h;
+}
+
+// A TGA: header, image ID, colour map, then the pixels, plain or in run-length packets (walked).
+uint64_t tga_bytes(const std::vector<uint8_t>& b, uint64_t w, uint64_t h) {
+    const unsigned type = b[2];
+    const uint64_t map = b[1] != 0 ? le16(b, 5) * ((b[7] + 7u) / 8u) : 0;
+    const uint64_t px = (b[16] + 7u) / 8u;
+    uint64_t at = uint64_t{18} + b[0] + map;
+    if (type < 9) {
+        return at + w * h * px;
+    }
+    for (uint64_t n = 0; n < w * h;) {
+        if (at >= b.size()) {
+            return b.size() + 1;
+        }
+        const uint8_t packet = b[at++];
+        const uint64_t count = (packet & 0x7fu) + 1u;
+        at += (packet & 0x80u) != 0 ? px : count * px;
+        n += count;
+    }
+    return at;
+}
+
+// A binary PNM (P5 gray, P6 RGB): three numbers after the magic (comments skipped), one white
+// space, then the samples, two bytes each above a maximum of 255.
+uint64_t pnm_bytes(const std::vector<uint8_t>& b, uint64_t w, uint64_t h) {
+    size_t at = 2;
+    uint64_t number[3] = {0, 0, 0};
+    for (uint64_t& v : number) {
+        while (at < b.size() && (std::isspace(b[at]) != 0 || b[at] == '#')) {
+            if (b[at] == '#') {
+                while (at < b.size() && b[at] != '\n') {
+                    ++at;
+                }
+            } else {
+                ++at;
+            }
+        }
+        while (at < b.size() && std::isdigit(b[at]) != 0 && v < (1u << 20)) {
+            v = v * 10 + static_cast<uint64_t>(b[at++] - '0');
+        }
+    }
+    const uint64_t channels = b[1] == '6' ? 3 : 1;
+    return at + 1 + w * h * channels * (number[2] > 255 ? 2 : 1);
+}
+
+// The bytes the header of an uncompressed BMP, a TGA or a binary PNM says the file holds (its
+// pixels come last), or 0 for other formats (PNG, GIF: their decoders find their end). stb_image
+// reads a byte past the end as 0: a truncated file would decode with black rows.
+uint64_t bytes_promised(const std::vector<uint8_t>& b, int w, int h) {
+    const auto uw = static_cast<uint64_t>(w), uh = static_cast<uint64_t>(h);
+    const auto starts = [&b](const char* magic) {
+        const size_t n = std::char_traits<char>::length(magic);
+        return b.size() >= n && std::equal(magic, magic + n, b.begin());
+    };
+    if (starts("BM")) {
+        return bmp_bytes(b, uw, uh);
+    }
+    if (starts("P5") || starts("P6")) {
+        return pnm_bytes(b, uw, uh);
+    }
+    const bool other = starts("\x89PNG") || starts("GIF") || starts("8BPS") || starts("#?") ||
+                       starts("\x53\x80\xF6\x34") || b.size() < 18;
+    const bool tga =
+        !other && (b[2] == 1 || b[2] == 2 || b[2] == 3 || b[2] == 9 || b[2] == 10 || b[2] == 11);
+    return tga ? tga_bytes(b, uw, uh) : 0;
+}
+
+// The header's size (not a JPEG): a file of a few bytes may claim a gigapixel image, or fewer
+// bytes than its header describes.
 void check_stb_header(const std::vector<uint8_t>& bytes, const std::string& path) {
     if (bytes.size() > static_cast<size_t>(INT32_MAX)) {
         throw Error(fmt::format("{}: image file too large", path));
@@ -31,6 +121,13 @@ void check_stb_header(const std::vector<uint8_t>& bytes, const std::string& path
     }
     if (static_cast<uint64_t>(w) * static_cast<uint64_t>(h) > kMaxImagePixels) {
         throw Error(fmt::format("{}: {}x{} pixels is more than the 2^28 accepted", path, w, h));
+    }
+    const uint64_t promised = bytes_promised(bytes, w, h);
+    if (promised > bytes.size()) {
+        throw Error(
+            fmt::format("{}: truncated image: its {}x{} header needs {} bytes, the file "
+                        "has {}",
+                        path, w, h, promised, bytes.size()));
     }
 }
 

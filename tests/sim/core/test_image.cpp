@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
+#include <stb/stb_image_write.h>
 #include <unistd.h>
 
 #include "sim/core/error.h"
@@ -105,6 +106,64 @@ TEST(Image, AnImageHeaderClaimingGigapixelsIsRefusedBeforeDecoding) {
     } catch (const Error& e) {
         EXPECT_EQ(std::string(e.what()),
                   big + ": 60000x60000 pixels is more than the 2^28 accepted");
+    }
+    std::filesystem::remove_all(dir);
+}
+
+// A BMP, PPM and PGM written by OpenCV and a TGA written by stb_image_write (plain and
+// run-length), each cut short: one error naming the file, where stb_image alone would have read
+// the missing bytes as black pixels. Whole, each decodes.
+TEST(Image, ATruncatedBmpTgaOrPnmIsRefusedNotFilledWithBlack) {
+    const cv::Mat rgb = scene(37, 29, 3);  // odd sizes: BMP rows padded to 4 bytes
+    cv::Mat gray;
+    cv::cvtColor(rgb, gray, cv::COLOR_BGR2GRAY);
+    std::vector<std::pair<std::string, std::vector<uint8_t>>> files;
+    for (const char* ext : {".bmp", ".ppm"}) {
+        std::vector<uint8_t> b;
+        ASSERT_TRUE(cv::imencode(ext, rgb, b));
+        files.emplace_back(ext, b);
+    }
+    std::vector<uint8_t> pgm;
+    ASSERT_TRUE(cv::imencode(".pgm", gray, pgm));
+    files.emplace_back(".pgm", pgm);
+    for (int rle : {0, 1}) {
+        cv::Mat rgb_order;
+        cv::cvtColor(rgb, rgb_order, cv::COLOR_BGR2RGB);
+        std::vector<uint8_t> tga;
+        stbi_write_tga_with_rle = rle;
+        ASSERT_NE(stbi_write_tga_to_func(
+                      [](void* ctx, void* data, int n) {
+                          auto* v = static_cast<std::vector<uint8_t>*>(ctx);
+                          v->insert(v->end(), static_cast<uint8_t*>(data),
+                                    static_cast<uint8_t*>(data) + n);
+                      },
+                      &tga, rgb.cols, rgb.rows, 3, rgb_order.data),
+                  0);
+        files.emplace_back(rle != 0 ? ".rle.tga" : ".tga", tga);
+    }
+    stbi_write_tga_with_rle = 1;
+    const std::filesystem::path dir =
+        std::filesystem::temp_directory_path() / ("npusim_trunc_" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    for (const auto& [ext, bytes] : files) {
+        const std::string whole = (dir / ("whole" + ext)).string();
+        write_file_atomic(whole, bytes.data(), bytes.size());
+        const Tensor t = read_image(whole);
+        EXPECT_EQ(t.dim(2), 37) << ext;
+        EXPECT_EQ(t.dim(3), 29) << ext;
+        for (size_t cut : {size_t{1}, bytes.size() / 2}) {
+            const std::string part = (dir / ("cut" + std::to_string(cut) + ext)).string();
+            write_file_atomic(part, bytes.data(), bytes.size() - cut);
+            for (int call = 0; call < 2; ++call) {
+                try {
+                    call == 0 ? (void)read_image(part) : check_image(part);
+                    ADD_FAILURE() << ext << " cut by " << cut << ": no error";
+                } catch (const Error& e) {
+                    const std::string want = part + ": truncated image: its 29x37 header needs ";
+                    EXPECT_EQ(std::string(e.what()).rfind(want, 0), 0u) << e.what();
+                }
+            }
+        }
     }
     std::filesystem::remove_all(dir);
 }
