@@ -49,10 +49,12 @@ std::string platform_arg_problem(const std::string& given) {
     if (std::filesystem::is_regular_file(st) || !builtin_platform(given).empty()) {
         return "";
     }
-    return fmt::format(
-        "{}: {} (nor a built-in platform: {})",
-        std::filesystem::is_directory(st) ? "File is actually a directory" : "File does not exist",
-        given, builtin_platform_names());
+    const char* what = std::filesystem::is_directory(st) ? "File is actually a directory"
+                       : std::filesystem::exists(st)
+                           ? "Not a regular file (a device, FIFO or socket)"
+                           : "File does not exist";
+    return fmt::format("{}: {} (nor a built-in platform: {})", what, given,
+                       builtin_platform_names());
 }
 
 std::unique_ptr<platform::Platform> load_platform(const std::string& path,

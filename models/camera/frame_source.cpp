@@ -47,10 +47,15 @@ FrameSource::FrameSource(const std::string& path)
     }
     if (fs::is_directory(path, ec)) {
         m_kind = Kind::kFolder;
-        for (const auto& e : fs::directory_iterator(path, ec)) {
-            if (e.is_regular_file() && is_image_file(e.path().string())) {
-                m_files.push_back(e.path().string());
+        fs::directory_iterator it(path, ec), end;
+        for (; !ec && it != end; it.increment(ec)) {
+            if (it->is_regular_file() && is_image_file(it->path().string())) {
+                m_files.push_back(it->path().string());
             }
+        }
+        if (ec) {
+            throw sim::Error(
+                fmt::format("--camera {}: cannot read the folder: {}", path, ec.message()));
         }
         std::sort(m_files.begin(), m_files.end());
         if (m_files.empty()) {
@@ -75,7 +80,7 @@ FrameSource::FrameSource(const std::string& path)
         if (m_video->handle == nullptr) {
             throw sim::Error(fmt::format(
                 "--camera {}: not an image (by its extension) and no OpenCV video backend opens "
-                "it (its codec or container is not supported here)",
+                "it (a damaged file, or a codec or container not supported here)",
                 path));
         }
         read_video_until(0);

@@ -559,6 +559,13 @@ TEST_F(Cli, PlatformByNameIsTheBuiltInConfig) {
               "ascend, dlp_arria10soc_int8, dlp_arria10soc_single, dlp_zc706_int8, "
               "dlp_zc706_single, dlp_zcu102_int8, dlp_zcu102_single, finn, k210, selfcheck) (see "
               "'npusim --help')\n");
+    const Result device = run("info --platform /dev/zero");  // it exists: say what it is
+    EXPECT_EQ(device.rc, 2);
+    EXPECT_EQ(device.err.rfind("npusim: error: --platform: Not a regular file (a device, FIFO or "
+                               "socket): /dev/zero (nor a built-in platform: ",
+                               0),
+              0u)
+        << device.err;
     EXPECT_EQ(run("info --platform aipp").rc, 2);  // a job, not a platform
     write("finn", "bad: 1\n");
     const Result file_wins =

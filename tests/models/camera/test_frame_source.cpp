@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <opencv2/core.hpp>
 #include <opencv2/videoio.hpp>
+#include <unistd.h>
 
 #include "models/camera/frame_source.h"
 #include "sim/core/image.h"
@@ -82,10 +83,24 @@ TEST_F(FrameSourceTest, AVideoGivesItsFramesThenHoldsTheLast) {
     EXPECT_EQ(s.describe(), "video " + path);
 }
 
+// A folder it may not read is said so, not "holds no image".
+TEST_F(FrameSourceTest, AFolderItMayNotReadIsSaidSo) {
+    if (::geteuid() == 0) {
+        GTEST_SKIP() << "run as root, which reads any folder";
+    }
+    fs::create_directories(dir / "locked");
+    fs::permissions(dir / "locked", fs::perms::none);
+    const std::string locked = error_of((dir / "locked").string());
+    fs::permissions(dir / "locked", fs::perms::owner_all);
+    EXPECT_NE(locked.find("cannot read the folder: Permission denied"), std::string::npos)
+        << locked;
+}
+
 TEST_F(FrameSourceTest, BadInputIsOneErrorNamingIt) {
     EXPECT_NE(error_of((dir / "missing.png").string()).find("no such file or folder"),
               std::string::npos);
     EXPECT_NE(error_of(dir.string()).find("holds no image"), std::string::npos);
+
     std::ofstream(dir / "broken.png") << "not a png";
     const std::string broken = error_of((dir / "broken.png").string());
     EXPECT_NE(broken.find("broken.png"), std::string::npos) << broken;
