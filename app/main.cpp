@@ -5,6 +5,7 @@
 #include <systemc>
 
 #include "app/app.h"
+#include "sim/core/signal_cleanup.h"
 
 int sc_main(int argc, char* argv[]) {
     return npu::app::main(argc, argv);
@@ -12,5 +13,6 @@ int sc_main(int argc, char* argv[]) {
 
 int main(int argc, char* argv[]) {
     ::setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 1);
+    npu::sim::install_signal_cleanup();  // an interrupted run leaves no staging folder
     return sc_core::sc_elab_and_sim(argc, argv);
 }

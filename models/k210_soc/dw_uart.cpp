@@ -248,6 +248,18 @@ void DwApbUart::settle_tx(const sc_time& at) {
     }
 }
 
+DwApbUart::Drained DwApbUart::drain_tx(const sc_time& end) {
+    settle(end);
+    Drained d{m_tx.size(), end};
+    for (const TxByte& b : m_tx) {
+        ++m_sent;
+        m_sink(b.value);
+        d.last = b.done;
+    }
+    m_tx.clear();
+    return d;
+}
+
 // Bytes that arrived up to `at` (in order; a full FIFO loses them: overrun), and the character
 // timeout: data waiting and nothing received or read for 4 character times.
 void DwApbUart::settle_rx(const sc_time& at) {

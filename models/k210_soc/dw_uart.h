@@ -37,6 +37,18 @@ public:
     uint64_t bytes_sent() const { return m_sent.value(); }
     uint64_t bytes_received() const { return m_received.value(); }
     uint64_t bytes_lost() const { return m_lost.value(); }
+    // The simulation ended at `end`: the bytes still in the TX FIFO and the shift register reach
+    // the sink, in order, as the line carries them on (a board's UART keeps shifting after its
+    // core stops). How many there were and when the last one's stop bit ends (`end` if none).
+    struct Drained {
+        size_t bytes = 0;
+        sc_core::sc_time last;
+    };
+    Drained drain_tx(const sc_core::sc_time& end);
+    // Bytes of the input (set_input) that had not arrived by the last settled time, and whether
+    // the firmware ever set a baud rate (before that no byte arrives).
+    size_t input_left() const { return m_input.size() - m_next_input; }
+    bool line_started() const { return m_rx_started; }
     // The DMA requests (SYSCTL_DMA_SELECT_UARTn_RX_REQ / _TX_REQ): bytes the RX FIFO holds,
     // room in the TX FIFO, now; `dma_event()` is notified whenever either may have grown.
     size_t rx_available();

@@ -230,6 +230,12 @@ OutputDir::OutputDir(fs::path dir)
     }
     remove_stale_staging(m_dir);
     m_staging = m_dir / fmt::format(".npusim-staging-{}", ::getpid());
+    for (auto it = m_created.rbegin(); it != m_created.rend(); ++it) {  // outermost first
+        m_on_signal.push_back(
+            std::make_unique<CleanupOnSignal>(it->string(), CleanupOnSignal::Kind::empty_folder));
+    }
+    m_on_signal.push_back(std::make_unique<CleanupOnSignal>(fs::absolute(m_staging, ec).string(),
+                                                            CleanupOnSignal::Kind::tree));
     fs::remove_all(m_staging, ec);
     fs::create_directory(m_staging, ec);
     if (ec) {
@@ -324,6 +330,7 @@ void OutputDir::commit() {
         }
         present.push_back(name);
     }
+    const SignalHold hold;  // an interrupt waits until every output is in place and listed
     move_all(names, present);
     for (const std::string& name : m_folders) {
         if (std::find(names.begin(), names.end(), name) != names.end()) {
@@ -333,6 +340,8 @@ void OutputDir::commit() {
     m_owned.insert(m_owned.end(), names.begin(), names.end());
     write_list(m_dir, m_owned);
     m_committed = true;
+    // The created folders stay; the staging folder (the old outputs now) is still removed.
+    m_on_signal.erase(m_on_signal.begin(), m_on_signal.end() - 1);
 }
 
 // The earlier outputs aside (into the staging folder, removed with it), then the new ones in;

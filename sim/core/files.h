@@ -4,9 +4,12 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "sim/core/signal_cleanup.h"
 
 namespace npu::sim {
 
@@ -80,6 +83,8 @@ private:
     std::vector<std::string> m_folders;
     std::vector<std::string> m_owned;  // what earlier runs wrote here (the folder's list)
     bool m_committed = false;
+    // Until the commit: the staging folder and the created folders, removed on SIGINT/SIGTERM.
+    std::vector<std::unique_ptr<CleanupOnSignal>> m_on_signal;
 };
 
 }  // namespace npu::sim

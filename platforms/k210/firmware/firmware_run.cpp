@@ -373,7 +373,7 @@ platform::RunReport run_firmware(const K210Config& cfg, const std::string& sourc
     apply_inputs(soc, request);
     const bool two_harts = load_harts(soc, cfg, elf, request, base);
     const uint64_t end_ps = session.run();
-    soc.check_pads();
+    soc.finish_uarts();
     const HartResult& h = soc.hart.result();
     uint64_t kpu_cycles = 0;
     sim::RunRecord rec;

@@ -310,14 +310,34 @@ soc::PwmSink FirmwareSoc::pwm(unsigned timer) {
     };
 }
 
-void FirmwareSoc::check_pads() {
+void FirmwareSoc::finish_uarts() {
+    const sc_time end = sc_core::sc_time_stamp();
     for (unsigned n = 1; n <= 3; ++n) {
-        if (uart(n).bytes_received() > 0 &&
+        soc::DwApbUart& u = uart(n);
+        const soc::DwApbUart::Drained d = u.drain_tx(end);
+        if (d.bytes > 0) {
+            warn(
+                fmt::format("uart{}: {} character{} still in its transmit FIFO when the run ended "
+                            "{} written as the line carries them on (the last stop bit at "
+                            "{:.3f} us, {:.3f} us after the end)",
+                            n, d.bytes, d.bytes == 1 ? "" : "s", d.bytes == 1 ? "is" : "are",
+                            d.last.to_seconds() * 1e6, (d.last - end).to_seconds() * 1e6));
+        }
+        if (u.bytes_received() > 0 &&
             fpioa.pads().pad_of(soc::FpioaFunction::kUart1Rx + 2 * (n - 1)) < 0) {
             warn(
                 fmt::format("uart{} received its input, but no pad carries UART{}_RX "
                             "(fpioa_set_function): on a board nothing reaches it",
                             n, n));
+        }
+        if (u.input_left() > 0) {
+            warn(u.line_started()
+                     ? fmt::format("uart{}: {} of its input bytes had not arrived when the run "
+                                   "ended (--uart-input)",
+                                   n, u.input_left())
+                     : fmt::format("uart{} was given input (--uart-input) but the firmware never "
+                                   "set its baud rate: none of its {} byte{} arrived",
+                                   n, u.input_left(), u.input_left() == 1 ? "" : "s"));
         }
     }
 }

@@ -81,8 +81,10 @@ public:
     // What the SoC noticed that a firmware developer should know (a block used through no pad),
     // each once.
     const std::vector<std::string>& warnings() const { return m_warnings; }
-    // After the run: a UART that received bytes with no pad carrying its RX is a warning too.
-    void check_pads();
+    // After the run: what the UARTs still held reaches their output (the characters in a TX FIFO
+    // as the line carries them on, with a note); a UART that received bytes with no pad carrying
+    // its RX, or that was given input it never took, is a warning too.
+    void finish_uarts();
     // The clocks SYSCTL's registers give now (at boot: the ROM's, soc::SysctlClockRegs), and
     // every change: "<time us> <clock> <Hz>" lines (the boot clocks at 0).
     const soc::Clocks& clocks() const { return m_clocks; }

@@ -176,5 +176,37 @@ TEST_F(ScTest, DwUartDivisorLatchAndLsrBitFive) {
     EXPECT_EQ(out, std::string(17, 'x'));
 }
 
+// The simulation ends with 'a' half out and 'b', 'c' in the FIFO: drain_tx gives all three to the
+// sink, in order, and says the last stop bit ends three character times after 'a' started.
+TEST_F(ScTest, DwUartDrainsItsTransmitFifoWhenTheRunEnds) {
+    std::string out;
+    soc::DwApbUart uart("uart", kClock, sc_time(0, SC_NS),
+                        [&](uint8_t b) { out += static_cast<char>(b); });
+    TestInitiator u("u");
+    u.socket.bind(uart.regs.socket);
+    uart.set_input({'q', 'r'});
+    Runner r("r");
+    sc_time t0;
+    r.body = [&] {
+        sdk_configure(u);
+        t0 = sc_core::sc_time_stamp();
+        for (char c : std::string("abc")) {
+            wr32(u, 0x00, static_cast<uint8_t>(c));
+        }
+    };
+    sc_core::sc_start(kChar / 2);
+    EXPECT_EQ(out, "");
+    const sc_time end = sc_core::sc_time_stamp();
+    const soc::DwApbUart::Drained d = uart.drain_tx(end);
+    EXPECT_EQ(out, "abc");
+    EXPECT_EQ(d.bytes, 3u);
+    EXPECT_NEAR(d.last.to_seconds(), (t0 + 3 * kChar).to_seconds(), 1e-9);
+    EXPECT_EQ(uart.bytes_sent(), 3u);
+    EXPECT_TRUE(uart.line_started());
+    EXPECT_EQ(uart.input_left(), 2u);  // the first arrives one character time after the set-up
+    EXPECT_EQ(uart.drain_tx(end).bytes, 0u);  // nothing twice
+    EXPECT_EQ(out, "abc");
+}
+
 }  // namespace
 }  // namespace npu::test

@@ -1,6 +1,7 @@
 // The "written whole or not at all" promise.
 #include <algorithm>
 #include <filesystem>
+#include <functional>
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -10,6 +11,7 @@
 #include "sim/core/config.h"
 #include "sim/core/error.h"
 #include "sim/core/files.h"
+#include "sim/core/signal_cleanup.h"
 
 namespace npu::sim {
 namespace {
@@ -69,6 +71,47 @@ TEST_F(Files, StagedFolderAppearsWholeOnCommit) {
     EXPECT_EQ(listing(), (std::vector<std::string>{".npusim-outputs", "files"}));
     EXPECT_EQ(read_text_file((dir / "files" / "a.txt").string()), "a\n");
     EXPECT_FALSE(fs::exists(dir / "files" / "old.txt"));
+}
+
+// A process that gets SIGINT before its commit: the handler removes the staging folder (files and
+// a folder in it) and the folders the run created, then the signal ends the process. One that
+// gets SIGTERM after its commit keeps its outputs. Without install_signal_cleanup() both would
+// leave a staging folder.
+TEST_F(Files, ASignalBeforeTheCommitLeavesNothingAfterItTheOutputs) {
+    const auto child = [](const std::function<void()>& body, int sig) {
+        const pid_t pid = ::fork();
+        if (pid == 0) {
+            install_signal_cleanup();
+            body();
+            ::raise(sig);
+            ::_exit(0);  // not reached when the signal ends the process
+        }
+        int status = 0;
+        ::waitpid(pid, &status, 0);
+        return WIFSIGNALED(status) ? WTERMSIG(status) : -1;
+    };
+    const fs::path fresh = dir / "a" / "b";
+    EXPECT_EQ(child(
+                  [&] {
+                      auto* out = new OutputDir(fresh);  // never destroyed: the signal comes first
+                      write_text_atomic(out->staged("x.txt").string(), "x");
+                      write_text_atomic((out->staged_folder("frames") / "f0.txt").string(), "f");
+                  },
+                  SIGINT),
+              SIGINT);
+    EXPECT_FALSE(fs::exists(dir / "a"));
+    EXPECT_EQ(child(
+                  [&] {
+                      auto* out = new OutputDir(fresh);
+                      write_text_atomic(out->staged("x.txt").string(), "x");
+                      out->commit();
+                  },
+                  SIGTERM),
+              SIGTERM);
+    EXPECT_TRUE(fs::exists(fresh / "x.txt"));
+    for (const auto& e : fs::directory_iterator(fresh)) {
+        EXPECT_NE(e.path().filename().string().rfind(".npusim-staging-", 0), 0u) << e.path();
+    }
 }
 
 // A run killed before it committed (kill -9) leaves its staging folder; the next run into the

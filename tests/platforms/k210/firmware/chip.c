@@ -165,6 +165,32 @@ static int nopad_case(void) {
     return 0;
 }
 
+/* Six characters into UART1's FIFO (pads routed), then exit at once: they are still in the FIFO
+ * and the shift register when the run ends. */
+static int unflushed_case(void) {
+    volatile uint32_t *fpioa = (volatile uint32_t *)0x502B0000;
+    volatile uint32_t *uart1 = (volatile uint32_t *)0x50210000;
+    fpioa[5] = 65; /* io5: FUNC_UART1_TX (ch_sel; the rest of the word as at reset) */
+    uart1[3] = 0x80; /* LCR.DLAB: the divisor latch */
+    uart1[0] = 14;   /* DLL */
+    uart1[1] = 0;    /* DLH */
+    uart1[3] = 0x03; /* 8N1 */
+    uart1[2] = 0x01; /* FCR: FIFOs on */
+    for (const char *c = "abcdef"; *c != 0; ++c) {
+        uart1[0] = (uint8_t)*c;
+    }
+    return 0;
+}
+
+/* Counts for ever (ended by --max-time or a signal). */
+static int forever_case(void) {
+    volatile uint64_t n = 0;
+    for (;;) {
+        n = n + 1;
+    }
+    return 0;
+}
+
 int main(int argc, char **argv) {
     const char *what = argv[argc - 1];
     if (strcmp(what, "mip") == 0) {
@@ -184,6 +210,12 @@ int main(int argc, char **argv) {
     }
     if (strcmp(what, "delay") == 0) {
         return delay_case();
+    }
+    if (strcmp(what, "unflushed") == 0) {
+        return unflushed_case();
+    }
+    if (strcmp(what, "forever") == 0) {
+        return forever_case();
     }
     printf("chip: unknown case %s\n", what);
     return 2;

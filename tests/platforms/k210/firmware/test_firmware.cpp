@@ -12,6 +12,7 @@
 #include <netinet/in.h>
 #include <nlohmann/json.hpp>
 #include <sys/socket.h>
+#include <sys/wait.h>
 
 #include "models/rv64/elf.h"
 #include "tests/platforms/k210/firmware/firmware_fixture.h"
@@ -221,6 +222,83 @@ TEST_F(Firmware, ABusyWaitIsWaitedOutUntilTheInterruptThatEndsIt) {
     const Result b = run("run --firmware " + chip + " --out " + (dir / "b").string() + " -- spin");
     EXPECT_EQ(b.out.substr(0, b.out.find("wrote ")), a.out.substr(0, a.out.find("wrote ")));
     EXPECT_EQ(report("b")["totals"], t);
+}
+
+// Ctrl-C (SIGINT) during a run into a new --out: the process ends by the signal and leaves
+// nothing, neither the staging folder nor the folders it created; SIGTERM into an existing empty
+// folder leaves it as it was.
+TEST_F(Firmware, AnInterruptedRunLeavesNothingBehind) {
+    const std::string chip = NPUSIM_TEST_FIRMWARE "/chip.elf";
+    fs::create_directories(dir / "kept");
+    for (const auto& [sig, out] : {std::pair{SIGINT, dir / "new" / "o"}, {SIGTERM, dir / "kept"}}) {
+        const pid_t pid = ::fork();
+        if (pid == 0) {
+            ::execl(NPUSIM_BIN, NPUSIM_BIN, "run", "--firmware", chip.c_str(), "--max-time",
+                    "1000s", "--out", out.c_str(), "--", "forever", static_cast<char*>(nullptr));
+            ::_exit(127);
+        }
+        const auto staging = [&out = out] {
+            std::error_code ec;
+            for (fs::directory_iterator it(out, ec), end; !ec && it != end; it.increment(ec)) {
+                if (it->path().filename().string().rfind(".npusim-staging-", 0) == 0) {
+                    return true;
+                }
+            }
+            return false;
+        };
+        int status = 0;
+        for (int ms = 0; !staging() && ms < 30000 && ::waitpid(pid, &status, WNOHANG) == 0; ++ms) {
+            ::usleep(1000);
+        }
+        ASSERT_TRUE(staging()) << "the run made no staging folder (or ended)";
+        ::usleep(200'000);  // well into the simulation
+        ::kill(pid, sig);
+        pid_t done = 0;
+        for (int ms = 0; (done = ::waitpid(pid, &status, WNOHANG)) == 0 && ms < 30000; ++ms) {
+            ::usleep(1000);
+        }
+        if (done == 0) {
+            ::kill(pid, SIGKILL);
+            ::waitpid(pid, &status, 0);
+            FAIL() << "npusim did not end within 30 s of signal " << sig;
+        }
+        EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == sig) << status;
+        EXPECT_FALSE(staging());
+    }
+    EXPECT_FALSE(fs::exists(dir / "new"));
+    EXPECT_TRUE(fs::is_directory(dir / "kept"));
+    EXPECT_TRUE(fs::is_empty(dir / "kept"));
+}
+
+// A firmware that exits with characters still in UART1's FIFO: they are written, in order, as
+// the line carries them on, with a note saying when the last one ends; input given to a UART the
+// firmware never set up is a note too (none of it arrived).
+TEST_F(Firmware, CharactersStillInATransmitFifoAreWrittenWithANote) {
+    const std::string chip = NPUSIM_TEST_FIRMWARE "/chip.elf";
+    const fs::path in = write("in.bin", "xyz");
+    const Result r = run("run --firmware " + chip + " --uart-input uart2=" + in.string() +
+                         " --out " + (dir / "o").string() + " -- unflushed");
+    EXPECT_EQ(r.rc, 0) << r.out << r.err;
+    EXPECT_EQ(slurp(dir / "o" / "uart1.txt"), "abcdef");
+    const json w = report("o")["extra"]["warnings"];
+    ASSERT_EQ(w.size(), 2u) << w;
+    const std::string drained = w[0].get<std::string>();
+    EXPECT_EQ(drained.rfind("uart1: 6 characters still in its transmit FIFO when the run ended "
+                            "are written as the line carries them on (the last stop bit at ",
+                            0),
+              0u)
+        << drained;
+    // Six 10-bit characters at 16 x 14 clocks of APB0 a bit leave ~5.9 character times after
+    // the exit (the first had just started): the note's figure, from the run's own clock.
+    const double apb0 =
+        report("o")["platform"]["parameters"]["apb0_clock_hz"]["value"].get<double>();
+    const double char_us = 10.0 * 16 * 14 / apb0 * 1e6;
+    const double after = std::stod(drained.substr(drained.rfind(", ") + 2));
+    EXPECT_GT(after, 5.5 * char_us) << drained;
+    EXPECT_LE(after, 6.0 * char_us) << drained;
+    EXPECT_EQ(w[1],
+              "uart2 was given input (--uart-input) but the firmware never set its baud rate: "
+              "none of its 3 bytes arrived");
 }
 
 // A GPIOHS pin driven and UART1 transmitting and receiving with no FPIOA pad carrying them: the
