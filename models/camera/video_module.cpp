@@ -10,6 +10,12 @@
 
 namespace {
 
+// FFmpeg's options for avformat_open_input, "key;value|key;value" as OpenCV reads them: the
+// containers a camera recording comes in (FFmpeg's demuxer names) and the file protocol alone.
+constexpr const char* kCaptureOptions =
+    "protocol_whitelist;file|format_whitelist;mov,mp4,m4a,3gp,3g2,mj2,matroska,webm,avi,asf,"
+    "mpeg,mpegts,mpegvideo,flv,ogg,h264,hevc,mjpeg,yuv4mpegpipe,gif";
+
 struct Video {
     cv::VideoCapture cap;
     cv::Mat rgb;
@@ -25,6 +31,9 @@ void* npusim_video_open(const char* path) {
         // FFmpeg only, quietly: the refusal is the caller's to say, once (OpenCV and FFmpeg
         // would print their own lines from every backend they try).
         ::setenv("OPENCV_FFMPEG_LOGLEVEL", "-8", 0);
+        // A camera file is one container of one local file: no demuxer that reads other files
+        // or URLs it names (a .m3u8 playlist, ffconcat, image sequences), no protocol but the file.
+        ::setenv("OPENCV_FFMPEG_CAPTURE_OPTIONS", kCaptureOptions, 1);
         const auto level = cv::utils::logging::getLogLevel();
         cv::utils::logging::setLogLevel(cv::utils::logging::LOG_LEVEL_SILENT);
         const bool opened = v->cap.open(path, cv::CAP_FFMPEG) && v->cap.isOpened();

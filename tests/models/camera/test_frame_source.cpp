@@ -96,6 +96,24 @@ TEST_F(FrameSourceTest, AFolderItMayNotReadIsSaidSo) {
         << locked;
 }
 
+// A playlist names other files (and could name URLs): refused as a camera file, though the video
+// it names opens by itself.
+TEST_F(FrameSourceTest, APlaylistIsNoCameraFile) {
+    const std::string clip = (dir / "clip.avi").string();
+    cv::VideoWriter w(clip, cv::VideoWriter::fourcc('M', 'J', 'P', 'G'), 10, cv::Size(64, 48));
+    ASSERT_TRUE(w.isOpened());
+    w.write(cv::Mat(48, 64, CV_8UC3, cv::Scalar(0, 0, 40)));
+    w.release();
+    EXPECT_EQ(camera::FrameSource(clip).frame(0).shape()[3], 64);
+    std::ofstream(dir / "list.m3u8") << "#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:1\n"
+                                        "#EXTINF:0.1,\nclip.avi\n#EXT-X-ENDLIST\n";
+    const std::string playlist = error_of((dir / "list.m3u8").string());
+    EXPECT_NE(playlist.find("list.m3u8: not an image (by its extension) and no OpenCV video "
+                            "backend opens it"),
+              std::string::npos)
+        << playlist;
+}
+
 TEST_F(FrameSourceTest, BadInputIsOneErrorNamingIt) {
     EXPECT_NE(error_of((dir / "missing.png").string()).find("no such file or folder"),
               std::string::npos);
