@@ -133,29 +133,31 @@ void check_stb_header(const std::vector<uint8_t>& bytes, const std::string& path
 
 }  // namespace
 
-void check_image(const std::string& path) {
-    const std::vector<uint8_t> bytes = read_file(path);
+void check_image_bytes(const std::vector<uint8_t>& bytes, const std::string& name) {
     if (is_jpeg(bytes)) {
         int w = 0, h = 0;
-        jpeg_size(bytes, path, w, h);
+        jpeg_size(bytes, name, w, h);
         return;
     }
-    check_stb_header(bytes, path);
+    check_stb_header(bytes, name);
 }
 
-Tensor read_image(const std::string& path) {
-    const std::vector<uint8_t> bytes = read_file(path);
+void check_image(const std::string& path) {
+    check_image_bytes(read_file(path), path);
+}
+
+Tensor decode_image(const std::vector<uint8_t>& bytes, const std::string& name) {
     if (is_jpeg(bytes)) {
-        return decode_jpeg(bytes, path);
+        return decode_jpeg(bytes, name);
     }
-    check_stb_header(bytes, path);
+    check_stb_header(bytes, name);
     int w = 0, h = 0, c = 0;
     std::unique_ptr<stbi_uc, void (*)(void*)> px(
         stbi_load_from_memory(bytes.data(), static_cast<int>(bytes.size()), &w, &h, &c, 3),
         stbi_image_free);
     if (!px) {
         throw Error(
-            fmt::format("{}: cannot decode image: {} ({})", path, stbi_failure_reason(), kFormats));
+            fmt::format("{}: cannot decode image: {} ({})", name, stbi_failure_reason(), kFormats));
     }
     Tensor t(DType::u8, {1, 3, h, w});
     uint8_t* out = t.bytes();
@@ -166,6 +168,10 @@ Tensor read_image(const std::string& path) {
         }
     }
     return t;
+}
+
+Tensor read_image(const std::string& path) {
+    return decode_image(read_file(path), path);
 }
 
 Tensor resize_linear(const Tensor& in, int64_t height, int64_t width) {

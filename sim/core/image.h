@@ -16,8 +16,12 @@ namespace npu::sim {
 // kMaxImagePixels refused from the header, before decoding).
 Tensor read_image(const std::string& path);
 // What read_image refuses from the file's header alone (not decoding it): not an image a decoder
-// takes, or more than kMaxImagePixels. Throws sim::Error as read_image does.
+// takes, more than kMaxImagePixels, or fewer bytes than the header says (an uncompressed BMP, a
+// TGA, a binary PNM). Throws sim::Error as read_image does.
 void check_image(const std::string& path);
+// The same two on bytes already read; `name` names them in the messages.
+Tensor decode_image(const std::vector<uint8_t>& bytes, const std::string& name);
+void check_image_bytes(const std::vector<uint8_t>& bytes, const std::string& name);
 // A synthetic RGB scene, u8 (1, 3, height, width): sky gradient, a red disk, a green box, a
 // checkerboard and a dark diagonal bar. Deterministic; the bundled demos' input.
 Tensor test_scene(int height, int width);
