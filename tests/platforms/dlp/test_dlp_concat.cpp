@@ -232,15 +232,6 @@ TEST(DlpConcatLayout, Int8InputsShareTheExponentOfTheLargest) {
     }
 }
 
-std::string error_of(const std::vector<uint8_t>& bytes, const char* config) {
-    try {
-        network_from_onnx(onnx::import_model_bytes(bytes, "m.onnx"), "m.onnx", platform(config));
-    } catch (const sim::Error& e) {
-        return e.what();
-    }
-    return "no error";
-}
-
 TEST(DlpConcatLayout, WhatTheLayoutCannotHoldIsOneMessageNamingTheLayer) {
     auto graph = [](int64_t first_c, bool from_input, const char* after) {
         OnnxGraphBuilder b("g", "x", {1, 4, 6, 6});
@@ -255,21 +246,21 @@ TEST(DlpConcatLayout, WhatTheLayoutCannotHoldIsOneMessageNamingTheLayer) {
         return b.bytes("act", {1, first_c + 4, 6, 6});
     };
     const char* single = "dlp_zcu102_single.yaml";
-    EXPECT_EQ(error_of(graph(4, false, nullptr), single), "no error");
-    EXPECT_EQ(error_of(graph(2, false, nullptr), single),
+    EXPECT_EQ(onnx_error_of(graph(4, false, nullptr), single), "no error");
+    EXPECT_EQ(onnx_error_of(graph(2, false, nullptr), single),
               "m.onnx: Concat 'cat': input 'r' has 2 channels, not a multiple of the conv "
               "module's 4 threads: only the last input of a concat may");
-    EXPECT_EQ(error_of(graph(4, true, nullptr), single),
+    EXPECT_EQ(onnx_error_of(graph(4, true, nullptr), single),
               "m.onnx: Concat 'cat': reads the network input 'x': a concatenation holds layers' "
               "outputs (no layer writes the input into it)");
-    EXPECT_NE(error_of(graph(4, false, "Relu"), single).find("cannot fuse into concat 'cat'"),
+    EXPECT_NE(onnx_error_of(graph(4, false, "Relu"), single).find("cannot fuse into concat 'cat'"),
               std::string::npos);
     OnnxGraphBuilder b("g", "x", {1, 4, 6, 6});
     b.node("Conv", {"x", b.random("w1", {4, 4, 1, 1}, -1, 1)}, "r");
     auto* s = b.node("Conv", {"x", b.random("w2", {4, 4, 3, 3}, -1, 1)}, "s");
     (void)s;
     OnnxGraphBuilder::set(b.node("Concat", {"r", "s"}, "cat"), "axis", int64_t{1});
-    EXPECT_EQ(error_of(b.bytes("cat", {1, 8, 6, 6}), single),
+    EXPECT_EQ(onnx_error_of(b.bytes("cat", {1, 8, 6, 6}), single),
               "m.onnx: Concat 'cat': input 's' is 4x4, the first 6x6: a concat joins maps of one "
               "size");
 }

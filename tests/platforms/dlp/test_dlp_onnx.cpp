@@ -208,22 +208,12 @@ TEST_F(DlpOnnxRun, ResNet18At224RunsInt8InTilesAsEstimatedCloseToTheOnnxReferenc
                 static_cast<double>(e.frame_cycles) / 200e3, cos);
 }
 
-std::string error_of(const std::vector<uint8_t>& bytes,
-                     const char* config = "dlp_zcu102_single.yaml") {
-    try {
-        network_from_onnx(onnx::import_model_bytes(bytes, "m.onnx"), "m.onnx", platform(config));
-    } catch (const sim::Error& e) {
-        return e.what();
-    }
-    return "no error";
-}
-
 TEST(DlpOnnx, WhatTheProcessorCannotRunIsOneMessageNamingTheNode) {
     {
         OnnxGraphBuilder b("g", "x", {1, 2, 8, 8});
         auto* c = b.node("Conv", {"x", b.random("w", {2, 2, 3, 3}, -1, 1)}, "dil");
         OnnxGraphBuilder::set(c, "dilations", std::vector<int64_t>{2, 2});
-        EXPECT_EQ(error_of(b.bytes("dil", {1, 2, 4, 4})),
+        EXPECT_EQ(onnx_error_of(b.bytes("dil", {1, 2, 4, 4})),
                   "m.onnx: Conv 'dil': dilation other than 1: the DL processor's conv module has "
                   "none");
     }
@@ -232,16 +222,16 @@ TEST(DlpOnnx, WhatTheProcessorCannotRunIsOneMessageNamingTheNode) {
         b.node("Conv", {"x", b.random("w1", {2, 2, 1, 1}, -1, 1)}, "r");
         b.node("Conv", {"x", b.random("w2", {2, 2, 1, 1}, -1, 1)}, "s");
         OnnxGraphBuilder::set(b.node("Concat", {"r", "s"}, "cat"), "axis", int64_t{1});
-        const std::string e = error_of(b.bytes("cat", {1, 4, 8, 8}));
+        const std::string e = onnx_error_of(b.bytes("cat", {1, 4, 8, 8}));
         EXPECT_NE(e.find("Concat 'cat': input 'r' has 2 channels"), std::string::npos) << e;
     }
     {
         OnnxGraphBuilder b("g", "x", {1, 2, 4, 4});
         b.node("Sigmoid", {"x"}, "s");
         b.node("Conv", {"s", b.random("w", {2, 2, 1, 1}, -1, 1)}, "c");
-        EXPECT_NE(
-            error_of(b.bytes("c", {1, 2, 4, 4})).find("Sigmoid 's': dlhdl runs it in software"),
-            std::string::npos);
+        EXPECT_NE(onnx_error_of(b.bytes("c", {1, 2, 4, 4}))
+                      .find("Sigmoid 's': dlhdl runs it in software"),
+                  std::string::npos);
     }
 }
 
