@@ -30,10 +30,13 @@ uint32_t le32(const std::vector<uint8_t>& b, size_t at) {
 
 // An uncompressed BMP (BI_RGB, BI_BITFIELDS): its rows, 4-byte aligned, after bfOffBits.
 uint64_t bmp_bytes(const std::vector<uint8_t>& b, uint64_t w, uint64_t h) {
-    if (b.size() < 32) {
+    if (b.size() < 18) {
         return b.size() + 1;
     }
     const bool core = le32(b, 14) == 12;  // OS/2's BITMAPCOREHEADER
+    if (b.size() < (core ? 26u : 34u)) {
+        return b.size() + 1;  // the header itself is cut short
+    }
     const uint64_t bpp = core ? le16(b, 24) : le16(b, 28);
     const uint32_t compression = core ? 0 : le32(b, 30);
     if (compression != 0 && compression != 3) {
@@ -102,10 +105,13 @@ uint64_t bytes_promised(const std::vector<uint8_t>& b, int w, int h) {
         return pnm_bytes(b, uw, uh);
     }
     const bool other = starts("\x89PNG") || starts("GIF") || starts("8BPS") || starts("#?") ||
-                       starts("\x53\x80\xF6\x34") || b.size() < 18;
+                       starts("\x53\x80\xF6\x34") || b.size() < 3;
     const bool tga =
         !other && (b[2] == 1 || b[2] == 2 || b[2] == 3 || b[2] == 9 || b[2] == 10 || b[2] == 11);
-    return tga ? tga_bytes(b, uw, uh) : 0;
+    if (!tga) {
+        return 0;
+    }
+    return b.size() < 18 ? b.size() + 1 : tga_bytes(b, uw, uh);  // its header cut short
 }
 
 // The header's size (not a JPEG): a file of a few bytes may claim a gigapixel image, or fewer

@@ -168,6 +168,38 @@ TEST(Image, ATruncatedBmpTgaOrPnmIsRefusedNotFilledWithBlack) {
     std::filesystem::remove_all(dir);
 }
 
+// A BMP cut inside its own header (33 bytes: stb_image's header check passes, the compression
+// field is past the end; found by fuzz_image, which read past the input): truncated, and nothing
+// read beyond the bytes (the ASan suite would say).
+// A TGA's header cut at 17 of its 18 bytes claiming 16160 x 12810 run-length pixels (found by
+// fuzz_image: stb_image decoded 207 M pixels of zeros in 10 s): truncated, at once.
+TEST(Image, ATgaCutInsideItsHeaderIsTruncated) {
+    const std::vector<uint8_t> tga = {0x00, 0x00, 0x0a, 0x86, 0x00, 0x00, 0x00, 0x00, 0x50,
+                                      0x36, 0x0a, 0x23, 0x20, 0x3f, 0x0a, 0x32, 0x20};
+    try {
+        decode_image(tga, "cut.tga");
+        ADD_FAILURE() << "no error";
+    } catch (const Error& e) {
+        EXPECT_EQ(
+            std::string(e.what()).rfind("cut.tga: truncated image: its 16160x12810 header", 0), 0u)
+            << e.what();
+    }
+}
+
+TEST(Image, ABmpCutInsideItsHeaderIsTruncatedNotReadPast) {
+    std::vector<uint8_t> bmp;
+    ASSERT_TRUE(cv::imencode(".bmp", scene(5, 7, 3), bmp));
+    for (size_t n : {size_t{20}, size_t{26}, size_t{33}}) {
+        const std::vector<uint8_t> cut(bmp.begin(), bmp.begin() + static_cast<std::ptrdiff_t>(n));
+        try {
+            decode_image(cut, "cut.bmp");
+            ADD_FAILURE() << n << " bytes: no error";
+        } catch (const Error& e) {
+            EXPECT_NE(std::string(e.what()).find("cut.bmp: "), std::string::npos) << e.what();
+        }
+    }
+}
+
 // cv2.resize INTER_LINEAR of the row {0, 100} to 4 columns: source x = (x + 0.5) / 2 − 0.5 =
 // −0.25 (clamped to 0), 0.25, 0.75, 1.25 (clamped to the last pixel), in 11-bit fixed point:
 // 0; (1536·0 + 512·100)·2048 + 2^21 >> 22 = 25; 75; 100. A 1x4 -> 1x2 halving averages pairs
