@@ -28,7 +28,8 @@ uint32_t le32(const std::vector<uint8_t>& b, size_t at) {
     return le16(b, at) | le16(b, at + 2) << 16;
 }
 
-// An uncompressed BMP (BI_RGB, BI_BITFIELDS): its rows, 4-byte aligned, after bfOffBits.
+// A BMP as stb_image reads it (every compression but RLE as plain rows): its rows, 4-byte aligned,
+// after bfOffBits.
 uint64_t bmp_bytes(const std::vector<uint8_t>& b, uint64_t w, uint64_t h) {
     if (b.size() < 18) {
         return b.size() + 1;
@@ -39,8 +40,8 @@ uint64_t bmp_bytes(const std::vector<uint8_t>& b, uint64_t w, uint64_t h) {
     }
     const uint64_t bpp = core ? le16(b, 24) : le16(b, 28);
     const uint32_t compression = core ? 0 : le32(b, 30);
-    if (compression != 0 && compression != 3) {
-        return 0;  // compressed: stb_image refuses it
+    if (compression == 1 || compression == 2) {
+        return 0;  // run-length: stb_image refuses it (any other value it reads as plain rows)
     }
     return le32(b, 10) + (w * bpp + 31) / 32 * 4 * h;
 }

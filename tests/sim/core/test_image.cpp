@@ -186,10 +186,28 @@ TEST(Image, ATgaCutInsideItsHeaderIsTruncated) {
     }
 }
 
+// A BMP whose compression field says neither plain nor RLE (0x81810000) claiming 65543 x 2560
+// pixels in 85 bytes (found by fuzz_image: stb_image reads such a file as plain rows and decoded
+// 168 M pixels of zeros in 11 s): truncated.
+TEST(Image, ABmpOfAnUnknownCompressionIsCheckedAsPlainRows) {
+    std::vector<uint8_t> bmp(85, 0x81);
+    const uint8_t header[] = {'B', 'M', 0xae, 0, 0, 0, 0, 0,    0, 0x80, 0x36, 0, 0,    0, 0x28, 0,
+                              0,   0,   7,    0, 1, 0, 0, 0x0a, 0, 0,    1,    0, 0x18, 0, 0,    0};
+    std::copy(std::begin(header), std::end(header), bmp.begin());
+    try {
+        decode_image(bmp, "odd.bmp");
+        ADD_FAILURE() << "no error";
+    } catch (const Error& e) {
+        EXPECT_EQ(std::string(e.what()).rfind("odd.bmp: truncated image: its 65543x2560 header", 0),
+                  0u)
+            << e.what();
+    }
+}
+
 TEST(Image, ABmpCutInsideItsHeaderIsTruncatedNotReadPast) {
     std::vector<uint8_t> bmp;
     ASSERT_TRUE(cv::imencode(".bmp", scene(5, 7, 3), bmp));
-    for (size_t n : {size_t{20}, size_t{26}, size_t{33}}) {
+    for (size_t n : {size_t{20}, size_t{26}, size_t{33}}) {  // (20: past the core header's size)
         const std::vector<uint8_t> cut(bmp.begin(), bmp.begin() + static_cast<std::ptrdiff_t>(n));
         try {
             decode_image(cut, "cut.bmp");
