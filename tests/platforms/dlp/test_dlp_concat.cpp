@@ -22,6 +22,7 @@
 #include "sim/onnx/onnx_import.h"
 #include "tests/platforms/dlp/dlhdl_onnx_models.h"
 #include "tests/platforms/dlp/dlp_platform_config.h"
+#include "tests/platforms/dlp/dlp_timed_run.h"
 #include "tests/sim/tlm/sc_harness.h"
 
 namespace npu::test {
@@ -162,13 +163,9 @@ TEST_F(DlpConcat, AnInt8BlockOnTheTimedPlatformEqualsTheChainBitForBit) {
         q.push_back(static_cast<int8_t>(std::clamp(
             std::round(std::ldexp(static_cast<double>(v), -n.input_exp)), -128.0, 127.0)));
     }
-    CompileOptions co;
-    co.ddr_base_addr = cfg.ddr_base_addr;
-    const Program p = compile(n, cfg.dlp, co);
     DlpPlatform soc("soc", cfg);
-    soc.load(p, {format_activation(q, n.input, cfg.dlp)}, false);
-    sc_core::sc_start();
-    ASSERT_TRUE(soc.result().done) << soc.result().error;
+    run_int8_frame(soc, n, cfg, q);
+    ASSERT_TRUE(soc.result().done);
     const std::vector<int8_t> got =
         read_activation_int8(soc.result().outputs[0].data(), {23, 12, 12}, cfg.dlp, false);
     const std::vector<int8_t> want = run_chain_int8(n, q).back();

@@ -27,6 +27,7 @@
 #include "tests/fuzz/fuzz_dlp_onnx.h"
 #include "tests/platforms/dlp/dlhdl_onnx_models.h"
 #include "tests/platforms/dlp/dlp_platform_config.h"
+#include "tests/platforms/dlp/dlp_timed_run.h"
 #include "tests/sim/tlm/sc_harness.h"
 
 namespace npu::test {
@@ -181,13 +182,9 @@ TEST_F(DlpOnnxRun, ResNet18At224RunsInt8InTilesAsEstimatedCloseToTheOnnxReferenc
         q[i] = static_cast<int8_t>(
             std::clamp(std::round(std::ldexp(x[i], -n.input_exp)), -128.0f, 127.0f));
     }
-    CompileOptions co;
-    co.ddr_base_addr = cfg.ddr_base_addr;
-    const Program p = compile(n, cfg.dlp, co);
     DlpPlatform soc("soc", cfg);
-    soc.load(p, {format_activation(q, n.input, cfg.dlp)}, false);
-    sc_core::sc_start();
-    ASSERT_TRUE(soc.result().done) << soc.result().error;
+    const Program p = run_int8_frame(soc, n, cfg, q);
+    ASSERT_TRUE(soc.result().done);
     const NetworkEstimate e = estimate(n, p, cfg.dlp, cfg.timing);
     for (const LayerRun& run : soc.dlp.runs()) {
         EXPECT_EQ(run.cost.total_cycles, e.layers[run.layer].cost.total_cycles) << run.layer;
