@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 
+#include <boost/endian/conversion.hpp>
 #include <fmt/format.h>
 #include <opencv2/imgproc.hpp>
 #include <stb/stb_image.h>
@@ -22,10 +23,10 @@ namespace {
 constexpr const char* kFormats = "expected BMP, PNG, JPEG, GIF, TGA, PPM/PGM";
 
 uint32_t le16(const std::vector<uint8_t>& b, size_t at) {
-    return b[at] | static_cast<uint32_t>(b[at + 1]) << 8;
+    return boost::endian::load_little_u16(b.data() + at);
 }
 uint32_t le32(const std::vector<uint8_t>& b, size_t at) {
-    return le16(b, at) | le16(b, at + 2) << 16;
+    return boost::endian::load_little_u32(b.data() + at);
 }
 
 // A BMP as stb_image reads it (every compression but RLE as plain rows): its rows, 4-byte aligned,
